@@ -1,0 +1,72 @@
+#include "hardware/kernel_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace clustersim::hardware {
+namespace {
+
+double waves_fraction(const GpuSpec& gpu, double m, double n) {
+  const double tiles = std::ceil(m / gpu.gemm_tile_m) * std::ceil(n / gpu.gemm_tile_n);
+  const double waves = std::ceil(tiles / gpu.sms);
+  return waves * gpu.sms;  // tile-slots paid for
+}
+
+// FLOP paid for per tile-slot: padded tile area × (K + overhead).
+double slot_flop(const GpuSpec& gpu, double k) {
+  return 2.0 * gpu.gemm_tile_m * gpu.gemm_tile_n * (k + gpu.gemm_k_overhead);
+}
+
+const GemmAnchor& anchor_for(const GpuSpec& gpu, Precision p) {
+  return (p == Precision::fp8 && gpu.gemm_anchor_fp8.flops > 0) ? gpu.gemm_anchor_fp8
+                                                                  : gpu.gemm_anchor;
+}
+
+}  // namespace
+
+double gemm_mainloop_efficiency(const GpuSpec& gpu, Precision p) {
+  const GemmAnchor& a = anchor_for(gpu, p);
+  const double peak = gpu.peak(p == Precision::fp8 && gpu.gemm_anchor_fp8.flops <= 0
+                                   ? Precision::bf16 : p);
+  if (a.flops <= 0 || peak <= 0) return 0.7;
+  // At the anchor shape: time = slots·slot_flop / (peak·eff) and flops = 2mnk / time.
+  const double paid = waves_fraction(gpu, a.m, a.n) * slot_flop(gpu, a.k);
+  const double useful = 2.0 * a.m * a.n * a.k;
+  const double eff = (a.flops / peak) * paid / useful;
+  return std::min(eff, 1.0);
+}
+
+KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k) {
+  if (m <= 0 || n <= 0 || k <= 0) return {0.0, Bound::latency};
+  Precision run_as = p;
+  if (p == Precision::fp8 && gpu.peak(Precision::fp8) <= 0) run_as = Precision::bf16;
+  const double eff = gemm_mainloop_efficiency(gpu, run_as);
+  const double compute_s =
+      waves_fraction(gpu, m, n) * slot_flop(gpu, k) / (gpu.peak(run_as) * eff);
+  const double bytes = (m * k + k * n) * gemm_operand_bytes(run_as) + m * n * storage_bytes(run_as);
+  const double memory_s = bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
+  const double body = std::max(compute_s, memory_s);
+  const Bound b = body < gpu.kernel_gap_s ? Bound::latency
+                                           : (compute_s >= memory_s ? Bound::compute : Bound::memory);
+  return {body + gpu.kernel_gap_s, b};
+}
+
+KernelCost memory_cost(const GpuSpec& gpu, double bytes) {
+  if (bytes <= 0) return {0.0, Bound::latency};
+  const double body = bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
+  return {body + gpu.kernel_gap_s, body < gpu.kernel_gap_s ? Bound::latency : Bound::memory};
+}
+
+KernelCost attention_cost(const GpuSpec& gpu, Precision p, double flop, double seq_len,
+                          bool backward) {
+  if (flop <= 0) return {0.0, Bound::latency};
+  // FP8 attention is rare in training recipes: TE keeps attention in BF16 (issue #5).
+  const Precision run_as = (p == Precision::fp8 || p == Precision::fp16) ? Precision::bf16 : p;
+  const auto& a = gpu.attention;
+  const double eff = backward ? a.bwd_max * seq_len / (seq_len + a.bwd_half_seq)
+                              : a.fwd_max * seq_len / (seq_len + a.fwd_half_seq);
+  const double body = flop / (gpu.peak(run_as) * eff);
+  return {body + gpu.kernel_gap_s, body < gpu.kernel_gap_s ? Bound::latency : Bound::compute};
+}
+
+}  // namespace clustersim::hardware

@@ -1,0 +1,301 @@
+#include "scenarios/load.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "scenarios/error.hpp"
+#include "scenarios/presets.hpp"
+#include "scenarios/yaml_reader.hpp"
+
+namespace clustersim::scenarios {
+namespace {
+
+using sim::Dimension;
+
+constexpr double kMaxFlops = 1e18, kMaxBytes = 1e15, kMaxBw = 1e14;
+
+YAML::Node parse_yaml(const std::string& text, const std::string& source) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
+                                    e.mark.column + 1, e.msg));
+  }
+}
+
+std::vector<std::string> names_of(const std::map<std::string, std::string>& m) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : m) out.push_back(k);
+  return out;
+}
+
+// Deep-merges `over` into a copy of `base` (mappings merge key by key; anything else replaces).
+YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
+  YAML::Node out = YAML::Clone(base);
+  for (const auto& kv : over) {
+    const std::string k = kv.first.as<std::string>();
+    if (kv.second.IsMap() && out[k] && out[k].IsMap()) out[k] = merged(out[k], kv.second);
+    else out[k] = kv.second;
+  }
+  return out;
+}
+
+struct Resolved {
+  YAML::Node node;
+  std::string preset;  // preset name or "inline"
+  std::function<std::string(const std::string&)> source_of;
+};
+
+// A `model:` / `hardware:` value: a preset name, or a mapping with optional `base: <preset>`.
+Resolved resolve_preset(const YamlReader& parent, const std::string& key,
+                        const std::map<std::string, std::string>& presets, const std::string& folder,
+                        const std::string& scenario_source) {
+  if (!parent.has(key)) parent.fail(key, fmt::format("is required; a preset name ({}) or a mapping", join(names_of(presets))));
+  YAML::Node value = parent.node()[key];
+  auto preset_node = [&](const std::string& name, const std::string& at_key) {
+    auto it = presets.find(name);
+    if (it == presets.end()) {
+      const std::string near = nearest(name, names_of(presets));
+      parent.fail(at_key, fmt::format("unknown preset '{}'{}; available: {}", name,
+                                      near.empty() ? "" : " (did you mean '" + near + "'?)",
+                                      join(names_of(presets))));
+    }
+    return parse_yaml(it->second, folder + "/" + name + ".yaml");
+  };
+  if (value.IsScalar()) {
+    const std::string name = value.Scalar();
+    const std::string file = folder + "/" + name + ".yaml";
+    return {preset_node(name, key), name, [file](const std::string&) { return file; }};
+  }
+  if (!value.IsMap()) parent.fail(key, "expected a preset name or a mapping");
+  if (value["base"]) {
+    const std::string name = value["base"].Scalar();
+    const std::string file = folder + "/" + name + ".yaml";
+    YAML::Node over = YAML::Clone(value);
+    over.remove("base");
+    YAML::Node user = value;
+    return {merged(preset_node(name, key + ".base"), over), name + "+overrides",
+            [file, user, scenario_source](const std::string& k) { return user[k] ? scenario_source : file; }};
+  }
+  return {value, "inline", [scenario_source](const std::string&) { return scenario_source; }};
+}
+
+models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
+  r.allow_only({"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "activation",
+                "tied_embeddings", "position"});
+  for (const char* k : {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
+    if (!r.has(k)) r.fail(k, "is required in a model definition");
+  models::ModelSpec m;
+  m.name = r.text("name", name);
+  m.layers = r.integer("layers", 0, 1, 2000);
+  m.hidden = r.integer("hidden", 0, 1, 262144);
+  m.heads = r.integer("heads", 0, 1, 4096);
+  m.kv_heads = r.integer("kv_heads", m.heads, 1, 4096);
+  m.ffn_hidden = r.integer("ffn_hidden", 0, 1, 1048576);
+  m.vocab = r.integer("vocab", 0, 1, 10000000);
+  m.activation = static_cast<models::Activation>(r.choice("activation", {"gelu", "swiglu"}, 0));
+  m.tied_embeddings = r.boolean("tied_embeddings", false);
+  m.position = static_cast<models::Position>(r.choice("position", {"learned", "rope"}, 0));
+  if (m.hidden % m.heads != 0)
+    r.fail("heads", fmt::format("hidden ({}) must be divisible by heads ({})", m.hidden, m.heads));
+  if (m.heads % m.kv_heads != 0)
+    r.fail("kv_heads", fmt::format("heads ({}) must be a multiple of kv_heads ({})", m.heads, m.kv_heads));
+  return m;
+}
+
+hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
+  r.allow_only({"name", "description", "sms", "peak", "memory", "memory_bandwidth", "l2", "gemm_mamf",
+                "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
+                "kernel_gap", "comm_sms", "runtime_reserved", "node"});
+  hardware::GpuSpec g;
+  g.name = r.text("name", name);
+  g.description = r.text("description", g.name);
+  g.sms = r.integer("sms", 0, 1, 10000);
+  if (!g.sms) r.fail("sms", "is required");
+  const YamlReader peak = r.child("peak");
+  peak.allow_only({"fp32", "tf32", "bf16", "fp16", "fp8"});
+  for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i)
+    g.peak_flops[i] = peak.quantity(hardware::kPrecisionNames[i], Dimension::flop_rate, 0, 0, kMaxFlops);
+  if (g.peak(hardware::Precision::bf16) <= 0) peak.fail("bf16", "a BF16 peak above zero is required");
+  g.hbm_bytes = r.quantity("memory", Dimension::bytes, 0, 1e6, kMaxBytes);
+  g.hbm_bps = r.quantity("memory_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
+  if (g.hbm_bytes <= 0) r.fail("memory", "is required");
+  if (g.hbm_bps <= 0) r.fail("memory_bandwidth", "is required");
+  g.l2_bytes = r.quantity("l2", Dimension::bytes, 0, 0, kMaxBytes);
+  auto anchor = [&](const std::string& key) {
+    hardware::GemmAnchor a;
+    if (!r.has(key)) return a;
+    const YamlReader c = r.child(key);
+    c.allow_only({"rate", "shape"});
+    a.flops = c.quantity("rate", Dimension::flop_rate, 0, 1, kMaxFlops);
+    auto s = c.numbers("shape", 3, 1, 1e7);
+    a.m = s[0], a.n = s[1], a.k = s[2];
+    return a;
+  };
+  g.gemm_anchor = anchor("gemm_mamf");
+  g.gemm_anchor_fp8 = anchor("gemm_mamf_fp8");
+  if (g.gemm_anchor.flops <= 0) r.fail("gemm_mamf", "is required (measured best GEMM rate and its shape)");
+  if (r.has("gemm_tile")) {
+    auto t = r.numbers("gemm_tile", 2, 8, 1024);
+    g.gemm_tile_m = int(t[0]), g.gemm_tile_n = int(t[1]);
+  }
+  g.gemm_k_overhead = r.number("gemm_k_overhead", 0, 0, 1e5);
+  g.hbm_efficiency = r.number("hbm_efficiency", 0.9, 0.01, 1.0);
+  const YamlReader a = r.child("attention");
+  a.allow_only({"fwd_max", "fwd_half_seq", "bwd_max", "bwd_half_seq"});
+  g.attention.fwd_max = a.number("fwd_max", 0.6, 0.01, 1.0);
+  g.attention.fwd_half_seq = a.number("fwd_half_seq", 256, 0, 1e6);
+  g.attention.bwd_max = a.number("bwd_max", 0.5, 0.01, 1.0);
+  g.attention.bwd_half_seq = a.number("bwd_half_seq", 400, 0, 1e6);
+  g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
+  g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
+  g.runtime_reserved_bytes = r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes);
+  const YamlReader n = r.child("node");
+  n.allow_only({"gpus_per_node", "nvlink_bandwidth", "nvlink_efficiency", "nvlink_hop_latency", "pcie_bandwidth",
+                "pcie_efficiency", "nics_per_node", "nic_bandwidth", "nic_efficiency", "net_hop_latency",
+                "collective_base_latency"});
+  auto& nd = g.node;
+  nd.gpus_per_node = n.integer("gpus_per_node", 8, 1, 1024);
+  nd.nvlink_bps = n.quantity("nvlink_bandwidth", Dimension::bandwidth, 0, 0, kMaxBw);
+  nd.nvlink_efficiency = n.number("nvlink_efficiency", 0.8, 0.01, 1.5);
+  nd.nvlink_hop_latency_s = n.quantity("nvlink_hop_latency", Dimension::time, 3.4e-6, 0, 1e-2);
+  nd.pcie_bps = n.quantity("pcie_bandwidth", Dimension::bandwidth, 31.5e9, 1e6, kMaxBw);
+  nd.pcie_efficiency = n.number("pcie_efficiency", 0.8, 0.01, 1.0);
+  nd.nics_per_node = n.integer("nics_per_node", 8, 1, 1024);
+  nd.nic_bps = n.quantity("nic_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
+  if (nd.nic_bps <= 0) n.fail("nic_bandwidth", "is required");
+  nd.nic_efficiency = n.number("nic_efficiency", 0.95, 0.01, 1.0);
+  nd.net_hop_latency_s = n.quantity("net_hop_latency", Dimension::time, 14e-6, 0, 1e-2);
+  nd.collective_base_latency_s = n.quantity("collective_base_latency", Dimension::time, 8.4e-6, 0, 1e-2);
+  return g;
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment, std::set<std::string>* overridden) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ScenarioError(fmt::format("--set {}: expected key.path=value, e.g. training.micro_batch=2", assignment));
+  const std::string path = assignment.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(fmt::format("--set {}: value is not valid YAML: {}", path, e.msg));
+  }
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  // A preset name followed by a deeper key (model.layers=40) becomes {base: name, layers: 40}.
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node cur = chain.back();
+    YAML::Node next = cur[parts[i]];
+    if (next && next.IsScalar()) {
+      YAML::Node expanded(YAML::NodeType::Map);
+      expanded["base"] = next.Scalar();
+      cur[parts[i]] = expanded;
+      next = cur[parts[i]];
+    } else if (!next || next.IsNull()) {
+      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = cur[parts[i]];
+    } else if (!next.IsMap()) {
+      throw ScenarioError(fmt::format("--set {}: '{}' is not a mapping", path, parts[i]));
+    }
+    chain.push_back(next);
+  }
+  chain.back()[parts.back()] = value;
+  overridden->insert(path);
+}
+
+Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {
+  if (!root || root.IsNull()) throw ScenarioError(fmt::format("{}: the scenario is empty", source));
+  if (!root.IsMap()) throw ScenarioError(fmt::format("{}: a scenario must be a mapping of keys (name, model, hardware, ...)", source));
+  std::set<std::string> overridden;
+  for (const auto& o : overrides) apply_override(root, o, &overridden);
+  const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden);
+  top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training"});
+
+  Scenario sc;
+  sc.source = source;
+  sc.name = top.text("name", source);
+  Resolved model = resolve_preset(top, "model", model_preset_texts(), "models/presets", source);
+  sc.model_preset = model.preset;
+  sc.model = read_model(YamlReader(model.node, "model", model.source_of, &overridden), model.preset);
+  Resolved hw = resolve_preset(top, "hardware", hardware_preset_texts(), "hardware/profiles", source);
+  sc.hardware_preset = hw.preset;
+  sc.gpu = read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden), hw.preset);
+
+  const YamlReader cluster = top.child("cluster");
+  cluster.allow_only({"gpus", "gpus_per_node"});
+  if (!cluster.has("gpus")) cluster.fail("gpus", "is required (total GPUs in the job)");
+  sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
+  sc.cluster.gpus_per_node = cluster.integer("gpus_per_node", sc.gpu.node.gpus_per_node, 1, 1024);
+  sc.gpu.node.gpus_per_node = sc.cluster.gpus_per_node;
+
+  const YamlReader par = top.child("parallelism");
+  par.allow_only({"tp", "pp", "cp", "dp", "zero_stage"});
+  auto& p = sc.parallel;
+  p.tp = par.integer("tp", 1, 1, 1024);
+  p.pp = par.integer("pp", 1, 1, 4096);
+  p.cp = par.integer("cp", 1, 1, 4096);
+  p.zero_stage = par.integer("zero_stage", 0, 0, 3);
+  if (p.tp != 1) par.fail("tp", "tensor parallelism is not simulated yet (issue #3); allowed: 1");
+  if (p.pp != 1) par.fail("pp", "pipeline parallelism is not simulated yet (issue #3); allowed: 1");
+  if (p.cp != 1) par.fail("cp", "context parallelism is not simulated yet (issue #3); allowed: 1");
+  if (p.zero_stage > 1) par.fail("zero_stage", "ZeRO-2/3 are not simulated yet (issue #3); allowed: 0, 1");
+  const long model_parallel = long(p.tp) * p.pp * p.cp;
+  if (sc.cluster.gpus % model_parallel != 0)
+    par.fail("tp", fmt::format("tp*pp*cp = {} does not divide cluster.gpus = {}", model_parallel, sc.cluster.gpus));
+  const int derived_dp = int(sc.cluster.gpus / model_parallel);
+  p.dp = par.integer("dp", derived_dp, 1, 10000000);
+  if (p.dp != derived_dp)
+    par.fail("dp", fmt::format("dp = {} but cluster.gpus / (tp*pp*cp) = {}; omit dp or make them agree", p.dp, derived_dp));
+
+  const YamlReader tr = top.child("training");
+  tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention",
+                 "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
+                 "tokens", "flops_formula"});
+  auto& t = sc.training;
+  for (const char* k : {"seq_len", "global_batch"})
+    if (!tr.has(k)) tr.fail(k, "is required");
+  t.seq_len = tr.integer("seq_len", 0, 1, 10000000);
+  t.global_batch = tr.integer("global_batch", 0, 1, 100000000);
+  t.micro_batch = tr.integer("micro_batch", 1, 1, 1000000);
+  t.precision = static_cast<hardware::Precision>(tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8"}, 2));
+  t.recompute = static_cast<models::Recompute>(tr.choice("recompute", {"none", "selective", "full"}, 0));
+  t.flash_attention = tr.boolean("flash_attention", true);
+  t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
+  t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);
+  t.grad_reduce_fp32 = tr.choice("grad_reduce_dtype", {"fp32", "bf16"}, 0) == 0;
+  t.grad_bucket_params = tr.number("grad_bucket_params", 0, 0, 1e13);
+  t.tokens = tr.number("tokens", 0, 0, 1e17);
+  t.flops_formula = static_cast<models::FlopsFormula>(tr.choice("flops_formula", {"megatron", "palm"}, 0));
+  if (t.global_batch % (long(t.micro_batch) * p.dp) != 0)
+    tr.fail("global_batch", fmt::format("global_batch ({}) must be a multiple of micro_batch × dp ({} × {} = {})",
+                                        t.global_batch, t.micro_batch, p.dp, long(t.micro_batch) * p.dp));
+  const long micro_batches = t.global_batch / (long(t.micro_batch) * p.dp);
+  if (micro_batches > 100000)
+    tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
+  if (t.precision == hardware::Precision::fp8 && sc.gpu.peak(hardware::Precision::fp8) <= 0)
+    tr.fail("precision", fmt::format("{} has no FP8 Tensor Cores; allowed: fp32, tf32, bf16, fp16", sc.gpu.name));
+  return sc;
+}
+
+}  // namespace
+
+Scenario load_scenario_string(const std::string& yaml, const std::string& source_name,
+                              const std::vector<std::string>& overrides) {
+  return build(parse_yaml(yaml, source_name), source_name, overrides);
+}
+
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError(fmt::format("{}: cannot open the scenario file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_scenario_string(ss.str(), path, overrides);
+}
+
+}  // namespace clustersim::scenarios

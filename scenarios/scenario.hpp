@@ -1,0 +1,28 @@
+#pragma once
+// A scenario: everything one simulation needs, typed and validated. Produced only by load.cpp.
+#include <string>
+
+#include "hardware/gpu_spec.hpp"
+#include "models/model_spec.hpp"
+#include "models/training_spec.hpp"
+
+namespace clustersim::scenarios {
+
+struct ClusterSpec {
+  int gpus = 0;
+  int gpus_per_node = 8;
+};
+
+struct Scenario {
+  std::string name;
+  std::string source;           ///< file it came from ("<string>" for inline text)
+  std::string model_preset;     ///< preset name, or "inline"
+  std::string hardware_preset;
+  models::ModelSpec model;
+  hardware::GpuSpec gpu;
+  ClusterSpec cluster;
+  models::ParallelSpec parallel;
+  models::TrainingSpec training;
+};
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,154 @@
+#include "scenarios/yaml_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "scenarios/error.hpp"
+
+namespace clustersim::scenarios {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    prev.swap(cur);
+  }
+  return prev[b.size()];
+}
+
+std::string nearest(const std::string& word, const std::vector<std::string>& options) {
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& o : options) {
+    const std::size_t d = edit_distance(word, o);
+    if (d < best_d) best_d = d, best = o;
+  }
+  return best;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+YamlReader::YamlReader(YAML::Node node, std::string path,
+                       std::function<std::string(const std::string&)> source_of,
+                       const std::set<std::string>* overridden)
+    : node_(std::move(node)), path_(std::move(path)), source_of_(std::move(source_of)),
+      overridden_(overridden) {}
+
+std::string YamlReader::location(const std::string& key) const {
+  const std::string full = key_path(key);
+  if (overridden_) {
+    for (const auto& o : *overridden_)
+      if (full == o || full.rfind(o + ".", 0) == 0) return "--set " + o;
+  }
+  std::string file = source_of_(key);
+  YAML::Mark mark = YAML::Mark::null_mark();
+  if (node_.IsMap() && !key.empty() && node_[key]) mark = node_[key].Mark();
+  else if (node_) mark = node_.Mark();
+  if (mark.line >= 0 && !mark.is_null()) file += fmt::format(":{}:{}", mark.line + 1, mark.column + 1);
+  return file;
+}
+
+void YamlReader::fail(const std::string& key, const std::string& message) const {
+  throw ScenarioError(fmt::format("{}: {}: {}", location(key), key_path(key), message));
+}
+
+void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
+  if (!node_.IsMap()) fail("", "expected a mapping of keys");
+  for (const auto& kv : node_) {
+    const std::string k = kv.first.as<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+    const std::string near = nearest(k, allowed);
+    fail(k, near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
+                         : fmt::format("unknown key '{}' — did you mean '{}'?", k, near));
+  }
+}
+
+bool YamlReader::has(const std::string& key) const {
+  return node_.IsMap() && node_[key] && !node_[key].IsNull();
+}
+
+YamlReader YamlReader::child(const std::string& key) const {
+  if (!has(key)) return YamlReader(YAML::Node(YAML::NodeType::Map), key_path(key), source_of_, overridden_);
+  YAML::Node n = node_[key];
+  if (!n.IsMap()) fail(key, "expected a mapping of keys");
+  auto parent_source = source_of_;
+  return YamlReader(n, key_path(key), [parent_source, key](const std::string&) { return parent_source(key); },
+                    overridden_);
+}
+
+std::string YamlReader::scalar(const std::string& key) const {
+  YAML::Node n = node_[key];
+  if (!n.IsScalar()) fail(key, "expected a single value, found a list or mapping");
+  return n.Scalar();
+}
+
+int YamlReader::integer(const std::string& key, int fallback, long lo, long hi) const {
+  if (!has(key)) return fallback;
+  std::string why;
+  auto v = sim::parse_quantity(scalar(key), sim::Dimension::count, &why);
+  if (!v) fail(key, fmt::format("'{}' is not an integer", scalar(key)));
+  if (*v != std::floor(*v)) fail(key, fmt::format("'{}' is not a whole number", scalar(key)));
+  if (*v < double(lo) || *v > double(hi))
+    fail(key, fmt::format("{} is out of range; allowed {}..{}", scalar(key), lo, hi));
+  return static_cast<int>(*v);
+}
+
+double YamlReader::number(const std::string& key, double fallback, double lo, double hi) const {
+  return quantity(key, sim::Dimension::count, fallback, lo, hi);
+}
+
+double YamlReader::quantity(const std::string& key, sim::Dimension dim, double fallback, double lo,
+                            double hi) const {
+  if (!has(key)) return fallback;
+  std::string why;
+  auto v = sim::parse_quantity(scalar(key), dim, &why);
+  if (!v) fail(key, why);
+  if (!(*v >= lo && *v <= hi))
+    fail(key, fmt::format("{} is out of range; allowed {:g}..{:g} (SI units)", scalar(key), lo, hi));
+  return *v;
+}
+
+bool YamlReader::boolean(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const std::string s = scalar(key);
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  fail(key, fmt::format("'{}' is not a boolean; allowed: true, false", s));
+}
+
+std::string YamlReader::text(const std::string& key, const std::string& fallback) const {
+  return has(key) ? scalar(key) : fallback;
+}
+
+int YamlReader::choice(const std::string& key, const std::vector<std::string>& choices, int fallback) const {
+  if (!has(key)) return fallback;
+  const std::string s = scalar(key);
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    if (choices[i] == s) return int(i);
+  const std::string near = nearest(s, choices);
+  fail(key, fmt::format("'{}' is not allowed{}; allowed: {}", s,
+                        near.empty() ? "" : " (did you mean '" + near + "'?)", join(choices)));
+}
+
+std::vector<double> YamlReader::numbers(const std::string& key, std::size_t count, double lo, double hi) const {
+  YAML::Node n = node_[key];
+  if (!n.IsSequence() || n.size() != count) fail(key, fmt::format("expected a list of {} numbers", count));
+  std::vector<double> out;
+  for (const auto& item : n) {
+    std::string why;
+    auto v = sim::parse_quantity(item.Scalar(), sim::Dimension::count, &why);
+    if (!v || *v < lo || *v > hi) fail(key, fmt::format("'{}' is not a number in {:g}..{:g}", item.Scalar(), lo, hi));
+    out.push_back(*v);
+  }
+  return out;
+}
+
+}  // namespace clustersim::scenarios

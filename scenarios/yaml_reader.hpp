@@ -1,0 +1,56 @@
+#pragma once
+// Typed, validated access to one YAML mapping, with errors that name the file, line, column
+// and key path. The only place besides load.cpp that includes yaml-cpp.
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/quantity.hpp"
+
+namespace clustersim::scenarios {
+
+class YamlReader {
+ public:
+  /// `source_of(key)` names the file a top-level key came from (presets merged with user keys).
+  YamlReader(YAML::Node node, std::string path, std::function<std::string(const std::string&)> source_of,
+             const std::set<std::string>* overridden);
+
+  /// Rejects keys outside `allowed`, suggesting the nearest allowed one.
+  void allow_only(const std::vector<std::string>& allowed) const;
+  bool has(const std::string& key) const;
+  YamlReader child(const std::string& key) const;  ///< must be a mapping
+
+  int integer(const std::string& key, int fallback, long lo, long hi) const;
+  double number(const std::string& key, double fallback, double lo, double hi) const;
+  double quantity(const std::string& key, sim::Dimension dim, double fallback, double lo, double hi) const;
+  bool boolean(const std::string& key, bool fallback) const;
+  std::string text(const std::string& key, const std::string& fallback) const;
+  /// One of `choices`; returns its index.
+  int choice(const std::string& key, const std::vector<std::string>& choices, int fallback) const;
+  std::vector<double> numbers(const std::string& key, std::size_t count, double lo, double hi) const;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  const YAML::Node& node() const { return node_; }
+
+ private:
+  std::string location(const std::string& key) const;
+  std::string scalar(const std::string& key) const;
+
+  YAML::Node node_;
+  std::string path_;
+  std::function<std::string(const std::string&)> source_of_;
+  const std::set<std::string>* overridden_;
+};
+
+/// Levenshtein distance, for "did you mean" suggestions.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+/// The nearest of `options` to `word` when it is plausibly a typo, else "".
+std::string nearest(const std::string& word, const std::vector<std::string>& options);
+std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
+
+}  // namespace clustersim::scenarios

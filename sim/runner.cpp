@@ -1,0 +1,174 @@
+#include "sim/runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace clustersim::sim {
+namespace {
+
+constexpr double kEps = 1e-12;
+
+class Runner {
+ public:
+  explicit Runner(const TaskGraph& g) : g_(g), n_(g.size()) {
+    result_.timing.resize(n_);
+    pending_.assign(n_, 0);
+    remaining_ps_.resize(n_);
+    rate_.assign(n_, 0.0);
+    ref_.resize(n_);
+    gen_.assign(n_, 0);
+    next_in_stream_.assign(n_, -1);
+    std::vector<TaskId> last_in_stream(static_cast<std::size_t>(g.num_streams()), -1);
+    std::vector<std::int32_t> out_count(n_ + 1, 0);
+    for (std::size_t i = 0; i < n_; ++i) {
+      const Task& t = g.tasks()[i];
+      remaining_ps_[i] = static_cast<double>(t.work.ps());
+      pending_[i] = static_cast<std::int32_t>(t.deps.size());
+      for (TaskId d : t.deps) {
+        if (d < 0 || static_cast<std::size_t>(d) >= n_)
+          throw std::logic_error("task depends on an unknown task");
+        ++out_count[static_cast<std::size_t>(d) + 1];
+      }
+      auto& last = last_in_stream[static_cast<std::size_t>(t.stream)];
+      if (last >= 0) {
+        next_in_stream_[static_cast<std::size_t>(last)] = static_cast<TaskId>(i);
+        ++pending_[i];
+      }
+      last = static_cast<TaskId>(i);
+    }
+    for (std::size_t i = 0; i < n_; ++i) out_count[i + 1] += out_count[i];
+    dependents_start_ = out_count;
+    dependents_.resize(static_cast<std::size_t>(out_count[n_]));
+    std::vector<std::int32_t> fill(out_count.begin(), out_count.end() - 1);
+    for (std::size_t i = 0; i < n_; ++i)
+      for (TaskId d : g.tasks()[i].deps)
+        dependents_[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] =
+            static_cast<TaskId>(i);
+    capacity_.assign(static_cast<std::size_t>(g.num_resources()), 1.0);
+  }
+
+  RunResult run() {
+    for (std::size_t i = 0; i < n_; ++i)
+      if (pending_[i] == 0) start(static_cast<TaskId>(i));
+    reshare();
+    engine_.run();
+    if (finished_ != n_) throw std::logic_error("task graph has a dependency cycle");
+    result_.events = engine_.events_processed();
+    return std::move(result_);
+  }
+
+ private:
+  void start(TaskId id) {
+    auto i = static_cast<std::size_t>(id);
+    result_.timing[i].start = engine_.now();
+    ref_[i] = engine_.now();
+    if (g_[id].work.ps() == 0) {  // zero-work tasks complete at once, outside the sharing
+      engine_.schedule_at(engine_.now(), [this, id] { finish(id, gen_[static_cast<std::size_t>(id)]); });
+      return;
+    }
+    active_.push_back(id);
+    rate_[i] = 0.0;  // forces reshare() to give it a rate and a finish event
+  }
+
+  void finish(TaskId id, std::uint32_t gen) {
+    auto i = static_cast<std::size_t>(id);
+    if (gen != gen_[i]) return;  // a stale prediction: the rate changed since
+    ++gen_[i];
+    result_.timing[i].end = engine_.now();
+    result_.makespan = std::max(result_.makespan, engine_.now());
+    ++finished_;
+    auto it = std::find(active_.begin(), active_.end(), id);
+    if (it != active_.end()) active_.erase(it);
+    auto release = [this](TaskId next) {
+      if (--pending_[static_cast<std::size_t>(next)] == 0) start(next);
+    };
+    for (auto k = dependents_start_[i]; k < dependents_start_[i + 1]; ++k)
+      release(dependents_[static_cast<std::size_t>(k)]);
+    if (next_in_stream_[i] >= 0) release(next_in_stream_[i]);
+    reshare();
+  }
+
+  // Max-min fair rates by priority class (progressive filling), then re-predict finishes
+  // for every task whose rate changed.
+  void reshare() {
+    std::vector<double> new_rate(active_.size(), 1.0);
+    std::fill(capacity_.begin(), capacity_.end(), 1.0);
+    std::vector<std::size_t> order(active_.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
+      return g_[active_[a]].priority > g_[active_[b]].priority;
+    });
+    std::vector<double> load(capacity_.size());
+    std::size_t begin = 0;
+    while (begin < order.size()) {
+      std::size_t end = begin;
+      const auto prio = g_[active_[order[begin]]].priority;
+      while (end < order.size() && g_[active_[order[end]]].priority == prio) ++end;
+      std::vector<std::size_t> unfrozen(order.begin() + static_cast<std::ptrdiff_t>(begin),
+                                        order.begin() + static_cast<std::ptrdiff_t>(end));
+      while (!unfrozen.empty()) {
+        std::fill(load.begin(), load.end(), 0.0);
+        for (auto k : unfrozen)
+          for (const auto& u : g_[active_[k]].uses) load[static_cast<std::size_t>(u.resource)] += u.demand;
+        double level = 1.0;
+        for (std::size_t r = 0; r < load.size(); ++r)
+          if (load[r] > kEps) level = std::min(level, std::max(0.0, capacity_[r]) / load[r]);
+        std::vector<std::size_t> still;
+        for (auto k : unfrozen) {
+          bool bottlenecked = level >= 1.0 - kEps;
+          for (const auto& u : g_[active_[k]].uses) {
+            auto r = static_cast<std::size_t>(u.resource);
+            if (load[r] > kEps && std::max(0.0, capacity_[r]) / load[r] <= level * (1 + 1e-9) + kEps)
+              bottlenecked = true;
+          }
+          if (bottlenecked) {
+            new_rate[k] = std::min(1.0, level);
+            for (const auto& u : g_[active_[k]].uses)
+              capacity_[static_cast<std::size_t>(u.resource)] -= u.demand * new_rate[k];
+          } else {
+            still.push_back(k);
+          }
+        }
+        unfrozen.swap(still);
+      }
+      begin = end;
+    }
+    const Time now = engine_.now();
+    for (std::size_t k = 0; k < active_.size(); ++k) {
+      const TaskId id = active_[k];
+      const auto i = static_cast<std::size_t>(id);
+      if (std::abs(new_rate[k] - rate_[i]) <= 1e-12 && rate_[i] > 0.0) continue;
+      remaining_ps_[i] -= rate_[i] * static_cast<double>((now - ref_[i]).ps());
+      remaining_ps_[i] = std::max(0.0, remaining_ps_[i]);
+      ref_[i] = now;
+      rate_[i] = new_rate[k];
+      const std::uint32_t gen = ++gen_[i];
+      if (rate_[i] <= kEps) continue;  // starved until a higher-priority task ends
+      const auto dt = static_cast<std::int64_t>(std::ceil(remaining_ps_[i] / rate_[i] - 1e-6));
+      engine_.schedule_at(now + Time::from_ps(dt), [this, id, gen] { finish(id, gen); });
+    }
+  }
+
+  const TaskGraph& g_;
+  std::size_t n_;
+  Engine engine_;
+  RunResult result_;
+  std::vector<std::int32_t> pending_;
+  std::vector<double> remaining_ps_;
+  std::vector<double> rate_;
+  std::vector<Time> ref_;
+  std::vector<std::uint32_t> gen_;
+  std::vector<TaskId> next_in_stream_;
+  std::vector<std::int32_t> dependents_start_;
+  std::vector<TaskId> dependents_;
+  std::vector<TaskId> active_;
+  std::vector<double> capacity_;
+  std::size_t finished_ = 0;
+};
+
+}  // namespace
+
+RunResult run_task_graph(const TaskGraph& graph) { return Runner(graph).run(); }
+
+}  // namespace clustersim::sim

@@ -1,0 +1,59 @@
+// The clustersim command line. Exit codes: 0 success, 2 bad input, 3 plan does not fit in
+// memory (the report is still printed), 1 internal error.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "scenarios/error.hpp"
+#include "scenarios/load.hpp"
+#include "scenarios/simulate.hpp"
+#include "tools/report.hpp"
+
+namespace {
+
+int run_command(const std::string& path, const std::vector<std::string>& sets, bool json) {
+  using namespace clustersim;
+  const scenarios::Scenario sc = scenarios::load_scenario_file(path, sets);
+  const scenarios::Report report = scenarios::simulate(sc);
+  const std::string out = json ? tools::format_json(report) : tools::format_text(report);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (!report.memory.fits()) {
+    fmt::print(stderr, "error: {}\n", tools::memory_error(report));
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"clustersim: predicts step time, throughput, MFU and memory of large-model training"};
+  app.require_subcommand(1);
+  std::string scenario;
+  std::vector<std::string> sets;
+  bool json = false;
+  auto* run = app.add_subcommand("run", "simulate one training step of a scenario");
+  run->add_option("scenario", scenario, "scenario YAML file")->required();
+  run->add_option("--set", sets, "override a scenario key: --set training.micro_batch=2")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run->add_flag("--json", json, "print one JSON object (SI units) instead of the summary");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    if (*run) return run_command(scenario, sets, json);
+  } catch (const clustersim::scenarios::ScenarioError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "internal error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

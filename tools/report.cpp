@@ -1,0 +1,169 @@
+#include "tools/report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clustersim::tools {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string si(double v, const char* unit) {
+  const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
+  int i = 0;
+  while (std::abs(v) >= 1000.0 && i < 6) v /= 1000.0, ++i;
+  return fmt::format("{:.3g}{}{}", v, prefixes[i], unit);
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
+
+class JsonObject {
+ public:
+  JsonObject& add(const std::string& k, const std::string& raw) {
+    items_.emplace_back(k, raw);
+    return *this;
+  }
+  JsonObject& num(const std::string& k, double v) { return add(k, tools::num(v)); }
+  JsonObject& str(const std::string& k, const std::string& v) { return add(k, json_string(v)); }
+  JsonObject& boolean(const std::string& k, bool v) { return add(k, v ? "true" : "false"); }
+  std::string render(int indent = 2) const {
+    std::string pad(std::size_t(indent), ' '), out = "{\n";
+    for (std::size_t i = 0; i < items_.size(); ++i)
+      out += fmt::format("{}{}: {}{}\n", pad, json_string(items_[i].first), items_[i].second,
+                         i + 1 < items_.size() ? "," : "");
+    return out + std::string(std::size_t(indent - 2), ' ') + "}";
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> items_;
+};
+
+}  // namespace
+
+std::string memory_error(const scenarios::Report& r) {
+  const auto& m = r.memory;
+  return fmt::format(
+      "{}: plan does not fit in memory: needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, "
+      "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB); "
+      "try parallelism.zero_stage: 1, training.recompute: selective or full, or a smaller training.micro_batch",
+      r.scenario.source, m.total_bytes / kGiB, m.capacity_bytes / kGiB, m.weights_bytes / kGiB,
+      m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB, m.activations_bytes / kGiB, m.logits_bytes / kGiB,
+      m.reserved_bytes / kGiB);
+}
+
+std::string format_text(const scenarios::Report& r) {
+  const auto& sc = r.scenario;
+  const auto& md = sc.model;
+  const auto& p = sc.parallel;
+  const auto& t = sc.training;
+  std::string o;
+  o += fmt::format("{}  ({})\n", sc.name, sc.source);
+  o += fmt::format("  model      {}: {} parameters ({} non-embedding), {} layers, hidden {}, {} heads ({} kv), ffn {}, vocab {}\n",
+                   sc.model_preset, si(r.params.total, ""), si(r.params.non_embedding, ""), md.layers, md.hidden,
+                   md.heads, md.kv_heads, md.ffn_hidden, md.vocab);
+  const int nodes = (r.num_gpus + sc.cluster.gpus_per_node - 1) / sc.cluster.gpus_per_node;
+  o += fmt::format("  hardware   {}: {} GPUs = {} nodes x {}  ({})\n", sc.hardware_preset, r.num_gpus, nodes,
+                   sc.cluster.gpus_per_node, sc.gpu.description);
+  o += fmt::format("  plan       tp {} x pp {} x cp {} x dp {}, ZeRO-{}; seq {}, global batch {} ({} tokens), micro-batch {} x {} per step; {}, recompute {}\n\n",
+                   p.tp, p.pp, p.cp, p.dp, p.zero_stage, t.seq_len, t.global_batch, si(r.tokens_per_step, ""),
+                   t.micro_batch, r.step.micro_batches, hardware::name(t.precision), models::name(t.recompute));
+  o += fmt::format("  step time        {:.4f} s\n", r.step_time_s);
+  o += fmt::format("  throughput       {}tokens/s total, {:.0f} tokens/s per GPU\n", si(r.tokens_per_s, " "), r.tokens_per_s_per_gpu);
+  o += fmt::format("  MFU              {:.1f} %   (HFU {:.1f} %; peak {} {})\n", 100 * r.mfu, 100 * r.hfu,
+                   si(r.peak_flops, "FLOP/s"), hardware::name(t.precision));
+  o += fmt::format("  model FLOP/s     {:.0f} TFLOP/s per GPU, {} per token ({})\n", r.tflops_per_gpu,
+                   si(r.flops.model, "FLOP"), r.flops.formula);
+  if (t.tokens > 0)
+    o += fmt::format("  days to train    {:.2f} days for {}tokens (ideal: no failures or restarts modelled)\n",
+                     r.days_to_train, si(t.tokens, " "));
+  const auto& b = r.step.breakdown;
+  o += "\n  where the step goes            seconds   share\n";
+  auto row = [&](const char* what, double s) {
+    o += fmt::format("    {:<26} {:>9.4f}  {:>5.1f} %\n", what, s, 100 * s / r.step_time_s);
+  };
+  row("forward compute", b.forward_s);
+  row("backward compute", b.backward_s);
+  if (b.recompute_s > 0) row("recompute", b.recompute_s);
+  row("optimizer", b.optimizer_s);
+  row("exposed DP communication", b.dp_comm_exposed_s);
+  row("idle", b.idle_s);
+  o += fmt::format("    (DP collectives ran {:.4f} s in {} buckets; compute lost {:.4f} s to SMs they held)\n",
+                   r.step.dp_comm_busy_s, r.step.grad_buckets, r.step.compute_slowdown_s);
+  const auto& m = r.memory;
+  o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}\n", m.total_bytes / kGiB, m.capacity_bytes / kGiB,
+                   m.fits() ? "fits" : "DOES NOT FIT");
+  o += fmt::format("    weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB\n",
+                   m.weights_bytes / kGiB, m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB,
+                   m.activations_bytes / kGiB, m.logits_bytes / kGiB, m.reserved_bytes / kGiB);
+  return o;
+}
+
+std::string format_json(const scenarios::Report& r) {
+  const auto& b = r.step.breakdown;
+  JsonObject breakdown;
+  breakdown.num("forward_s", b.forward_s)
+      .num("backward_s", b.backward_s)
+      .num("recompute_s", b.recompute_s)
+      .num("optimizer_s", b.optimizer_s)
+      .num("dp_comm_exposed_s", b.dp_comm_exposed_s)
+      .num("idle_s", b.idle_s);
+  const auto& m = r.memory;
+  JsonObject memory;
+  memory.num("weights_bytes", m.weights_bytes)
+      .num("gradients_bytes", m.gradients_bytes)
+      .num("optimizer_bytes", m.optimizer_bytes)
+      .num("activations_bytes", m.activations_bytes)
+      .num("logits_bytes", m.logits_bytes)
+      .num("reserved_bytes", m.reserved_bytes)
+      .num("capacity_bytes", m.capacity_bytes);
+  const auto& sc = r.scenario;
+  JsonObject o;
+  o.str("name", sc.name)
+      .str("model", sc.model_preset)
+      .str("hardware", sc.hardware_preset)
+      .num("num_gpus", r.num_gpus)
+      .num("tp", sc.parallel.tp)
+      .num("pp", sc.parallel.pp)
+      .num("cp", sc.parallel.cp)
+      .num("dp", sc.parallel.dp)
+      .num("micro_batches", r.step.micro_batches)
+      .num("step_time_s", r.step_time_s)
+      .num("tokens_per_step", r.tokens_per_step)
+      .num("tokens_per_s", r.tokens_per_s)
+      .num("tokens_per_s_per_gpu", r.tokens_per_s_per_gpu)
+      .num("mfu", r.mfu)
+      .num("hfu", r.hfu)
+      .num("tflops_per_gpu", r.tflops_per_gpu)
+      .num("peak_flops_per_gpu", r.peak_flops)
+      .num("days_to_train", r.days_to_train)
+      .num("peak_memory_bytes", m.total_bytes)
+      .boolean("fits_in_memory", m.fits())
+      .num("model_params", r.params.total)
+      .num("model_params_non_embedding", r.params.non_embedding)
+      .num("flops_per_token", r.flops.model)
+      .num("hardware_flops_per_token", r.flops.hardware)
+      .str("flops_formula", r.flops.formula)
+      .add("breakdown", breakdown.render(4))
+      .add("memory", memory.render(4))
+      .num("dp_comm_busy_s", r.step.dp_comm_busy_s)
+      .num("compute_slowdown_s", r.step.compute_slowdown_s)
+      .num("simulated_tasks", double(r.step.tasks))
+      .num("simulated_events", double(r.step.events));
+  return o.render() + "\n";
+}
+
+}  // namespace clustersim::tools
