@@ -1,0 +1,98 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <regex>
+
+#include "support/scenario_fixture.hpp"
+
+using clustersim::testing::run_command;
+
+namespace {
+const std::string kBin = CLUSTERSIM_BINARY;
+const std::string kSrc = CLUSTERSIM_SOURCE_DIR;
+
+double json_number(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
+  REQUIRE(std::regex_search(json, m, re));
+  return std::stod(m[1]);
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/clustersim_test_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+}  // namespace
+
+TEST_CASE("clustersim run --json on the main scenario has every key in sane ranges", "[tools]") {
+  const auto r = run_command(kBin + " run " + kSrc + "/scenarios/7b_256xh100.yaml --json 2>/dev/null");
+  REQUIRE(r.exit_code == 0);
+  for (const char* key : {"step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "tflops_per_gpu",
+                          "days_to_train", "peak_memory_bytes", "num_gpus", "model_params", "flops_per_token"})
+    json_number(r.out, key);
+  REQUIRE(r.out.find("\"fits_in_memory\": true") != std::string::npos);
+  for (const char* key : {"forward_s", "backward_s", "recompute_s", "dp_comm_exposed_s", "optimizer_s", "idle_s"})
+    json_number(r.out, key);
+  REQUIRE(json_number(r.out, "num_gpus") == 256);
+  REQUIRE(json_number(r.out, "model_params") == Approx(6.74e9).epsilon(0.01));
+  const double mfu = json_number(r.out, "mfu");
+  REQUIRE(mfu > 0.3);
+  REQUIRE(mfu < 0.8);
+  REQUIRE(json_number(r.out, "step_time_s") > 0.5);
+  REQUIRE(json_number(r.out, "step_time_s") < 3.0);
+  REQUIRE(json_number(r.out, "days_to_train") > 1);
+  REQUIRE(json_number(r.out, "peak_memory_bytes") < 80.0 * (1 << 30));
+}
+
+TEST_CASE("clustersim run prints a summary with units", "[tools]") {
+  const auto r = run_command(kBin + " run " + kSrc + "/scenarios/7b_256xh100.yaml 2>&1");
+  REQUIRE(r.exit_code == 0);
+  for (const char* text : {"step time", "tokens/s", "MFU", "HFU", "days to train", "memory per GPU", "GiB"})
+    REQUIRE(r.out.find(text) != std::string::npos);
+}
+
+TEST_CASE("the same scenario prints byte-identical output", "[tools]") {
+  const std::string cmd = kBin + " run " + kSrc + "/scenarios/7b_256xh100.yaml --json";
+  REQUIRE(run_command(cmd).out == run_command(cmd).out);
+}
+
+TEST_CASE("scenario keys can be overridden from the command line with --set", "[tools]") {
+  const auto r = run_command(kBin + " run " + kSrc +
+                             "/scenarios/7b_256xh100.yaml --json --set cluster.gpus=512 --set parallelism.dp=512 --set training.micro_batch=2");
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(json_number(r.out, "num_gpus") == 512);
+}
+
+namespace {
+// Bad input: exit code 2 and one line on stderr naming the file and the key.
+void expect_one_line_error(const std::string& args, const std::vector<std::string>& must_contain) {
+  const auto r = run_command(kBin + " run " + args + " 2>&1 >/dev/null");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 2);
+  REQUIRE(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  for (const auto& s : must_contain) REQUIRE(r.out.find(s) != std::string::npos);
+}
+}  // namespace
+
+TEST_CASE("bad input gives a one-line error with the file and key and exit code 2", "[tools]") {
+  const std::string good = kSrc + "/scenarios/7b_256xh100.yaml";
+  expect_one_line_error("/nonexistent/s.yaml", {"/nonexistent/s.yaml"});
+  expect_one_line_error(write_temp("syntax.yaml", "name: x\nmodel: [unclosed\n"), {"syntax.yaml:", "YAML syntax error"});
+  expect_one_line_error(good + " --set training.micro_bacth=2", {"micro_bacth", "did you mean 'micro_batch'"});
+  expect_one_line_error(good + " --set model=llama9-7b", {"model", "unknown preset 'llama9-7b'", "llama2-7b"});
+  expect_one_line_error(good + " --set training.global_batch=1000", {"training.global_batch", "multiple of"});
+  expect_one_line_error(good + " --set parallelism.dp=100", {"parallelism.dp"});
+  expect_one_line_error(good + " --set training.seq_len=0", {"training.seq_len", "out of range"});
+  expect_one_line_error(good + " --set hardware.memory_bandwidth=fast", {"hardware.memory_bandwidth"});
+  const std::string unknown = write_temp("unknown.yaml", "name: x\nmodel: llama2-7b\nhardware: h100-sxm\n"
+                                                         "cluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8, precison: bf16}\n");
+  expect_one_line_error(unknown, {"unknown.yaml:5:", "training.precison", "did you mean 'precision'"});
+}
+
+TEST_CASE("a plan that does not fit prints its report, says why on stderr and exits 3", "[tools]") {
+  const auto r = run_command(kBin + " run " + kSrc + "/scenarios/7b_256xh100.yaml --set parallelism.zero_stage=0 2>&1");
+  REQUIRE(r.exit_code == 3);
+  REQUIRE(r.out.find("does not fit in memory") != std::string::npos);
+  REQUIRE(r.out.find("DOES NOT FIT") != std::string::npos);
+}
