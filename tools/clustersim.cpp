@@ -9,17 +9,37 @@
 #include <vector>
 
 #include "scenarios/error.hpp"
+#include "scenarios/explain.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
+#include "tools/atomic_file.hpp"
+#include "tools/explain_report.hpp"
+#include "tools/mfu_command.hpp"
 #include "tools/report.hpp"
 
 namespace {
 
-int run_command(const std::string& path, const std::vector<std::string>& sets, bool json) {
+struct RunOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  bool json = false;
+  bool explain = false;
+  std::string plot;
+};
+
+int run_command(const RunOptions& opt) {
   using namespace clustersim;
-  const scenarios::Scenario sc = scenarios::load_scenario_file(path, sets);
+  const scenarios::Scenario sc = scenarios::load_scenario_file(opt.scenario, opt.sets);
   const scenarios::Report report = scenarios::simulate(sc);
-  const std::string out = json ? tools::format_json(report) : tools::format_text(report);
+  std::string out;
+  if (opt.explain) {
+    const scenarios::Explanation ex = scenarios::explain(sc, report);
+    out = opt.json ? tools::format_json(report, {{"explain", tools::format_explain_json(ex, report)}})
+                   : tools::format_text(report) + tools::format_explain_text(ex, report);
+    if (!opt.plot.empty()) tools::write_file_atomically(opt.plot, tools::waterfall_svg(ex, report));
+  } else {
+    out = opt.json ? tools::format_json(report) : tools::format_text(report);
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!report.memory.fits()) {
     fmt::print(stderr, "error: {}\n", tools::memory_error(report));
@@ -33,13 +53,18 @@ int run_command(const std::string& path, const std::vector<std::string>& sets, b
 int main(int argc, char** argv) {
   CLI::App app{"clustersim: predicts step time, throughput, MFU and memory of large-model training"};
   app.require_subcommand(1);
-  std::string scenario;
-  std::vector<std::string> sets;
-  bool json = false;
+  RunOptions ro;
   auto* run = app.add_subcommand("run", "simulate one training step of a scenario");
-  run->add_option("scenario", scenario, "scenario YAML file")->required();
-  run->add_option("--set", sets, "override a scenario key: --set training.micro_batch=2")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  run->add_flag("--json", json, "print one JSON object (SI units) instead of the summary");
+  run->add_option("scenario", ro.scenario, "scenario YAML file")->required();
+  run->add_option("--set", ro.sets, "override a scenario key: --set training.micro_batch=2")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run->add_flag("--json", ro.json, "print one JSON object (SI units) instead of the summary");
+  run->add_flag("--explain", ro.explain, "add the MFU-loss waterfall, the top kernels' roofline and advice");
+  auto* plot = run->add_option("--plot", ro.plot, "with --explain: write the waterfall as an SVG chart");
+  plot->needs(run->get_option("--explain"));
+  clustersim::tools::MfuOptions mo;
+  auto* mfu = clustersim::tools::add_mfu_command(app, mo);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,7 +72,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
-    if (*run) return run_command(scenario, sets, json);
+    if (*run) return run_command(ro);
+    if (*mfu) return clustersim::tools::run_mfu_command(mo);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

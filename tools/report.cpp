@@ -112,7 +112,8 @@ std::string format_text(const scenarios::Report& r) {
   return o;
 }
 
-std::string format_json(const scenarios::Report& r) {
+std::string format_json(const scenarios::Report& r,
+                        const std::vector<std::pair<std::string, std::string>>& extra) {
   const auto& b = r.step.breakdown;
   JsonObject breakdown;
   breakdown.num("forward_s", b.forward_s)
@@ -163,6 +164,7 @@ std::string format_json(const scenarios::Report& r) {
       .num("compute_slowdown_s", r.step.compute_slowdown_s)
       .num("simulated_tasks", double(r.step.tasks))
       .num("simulated_events", double(r.step.events));
+  for (const auto& [k, v] : extra) o.add(k, v);
   return o.render() + "\n";
 }
 

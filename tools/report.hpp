@@ -1,13 +1,17 @@
 #pragma once
 // Reporters: Report → terminal text or JSON (SI units, unit in the key name).
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "scenarios/simulate.hpp"
 
 namespace clustersim::tools {
 
 std::string format_text(const scenarios::Report& r);
-std::string format_json(const scenarios::Report& r);
+/// `extra` members (key, raw JSON value) are appended to the object, e.g. "explain".
+std::string format_json(const scenarios::Report& r,
+                        const std::vector<std::pair<std::string, std::string>>& extra = {});
 /// One line for stderr when the plan does not fit in memory, with the numbers.
 std::string memory_error(const scenarios::Report& r);
 

@@ -96,3 +96,31 @@ TEST_CASE("a plan that does not fit prints its report, says why on stderr and ex
   REQUIRE(r.out.find("does not fit in memory") != std::string::npos);
   REQUIRE(r.out.find("DOES NOT FIT") != std::string::npos);
 }
+
+TEST_CASE("clustersim mfu reproduces the seeds' worked example (≈53%)", "[tools]") {
+  const auto r = run_command(kBin + " mfu --tokens-per-s 100000 --flops-per-token 4.2e10 --gpus 8 --gpu h100-sxm --json");
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(json_number(r.out, "mfu") == Approx(4.2e15 / (8 * 989.4e12)).epsilon(1e-6));
+  REQUIRE(r.out.find("\"warnings\": []") != std::string::npos);
+}
+
+TEST_CASE("clustersim mfu flags a per-GPU / cluster throughput mix-up", "[tools]") {
+  const auto r = run_command(kBin + " mfu --tokens-per-s 100000 --per-gpu --flops-per-token 4.2e10 --gpus 8");
+  REQUIRE(r.out.find("impossible") != std::string::npos);
+  const auto low = run_command(kBin + " mfu --tokens-per-s 3000 --model llama2-7b --seq-len 4096 --gpus 64");
+  REQUIRE(low.out.find("add --per-gpu") != std::string::npos);
+}
+
+TEST_CASE("run --explain --json has a waterfall and --plot writes an SVG", "[tools]") {
+  const std::string svg = "/tmp/clustersim_test_waterfall.svg";
+  std::remove(svg.c_str());
+  const auto r = run_command(kBin + " run " + kSrc + "/scenarios/7b_256xh100.yaml --explain --json --plot " + svg);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.out.find("\"waterfall\": [") != std::string::npos);
+  REQUIRE(r.out.find("\"mfu_points\"") != std::string::npos);
+  std::ifstream in(svg);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(text.rfind("<svg", 0) == 0);
+  REQUIRE(text.find("</svg>") != std::string::npos);
+  REQUIRE(std::count(text.begin(), text.end(), '<') == std::count(text.begin(), text.end(), '>'));
+}

@@ -1,0 +1,201 @@
+#include "scenarios/explain.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace clustersim::scenarios {
+namespace {
+
+// Removing a cause = changing the scenario so that the cause costs nothing, then simulating
+// again. Causes are removed cumulatively, so the MFU gains telescope and the waterfall adds up
+// exactly; the order runs from what surrounds the kernels (communication, optimizer,
+// recompute) inward to the kernels themselves, so each kernel-level loss is measured on the
+// step that is left once the overheads around it are gone. An attribution by re-simulation is
+// used rather than blaming idle intervals on the critical path because overlapped effects (a
+// collective slowing a GEMM by holding SMs) leave no idle interval to blame.
+constexpr double kHuge = 1e18;
+
+struct Cause {
+  const char* name;
+  std::function<void(Scenario&)> remove;
+  bool subtract_optimizer = false;  // optimizer time taken off analytically (see below)
+};
+
+std::vector<Cause> causes() {
+  return {
+      {"compute slowed by communication kernels (SMs held by NCCL)",
+       [](Scenario& s) { s.gpu.comm_sms = 0; }},
+      {"exposed data-parallel communication",
+       [](Scenario& s) {
+         auto& n = s.gpu.node;
+         n.nic_bps = n.nvlink_bps = n.pcie_bps = kHuge;
+         n.net_hop_latency_s = n.nvlink_hop_latency_s = n.collective_base_latency_s = 0;
+       }},
+      // The optimizer is one memory-bound kernel at the end of the step, outside any overlap,
+      // so its time is taken off the step directly rather than through a scenario knob.
+      {"optimizer step", [](Scenario&) {}, true},
+      {"activation recompute", [](Scenario& s) { s.training.recompute = models::Recompute::none; }},
+      {"memory-bound element-wise ops (norms, activations, residuals, loss)",
+       [](Scenario& s) { s.gpu.hbm_bps = kHuge; }},
+      {"kernel launch gaps", [](Scenario& s) { s.gpu.kernel_gap_s = 0; }},
+      {"attention kernel efficiency",
+       [](Scenario& s) {
+         s.gpu.attention = {1.0, 0.0, 1.0, 0.0};
+       }},
+      {"GEMM wave quantization and small shapes",
+       [](Scenario& s) {
+         s.gpu.gemm_tile_m = s.gpu.gemm_tile_n = 1;
+         s.gpu.gemm_k_overhead = 0;
+       }},
+      {"GEMM main-loop efficiency below peak",
+       [](Scenario& s) {
+         s.gpu.gemm_anchor.flops = s.gpu.peak(hardware::Precision::bf16);
+         s.gpu.gemm_anchor.m = s.gpu.gemm_anchor.n = s.gpu.gemm_anchor.k = 4096;
+         if (s.gpu.gemm_anchor_fp8.flops > 0) {
+           s.gpu.gemm_anchor_fp8.flops = s.gpu.peak(hardware::Precision::fp8);
+           s.gpu.gemm_anchor_fp8.m = s.gpu.gemm_anchor_fp8.n = s.gpu.gemm_anchor_fp8.k = 4096;
+         }
+       }},
+  };
+}
+
+const char* kind_name(models::OpKind k) {
+  return k == models::OpKind::gemm ? "gemm" : k == models::OpKind::attention ? "attention" : "memory";
+}
+const char* bound_name(hardware::Bound b) {
+  return b == hardware::Bound::compute ? "compute" : b == hardware::Bound::memory ? "memory" : "latency";
+}
+
+std::vector<OpRoofline> roofline(const Report& r) {
+  const int mbs = r.step.micro_batches;
+  const int layers = r.scenario.model.layers;
+  std::map<std::string, OpRoofline> by_name;
+  auto add = [&](const models::PassCost& pass, int calls) {
+    for (const auto& op : pass.ops) {
+      if (op.time_s <= 0) continue;
+      auto& e = by_name[op.name];
+      e.name = op.name;
+      e.kind = kind_name(op.kind);
+      e.bound = bound_name(op.bound);
+      e.flop = op.flop;
+      e.bytes = op.bytes;
+      e.intensity = op.bytes > 0 ? op.flop / op.bytes : 0;
+      e.achieved_flops = op.flop / op.time_s;
+      e.calls_per_step += calls;
+      e.seconds_per_step += op.time_s * calls;
+    }
+  };
+  add(r.costs.layer_fwd, layers * mbs);
+  add(r.costs.layer_bwd, layers * mbs);
+  add(r.costs.layer_recompute, layers * mbs);
+  add(r.costs.embed_fwd, mbs);
+  add(r.costs.embed_bwd, mbs);
+  add(r.costs.head_fwd, mbs);
+  add(r.costs.head_bwd, mbs);
+  std::vector<OpRoofline> out;
+  for (auto& [k, v] : by_name) out.push_back(v);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.seconds_per_step > b.seconds_per_step; });
+  return out;
+}
+
+struct WhatIf {
+  std::string change;
+  std::function<bool(Scenario&)> apply;  // false: not applicable to this scenario
+};
+
+}  // namespace
+
+Explanation explain(const Scenario& sc, const Report& actual) {
+  Explanation ex;
+  ex.method =
+      "cumulative re-simulation: each cause is removed in turn (network made free, optimizer "
+      "taken off, recompute off, HBM made free, launch gaps zero, attention and GEMMs at peak) "
+      "and the MFU gain of each removal is its share of the loss";
+  const double flops = actual.flops.model * actual.tokens_per_step;
+  const double peak_total = actual.peak_flops * actual.num_gpus;
+  auto mfu_of = [&](double step_s) { return flops / (step_s * peak_total); };
+
+  Scenario cur = sc;
+  double prev_step = actual.step_time_s;
+  bool optimizer_removed = false;
+  for (const auto& cause : causes()) {
+    cause.remove(cur);
+    const Report r = simulate(cur);
+    double step = r.step_time_s;
+    if (cause.subtract_optimizer) optimizer_removed = true;
+    if (optimizer_removed) step -= r.step.breakdown.optimizer_s;
+    ex.waterfall.push_back({cause.name, mfu_of(step) - mfu_of(prev_step), prev_step - step});
+    prev_step = step;
+  }
+  // What is left: idle time (pipeline bubbles, dependencies) and the FLOP-count convention —
+  // the formula counts the full s² attention square and 2× forward for its backward, while a
+  // causal flash kernel skips masked blocks and recomputes QKᵀ in backward.
+  const Report last = simulate(cur);
+  const double idle = last.step.breakdown.idle_s;
+  if (idle > 0) {
+    ex.waterfall.push_back({"idle (pipeline bubble, waits)", mfu_of(prev_step - idle) - mfu_of(prev_step), idle});
+    prev_step -= idle;
+  }
+  ex.waterfall.push_back({"FLOP-count convention (causal skips, flash bwd recompute, FP8 attention)",
+                          1.0 - mfu_of(prev_step), prev_step - flops / peak_total});
+
+  ex.ops = roofline(actual);
+  ex.ridge_flop_per_byte = actual.peak_flops / sc.gpu.hbm_bps;
+
+  // Advice: symptoms from the waterfall, each checked by re-simulating the change.
+  auto points_of = [&](const std::string& prefix) {
+    for (const auto& w : ex.waterfall)
+      if (w.cause.rfind(prefix, 0) == 0) return w;
+    return WaterfallItem{};
+  };
+  const auto& t = sc.training;
+  const auto& p = sc.parallel;
+  std::vector<std::pair<WaterfallItem, WhatIf>> candidates;
+  const auto dp_comm = points_of("exposed data-parallel");
+  if (dp_comm.seconds > 0.05 * actual.step_time_s) {
+    if (!t.overlap_grad_reduce)
+      candidates.push_back({dp_comm, {"training.overlap_grad_reduce false → true",
+                                      [](Scenario& s) { return (s.training.overlap_grad_reduce = true); }}});
+    candidates.push_back({dp_comm, {fmt::format("training.global_batch {} → {} (more gradient accumulation)",
+                                                t.global_batch, 2 * t.global_batch),
+                                    [](Scenario& s) { s.training.global_batch *= 2; return true; }}});
+  }
+  const auto recompute = points_of("activation recompute");
+  if (recompute.seconds > 0.10 * actual.step_time_s && t.recompute == models::Recompute::full)
+    candidates.push_back({recompute, {"training.recompute full → selective",
+                                      [](Scenario& s) { s.training.recompute = models::Recompute::selective; return true; }}});
+  const auto waves = points_of("GEMM wave quantization");
+  const auto memops = points_of("memory-bound");
+  const auto gaps = points_of("kernel launch");
+  for (const auto& symptom : {waves, memops, gaps}) {
+    if (symptom.seconds <= 0.03 * actual.step_time_s) continue;
+    if (p.dp > 1 && t.global_batch % (2 * t.micro_batch * p.dp) == 0)
+      candidates.push_back({symptom, {fmt::format("training.micro_batch {} → {}", t.micro_batch, 2 * t.micro_batch),
+                                      [](Scenario& s) { s.training.micro_batch *= 2; return true; }}});
+    break;  // one micro-batch what-if covers all three symptoms
+  }
+  if (!actual.memory.fits() && p.zero_stage == 0 && p.dp > 1)
+    candidates.push_back({WaterfallItem{"plan does not fit in memory", 0, 0},
+                          {"parallelism.zero_stage 0 → 1", [](Scenario& s) { s.parallel.zero_stage = 1; return true; }}});
+  for (auto& [symptom, what] : candidates) {
+    Scenario changed = sc;
+    if (!what.apply(changed)) continue;
+    const Report r = simulate(changed);
+    Advice a;
+    a.symptom = symptom.seconds > 0 ? fmt::format("{}: {:.1f} % of the step ({:.1f} MFU points)", symptom.cause,
+                                                  100 * symptom.seconds / actual.step_time_s, 100 * symptom.mfu_points)
+                                    : symptom.cause;
+    a.change = what.change;
+    a.mfu_before = actual.mfu;
+    a.mfu_after = r.mfu;
+    a.fits = r.memory.fits();
+    ex.advice.push_back(a);
+  }
+  return ex;
+}
+
+}  // namespace clustersim::scenarios

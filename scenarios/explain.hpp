@@ -1,0 +1,49 @@
+#pragma once
+// Why the MFU is what it is: a waterfall from 100% of peak to the achieved MFU, the roofline
+// class of every kernel, and advice backed by what-if re-simulations.
+#include <string>
+#include <vector>
+
+#include "scenarios/simulate.hpp"
+
+namespace clustersim::scenarios {
+
+/// One loss: points of peak (0.05 = 5 points) and seconds of the step it costs.
+struct WaterfallItem {
+  std::string cause;
+  double mfu_points = 0;
+  double seconds = 0;
+};
+
+struct OpRoofline {
+  std::string name;        ///< kernel name (e.g. "mlp_gate_up.wgrad")
+  std::string kind;        ///< gemm | attention | memory
+  std::string bound;       ///< compute | memory | latency
+  double seconds_per_step = 0;
+  double flop = 0;         ///< per call
+  double bytes = 0;        ///< per call
+  double intensity = 0;    ///< FLOP per byte
+  double achieved_flops = 0;  ///< FLOP/s while it runs
+  int calls_per_step = 0;
+};
+
+struct Advice {
+  std::string symptom;     ///< from the waterfall, e.g. "exposed DP communication 12.3% of the step"
+  std::string change;      ///< e.g. "training.micro_batch 1 → 2"
+  double mfu_before = 0, mfu_after = 0;
+  bool fits = true;
+};
+
+struct Explanation {
+  std::vector<WaterfallItem> waterfall;  ///< 1 − Σ mfu_points = achieved MFU
+  std::string method;
+  std::vector<OpRoofline> ops;           ///< sorted by time per step, largest first
+  double ridge_flop_per_byte = 0;        ///< peak / HBM bandwidth
+  std::vector<Advice> advice;
+};
+
+/// Attributes the lost MFU by re-simulating the scenario with one cause removed at a time,
+/// cumulatively (see explain.cpp for the order and why).
+Explanation explain(const Scenario& sc, const Report& actual);
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include "scenarios/explain.hpp"
+#include "support/scenario_fixture.hpp"
+
+using namespace clustersim;
+
+namespace {
+scenarios::Explanation explain_main(const std::vector<std::string>& sets, scenarios::Report* out) {
+  const auto sc = scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/7b_256xh100.yaml", sets);
+  *out = scenarios::simulate(sc);
+  return scenarios::explain(sc, *out);
+}
+}  // namespace
+
+TEST_CASE("the MFU waterfall adds up exactly to the achieved MFU", "[scenarios][explain]") {
+  for (const char* recompute : {"none", "full"}) {
+    scenarios::Report r;
+    const auto ex = explain_main({std::string("training.recompute=") + recompute}, &r);
+    double sum = 0;
+    for (const auto& w : ex.waterfall) sum += w.mfu_points;
+    REQUIRE(1.0 - sum == Approx(r.mfu).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("the waterfall names the causes that the scenario actually has", "[scenarios][explain]") {
+  scenarios::Report r;
+  const auto ex = explain_main({"training.recompute=full", "training.overlap_grad_reduce=false"}, &r);
+  auto points = [&](const std::string& prefix) {
+    for (const auto& w : ex.waterfall)
+      if (w.cause.rfind(prefix, 0) == 0) return w.mfu_points;
+    FAIL("no cause " << prefix);
+    return 0.0;
+  };
+  REQUIRE(points("activation recompute") > 0.10);       // full recompute costs ~a quarter of the step
+  REQUIRE(points("exposed data-parallel") > 0.005);
+  REQUIRE(points("GEMM main-loop") > 0.05);
+  // Turning recompute off is advised, with a predicted gain from re-simulation.
+  bool advised = false;
+  for (const auto& a : ex.advice)
+    if (a.change.find("recompute full → selective") != std::string::npos) advised = a.mfu_after > a.mfu_before;
+  REQUIRE(advised);
+}
+
+TEST_CASE("roofline classes: GEMMs compute-bound, norms memory-bound", "[scenarios][explain]") {
+  scenarios::Report r;
+  const auto ex = explain_main({}, &r);
+  REQUIRE(!ex.ops.empty());
+  for (const auto& op : ex.ops) {
+    if (op.name == "mlp_gate_up") {
+      REQUIRE(op.bound == "compute");
+      REQUIRE(op.intensity > ex.ridge_flop_per_byte);
+    }
+    if (op.name == "norm1") {
+      REQUIRE(op.bound == "memory");
+      REQUIRE(op.intensity < ex.ridge_flop_per_byte);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+#include "tools/explain_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace clustersim::tools {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\', o += c;
+    else if (c == '<') o += "\\u003c";
+    else o += c;
+  }
+  return o;
+}
+
+std::string xml(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else o += c;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string format_explain_text(const scenarios::Explanation& ex, const scenarios::Report& r, int top_ops) {
+  std::string o = "\n  where the MFU went (points of peak; seconds per step)\n";
+  o += fmt::format("    {:<72} {:>6.1f}\n", "peak", 100.0);
+  for (const auto& w : ex.waterfall)
+    o += fmt::format("    − {:<70} {:>6.1f}   {:>8.4f} s\n", w.cause, 100 * w.mfu_points, w.seconds);
+  o += fmt::format("    {:<72} {:>6.1f}\n", "= achieved MFU", 100 * r.mfu);
+  o += fmt::format("    ({})\n", ex.method);
+  o += fmt::format("\n  top kernels by time per step (ridge point {:.0f} FLOP/byte)\n", ex.ridge_flop_per_byte);
+  o += fmt::format("    {:<22} {:<9} {:<8} {:>9} {:>7} {:>10} {:>12}\n", "kernel", "kind", "bound", "s/step", "share",
+                   "FLOP/byte", "TFLOP/s");
+  for (std::size_t i = 0; i < ex.ops.size() && int(i) < top_ops; ++i) {
+    const auto& op = ex.ops[i];
+    o += fmt::format("    {:<22} {:<9} {:<8} {:>9.4f} {:>6.1f}% {:>10.1f} {:>12.1f}\n", op.name, op.kind, op.bound,
+                     op.seconds_per_step, 100 * op.seconds_per_step / r.step_time_s, op.intensity,
+                     op.achieved_flops / 1e12);
+  }
+  o += "\n  advice (each change re-simulated)\n";
+  if (ex.advice.empty()) o += "    none: no loss above the advice thresholds\n";
+  for (const auto& a : ex.advice)
+    o += fmt::format("    {}\n      → {}: MFU {:.1f} % → {:.1f} %{}\n", a.symptom, a.change, 100 * a.mfu_before,
+                     100 * a.mfu_after, a.fits ? ", fits in memory" : ", does NOT fit in memory");
+  return o;
+}
+
+std::string format_explain_json(const scenarios::Explanation& ex, const scenarios::Report&) {
+  std::string o = "{\n    \"method\": \"" + esc(ex.method) + "\",\n    \"waterfall\": [";
+  for (std::size_t i = 0; i < ex.waterfall.size(); ++i) {
+    const auto& w = ex.waterfall[i];
+    o += fmt::format("{}\n      {{\"cause\": \"{}\", \"mfu_points\": {:.10g}, \"seconds\": {:.10g}}}", i ? "," : "",
+                     esc(w.cause), w.mfu_points, w.seconds);
+  }
+  o += fmt::format("\n    ],\n    \"ridge_flop_per_byte\": {:.10g},\n    \"ops\": [", ex.ridge_flop_per_byte);
+  for (std::size_t i = 0; i < ex.ops.size(); ++i) {
+    const auto& op = ex.ops[i];
+    o += fmt::format(
+        "{}\n      {{\"name\": \"{}\", \"kind\": \"{}\", \"bound\": \"{}\", \"seconds_per_step\": {:.10g}, "
+        "\"calls_per_step\": {}, \"flop\": {:.10g}, \"bytes\": {:.10g}, \"flop_per_byte\": {:.10g}, "
+        "\"achieved_flops\": {:.10g}}}",
+        i ? "," : "", esc(op.name), op.kind, op.bound, op.seconds_per_step, op.calls_per_step, op.flop, op.bytes,
+        op.intensity, op.achieved_flops);
+  }
+  o += "\n    ],\n    \"advice\": [";
+  for (std::size_t i = 0; i < ex.advice.size(); ++i) {
+    const auto& a = ex.advice[i];
+    o += fmt::format("{}\n      {{\"symptom\": \"{}\", \"change\": \"{}\", \"mfu_before\": {:.10g}, "
+                     "\"mfu_after\": {:.10g}, \"fits_in_memory\": {}}}",
+                     i ? "," : "", esc(a.symptom), esc(a.change), a.mfu_before, a.mfu_after, a.fits ? "true" : "false");
+  }
+  return o + "\n    ]\n  }";
+}
+
+std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Report& r) {
+  const int bar_h = 26, left = 470, width = 900, plot_w = width - left - 80;
+  const int n = int(ex.waterfall.size()) + 2;
+  const int height = 70 + n * bar_h + 30;
+  auto x_of = [&](double frac) { return left + frac * plot_w; };
+  std::string o = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}: where the MFU went</text>\n",
+      width, height, xml(r.scenario.name));
+  for (int pct = 0; pct <= 100; pct += 20)
+    o += fmt::format("<line x1=\"{0:.1f}\" y1=\"40\" x2=\"{0:.1f}\" y2=\"{1}\" stroke=\"#ddd\"/>"
+                     "<text x=\"{0:.1f}\" y=\"{2}\" text-anchor=\"middle\" fill=\"#555\">{3}%</text>\n",
+                     x_of(pct / 100.0), height - 25, height - 10, pct);
+  int row = 0;
+  auto bar = [&](const std::string& label, double from, double to, const char* color, const std::string& value) {
+    const double y = 45 + row++ * bar_h;
+    const double x0 = x_of(std::min(from, to)), x1 = x_of(std::max(from, to));
+    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16, xml(label));
+    o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", x0, y + 3,
+                     std::max(1.0, x1 - x0), bar_h - 6, color);
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#333\">{}</text>\n", x1 + 4, y + 16, value);
+  };
+  bar("peak", 0, 1, "#4c78a8", "100%");
+  double level = 1.0;
+  for (const auto& w : ex.waterfall) {
+    bar(w.cause.size() > 70 ? w.cause.substr(0, 67) + "..." : w.cause, level, level - w.mfu_points,
+        w.mfu_points >= 0 ? "#e45756" : "#54a24b", fmt::format("{:.1f} pts", 100 * w.mfu_points));
+    level -= w.mfu_points;
+  }
+  bar("achieved MFU", 0, r.mfu, "#72b7b2", fmt::format("{:.1f}%", 100 * r.mfu));
+  return o + "</svg>\n";
+}
+
+}  // namespace clustersim::tools
