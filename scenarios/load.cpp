@@ -36,7 +36,8 @@ std::vector<std::string> names_of(const std::map<std::string, std::string>& m) {
 YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
   YAML::Node out = YAML::Clone(base);
   for (const auto& kv : over) {
-    const std::string k = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) continue;  // reported by YamlReader::allow_only
+    const std::string k = kv.first.Scalar();
     if (kv.second.IsMap() && out[k] && out[k].IsMap()) out[k] = merged(out[k], kv.second);
     else out[k] = kv.second;
   }
@@ -192,7 +193,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node cur = chain.back();
     YAML::Node next = cur[parts[i]];
-    if (next && next.IsScalar()) {
+    if (next && next.IsScalar() && i == 0 && (parts[0] == "model" || parts[0] == "hardware")) {
       YAML::Node expanded(YAML::NodeType::Map);
       expanded["base"] = next.Scalar();
       cur[parts[i]] = expanded;

@@ -56,6 +56,14 @@ std::string YamlReader::location(const std::string& key) const {
   return file;
 }
 
+void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const std::string& message) const {
+  std::string where = location(key);
+  if (!mark.is_null() && where.rfind("--set", 0) != 0) {
+    where = source_of_(key) + fmt::format(":{}:{}", mark.line + 1, mark.column + 1);
+  }
+  throw ScenarioError(fmt::format("{}: {}: {}", where, key.empty() ? (path_.empty() ? "(top level)" : path_) : key_path(key), message));
+}
+
 void YamlReader::fail(const std::string& key, const std::string& message) const {
   throw ScenarioError(fmt::format("{}: {}: {}", location(key), key_path(key), message));
 }
@@ -63,11 +71,14 @@ void YamlReader::fail(const std::string& key, const std::string& message) const 
 void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
   if (!node_.IsMap()) fail("", "expected a mapping of keys");
   for (const auto& kv : node_) {
-    const std::string k = kv.first.as<std::string>();
+    const YAML::Mark at = kv.first.Mark();
+    if (!kv.first.IsScalar())
+      fail_at(at, "", fmt::format("keys must be plain names; allowed: {}", join(allowed)));
+    const std::string k = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
     const std::string near = nearest(k, allowed);
-    fail(k, near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
-                         : fmt::format("unknown key '{}' — did you mean '{}'?", k, near));
+    fail_at(at, k, near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
+                                : fmt::format("unknown key '{}' — did you mean '{}'?", k, near));
   }
 }
 

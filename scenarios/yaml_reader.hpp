@@ -34,6 +34,7 @@ class YamlReader {
   std::vector<double> numbers(const std::string& key, std::size_t count, double lo, double hi) const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  [[noreturn]] void fail_at(const YAML::Mark& mark, const std::string& key, const std::string& message) const;
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   const YAML::Node& node() const { return node_; }
 

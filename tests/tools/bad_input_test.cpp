@@ -1,0 +1,89 @@
+// Every kind of bad input gets one line on stderr naming where and what, and exit code 2.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "support/scenario_fixture.hpp"
+
+using clustersim::testing::run_command;
+
+namespace {
+
+const std::string kBin = CLUSTERSIM_BINARY;
+const std::string kMain = std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/7b_256xh100.yaml";
+
+struct BadInput {
+  const char* what;
+  std::string args;        ///< arguments after `clustersim run`
+  const char* file_text;   ///< when set, written to a file that replaces {file} in args
+  std::vector<std::string> expected;  ///< substrings of the one-line message
+};
+
+std::string materialize(const BadInput& b, int index) {
+  std::string args = b.args;
+  if (b.file_text) {
+    const std::string path = "/tmp/clustersim_bad_" + std::to_string(index) + ".yaml";
+    std::ofstream(path) << b.file_text;
+    args.replace(args.find("{file}"), 6, path);
+  }
+  return args;
+}
+
+const char* kMinimal = "name: t\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
+                       "training: {seq_len: 2048, global_batch: 8}\n";
+
+std::vector<BadInput> cases() {
+  const std::string m = kMain;
+  return {
+      {"missing file", "/nonexistent/s.yaml", nullptr, {"/nonexistent/s.yaml", "cannot open"}},
+      {"YAML syntax error", "{file}", "name: x\nmodel: [unclosed\n", {":3:1:", "YAML syntax error"}},
+      {"empty file", "{file}", "", {"the scenario is empty"}},
+      {"scenario is a list", "{file}", "- a\n- b\n", {"must be a mapping"}},
+      {"unknown top-level key", "{file}", "name: t\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\ntrainig: {}\n",
+       {"bad_4.yaml:5:1:", "unknown key 'trainig'", "did you mean 'training'"}},
+      {"misspelled nested key", m + " --set training.micro_bacth=2", nullptr, {"did you mean 'micro_batch'"}},
+      {"unknown model preset", m + " --set model=llama9-7b", nullptr, {"unknown preset 'llama9-7b'", "did you mean 'llama2-7b'"}},
+      {"unknown hardware preset", m + " --set hardware=h300", nullptr, {"hardware", "unknown preset 'h300'", "h100-sxm"}},
+      {"missing model", "{file}", "name: t\nhardware: h100-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 8, global_batch: 8}\n",
+       {"model: is required"}},
+      {"missing required training key", "{file}", "name: t\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\ntraining: {global_batch: 8}\n",
+       {"training.seq_len: is required"}},
+      {"batch not divisible", m + " --set training.global_batch=1000", nullptr, {"training.global_batch", "multiple of micro_batch × dp"}},
+      {"inconsistent dp", m + " --set parallelism.dp=100", nullptr, {"parallelism.dp", "cluster.gpus / (tp*pp*cp) = 256"}},
+      {"zero sequence length", m + " --set training.seq_len=0", nullptr, {"training.seq_len", "out of range; allowed 1..10000000"}},
+      {"zero GPUs", m + " --set cluster.gpus=0", nullptr, {"cluster.gpus", "out of range"}},
+      {"negative GPUs", m + " --set cluster.gpus=-8", nullptr, {"cluster.gpus", "out of range"}},
+      {"fractional count", m + " --set training.micro_batch=1.5", nullptr, {"training.micro_batch", "not a whole number"}},
+      {"absurd layer count", m + " --set model.layers=1000000000", nullptr, {"model.layers", "out of range; allowed 1..2000"}},
+      {"heads do not divide hidden", m + " --set model.heads=7", nullptr, {"model.heads", "must be divisible by heads (7)"}},
+      {"kv_heads do not divide heads", m + " --set model.kv_heads=5", nullptr, {"model.kv_heads", "multiple of kv_heads (5)"}},
+      {"unknown precision", m + " --set training.precision=bf17", nullptr, {"training.precision", "'bf17' is not allowed", "did you mean 'bf16'"}},
+      {"fp8 on a GPU without FP8", m + " --set hardware=a100-80gb --set training.precision=fp8", nullptr, {"training.precision", "no FP8"}},
+      {"bandwidth without /s", m + " --set hardware.node.nic_bandwidth=400Gb", nullptr, {"hardware.node.nic_bandwidth", "expected a bandwidth"}},
+      {"negative bandwidth", m + " --set hardware.memory_bandwidth=-3TB/s", nullptr, {"hardware.memory_bandwidth", "out of range"}},
+      {"NaN", m + " --set training.tokens=.nan", nullptr, {"training.tokens"}},
+      {"not a boolean", m + " --set training.flash_attention=maybe", nullptr, {"training.flash_attention", "not a boolean"}},
+      {"list instead of a value", m + " --set training.seq_len=[1,2]", nullptr, {"training.seq_len", "expected a single value"}},
+      {"ZeRO stage out of range", m + " --set parallelism.zero_stage=5", nullptr, {"parallelism.zero_stage", "allowed 0..3"}},
+      {"too many micro-batches", m + " --set training.global_batch=100000000", nullptr,
+       {"training.global_batch", "390625 micro-batches", "at most 100000"}},
+      {"malformed --set", m + " --set training.micro_batch", nullptr, {"--set training.micro_batch", "key.path=value"}},
+      {"override into a scalar", m + " --set name.x=1", nullptr, {"--set name.x", "not a mapping"}},
+      {"non-scalar mapping key", "{file}", "name: t\n[a, b]: 1\n", {"keys must be plain names"}},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("every bad input gets a one-line error naming the key, and exit code 2", "[tools][bad-input]") {
+  const auto all = cases();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& b = all[i];
+    const auto r = run_command(kBin + " run " + materialize(b, int(i)) + " 2>&1 >/dev/null");
+    INFO(b.what << "\n  message: " << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+    CHECK(r.out.rfind("error: ", 0) == 0);
+    for (const auto& e : b.expected) CHECK(r.out.find(e) != std::string::npos);
+  }
+}
