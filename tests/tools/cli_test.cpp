@@ -124,3 +124,14 @@ TEST_CASE("run --explain --json has a waterfall and --plot writes an SVG", "[too
   REQUIRE(text.find("</svg>") != std::string::npos);
   REQUIRE(std::count(text.begin(), text.end(), '<') == std::count(text.begin(), text.end(), '>'));
 }
+
+TEST_CASE("the waterfall SVG renders to a PNG (rsvg-convert, installed by tools/setup.sh)", "[tools]") {
+  const std::string svg = "/tmp/clustersim_test_render.svg", png = "/tmp/clustersim_test_render.png";
+  std::remove(png.c_str());
+  REQUIRE(run_command(kBin + " run " + kSrc + "/scenarios/7b_256xh100.yaml --explain --plot " + svg + " >/dev/null").exit_code == 0);
+  const auto r = run_command("rsvg-convert " + svg + " -o " + png + " 2>&1");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(png, std::ios::binary | std::ios::ate);
+  REQUIRE(in.tellg() > 5000);
+}
