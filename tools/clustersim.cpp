@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -15,10 +16,12 @@
 
 namespace {
 
-int run_command(const std::string& path, const std::vector<std::string>& sets, bool json) {
+int run_command(const std::string& path, const std::vector<std::string>& sets, bool json, int monte_carlo,
+                std::uint64_t seed) {
   using namespace clustersim;
   const scenarios::Scenario sc = scenarios::load_scenario_file(path, sets);
-  const scenarios::Report report = scenarios::simulate(sc);
+  scenarios::Report report = scenarios::simulate(sc);
+  if (monte_carlo > 0) scenarios::add_monte_carlo(report, monte_carlo, seed);
   const std::string out = json ? tools::format_json(report) : tools::format_text(report);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!report.memory.fits()) {
@@ -36,10 +39,15 @@ int main(int argc, char** argv) {
   std::string scenario;
   std::vector<std::string> sets;
   bool json = false;
+  int monte_carlo = 0;
+  std::uint64_t seed = 1;
   auto* run = app.add_subcommand("run", "simulate one training step of a scenario");
   run->add_option("scenario", scenario, "scenario YAML file")->required();
   run->add_option("--set", sets, "override a scenario key: --set training.micro_batch=2")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_flag("--json", json, "print one JSON object (SI units) instead of the summary");
+  run->add_option("--monte-carlo", monte_carlo, "replay the whole run N times with random failure times")
+      ->check(CLI::Range(0, 1000000));
+  run->add_option("--seed", seed, "random seed for --monte-carlo (same seed, same output)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,7 +55,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
-    if (*run) return run_command(scenario, sets, json);
+    if (*run) return run_command(scenario, sets, json, monte_carlo, seed);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
