@@ -131,7 +131,8 @@ RunEstimate estimate_run(const RunInputs& in, const ReliabilitySpec& spec) {
   const double read_bps = spec.checkpoint_read_bps > 0 ? spec.checkpoint_read_bps : n_gpus * kLlama3StorageBpsPerGpu;
   e.checkpoint_write_s = in.checkpoint_bytes / write_bps;
   // Async: training pauses only while each GPU copies its shard to host memory.
-  e.checkpoint_save_s = async ? in.checkpoint_bytes / n_gpus / in.host_copy_bps : e.checkpoint_write_s;
+  e.checkpoint_save_s = async && in.host_copy_bps > 0 ? in.checkpoint_bytes / n_gpus / in.host_copy_bps
+                                                      : e.checkpoint_write_s;
   e.restart_s = spec.restart_overhead_s + in.checkpoint_bytes / read_bps;
   e.segment_restart_s = e.restart_s + warmup_extra_s;
 
@@ -165,9 +166,14 @@ RunEstimate estimate_run(const RunInputs& in, const ReliabilitySpec& spec) {
   e.expected_s = unexpected_s + e.expected_planned * e.segment_restart_s;
   e.expected_interruptions = e.expected_failures + e.expected_planned;
 
+  // A failure during a restart cuts it short: each failure spends E[min(R, Exp(M))] =
+  // M·(1 − e^{−R/M}) restarting, shared pro rata among the restart's parts.
+  const double restart_phase_s = e.segment_restart_s + rework_s;
+  const double completed = std::isfinite(mtbf) && restart_phase_s > 0
+                               ? -mtbf * std::expm1(-restart_phase_s / mtbf) / restart_phase_s : 1.0;
   e.lost.checkpoint_s = segments * e.checkpoint_save_s;
-  e.lost.restart_s = e.expected_interruptions * e.restart_s;
-  e.lost.warmup_s = first_warmup_s + e.expected_interruptions * warmup_extra_s;
+  e.lost.restart_s = (e.expected_failures * completed + e.expected_planned) * e.restart_s;
+  e.lost.warmup_s = first_warmup_s + (e.expected_failures * completed + e.expected_planned) * warmup_extra_s;
   e.lost.lost_work_s = e.expected_s - e.useful_s - e.lost.padding_s - e.lost.stragglers_s - e.lost.warmup_s -
                        e.lost.checkpoint_s - e.lost.restart_s;
   e.goodput = e.useful_s / e.expected_s;

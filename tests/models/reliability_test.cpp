@@ -61,6 +61,15 @@ TEST_CASE("lost time parts and useful time add up to the expected wall time", "[
         Approx(e.expected_s).epsilon(1e-12));
   CHECK(e.goodput == Approx(e.useful_s / e.expected_s));
   CHECK(e.goodput < 0.8);
+
+  // A restart longer than the job MTBF: many restarts are cut short, still no negative part.
+  in.num_gpus = 1e6;
+  spec.restart_overhead_s = 3600;
+  const RunEstimate bad = estimate_run(in, spec);
+  REQUIRE(bad.restart_s > bad.job_mtbf_s);
+  for (double part : {bad.lost.restart_s, bad.lost.warmup_s, bad.lost.checkpoint_s, bad.lost.lost_work_s})
+    CHECK(part >= 0);
+  CHECK(bad.goodput < 0.1);
 }
 
 TEST_CASE("Young's auto interval sits at the minimum of the expected run time", "[models][reliability]") {
@@ -182,4 +191,24 @@ TEST_CASE("Monte-Carlo replay is deterministic for a seed", "[models][reliabilit
   const RunEstimate e = estimate_run(in, spec);
   CHECK(monte_carlo_run_s(e, spec, in.num_gpus, 20, 7) == monte_carlo_run_s(e, spec, in.num_gpus, 20, 7));
   CHECK(monte_carlo_run_s(e, spec, in.num_gpus, 20, 7) != monte_carlo_run_s(e, spec, in.num_gpus, 20, 8));
+}
+
+TEST_CASE("Monte-Carlo replay also puts the auto interval below its neighbours", "[models][reliability]") {
+  RunInputs in = thousand_gpu_run();
+  in.num_gpus = 16384;
+  in.checkpoint_bytes = 5.7e12;  // Llama 3 405B: 405e9 params × 14 B
+  ReliabilitySpec spec;
+  const RunEstimate best = estimate_run(in, spec);
+  auto mc_mean = [&](const RunEstimate& plan) {
+    const auto walls = monte_carlo_run_s(plan, spec, in.num_gpus, 300, 11);
+    return std::accumulate(walls.begin(), walls.end(), 0.0) / double(walls.size());
+  };
+  const double at_best = mc_mean(best);
+  for (double factor : {0.4, 2.5}) {
+    ReliabilitySpec other = spec;
+    other.checkpoint_interval_steps = long(std::lround(best.checkpoint_interval_steps * factor));
+    const double at_other = mc_mean(estimate_run(in, other));
+    INFO("interval factor " << factor << ": " << at_other << " s vs " << at_best << " s at the auto interval");
+    CHECK(at_other > at_best);
+  }
 }

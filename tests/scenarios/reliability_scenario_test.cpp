@@ -102,7 +102,7 @@ TEST_CASE("padding lowers throughput and MFU but not the step or HFU", "[scenari
   CHECK(bucketed.useful_token_fraction == Approx(3700.0 / (1024 + 4096)));
 }
 
-TEST_CASE("more GPUs give more interruptions; stragglers and warm-up add time", "[scenarios][reliability]") {
+TEST_CASE("more GPUs give more interruptions while stragglers and warm-up add time", "[scenarios][reliability]") {
   const auto base = run_7b();
   const auto twice = run_7b({"cluster.gpus=512", "parallelism.dp=512", "training.global_batch=2048"});
   CHECK(twice.run.job_mtbf_s == Approx(base.run.job_mtbf_s / 2));
