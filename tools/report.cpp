@@ -99,9 +99,13 @@ std::string format_text(const scenarios::Report& r) {
     o += fmt::format("  days to train    {:.2f} days expected for {}tokens (ideal {:.2f} days; goodput {:.1f} %)\n",
                      r.days_to_train, si(t.tokens, " "), r.days_to_train_ideal, 100 * run.goodput);
   if (rel.enabled) {
-    o += fmt::format("  interruptions    {:.1f} expected ({:.1f} failures, {:.1f} planned); job MTBF {:.2f} h; restart {:.0f} s each\n",
-                     run.expected_interruptions, run.expected_failures, run.expected_planned, run.job_mtbf_s / 3600,
-                     run.restart_s);
+    if (t.tokens > 0)
+      o += fmt::format("  interruptions    {:.1f} expected ({:.1f} failures, {:.1f} planned); job MTBF {:.2f} h; restart {:.0f} s each\n",
+                       run.expected_interruptions, run.expected_failures, run.expected_planned, run.job_mtbf_s / 3600,
+                       run.restart_s);
+    else
+      o += fmt::format("  reliability      goodput {:.1f} % (steady state; set training.tokens for days); job MTBF {:.2f} h; restart {:.0f} s each\n",
+                       100 * run.goodput, run.job_mtbf_s / 3600, run.restart_s);
     if (run.checkpoint_interval_s > 0)
       o += fmt::format("  checkpoints      {}B every {:.0f} s ({:.0f} steps{}), {}: {:.2f} s blocking, {:.2f} s to storage\n",
                        si(models::checkpoint_bytes(r.params, t.precision), ""), run.checkpoint_interval_s,
