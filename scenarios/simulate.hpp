@@ -15,12 +15,12 @@ struct Report {
   models::ParamCount params;
   models::FlopsPerToken flops;
   double peak_flops = 0;           ///< per GPU, dense, for the training precision
-  double tokens_per_step = 0;
+  double tokens_per_step = 0;      ///< real tokens (padding excluded)
   double step_time_s = 0;
   double tokens_per_s = 0;
   double tokens_per_s_per_gpu = 0;
   double mfu = 0;                  ///< fraction of peak (model FLOPs)
-  double hfu = 0;                  ///< fraction of peak (model + recompute FLOPs)
+  double hfu = 0;                  ///< fraction of peak (model + recompute FLOPs, padding included)
   double tflops_per_gpu = 0;       ///< model FLOP/s per GPU, in 1e12
   double days_to_train = 0;        ///< expected, with failures, checkpoints, stragglers (0 when no budget)
   double days_to_train_ideal = 0;  ///< training.tokens / tokens_per_s (0 when no budget)

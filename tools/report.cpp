@@ -190,7 +190,7 @@ std::string format_json(const scenarios::Report& r) {
   if (r.monte_carlo.runs > 0) {
     JsonObject mc;
     mc.num("runs", r.monte_carlo.runs)
-        .num("seed", double(r.monte_carlo.seed))
+        .add("seed", std::to_string(r.monte_carlo.seed))
         .num("days_mean", r.monte_carlo.days_mean)
         .num("days_p10", r.monte_carlo.days_p10)
         .num("days_p50", r.monte_carlo.days_p50)
