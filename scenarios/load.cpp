@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "scenarios/error.hpp"
+#include "scenarios/load_reliability.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/yaml_reader.hpp"
 
@@ -216,7 +217,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   std::set<std::string> overridden;
   for (const auto& o : overrides) apply_override(root, o, &overridden);
   const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden);
-  top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training"});
+  top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training", "reliability", "data"});
 
   Scenario sc;
   sc.source = source;
@@ -281,6 +282,8 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
   if (t.precision == hardware::Precision::fp8 && sc.gpu.peak(hardware::Precision::fp8) <= 0)
     tr.fail("precision", fmt::format("{} has no FP8 Tensor Cores; allowed: fp32, tf32, bf16, fp16", sc.gpu.name));
+  sc.reliability = read_reliability(top.child("reliability"));
+  sc.data = read_data(top.child("data"), t.seq_len);
   return sc;
 }
 

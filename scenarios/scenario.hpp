@@ -4,6 +4,7 @@
 
 #include "hardware/gpu_spec.hpp"
 #include "models/model_spec.hpp"
+#include "models/reliability.hpp"
 #include "models/training_spec.hpp"
 
 namespace clustersim::scenarios {
@@ -23,6 +24,8 @@ struct Scenario {
   ClusterSpec cluster;
   models::ParallelSpec parallel;
   models::TrainingSpec training;
+  models::ReliabilitySpec reliability;
+  models::DataSpec data;
 };
 
 }  // namespace clustersim::scenarios

@@ -1,5 +1,7 @@
 #include "scenarios/simulate.hpp"
 
+#include <numeric>
+
 namespace clustersim::scenarios {
 
 Report simulate(const Scenario& sc) {
@@ -13,15 +15,42 @@ Report simulate(const Scenario& sc) {
   r.costs = models::step_costs(sc.model, t, sc.parallel, sc.gpu);
   r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs);
   r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
-  r.tokens_per_step = double(t.global_batch) * t.seq_len;
+  // Padded slots are computed (the step is simulated at seq_len) but only real tokens count as
+  // throughput and toward MFU; HFU counts every executed FLOP.
+  r.useful_token_fraction = models::useful_token_fraction(sc.data, t.seq_len);
+  r.tokens_per_step = double(t.global_batch) * t.seq_len * r.useful_token_fraction;
   r.step_time_s = r.step.step_time_s;
   r.tokens_per_s = r.tokens_per_step / r.step_time_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / r.num_gpus;
   r.tflops_per_gpu = r.flops.model * r.tokens_per_s_per_gpu / 1e12;
   r.mfu = r.flops.model * r.tokens_per_s_per_gpu / r.peak_flops;
-  r.hfu = r.flops.hardware * r.tokens_per_s_per_gpu / r.peak_flops;
-  r.days_to_train = t.tokens > 0 ? t.tokens / r.tokens_per_s / 86400.0 : 0.0;
+  r.hfu = r.flops.hardware * r.tokens_per_s_per_gpu / r.useful_token_fraction / r.peak_flops;
+  r.days_to_train_ideal = t.tokens > 0 ? t.tokens / r.tokens_per_s / 86400.0 : 0.0;
+
+  models::RunInputs run;
+  run.step_time_s = r.step_time_s;
+  const auto& b = r.step.breakdown;
+  run.compute_time_s = b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s;
+  run.steps = t.tokens > 0 ? t.tokens / r.tokens_per_step : 0;
+  run.useful_fraction = r.useful_token_fraction;
+  run.num_gpus = r.num_gpus;
+  run.checkpoint_bytes = models::checkpoint_bytes(r.params, t.precision);
+  run.host_copy_bps = sc.gpu.node.pcie_bps * sc.gpu.node.pcie_efficiency;
+  r.run = models::estimate_run(run, sc.reliability);
+  r.days_to_train = sc.reliability.enabled ? r.run.expected_s / 86400.0 : r.days_to_train_ideal;
   return r;
+}
+
+void add_monte_carlo(Report& r, int runs, std::uint64_t seed) {
+  const auto walls = models::monte_carlo_run_s(r.run, r.scenario.reliability, r.num_gpus, runs, seed);
+  auto& mc = r.monte_carlo;
+  mc.runs = runs;
+  mc.seed = seed;
+  if (walls.empty()) return;
+  mc.days_mean = std::accumulate(walls.begin(), walls.end(), 0.0) / double(walls.size()) / 86400.0;
+  mc.days_p10 = models::percentile(walls, 10) / 86400.0;
+  mc.days_p50 = models::percentile(walls, 50) / 86400.0;
+  mc.days_p90 = models::percentile(walls, 90) / 86400.0;
 }
 
 }  // namespace clustersim::scenarios

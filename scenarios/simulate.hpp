@@ -3,6 +3,7 @@
 #include "models/flops.hpp"
 #include "models/layer_ops.hpp"
 #include "models/memory.hpp"
+#include "models/reliability.hpp"
 #include "models/step.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -14,19 +15,29 @@ struct Report {
   models::ParamCount params;
   models::FlopsPerToken flops;
   double peak_flops = 0;           ///< per GPU, dense, for the training precision
-  double tokens_per_step = 0;
+  double tokens_per_step = 0;      ///< real tokens (padding excluded)
   double step_time_s = 0;
   double tokens_per_s = 0;
   double tokens_per_s_per_gpu = 0;
   double mfu = 0;                  ///< fraction of peak (model FLOPs)
-  double hfu = 0;                  ///< fraction of peak (model + recompute FLOPs)
+  double hfu = 0;                  ///< fraction of peak (model + recompute FLOPs, padding included)
   double tflops_per_gpu = 0;       ///< model FLOP/s per GPU, in 1e12
-  double days_to_train = 0;        ///< training.tokens / tokens_per_s (0 when no budget)
+  double days_to_train = 0;        ///< expected, with failures, checkpoints, stragglers (0 when no budget)
+  double days_to_train_ideal = 0;  ///< training.tokens / tokens_per_s (0 when no budget)
+  double useful_token_fraction = 1;  ///< real tokens ÷ computed token slots (padding)
+  models::RunEstimate run;         ///< the whole run: goodput, interruptions, lost time
   models::MemoryEstimate memory;
   models::StepCosts costs;
   models::StepResult step;
+  struct MonteCarlo {
+    int runs = 0;                  ///< 0: not run
+    std::uint64_t seed = 0;
+    double days_mean = 0, days_p10 = 0, days_p50 = 0, days_p90 = 0;
+  } monte_carlo;
 };
 
 Report simulate(const Scenario& sc);
+/// Replays the training run `runs` times with random failure times (models::monte_carlo_run_s).
+void add_monte_carlo(Report& r, int runs, std::uint64_t seed);
 
 }  // namespace clustersim::scenarios

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -25,12 +26,15 @@ struct RunOptions {
   bool json = false;
   bool explain = false;
   std::string plot;
+  int monte_carlo = 0;
+  std::uint64_t seed = 1;
 };
 
 int run_command(const RunOptions& opt) {
   using namespace clustersim;
   const scenarios::Scenario sc = scenarios::load_scenario_file(opt.scenario, opt.sets);
-  const scenarios::Report report = scenarios::simulate(sc);
+  scenarios::Report report = scenarios::simulate(sc);
+  if (opt.monte_carlo > 0) scenarios::add_monte_carlo(report, opt.monte_carlo, opt.seed);
   std::string out;
   if (opt.explain) {
     const scenarios::Explanation ex = scenarios::explain(sc, report);
@@ -63,6 +67,9 @@ int main(int argc, char** argv) {
   run->add_flag("--explain", ro.explain, "add the MFU-loss waterfall, the top kernels' roofline and advice");
   auto* plot = run->add_option("--plot", ro.plot, "with --explain: write the waterfall as an SVG chart");
   plot->needs(run->get_option("--explain"));
+  run->add_option("--monte-carlo", ro.monte_carlo, "replay the whole run N times with random failure times")
+      ->check(CLI::Range(0, 1000000));
+  run->add_option("--seed", ro.seed, "random seed for --monte-carlo (same seed, same output)");
   clustersim::tools::MfuOptions mo;
   auto* mfu = clustersim::tools::add_mfu_command(app, mo);
   try {

@@ -87,9 +87,42 @@ std::string format_text(const scenarios::Report& r) {
                    si(r.peak_flops, "FLOP/s"), hardware::name(t.precision));
   o += fmt::format("  model FLOP/s     {:.0f} TFLOP/s per GPU, {} per token ({})\n", r.tflops_per_gpu,
                    si(r.flops.model, "FLOP"), r.flops.formula);
-  if (t.tokens > 0)
-    o += fmt::format("  days to train    {:.2f} days for {}tokens (ideal: no failures or restarts modelled)\n",
+  if (r.useful_token_fraction < 1)
+    o += fmt::format("  padding          {:.1f} % of computed tokens are padding (data.packing {}); throughput and MFU count real tokens\n",
+                     100 * (1 - r.useful_token_fraction), models::name(sc.data.packing));
+  const auto& run = r.run;
+  const auto& rel = sc.reliability;
+  if (t.tokens > 0 && !rel.enabled)
+    o += fmt::format("  days to train    {:.2f} days for {}tokens (reliability.enabled: false — no failures, checkpoints, stragglers or warm-up)\n",
                      r.days_to_train, si(t.tokens, " "));
+  if (t.tokens > 0 && rel.enabled)
+    o += fmt::format("  days to train    {:.2f} days expected for {}tokens (ideal {:.2f} days; goodput {:.1f} %)\n",
+                     r.days_to_train, si(t.tokens, " "), r.days_to_train_ideal, 100 * run.goodput);
+  if (rel.enabled) {
+    if (t.tokens > 0)
+      o += fmt::format("  interruptions    {:.1f} expected ({:.1f} failures, {:.1f} planned); job MTBF {:.2f} h; restart {:.0f} s each\n",
+                       run.expected_interruptions, run.expected_failures, run.expected_planned, run.job_mtbf_s / 3600,
+                       run.restart_s);
+    else
+      o += fmt::format("  reliability      goodput {:.1f} % (steady state; set training.tokens for days); job MTBF {:.2f} h; restart {:.0f} s each\n",
+                       100 * run.goodput, run.job_mtbf_s / 3600, run.restart_s);
+    if (run.checkpoint_interval_s > 0)
+      o += fmt::format("  checkpoints      {}B every {:.0f} s ({:.0f} steps{}), {}: {:.2f} s blocking, {:.2f} s to storage\n",
+                       si(models::checkpoint_bytes(r.params, t.precision), ""), run.checkpoint_interval_s,
+                       run.checkpoint_interval_steps,
+                       rel.checkpoint_interval_s <= 0 && rel.checkpoint_interval_steps <= 0 ? ", auto: sqrt(2 x save x MTBF)" : "",
+                       models::name(rel.checkpoint_mode), run.checkpoint_save_s, run.checkpoint_write_s);
+    if (t.tokens > 0) {
+      const auto& l = run.lost;
+      o += fmt::format("  lost time (days) padding {:.3f}, stragglers {:.3f}, warm-up {:.3f}, checkpoints {:.3f}, restarts {:.3f}, lost work {:.3f}\n",
+                       l.padding_s / 86400, l.stragglers_s / 86400, l.warmup_s / 86400, l.checkpoint_s / 86400,
+                       l.restart_s / 86400, l.lost_work_s / 86400);
+    }
+  }
+  if (r.monte_carlo.runs > 0)
+    o += fmt::format("  monte carlo      {} runs, seed {}: median {:.2f} days, p10 {:.2f}, p90 {:.2f}, mean {:.2f}\n",
+                     r.monte_carlo.runs, r.monte_carlo.seed, r.monte_carlo.days_p50, r.monte_carlo.days_p10,
+                     r.monte_carlo.days_p90, r.monte_carlo.days_mean);
   const auto& b = r.step.breakdown;
   o += "\n  where the step goes            seconds   share\n";
   auto row = [&](const char* what, double s) {
@@ -131,6 +164,40 @@ std::string format_json(const scenarios::Report& r,
       .num("logits_bytes", m.logits_bytes)
       .num("reserved_bytes", m.reserved_bytes)
       .num("capacity_bytes", m.capacity_bytes);
+  const auto& run = r.run;
+  JsonObject lost_time;
+  lost_time.num("padding_s", run.lost.padding_s)
+      .num("stragglers_s", run.lost.stragglers_s)
+      .num("warmup_s", run.lost.warmup_s)
+      .num("checkpoint_s", run.lost.checkpoint_s)
+      .num("restart_s", run.lost.restart_s)
+      .num("lost_work_s", run.lost.lost_work_s);
+  const auto& rel = r.scenario.reliability;
+  JsonObject reliability;
+  reliability.boolean("enabled", rel.enabled)
+      .num("ideal_s", run.ideal_s)
+      .num("expected_s", run.expected_s)
+      .num("useful_s", run.useful_s)
+      .num("job_mtbf_s", run.job_mtbf_s)
+      .num("expected_failures", run.expected_failures)
+      .num("expected_planned_interruptions", run.expected_planned)
+      .str("checkpoint_mode", models::name(rel.checkpoint_mode))
+      .num("checkpoint_bytes", models::checkpoint_bytes(r.params, r.scenario.training.precision))
+      .num("checkpoint_interval_steps", run.checkpoint_interval_steps)
+      .num("checkpoint_save_s", run.checkpoint_save_s)
+      .num("checkpoint_write_s", run.checkpoint_write_s)
+      .num("restart_s", run.restart_s)
+      .num("straggler_factor", run.straggler_factor);
+  if (r.monte_carlo.runs > 0) {
+    JsonObject mc;
+    mc.num("runs", r.monte_carlo.runs)
+        .add("seed", std::to_string(r.monte_carlo.seed))
+        .num("days_mean", r.monte_carlo.days_mean)
+        .num("days_p10", r.monte_carlo.days_p10)
+        .num("days_p50", r.monte_carlo.days_p50)
+        .num("days_p90", r.monte_carlo.days_p90);
+    reliability.add("monte_carlo", mc.render(6));
+  }
   const auto& sc = r.scenario;
   JsonObject o;
   o.str("name", sc.name)
@@ -151,6 +218,11 @@ std::string format_json(const scenarios::Report& r,
       .num("tflops_per_gpu", r.tflops_per_gpu)
       .num("peak_flops_per_gpu", r.peak_flops)
       .num("days_to_train", r.days_to_train)
+      .num("days_to_train_ideal", r.days_to_train_ideal)
+      .num("goodput", r.run.goodput)
+      .num("expected_interruptions", r.run.expected_interruptions)
+      .num("checkpoint_interval_s", r.run.checkpoint_interval_s)
+      .num("useful_token_fraction", r.useful_token_fraction)
       .num("peak_memory_bytes", m.total_bytes)
       .boolean("fits_in_memory", m.fits())
       .num("model_params", r.params.total)
@@ -160,6 +232,8 @@ std::string format_json(const scenarios::Report& r,
       .str("flops_formula", r.flops.formula)
       .add("breakdown", breakdown.render(4))
       .add("memory", memory.render(4))
+      .add("lost_time", lost_time.render(4))
+      .add("reliability", reliability.render(4))
       .num("dp_comm_busy_s", r.step.dp_comm_busy_s)
       .num("compute_slowdown_s", r.step.compute_slowdown_s)
       .num("simulated_tasks", double(r.step.tasks))
