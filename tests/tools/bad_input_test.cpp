@@ -87,3 +87,17 @@ TEST_CASE("every bad input gets a one-line error naming the key, and exit code 2
     for (const auto& e : b.expected) CHECK(r.out.find(e) != std::string::npos);
   }
 }
+
+TEST_CASE("inputs that once crashed the fuzzer are clean errors now", "[tools][bad-input]") {
+  const std::string dir = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/fuzz/crashes";
+  const auto list = run_command("ls " + dir);
+  REQUIRE(!list.out.empty());
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = list.out.find('\n', start)) != std::string::npos; start = nl + 1) {
+    const std::string file = dir + "/" + list.out.substr(start, nl - start);
+    const auto r = run_command(kBin + " run '" + file + "' 2>&1 >/dev/null");
+    INFO(file << ": " << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.rfind("error: ", 0) == 0);
+  }
+}
