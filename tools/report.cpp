@@ -121,6 +121,11 @@ std::string format_text(const scenarios::Report& r) {
   o += fmt::format("    weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB\n",
                    m.weights_bytes / kGiB, m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB,
                    m.activations_bytes / kGiB, m.logits_bytes / kGiB, m.reserved_bytes / kGiB);
+  if (r.memory_per_stage.size() > 1) {
+    o += "    by pipeline stage:";
+    for (const auto& st : r.memory_per_stage) o += fmt::format(" {:.1f}", st.total_bytes / kGiB);
+    o += " GiB\n";
+  }
   return o;
 }
 
@@ -148,6 +153,14 @@ std::string format_json(const scenarios::Report& r) {
       .num("capacity_bytes", m.capacity_bytes)
       .num("stage", m.stage)
       .num("layers_in_flight", m.layers_in_flight);
+  std::string stages = "[";
+  for (std::size_t i = 0; i < r.memory_per_stage.size(); ++i) {
+    const auto& st = r.memory_per_stage[i];
+    stages += fmt::format("{}{{\"stage\": {}, \"total_bytes\": {}, \"activations_bytes\": {}, \"layers_in_flight\": {}}}",
+                          i ? ", " : "", st.stage, tools::num(st.total_bytes), tools::num(st.activations_bytes),
+                          st.layers_in_flight);
+  }
+  stages += "]";
   const auto& sc = r.scenario;
   JsonObject o;
   o.str("name", sc.name)
@@ -177,6 +190,7 @@ std::string format_json(const scenarios::Report& r) {
       .str("flops_formula", r.flops.formula)
       .add("breakdown", breakdown.render(4))
       .add("memory", memory.render(4))
+      .add("memory_per_stage", stages)
       .num("dp_comm_busy_s", r.step.dp_comm_busy_s)
       .num("compute_slowdown_s", r.step.compute_slowdown_s)
       .num("tp_comm_busy_s", r.step.tp_comm_busy_s)
