@@ -142,6 +142,7 @@ class StepBuilder {
                                      st.buckets[i].params * weight_bytes(), {});
       }
     emit_schedule();
+    if (m_.tied_embeddings && p_.pp > 1) sync_tied_embedding();
     for (int s = 0; s < p_.pp; ++s) finish_stage(s);
     return measure();
   }
@@ -402,6 +403,22 @@ class StepBuilder {
     const double bytes = stage(s).buckets[b].params * grad_bytes();
     return add_dp(s, TaskKind::dp_grad_reduce, zero_ >= 1 ? Collective::reduce_scatter : Collective::all_reduce,
                   bytes, {after});
+  }
+
+  // Tied embeddings with pp > 1: the first stage's word embedding and the last stage's LM head
+  // are copies; their gradients are all-reduced between the two after the backward passes
+  // (Megatron finalize_model_grads, _allreduce_embedding_grads).
+  void sync_tied_embedding() {
+    const int last = p_.pp - 1;
+    const double bytes = double(m_.padded_vocab(p_.tp)) * m_.hidden / p_.tp * grad_bytes();
+    const bool same_node = place_.stages_share_node(0, last);
+    const auto cost = topologies::collective_cost(gpu_.node, Collective::all_reduce, bytes, {2, same_node ? 2 : 1});
+    std::vector<TaskId> deps = flush(0);
+    for (TaskId d : flush(last)) deps.push_back(d);
+    const TaskId id = add_task(0, kDpReduceStream, TaskKind::dp_grad_reduce, cost.time_s, std::move(deps),
+                               {{kDpNet, 1.0}, {last * kResources + kDpNet, 1.0}}, 1);
+    stage(0).reduce_done.push_back(id);
+    stage(last).reduce_done.push_back(id);
   }
 
   void finish_stage(int s) {
