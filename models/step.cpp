@@ -483,6 +483,7 @@ class StepBuilder {
     const TaskId id = add_task(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, secs, flush(s),
                                {{s * kResources + kPpLink, 1.0}}, 1);
     send_receiver_[id] = to;
+    if (!p_.pp_comm_overlap) stage(s).wait_next.push_back(id);
     return {id};
   }
 
@@ -575,7 +576,13 @@ StepResult StepBuilder::measure() {
       case TaskKind::optimizer: bd[s].optimizer_s += dur; break;
       case TaskKind::tp_comm: cat = kCatTp; tp_busy[s] += dur; break;
       case TaskKind::cp_comm: cat = kCatCp; cp_busy[s] += dur; break;
-      case TaskKind::pp_send: cat = kCatPp; s = static_cast<std::size_t>(send_receiver_.at(TaskId(i))); break;
+      case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
+        cat = kCatPp;
+        const auto to = static_cast<std::size_t>(send_receiver_.at(TaskId(i)));
+        if (!p_.pp_comm_overlap) edges[s].push_back({tm.start, +1, cat}), edges[s].push_back({tm.end, -1, cat});
+        s = to;
+        break;
+      }
       case TaskKind::dp_param_gather: cat = kCatDpGather; dp_busy[s] += dur; break;
       case TaskKind::dp_grad_reduce: cat = kCatDpReduce; dp_busy[s] += dur; break;
       case TaskKind::sync: break;

@@ -236,7 +236,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 
   const YamlReader par = top.child("parallelism");
   par.allow_only({"tp", "pp", "cp", "dp", "zero_stage", "fsdp", "vpp", "schedule", "pp_layers",
-                  "sequence_parallel", "tp_comm_overlap", "tp_across_nodes"});
+                  "sequence_parallel", "tp_comm_overlap", "tp_across_nodes", "pp_comm_overlap"});
   auto& p = sc.parallel;
   p.tp = par.integer("tp", 1, 1, 1024);
   p.pp = par.integer("pp", 1, 1, 4096);
@@ -250,6 +250,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   p.sequence_parallel = par.boolean("sequence_parallel", false);
   p.tp_comm_overlap = par.boolean("tp_comm_overlap", false);
   p.tp_across_nodes = par.boolean("tp_across_nodes", false);
+  p.pp_comm_overlap = par.boolean("pp_comm_overlap", false);
   p.vpp = par.integer("vpp", 1, 1, 1024);
   p.schedule = static_cast<models::PipelineSchedule>(
       par.choice("schedule", {"1f1b", "gpipe", "interleaved"}, p.vpp > 1 ? 2 : 0));
