@@ -174,8 +174,7 @@ class StepBuilder {
     const auto& F = c_.part_fwd;
     const auto& B = c_.part_bwd;
     auto ring = [&](ItemList& L, double first, double step, double kv_bytes) {
-      L.compute(first > 0 && p_.cp == 1 ? first : 0);
-      if (p_.cp == 1) return;
+      if (p_.cp == 1) return L.compute(first);
       const double hop = topologies::p2p_cost(gpu_.node, kv_bytes, place_.cp.nodes() == 1).time_s;
       for (int i = 1; i < p_.cp; ++i) {
         L.comm(hop, kCpLink, false, i == 1 ? 1 : 0);
@@ -329,29 +328,24 @@ class StepBuilder {
       emit_unit(s, op, unit_of(s, op.chunk, -1), head_fwd_, kind, &deps, true);
       return flush(s);
     }
-    return send(s, vs, true);
+    return send(s, true);
   }
 
   std::vector<TaskId> emit_backward(int s, const PipeOp& op, std::vector<TaskId> deps) {
     const int vs = op.chunk * p_.pp + s;
     if (vs == vstages() - 1) emit_unit(s, op, unit_of(s, op.chunk, -1), head_bwd_, TaskKind::backward, &deps, false);
-    for (int l = vlayers_[static_cast<std::size_t>(vs)] - 1; l >= 0; --l) {
-      if (t_.recompute == Recompute::full)
-        emit_items(s, fwd_items_, TaskKind::recompute, &deps);
-      else if (t_.recompute == Recompute::selective)
-        add_compute(s, TaskKind::recompute, c_.layer_recompute.time_s, &deps);
-      emit_unit(s, op, unit_of(s, op.chunk, l), bwd_items_, TaskKind::backward, &deps, false);
-    }
+    for (int l = vlayers_[static_cast<std::size_t>(vs)] - 1; l >= 0; --l)
+      emit_unit(s, op, unit_of(s, op.chunk, l), bwd_items_, TaskKind::backward, &deps, false, true);
     if (vs == 0) {
       emit_unit(s, op, unit_of(s, op.chunk, vlayers_[0]), embed_bwd_, TaskKind::backward, &deps, false);
       return flush(s);
     }
-    return send(s, vs, false);
+    return send(s, false);
   }
 
   // One gradient unit's pass, with the ZeRO traffic around it.
   void emit_unit(int s, const PipeOp& op, int unit, const std::vector<Item>& items, TaskKind kind,
-                 std::vector<TaskId>* deps, bool forward) {
+                 std::vector<TaskId>* deps, bool forward, bool block = false) {
     auto& st = stage(s);
     const double params = st.unit_params[static_cast<std::size_t>(unit)];
     if (zero_ == 3) {
@@ -364,6 +358,11 @@ class StepBuilder {
       const TaskId g = st.gather_done[static_cast<std::size_t>(st.bucket_of_unit[static_cast<std::size_t>(unit)])];
       if (g >= 0) deps->push_back(g);
     }
+    // A block's recomputed forward runs right before its backward, once its parameters are here.
+    if (block && t_.recompute == Recompute::full)
+      emit_items(s, fwd_items_, TaskKind::recompute, deps);
+    else if (block && t_.recompute == Recompute::selective)
+      add_compute(s, TaskKind::recompute, c_.layer_recompute.time_s, deps);
     const TaskId done = emit_items(s, items, kind, deps);
     st.block_end_prev = st.block_end_cur;
     st.block_end_cur = done;
@@ -474,10 +473,9 @@ class StepBuilder {
   // Activation (forward) or its gradient (backward) to the next virtual stage. Megatron sends
   // 1/tp of the [b, s/cp, h] tensor per TP rank (scatter-gather optimization, Narayanan et al.
   // 2021 §4.1; with SP the tensor is already sequence-sharded).
-  std::vector<TaskId> send(int s, int vs, bool forward) {
+  std::vector<TaskId> send(int s, bool forward) {
     const int to = forward ? (s + 1) % p_.pp : (s + p_.pp - 1) % p_.pp;
     const bool same_node = place_.stages_share_node(s, to);
-    (void)vs;
     const double bytes = c_.activation_bytes / p_.tp;
     const double secs = topologies::p2p_cost(gpu_.node, bytes, same_node).time_s;
     const TaskId id = add_task(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, secs, flush(s),
