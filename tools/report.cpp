@@ -113,6 +113,9 @@ std::string format_text(const scenarios::Report& r) {
   if (p.pp > 1) o += fmt::format("    (pipeline stage {} of {}: the one with the most compute)\n", r.step.stage, p.pp);
   o += fmt::format("    (DP collectives ran {:.4f} s in {} buckets; compute lost {:.4f} s to SMs they held)\n",
                    r.step.dp_comm_busy_s, r.step.grad_buckets, r.step.compute_slowdown_s);
+  if (p.tp > 1 || p.cp > 1)
+    o += fmt::format("    (TP collectives ran {:.4f} s, CP ring transfers {:.4f} s)\n", r.step.tp_comm_busy_s,
+                     r.step.cp_comm_busy_s);
   const auto& m = r.memory;
   o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}{}\n", m.total_bytes / kGiB, m.capacity_bytes / kGiB,
                    m.fits() ? "fits" : "DOES NOT FIT",
