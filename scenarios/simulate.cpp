@@ -14,6 +14,7 @@ Report simulate(const Scenario& sc) {
   r.peak_flops = sc.gpu.peak(t.precision);
   r.costs = models::step_costs(sc.model, t, sc.parallel, sc.gpu);
   r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs);
+  r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
   r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
   // Padded slots are computed (the step is simulated at seq_len) but only real tokens count as
   // throughput and toward MFU; HFU counts every executed FLOP.

@@ -1,5 +1,7 @@
 #pragma once
 // Scenario → Report: the composition root that runs the models on the engine.
+#include <vector>
+
 #include "models/flops.hpp"
 #include "models/layer_ops.hpp"
 #include "models/memory.hpp"
@@ -26,7 +28,8 @@ struct Report {
   double days_to_train_ideal = 0;  ///< training.tokens / tokens_per_s (0 when no budget)
   double useful_token_fraction = 1;  ///< real tokens ÷ computed token slots (padding)
   models::RunEstimate run;         ///< the whole run: goodput, interruptions, lost time
-  models::MemoryEstimate memory;
+  models::MemoryEstimate memory;   ///< the pipeline stage with the highest peak
+  std::vector<models::MemoryEstimate> memory_per_stage;
   models::StepCosts costs;
   models::StepResult step;
   struct MonteCarlo {
