@@ -123,8 +123,9 @@ struct StageState {
 class StepBuilder {
  public:
   StepBuilder(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-              const hardware::GpuSpec& gpu, const StepCosts& c)
-      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), place_(make_placement(p, gpu.node.gpus_per_node)),
+              const hardware::GpuSpec& gpu, const StepCosts& c, std::vector<TimelineEntry>* timeline)
+      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), timeline_(timeline),
+        place_(make_placement(p, gpu.node.gpus_per_node)),
         mbs_(t.micro_batches(p)), vlayers_(virtual_stage_layers(m.layers, p)),
         dp_ranks_(p.dp * p.cp), zero_(dp_ranks_ > 1 ? p.zero_stage : 0) {}
 
@@ -142,6 +143,7 @@ class StepBuilder {
                                      st.buckets[i].params * weight_bytes(), {});
       }
     emit_schedule();
+    label_mb_ = -1, label_layer_ = -3;
     if (m_.tied_embeddings && p_.pp > 1) sync_tied_embedding();
     for (int s = 0; s < p_.pp; ++s) finish_stage(s);
     return measure();
@@ -321,10 +323,15 @@ class StepBuilder {
   std::vector<TaskId> emit_forward(int s, const PipeOp& op, std::vector<TaskId> deps) {
     const int vs = op.chunk * p_.pp + s;
     const TaskKind kind = TaskKind::forward;
+    label_mb_ = op.micro_batch;
+    label_layer_ = -1;
     if (vs == 0) emit_unit(s, op, unit_of(s, op.chunk, vlayers_[0]), embed_fwd_, kind, &deps, true);
-    for (int l = 0; l < vlayers_[static_cast<std::size_t>(vs)]; ++l)
+    for (int l = 0; l < vlayers_[static_cast<std::size_t>(vs)]; ++l) {
+      label_layer_ = first_layer(vs) + l;
       emit_unit(s, op, unit_of(s, op.chunk, l), fwd_items_, kind, &deps, true);
+    }
     if (vs == vstages() - 1) {
+      label_layer_ = -2;
       emit_unit(s, op, unit_of(s, op.chunk, -1), head_fwd_, kind, &deps, true);
       return flush(s);
     }
@@ -333,10 +340,15 @@ class StepBuilder {
 
   std::vector<TaskId> emit_backward(int s, const PipeOp& op, std::vector<TaskId> deps) {
     const int vs = op.chunk * p_.pp + s;
+    label_mb_ = op.micro_batch;
+    label_layer_ = -2;
     if (vs == vstages() - 1) emit_unit(s, op, unit_of(s, op.chunk, -1), head_bwd_, TaskKind::backward, &deps, false);
-    for (int l = vlayers_[static_cast<std::size_t>(vs)] - 1; l >= 0; --l)
+    for (int l = vlayers_[static_cast<std::size_t>(vs)] - 1; l >= 0; --l) {
+      label_layer_ = first_layer(vs) + l;
       emit_unit(s, op, unit_of(s, op.chunk, l), bwd_items_, TaskKind::backward, &deps, false, true);
+    }
     if (vs == 0) {
+      label_layer_ = -1;
       emit_unit(s, op, unit_of(s, op.chunk, vlayers_[0]), embed_bwd_, TaskKind::backward, &deps, false);
       return flush(s);
     }
@@ -511,7 +523,13 @@ class StepBuilder {
                   std::vector<sim::ResourceUse> uses, std::int32_t priority) {
     Task t;
     t.stream = s * kStreams + stream;
+    const auto& free = t_.free_comm;
+    if ((kind == TaskKind::tp_comm && free.tp) || (kind == TaskKind::cp_comm && free.cp) ||
+        (kind == TaskKind::pp_send && free.pp) ||
+        ((kind == TaskKind::dp_grad_reduce || kind == TaskKind::dp_param_gather) && free.dp))
+      seconds = 0;
     t.work = Time::from_seconds(seconds);
+    if (timeline_) labels_.push_back({s, stream_names()[static_cast<std::size_t>(stream)], kind, label_mb_, label_layer_});
     t.deps = std::move(deps);
     t.uses = std::move(uses);
     t.priority = priority;
@@ -521,11 +539,25 @@ class StepBuilder {
 
   StepResult measure();
 
+  int first_layer(int vs) const {
+    int first = 0;
+    for (int v = 0; v < vs; ++v) first += vlayers_[static_cast<std::size_t>(v)];
+    return first;
+  }
+  static const std::array<const char*, kStreams>& stream_names() {
+    static const std::array<const char*, kStreams> names = {"compute", "tp_comm", "cp_comm", "pp_send_fwd",
+                                                            "pp_send_bwd", "dp_reduce", "dp_gather"};
+    return names;
+  }
+
   const ModelSpec& m_;
   const TrainingSpec& t_;
   const ParallelSpec& p_;
   const hardware::GpuSpec& gpu_;
   const StepCosts& c_;
+  std::vector<TimelineEntry>* timeline_;
+  std::vector<TimelineEntry> labels_;  // one per task, only when a timeline is wanted
+  int label_mb_ = -1, label_layer_ = -3;  // what the tasks being added belong to
   const Placement place_;
   const int mbs_;
   const std::vector<int> vlayers_;
@@ -543,6 +575,16 @@ enum Category { kCatCompute, kCatTp, kCatCp, kCatPp, kCatDpGather, kCatDpReduce,
 
 StepResult StepBuilder::measure() {
   const sim::RunResult run = sim::run_task_graph(graph_);
+  if (timeline_) {
+    for (std::size_t i = 0; i < graph_.size(); ++i) {
+      const auto& tm = run.timing[i];
+      if (tm.end <= tm.start) continue;
+      TimelineEntry e = labels_[i];
+      e.start_s = tm.start.seconds();
+      e.end_s = tm.end.seconds();
+      timeline_->push_back(e);
+    }
+  }
   StepResult r;
   r.micro_batches = mbs_;
   r.grad_buckets = int(stages_.front().buckets.size());
@@ -634,8 +676,9 @@ StepResult StepBuilder::measure() {
 }  // namespace
 
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                         const hardware::GpuSpec& gpu, const StepCosts& costs) {
-  return StepBuilder(m, t, p, gpu, costs).run();
+                         const hardware::GpuSpec& gpu, const StepCosts& costs,
+                         std::vector<TimelineEntry>* timeline) {
+  return StepBuilder(m, t, p, gpu, costs, timeline).run();
 }
 
 }  // namespace clustersim::models

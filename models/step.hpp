@@ -55,8 +55,20 @@ struct StepResult {
   std::uint64_t events = 0;
 };
 
-/// Builds and runs one step. `costs` come from step_costs() for the same inputs.
+/// One simulated task, for timelines (--trace): where and when it ran and what it was.
+struct TimelineEntry {
+  int stage = 0;
+  const char* stream = "";   ///< compute, tp_comm, cp_comm, pp_send_fwd, pp_send_bwd, dp_reduce, dp_gather
+  TaskKind kind = TaskKind::forward;
+  int micro_batch = -1;      ///< -1: not tied to a micro-batch (optimizer, bucket collectives)
+  int layer = -1;            ///< global block index; -1: embedding, -2: LM head, -3: none
+  double start_s = 0, end_s = 0;
+};
+
+/// Builds and runs one step. `costs` come from step_costs() for the same inputs. When
+/// `timeline` is given it receives every task with a non-zero duration.
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                         const hardware::GpuSpec& gpu, const StepCosts& costs);
+                         const hardware::GpuSpec& gpu, const StepCosts& costs,
+                         std::vector<TimelineEntry>* timeline = nullptr);
 
 }  // namespace clustersim::models

@@ -48,6 +48,11 @@ struct TrainingSpec {
   double grad_bucket_params = 0;     ///< 0: Megatron default max(4e7, 1e6·dp)
   double tokens = 0;                 ///< training budget (tokens) for days-to-train
   FlopsFormula flops_formula = FlopsFormula::megatron;
+  /// What-if switches for the explainer (scenarios/explain.cpp), never read from YAML: a
+  /// communication class set here costs nothing, so its share of the step can be measured.
+  struct FreeComm {
+    bool tp = false, cp = false, pp = false, dp = false;
+  } free_comm;
 
   int micro_batches(const ParallelSpec& p) const { return global_batch / (micro_batch * p.dp); }
 };

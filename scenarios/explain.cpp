@@ -28,12 +28,10 @@ std::vector<Cause> causes() {
   return {
       {"compute slowed by communication kernels (SMs held by NCCL)",
        [](Scenario& s) { s.gpu.comm_sms = 0; }},
-      {"exposed data-parallel communication",
-       [](Scenario& s) {
-         auto& n = s.gpu.node;
-         n.nic_bps = n.nvlink_bps = n.pcie_bps = kHuge;
-         n.net_hop_latency_s = n.nvlink_hop_latency_s = n.collective_base_latency_s = 0;
-       }},
+      {"exposed tensor-parallel communication", [](Scenario& s) { s.training.free_comm.tp = true; }},
+      {"exposed context-parallel (ring attention) communication", [](Scenario& s) { s.training.free_comm.cp = true; }},
+      {"exposed pipeline send/receive", [](Scenario& s) { s.training.free_comm.pp = true; }},
+      {"exposed data-parallel communication", [](Scenario& s) { s.training.free_comm.dp = true; }},
       // The optimizer is one memory-bound kernel at the end of the step, outside any overlap,
       // so its time is taken off the step directly rather than through a scenario knob.
       {"optimizer step", [](Scenario&) {}, true},
@@ -70,10 +68,12 @@ const char* bound_name(hardware::Bound b) {
 }
 
 std::vector<OpRoofline> roofline(const Report& r) {
-  const int mbs = r.step.micro_batches;
-  const int layers = r.scenario.model.layers;
+  // Calls per GPU per step, averaged over the pipeline stages.
+  const double mbs = r.step.micro_batches;
+  const double layers = double(r.scenario.model.layers) / r.scenario.parallel.pp;
+  const double per_stage_mbs = mbs / r.scenario.parallel.pp;
   std::map<std::string, OpRoofline> by_name;
-  auto add = [&](const models::PassCost& pass, int calls) {
+  auto add = [&](const models::PassCost& pass, double calls) {
     for (const auto& op : pass.ops) {
       if (op.time_s <= 0) continue;
       auto& e = by_name[op.name];
@@ -91,10 +91,10 @@ std::vector<OpRoofline> roofline(const Report& r) {
   add(r.costs.layer_fwd, layers * mbs);
   add(r.costs.layer_bwd, layers * mbs);
   add(r.costs.layer_recompute, layers * mbs);
-  add(r.costs.embed_fwd, mbs);
-  add(r.costs.embed_bwd, mbs);
-  add(r.costs.head_fwd, mbs);
-  add(r.costs.head_bwd, mbs);
+  add(r.costs.embed_fwd, per_stage_mbs);
+  add(r.costs.embed_bwd, per_stage_mbs);
+  add(r.costs.head_fwd, per_stage_mbs);
+  add(r.costs.head_bwd, per_stage_mbs);
   std::vector<OpRoofline> out;
   for (auto& [k, v] : by_name) out.push_back(v);
   std::stable_sort(out.begin(), out.end(),
@@ -112,8 +112,9 @@ struct WhatIf {
 Explanation explain(const Scenario& sc, const Report& actual) {
   Explanation ex;
   ex.method =
-      "cumulative re-simulation: each cause is removed in turn (network made free, optimizer "
-      "taken off, recompute off, HBM made free, launch gaps zero, attention and GEMMs at peak) "
+      "cumulative re-simulation: each cause is removed in turn (NCCL SMs returned, TP/CP/PP/DP "
+      "collectives made free, optimizer taken off, recompute off, HBM made free, launch gaps "
+      "zero, attention and GEMMs at peak) "
       "and the MFU gain of each removal is its share of the loss";
   const double flops = actual.flops.model * actual.tokens_per_step;
   const double peak_total = actual.peak_flops * actual.num_gpus;
@@ -135,11 +136,9 @@ Explanation explain(const Scenario& sc, const Report& actual) {
   // the formula counts the full s² attention square and 2× forward for its backward, while a
   // causal flash kernel skips masked blocks and recomputes QKᵀ in backward.
   const Report last = simulate(cur);
-  const double idle = last.step.breakdown.idle_s;
-  if (idle > 0) {
-    ex.waterfall.push_back({"idle (pipeline bubble, waits)", mfu_of(prev_step - idle) - mfu_of(prev_step), idle});
-    prev_step -= idle;
-  }
+  const double idle = last.step.breakdown.idle_s + last.step.breakdown.bubble_s;
+  ex.waterfall.push_back({"pipeline bubble and other idle time", mfu_of(prev_step - idle) - mfu_of(prev_step), idle});
+  prev_step -= idle;
   ex.waterfall.push_back({"FLOP-count convention (causal skips, flash bwd recompute, FP8 attention)",
                           1.0 - mfu_of(prev_step), prev_step - flops / peak_total});
 
@@ -163,6 +162,24 @@ Explanation explain(const Scenario& sc, const Report& actual) {
     candidates.push_back({dp_comm, {fmt::format("training.global_batch {} → {} (more gradient accumulation)",
                                                 t.global_batch, 2 * t.global_batch),
                                     [](Scenario& s) { s.training.global_batch *= 2; return true; }}});
+  }
+  const auto tp_comm = points_of("exposed tensor-parallel");
+  if (tp_comm.seconds > 0.05 * actual.step_time_s && !p.tp_comm_overlap)
+    candidates.push_back({tp_comm, {"parallelism.tp_comm_overlap false → true",
+                                    [](Scenario& s) { return (s.parallel.tp_comm_overlap = true); }}});
+  const auto bubble = points_of("pipeline bubble");
+  if (bubble.seconds > 0.05 * actual.step_time_s && p.pp > 1) {
+    candidates.push_back({bubble, {fmt::format("training.global_batch {} → {} (more micro-batches per pipeline)",
+                                               t.global_batch, 2 * t.global_batch),
+                                   [](Scenario& s) { s.training.global_batch *= 2; return true; }}});
+    const int vpp = 2 * p.vpp;
+    if (p.pp_layers.empty() && sc.model.layers % (p.pp * vpp) == 0 && t.micro_batches(p) % p.pp == 0)
+      candidates.push_back({bubble, {fmt::format("parallelism.schedule interleaved, vpp {} → {}", p.vpp, vpp),
+                                     [vpp](Scenario& s) {
+                                       s.parallel.schedule = models::PipelineSchedule::interleaved;
+                                       s.parallel.vpp = vpp;
+                                       return true;
+                                     }}});
   }
   const auto recompute = points_of("activation recompute");
   if (recompute.seconds > 0.10 * actual.step_time_s && t.recompute == models::Recompute::full)

@@ -24,7 +24,7 @@ struct OpRoofline {
   double bytes = 0;        ///< per call
   double intensity = 0;    ///< FLOP per byte
   double achieved_flops = 0;  ///< FLOP/s while it runs
-  int calls_per_step = 0;
+  double calls_per_step = 0;  ///< per GPU, averaged over pipeline stages
 };
 
 struct Advice {

@@ -4,7 +4,7 @@
 
 namespace clustersim::scenarios {
 
-Report simulate(const Scenario& sc) {
+Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline) {
   Report r;
   r.scenario = sc;
   const auto& t = sc.training;
@@ -13,7 +13,7 @@ Report simulate(const Scenario& sc) {
   r.flops = models::flops_per_token(sc.model, t);
   r.peak_flops = sc.gpu.peak(t.precision);
   r.costs = models::step_costs(sc.model, t, sc.parallel, sc.gpu);
-  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs);
+  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, timeline);
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
   r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
   // Padded slots are computed (the step is simulated at seq_len) but only real tokens count as

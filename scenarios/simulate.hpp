@@ -39,7 +39,8 @@ struct Report {
   } monte_carlo;
 };
 
-Report simulate(const Scenario& sc);
+/// `timeline`, when given, receives every simulated task (for --trace).
+Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline = nullptr);
 /// Replays the training run `runs` times with random failure times (models::monte_carlo_run_s).
 void add_monte_carlo(Report& r, int runs, std::uint64_t seed);
 

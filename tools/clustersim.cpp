@@ -17,6 +17,7 @@
 #include "tools/explain_report.hpp"
 #include "tools/mfu_command.hpp"
 #include "tools/report.hpp"
+#include "tools/trace.hpp"
 
 namespace {
 
@@ -26,6 +27,7 @@ struct RunOptions {
   bool json = false;
   bool explain = false;
   std::string plot;
+  std::string trace;
   int monte_carlo = 0;
   std::uint64_t seed = 1;
 };
@@ -33,7 +35,9 @@ struct RunOptions {
 int run_command(const RunOptions& opt) {
   using namespace clustersim;
   const scenarios::Scenario sc = scenarios::load_scenario_file(opt.scenario, opt.sets);
-  scenarios::Report report = scenarios::simulate(sc);
+  std::vector<models::TimelineEntry> timeline;
+  scenarios::Report report = scenarios::simulate(sc, opt.trace.empty() ? nullptr : &timeline);
+  if (!opt.trace.empty()) tools::write_file_atomically(opt.trace, tools::chrome_trace(timeline, sc.name));
   if (opt.monte_carlo > 0) scenarios::add_monte_carlo(report, opt.monte_carlo, opt.seed);
   std::string out;
   if (opt.explain) {
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
   run->add_flag("--explain", ro.explain, "add the MFU-loss waterfall, the top kernels' roofline and advice");
   auto* plot = run->add_option("--plot", ro.plot, "with --explain: write the waterfall as an SVG chart");
   plot->needs(run->get_option("--explain"));
+  run->add_option("--trace", ro.trace, "write the simulated step as Chrome trace JSON (open in Perfetto)");
   run->add_option("--monte-carlo", ro.monte_carlo, "replay the whole run N times with random failure times")
       ->check(CLI::Range(0, 1000000));
   run->add_option("--seed", ro.seed, "random seed for --monte-carlo (same seed, same output)");

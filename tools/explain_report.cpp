@@ -34,7 +34,8 @@ std::string format_explain_text(const scenarios::Explanation& ex, const scenario
   std::string o = "\n  where the MFU went (points of peak; seconds per step)\n";
   o += fmt::format("    {:<72} {:>6.1f}\n", "peak", 100.0);
   for (const auto& w : ex.waterfall)
-    o += fmt::format("    − {:<70} {:>6.1f}   {:>8.4f} s\n", w.cause, 100 * w.mfu_points, w.seconds);
+    if (w.mfu_points != 0 || w.seconds != 0)  // causes this plan does not have are left out
+      o += fmt::format("    − {:<70} {:>6.1f}   {:>8.4f} s\n", w.cause, 100 * w.mfu_points, w.seconds);
   o += fmt::format("    {:<72} {:>6.1f}\n", "= achieved MFU", 100 * r.mfu);
   o += fmt::format("    ({})\n", ex.method);
   o += fmt::format("\n  top kernels by time per step (ridge point {:.0f} FLOP/byte)\n", ex.ridge_flop_per_byte);
@@ -66,7 +67,7 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
     const auto& op = ex.ops[i];
     o += fmt::format(
         "{}\n      {{\"name\": \"{}\", \"kind\": \"{}\", \"bound\": \"{}\", \"seconds_per_step\": {:.10g}, "
-        "\"calls_per_step\": {}, \"flop\": {:.10g}, \"bytes\": {:.10g}, \"flop_per_byte\": {:.10g}, "
+        "\"calls_per_step\": {:.10g}, \"flop\": {:.10g}, \"bytes\": {:.10g}, \"flop_per_byte\": {:.10g}, "
         "\"achieved_flops\": {:.10g}}}",
         i ? "," : "", esc(op.name), op.kind, op.bound, op.seconds_per_step, op.calls_per_step, op.flop, op.bytes,
         op.intensity, op.achieved_flops);

@@ -57,3 +57,19 @@ TEST_CASE("roofline classes: GEMMs compute-bound, norms memory-bound", "[scenari
     }
   }
 }
+
+TEST_CASE("the waterfall of a 3D-parallel 175B plan adds up and shows its parallel losses", "[scenarios][explain]") {
+  const auto sc = scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/175b_1024xa100.yaml");
+  const auto r = scenarios::simulate(sc);
+  const auto ex = scenarios::explain(sc, r);
+  double sum = 0;
+  for (const auto& w : ex.waterfall) sum += w.mfu_points;
+  REQUIRE(1.0 - sum == Approx(r.mfu).epsilon(1e-9));
+  auto points = [&](const std::string& prefix) {
+    for (const auto& w : ex.waterfall)
+      if (w.cause.rfind(prefix, 0) == 0) return w.mfu_points;
+    return -1.0;
+  };
+  REQUIRE(points("exposed tensor-parallel") > 0.01);
+  REQUIRE(points("pipeline bubble") > 0.005);
+}

@@ -2,6 +2,9 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
 
 #include "support/scenario_fixture.hpp"
 
@@ -134,4 +137,28 @@ TEST_CASE("the waterfall SVG renders to a PNG (rsvg-convert, installed by tools/
   REQUIRE(r.exit_code == 0);
   std::ifstream in(png, std::ios::binary | std::ios::ate);
   REQUIRE(in.tellg() > 5000);
+}
+
+TEST_CASE("run with a trace file writes Chrome trace JSON whose events span the simulated step", "[tools]") {
+  const std::string trace = "/tmp/clustersim_test_trace.json";
+  std::remove(trace.c_str());
+  const auto r = run_command(kBin + " run " + kSrc + "/scenarios/175b_1024xa100.yaml --json --trace " + trace);
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node doc = YAML::LoadFile(trace);  // JSON is YAML: a parse failure throws
+  const YAML::Node events = doc["traceEvents"];
+  REQUIRE(events.IsSequence());
+  double end_us = 0;
+  std::set<std::string> threads;
+  std::size_t complete = 0;
+  for (const auto& e : events) {
+    if (e["ph"].as<std::string>() == "M") {
+      if (e["name"].as<std::string>() == "thread_name") threads.insert(e["args"]["name"].as<std::string>());
+      continue;
+    }
+    ++complete;
+    end_us = std::max(end_us, e["ts"].as<double>() + e["dur"].as<double>());
+  }
+  REQUIRE(complete > 1000);
+  REQUIRE(end_us / 1e6 == Approx(json_number(r.out, "step_time_s")).epsilon(1e-6));
+  for (const char* stream : {"compute", "tp_comm", "pp_send_fwd", "dp_reduce"}) REQUIRE(threads.count(stream) == 1);
 }
