@@ -4,7 +4,7 @@
 #include <cmath>
 #include <utility>
 
-#include "topologies/collective.hpp"
+#include "topologies/network.hpp"
 
 namespace clustersim::models {
 
@@ -31,7 +31,7 @@ using topologies::Collective;
 constexpr std::int32_t kComputeStream = 0;
 constexpr std::int32_t kDpStream = 1;
 constexpr std::int32_t kSmResource = 0;
-constexpr std::int32_t kDpNetResource = 1;
+constexpr std::int32_t kLinkResourceBase = 1;  // + link class (topologies/topology.hpp)
 
 // Adam with fp32 master weights, per local parameter: read grad, master, m, v (16 B), write
 // master, m, v (12 B) and the bf16 weight (2 B), plus the gradient-norm read (4 B).
@@ -45,8 +45,8 @@ struct Bucket {
 class StepBuilder {
  public:
   StepBuilder(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-              const hardware::GpuSpec& gpu, const StepCosts& c)
-      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c) {}
+              const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net)
+      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net) {}
 
   StepResult run() {
     const int mbs = t_.micro_batches(p_);
@@ -147,12 +147,6 @@ class StepBuilder {
                     sharded ? Collective::reduce_scatter : Collective::all_reduce, bytes, {after});
   }
 
-  topologies::GroupShape dp_shape() const {
-    const int inner = p_.tp * p_.cp * p_.pp;
-    const int per_node = std::max(1, gpu_.node.gpus_per_node / inner);
-    return {p_.dp, std::min(p_.dp, per_node)};
-  }
-
   TaskId add_compute(TaskKind kind, double seconds, std::vector<TaskId> deps) {
     Task t;
     t.stream = kComputeStream;
@@ -164,16 +158,13 @@ class StepBuilder {
   }
 
   TaskId add_comm(TaskKind kind, Collective c, double bytes, std::vector<TaskId> deps) {
-    const auto cost = topologies::collective_cost(gpu_.node, c, bytes, dp_shape());
-    Task t;
-    t.stream = kDpStream;
-    t.work = Time::from_seconds(cost.time_s);
-    t.deps = std::move(deps);
+    // All DP groups run this collective at once; their flows load the topology's links, and
+    // the task's demand on each link class lets concurrent transfers share it.
+    const auto cost = net_.cost(c, topologies::GroupDim::dp, bytes);
     // NCCL kernels occupy comm_sms SMs while they run (hardware.md §3.9), slowing compute.
-    t.uses = {{kSmResource, double(gpu_.comm_sms) / gpu_.sms}, {kDpNetResource, 1.0}};
-    t.priority = 1;
-    t.tag = static_cast<std::int32_t>(kind);
-    return graph_.add(std::move(t));
+    return topologies::append_collective(graph_, cost, kDpStream, std::move(deps), kLinkResourceBase,
+                                         {{kSmResource, double(gpu_.comm_sms) / gpu_.sms}}, 1,
+                                         static_cast<std::int32_t>(kind));
   }
 
   StepResult measure(int mbs) {
@@ -229,6 +220,7 @@ class StepBuilder {
   const ParallelSpec& p_;
   const hardware::GpuSpec& gpu_;
   const StepCosts& c_;
+  const topologies::Network& net_;
   sim::TaskGraph graph_;
   std::vector<Bucket> buckets_;
   std::size_t next_bucket_ = 0;
@@ -239,8 +231,13 @@ class StepBuilder {
 }  // namespace
 
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                         const hardware::GpuSpec& gpu, const StepCosts& costs) {
-  return StepBuilder(m, t, p, gpu, costs).run();
+                         const hardware::GpuSpec& gpu, const StepCosts& costs,
+                         const topologies::Network* network) {
+  if (network) return StepBuilder(m, t, p, gpu, costs, *network).run();
+  const auto topo = topologies::topology_from_node(gpu.node);
+  const topologies::Network own(topo, topologies::Network::nodes_for(topo, p.tp * p.cp * p.pp * p.dp),
+                                {p.tp, p.cp, p.pp, p.dp});
+  return StepBuilder(m, t, p, gpu, costs, own).run();
 }
 
 }  // namespace clustersim::models

@@ -11,6 +11,7 @@
 #include "models/training_spec.hpp"
 #include "sim/runner.hpp"
 #include "sim/task_graph.hpp"
+#include "topologies/network.hpp"
 
 namespace clustersim::models {
 
@@ -41,8 +42,10 @@ struct StepResult {
   std::uint64_t events = 0;
 };
 
-/// Builds and runs one step. `costs` come from step_costs() for the same inputs.
+/// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network`
+/// (the cluster's topology and placement) defaults to the one implied by gpu.node.
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                         const hardware::GpuSpec& gpu, const StepCosts& costs);
+                         const hardware::GpuSpec& gpu, const StepCosts& costs,
+                         const topologies::Network* network = nullptr);
 
 }  // namespace clustersim::models

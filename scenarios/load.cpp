@@ -8,6 +8,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/presets.hpp"
+#include "scenarios/topology_load.hpp"
 #include "scenarios/yaml_reader.hpp"
 
 namespace clustersim::scenarios {
@@ -209,13 +210,38 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   overridden->insert(path);
 }
 
+// `network: {topology: NAME, algorithm: auto|ring|tree|hierarchical}`; without a topology the
+// hardware profile's node section describes a non-blocking rail-optimized fat tree.
+void read_network(const YamlReader& top, Scenario* sc) {
+  const YamlReader net = top.child("network");
+  net.allow_only({"topology", "algorithm"});
+  sc->network.topology = topologies::topology_from_node(sc->gpu.node);
+  if (net.has("topology")) {
+    const std::string name = net.text("topology", "");
+    if (!topology_preset_texts().count(name)) {
+      const std::string near = nearest(name, topology_names());
+      net.fail("topology", fmt::format("unknown topology '{}'{}; available: {}", name,
+                                       near.empty() ? "" : " (did you mean '" + near + "'?)", join(topology_names())));
+    }
+    sc->network.topology = topology_preset(name);
+    const int k = sc->network.topology.gpus_per_node;
+    const YamlReader cluster = top.child("cluster");
+    if (cluster.has("gpus_per_node") && sc->cluster.gpus_per_node != k)
+      cluster.fail("gpus_per_node", fmt::format("is {} but topology '{}' has {} GPUs per node; omit it or make them agree",
+                                                sc->cluster.gpus_per_node, name, k));
+    sc->cluster.gpus_per_node = sc->gpu.node.gpus_per_node = k;
+  }
+  sc->network.algorithm = static_cast<topologies::AlgorithmChoice>(
+      net.choice("algorithm", {"auto", "ring", "tree", "hierarchical"}, 0));
+}
+
 Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {
   if (!root || root.IsNull()) throw ScenarioError(fmt::format("{}: the scenario is empty", source));
   if (!root.IsMap()) throw ScenarioError(fmt::format("{}: a scenario must be a mapping of keys (name, model, hardware, ...)", source));
   std::set<std::string> overridden;
   for (const auto& o : overrides) apply_override(root, o, &overridden);
   const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden);
-  top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training"});
+  top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training", "network"});
 
   Scenario sc;
   sc.source = source;
@@ -233,6 +259,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
   sc.cluster.gpus_per_node = cluster.integer("gpus_per_node", sc.gpu.node.gpus_per_node, 1, 1024);
   sc.gpu.node.gpus_per_node = sc.cluster.gpus_per_node;
+  read_network(top, &sc);
 
   const YamlReader par = top.child("parallelism");
   par.allow_only({"tp", "pp", "cp", "dp", "zero_stage"});

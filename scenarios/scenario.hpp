@@ -5,12 +5,21 @@
 #include "hardware/gpu_spec.hpp"
 #include "models/model_spec.hpp"
 #include "models/training_spec.hpp"
+#include "topologies/collective.hpp"
+#include "topologies/topology_spec.hpp"
 
 namespace clustersim::scenarios {
 
 struct ClusterSpec {
   int gpus = 0;
   int gpus_per_node = 8;
+};
+
+/// The `network:` section: which topology the cluster is wired as, and the collective
+/// algorithm policy (all-reduce; `automatic` chooses like NCCL).
+struct NetworkSpec {
+  topologies::TopologySpec topology;  ///< a preset, or derived from the hardware profile's node
+  topologies::AlgorithmChoice algorithm = topologies::AlgorithmChoice::automatic;
 };
 
 struct Scenario {
@@ -23,6 +32,7 @@ struct Scenario {
   ClusterSpec cluster;
   models::ParallelSpec parallel;
   models::TrainingSpec training;
+  NetworkSpec network;
 };
 
 }  // namespace clustersim::scenarios

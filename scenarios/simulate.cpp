@@ -11,7 +11,11 @@ Report simulate(const Scenario& sc) {
   r.flops = models::flops_per_token(sc.model, t);
   r.peak_flops = sc.gpu.peak(t.precision);
   r.costs = models::step_costs(sc.model, t, sc.parallel, sc.gpu);
-  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs);
+  const auto& par = sc.parallel;
+  const topologies::Network network(sc.network.topology,
+                                    topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
+                                    {par.tp, par.cp, par.pp, par.dp}, sc.network.algorithm);
+  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, &network);
   r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
   r.tokens_per_step = double(t.global_batch) * t.seq_len;
   r.step_time_s = r.step.step_time_s;

@@ -11,6 +11,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
+#include "tools/collective_command.hpp"
 #include "tools/report.hpp"
 
 namespace {
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
   run->add_option("scenario", scenario, "scenario YAML file")->required();
   run->add_option("--set", sets, "override a scenario key: --set training.micro_batch=2")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_flag("--json", json, "print one JSON object (SI units) instead of the summary");
+  clustersim::tools::CollectiveOptions collective_options;
+  auto* collective = clustersim::tools::add_collective_command(app, collective_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -48,6 +51,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*run) return run_command(scenario, sets, json);
+    if (*collective) return clustersim::tools::run_collective(collective_options);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

@@ -1,0 +1,229 @@
+#include "topologies/topology.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/property_map/property_map.hpp>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace clustersim::topologies {
+
+const char* link_class_name(int c) {
+  static const char* names[kLinkClasses] = {"nvlink-out", "nvlink-in", "pcie-up",   "pcie-down",
+                                            "nic-out",    "nic-in",    "leaf-up",   "leaf-down"};
+  return c >= 0 && c < kLinkClasses ? names[c] : "?";
+}
+
+TopologySpec topology_from_node(const hardware::NodeSpec& node) {
+  TopologySpec t;
+  t.name = "derived";
+  t.description = "derived from the hardware profile's node section";
+  t.node_kind = node.nvlink_bps > 0 ? NodeKind::nvswitch : NodeKind::pcie;
+  t.gpus_per_node = node.gpus_per_node;
+  t.nvlink_bps = node.nvlink_bps;
+  t.nvlink_efficiency = node.nvlink_efficiency;
+  t.pcie_bps = node.pcie_bps;
+  t.pcie_efficiency = node.pcie_efficiency;
+  t.nics_per_node = node.nics_per_node;
+  t.nic_bps = node.nic_bps;
+  t.nic_efficiency = node.nic_efficiency;
+  return t;
+}
+
+namespace {
+
+constexpr int kIntraNodeCost = 1;   // route cost of a hop inside a node
+constexpr int kNetworkCost = 10;    // a hop through a NIC or switch port
+
+using EdgeProps = boost::property<boost::edge_index_t, int, boost::property<boost::edge_weight_t, int>>;
+using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProps>;
+using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
+
+void check(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+
+void validate(const TopologySpec& s, int nodes) {
+  check(nodes >= 1, "the cluster needs at least one node");
+  check(s.gpus_per_node >= 1, "gpus_per_node must be at least 1");
+  if (s.node_kind != NodeKind::pcie)
+    check(s.nvlink_bps > 0, "an NVLink node needs nvlink_bandwidth above zero");
+  check(s.pcie_bps > 0, "pcie_bandwidth must be above zero");
+  for (double e : {s.nvlink_efficiency, s.pcie_efficiency, s.nic_efficiency})
+    check(e > 0 && e <= 1.5, "efficiencies must be in (0, 1.5]");
+  check(s.gpus_per_pcie_switch >= 1, "gpus_per_pcie_switch must be at least 1");
+  check(s.nics_per_node >= 1, "nics_per_node must be at least 1");
+  check(s.nics_per_node <= s.gpus_per_node, "nics_per_node cannot exceed gpus_per_node (one NIC per GPU at most)");
+  check(s.nic_bps > 0, "nic_bandwidth must be above zero");
+  check(s.nodes_per_leaf >= 1, "nodes_per_leaf must be at least 1");
+  check(s.oversubscription >= 1.0, "oversubscription must be at least 1 (downlink : uplink)");
+}
+
+}  // namespace
+
+struct Topology::Graph {
+  BoostGraph g;
+  std::vector<Vertex> gpu;  // GPU index → vertex
+  // Scratch for routes_from, reset only where a search touched it.
+  mutable std::vector<Vertex> pred;
+  mutable std::vector<int> dist;
+  mutable std::vector<boost::default_color_type> color;
+  mutable std::vector<Vertex> touched;
+};
+
+Topology::~Topology() = default;
+Topology::Topology(Topology&&) noexcept = default;
+Topology& Topology::operator=(Topology&&) noexcept = default;
+std::size_t Topology::num_vertices() const { return boost::num_vertices(g_->g); }
+
+Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
+  validate(spec, nodes);
+  auto& g = g_->g;
+  auto vertex = [&] { return boost::add_vertex(g); };
+  // One link each way; returns nothing, records bandwidth/kind per direction.
+  auto connect = [&](Vertex lower, Vertex upper, double bps, LinkKind kind) {
+    const int cost = kind == LinkKind::nic || kind == LinkKind::uplink ? kNetworkCost : kIntraNodeCost;
+    for (bool up : {true, false}) {
+      const int id = static_cast<int>(links_.size());
+      links_.push_back({bps, kind, up});
+      boost::add_edge(up ? lower : upper, up ? upper : lower, EdgeProps(id, cost), g);
+    }
+  };
+  const int k = spec.gpus_per_node;
+  const double nvlink = spec.nvlink_bps * spec.nvlink_efficiency;
+  const double pcie = spec.pcie_bps * spec.pcie_efficiency;
+  const double nic = spec.nic_bps * spec.nic_efficiency;
+  const int groups = (nodes + spec.nodes_per_leaf - 1) / spec.nodes_per_leaf;
+  const int leaves = spec.rail_optimized ? groups * spec.nics_per_node : groups;
+  std::vector<Vertex> leaf(static_cast<std::size_t>(leaves));
+  for (auto& v : leaf) v = vertex();
+  if (leaves > 1) {
+    // One spine vertex stands for the spine layer; each leaf's uplinks are one trunk of
+    // (downlinks × NIC rate / oversubscription), i.e. ideal ECMP over the parallel uplinks.
+    const Vertex spine = vertex();
+    const int downlinks = spec.nodes_per_leaf * (spec.rail_optimized ? 1 : spec.nics_per_node);
+    for (auto v : leaf) connect(v, spine, downlinks * nic / spec.oversubscription, LinkKind::uplink);
+  }
+  g_->gpu.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(k));
+  for (int n = 0; n < nodes; ++n) {
+    std::vector<Vertex> gpus(static_cast<std::size_t>(k));
+    for (int i = 0; i < k; ++i) gpus[static_cast<std::size_t>(i)] = g_->gpu[static_cast<std::size_t>(n * k + i)] = vertex();
+    // What each NIC hangs off: the GPU next to it (NVLink nodes) or a PCIe switch.
+    std::vector<Vertex> nic_parent(static_cast<std::size_t>(spec.nics_per_node));
+    if (spec.node_kind == NodeKind::pcie) {
+      const Vertex host = vertex();
+      const int switches = (k + spec.gpus_per_pcie_switch - 1) / spec.gpus_per_pcie_switch;
+      std::vector<Vertex> sw(static_cast<std::size_t>(switches));
+      for (auto& v : sw) {
+        v = vertex();
+        connect(v, host, pcie, LinkKind::pcie);
+      }
+      for (int i = 0; i < k; ++i) connect(gpus[static_cast<std::size_t>(i)], sw[static_cast<std::size_t>(i / spec.gpus_per_pcie_switch)], pcie, LinkKind::pcie);
+      for (int j = 0; j < spec.nics_per_node; ++j)
+        nic_parent[static_cast<std::size_t>(j)] = sw[static_cast<std::size_t>(j * switches / spec.nics_per_node)];
+    } else {
+      const Vertex nvswitch = vertex();
+      for (auto v : gpus) connect(v, nvswitch, nvlink, LinkKind::nvlink);
+      for (int j = 0; j < spec.nics_per_node; ++j)
+        nic_parent[static_cast<std::size_t>(j)] = gpus[static_cast<std::size_t>(j * k / spec.nics_per_node)];
+    }
+    for (int j = 0; j < spec.nics_per_node; ++j) {
+      const Vertex v = vertex();
+      connect(nic_parent[static_cast<std::size_t>(j)], v, pcie, LinkKind::pcie);
+      const int group = n / spec.nodes_per_leaf;
+      connect(v, leaf[static_cast<std::size_t>(spec.rail_optimized ? group * spec.nics_per_node + j : group)], nic, LinkKind::nic);
+    }
+  }
+  const std::size_t nv = boost::num_vertices(g);
+  g_->pred.resize(nv);
+  for (std::size_t v = 0; v < nv; ++v) g_->pred[v] = v;
+  g_->dist.assign(nv, std::numeric_limits<int>::max());
+  g_->color.assign(nv, boost::white_color);
+  // Every GPU must reach every other one (it can fail only if a generator above is wrong).
+  std::vector<int> all(static_cast<std::size_t>(gpus()));
+  for (int i = 0; i < gpus(); ++i) all[static_cast<std::size_t>(i)] = i;
+  routes_from(0, all, [](std::size_t, std::span<const int>) {});
+}
+
+namespace {
+
+struct Reached {};
+
+class StopAtTargets : public boost::default_dijkstra_visitor {
+ public:
+  StopAtTargets(std::vector<char>* is_target, std::size_t* left, std::vector<Vertex>* touched)
+      : is_target_(is_target), left_(left), touched_(touched) {}
+  void discover_vertex(Vertex v, const BoostGraph&) const { touched_->push_back(v); }
+  void examine_vertex(Vertex v, const BoostGraph&) const {
+    if ((*is_target_)[v]) {
+      (*is_target_)[v] = 0;
+      if (--*left_ == 0) throw Reached{};
+    }
+  }
+
+ private:
+  std::vector<char>* is_target_;
+  std::size_t* left_;
+  std::vector<Vertex>* touched_;
+};
+
+}  // namespace
+
+void Topology::routes_from(int src, std::span<const int> dsts,
+                           const std::function<void(std::size_t, std::span<const int>)>& visit) const {
+  auto& G = *g_;
+  const std::size_t nv = boost::num_vertices(G.g);
+  std::vector<char> is_target(nv, 0);
+  std::size_t left = 0;
+  for (int d : dsts) {
+    check(d >= 0 && d < gpus(), "route to a GPU outside the topology");
+    const Vertex v = G.gpu[static_cast<std::size_t>(d)];
+    if (!is_target[v]) ++left, is_target[v] = 1;
+  }
+  check(src >= 0 && src < gpus(), "route from a GPU outside the topology");
+  const Vertex s = G.gpu[static_cast<std::size_t>(src)];
+  G.touched.clear();
+  G.dist[s] = 0;
+  if (left > 0) {
+    try {
+      auto index = boost::get(boost::vertex_index, G.g);
+      boost::dijkstra_shortest_paths_no_init(
+          G.g, s, boost::make_iterator_property_map(G.pred.begin(), index),
+          boost::make_iterator_property_map(G.dist.begin(), index), boost::get(boost::edge_weight, G.g), index,
+          std::less<int>(), boost::closed_plus<int>(), 0, StopAtTargets(&is_target, &left, &G.touched),
+          boost::make_iterator_property_map(G.color.begin(), index));
+    } catch (const Reached&) {
+    }
+  }
+  std::vector<int> route;
+  const auto edge_index = boost::get(boost::edge_index, G.g);
+  bool unreachable = left > 0;
+  for (std::size_t i = 0; i < dsts.size() && !unreachable; ++i) {
+    route.clear();
+    Vertex v = G.gpu[static_cast<std::size_t>(dsts[i])];
+    while (v != s) {
+      const Vertex p = G.pred[v];
+      if (p == v) { unreachable = true; break; }
+      route.push_back(boost::get(edge_index, boost::edge(p, v, G.g).first));
+      v = p;
+    }
+    if (unreachable) break;
+    std::reverse(route.begin(), route.end());
+    visit(i, route);
+  }
+  for (Vertex v : G.touched) {
+    G.pred[v] = v;
+    G.dist[v] = std::numeric_limits<int>::max();
+    G.color[v] = boost::white_color;
+  }
+  G.pred[s] = s;
+  G.dist[s] = std::numeric_limits<int>::max();
+  G.color[s] = boost::white_color;
+  check(!unreachable, "the topology is disconnected: GPU " + std::to_string(src) + " cannot reach every GPU it must");
+}
+
+}  // namespace clustersim::topologies
