@@ -1,0 +1,142 @@
+#include <catch2/catch.hpp>
+
+#include "scenarios/topology_load.hpp"
+#include "sim/runner.hpp"
+#include "topologies/network.hpp"
+
+using namespace clustersim::topologies;
+
+namespace {
+
+TopologySpec nvswitch_node(int gpus) {
+  TopologySpec t;
+  t.gpus_per_node = gpus;
+  t.nvlink_bps = 400e9;
+  t.nvlink_efficiency = 0.75;
+  t.pcie_bps = 60e9;
+  t.pcie_efficiency = 1.0;
+  t.nics_per_node = gpus;
+  t.nic_bps = 50e9;
+  t.nic_efficiency = 0.9;
+  return t;
+}
+
+Network whole_cluster(const TopologySpec& spec, int nodes, AlgorithmChoice a = AlgorithmChoice::automatic) {
+  Layout l;
+  l.dp = nodes * spec.gpus_per_node;
+  return Network(spec, nodes, l, a);
+}
+
+double busbw(const Network& net, Collective c, double bytes) {
+  const auto t = net.cost(c, GroupDim::dp, bytes);
+  return bytes / t.time_s * bus_factor(c, net.layout().ranks());
+}
+
+}  // namespace
+
+TEST_CASE("bus factors follow the nccl-tests definitions", "[topologies]") {
+  CHECK(bus_factor(Collective::all_reduce, 8) == Approx(2.0 * 7 / 8));
+  CHECK(bus_factor(Collective::reduce_scatter, 8) == Approx(7.0 / 8));
+  CHECK(bus_factor(Collective::all_gather, 16) == Approx(15.0 / 16));
+  CHECK(bus_factor(Collective::all_to_all, 4) == Approx(3.0 / 4));
+  CHECK(bus_factor(Collective::send_recv, 2) == Approx(1.0));
+  CHECK(bus_factor(Collective::all_reduce, 1) == 0.0);
+}
+
+TEST_CASE("ring all-reduce inside one node equals the closed form", "[topologies]") {
+  for (int n : {2, 4, 8}) {
+    const TopologySpec spec = nvswitch_node(n);
+    const Network net = whole_cluster(spec, 1, AlgorithmChoice::ring);
+    const double bytes = 4e9;
+    const auto t = net.cost(Collective::all_reduce, GroupDim::dp, bytes);
+    REQUIRE(t.protocol == Protocol::simple);
+    // NCCL ring (hardware.md §3.6/§3.8): base + 2(n−1)·hop + S·2(n−1)/n / B.
+    const double expected = 8.4e-6 + 2 * (n - 1) * 3.4e-6 + bytes * 2.0 * (n - 1) / n / (400e9 * 0.75);
+    CHECK(t.time_s == Approx(expected).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("ring all-reduce across nodes is bound by the slowest link class of a rail", "[topologies]") {
+  const TopologySpec spec = nvswitch_node(8);
+  const Network net = whole_cluster(spec, 4, AlgorithmChoice::ring);
+  // One ring per NIC: busbw = min(NVLink, NICs × NIC, NICs × PCIe) for large messages.
+  const double bound = std::min({400e9 * 0.75, 8 * 50e9 * 0.9, 8 * 60e9});
+  CHECK(busbw(net, Collective::all_reduce, 16e9) == Approx(bound).epsilon(0.02));
+}
+
+TEST_CASE("dgx-h100 large all-reduce busbw is within 15% of the measured figures", "[topologies][reference]") {
+  const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
+  // hardware.md §3.6: 8x H100 ring ≈370 GB/s (NVLS not modelled); §3.7: 8 x NDR per node,
+  // multi-node ring busbw 370–390 GB/s.
+  const std::vector<std::pair<int, double>> measured = {{1, 370e9}, {2, 380e9}, {16, 380e9}, {128, 380e9}};
+  for (const auto& [nodes, ref] : measured) {
+    const Network net = whole_cluster(spec, nodes);
+    const double bw = busbw(net, Collective::all_reduce, 16.0 * (1ull << 30));
+    INFO(nodes << " nodes: predicted " << bw / 1e9 << " GB/s vs measured " << ref / 1e9);
+    CHECK(std::abs(bw / ref - 1) < 0.15);
+  }
+}
+
+TEST_CASE("dgx-a100 busbw matches the measured single-node and multi-node figures", "[topologies][reference]") {
+  const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-a100");
+  // hardware.md §3.6: 234.89 GB/s @ 16 GiB on one node; §3.7: ≈192 GB/s across nodes.
+  CHECK(std::abs(busbw(whole_cluster(spec, 1), Collective::all_reduce, 16.0 * (1ull << 30)) / 234.89e9 - 1) < 0.15);
+  CHECK(std::abs(busbw(whole_cluster(spec, 8, AlgorithmChoice::ring), Collective::all_reduce, 16.0 * (1ull << 30)) / 192e9 - 1) < 0.15);
+}
+
+TEST_CASE("small all-reduce latency is tens of microseconds", "[topologies][reference]") {
+  const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
+  // hardware.md §3.8: 8 GPUs, 32 KiB ≈ 40–44 µs; 2 x 8 H20 nodes ≈ 46–47 µs; 8 x H20 4 B ≈ 12.5 µs.
+  for (int nodes : {1, 2, 16}) {
+    const double t = whole_cluster(spec, nodes).cost(Collective::all_reduce, GroupDim::dp, 32 * 1024).time_s;
+    INFO(nodes << " nodes: " << t * 1e6 << " us");
+    CHECK(t > 5e-6);
+    CHECK(t < 100e-6);
+  }
+}
+
+TEST_CASE("automatic choice uses the tree for small multi-node messages and the ring for large ones", "[topologies]") {
+  const Network net = whole_cluster(clustersim::scenarios::topology_preset("dgx-h100"), 16);
+  CHECK(net.cost(Collective::all_reduce, GroupDim::dp, 64 * 1024).algorithm == Algorithm::tree);
+  CHECK(net.cost(Collective::all_reduce, GroupDim::dp, 16e9).algorithm == Algorithm::ring);
+  CHECK(whole_cluster(clustersim::scenarios::topology_preset("dgx-h100"), 1)
+            .cost(Collective::all_reduce, GroupDim::dp, 64 * 1024).algorithm == Algorithm::ring);
+}
+
+TEST_CASE("hierarchical all-reduce beats the flat ring across few-NIC nodes for large messages", "[topologies]") {
+  const TopologySpec spec = clustersim::scenarios::topology_preset("h100-pcie-ethernet");
+  const double bytes = 4e9;
+  const double ring = whole_cluster(spec, 2, AlgorithmChoice::ring).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s;
+  const auto hier = whole_cluster(spec, 2, AlgorithmChoice::hierarchical).cost(Collective::all_reduce, GroupDim::dp, bytes);
+  CHECK(hier.algorithm == Algorithm::hierarchical);
+  CHECK(hier.phases.size() == 3);
+  CHECK(hier.time_s < 0.9 * ring);
+}
+
+TEST_CASE("reduce-scatter plus all-gather moves what one ring all-reduce moves", "[topologies]") {
+  const Network net = whole_cluster(nvswitch_node(8), 4, AlgorithmChoice::ring);
+  const double bytes = 8e9;
+  const auto rs = net.cost(Collective::reduce_scatter, GroupDim::dp, bytes);
+  const auto ag = net.cost(Collective::all_gather, GroupDim::dp, bytes);
+  const auto ar = net.cost(Collective::all_reduce, GroupDim::dp, bytes);
+  const double bw_part = [](const CollectiveTime& t) { return t.phases.front().transfer_s; }(ar);
+  CHECK(rs.phases.front().transfer_s + ag.phases.front().transfer_s == Approx(bw_part).epsilon(1e-9));
+}
+
+TEST_CASE("all-to-all and send/recv across nodes run at the NIC rate", "[topologies]") {
+  const Network net = whole_cluster(nvswitch_node(8), 4);
+  const double nic = 50e9 * 0.9;
+  // Send/recv: one rank to the next; the node-crossing pair goes through one NIC.
+  CHECK(busbw(net, Collective::send_recv, 8e9) == Approx(nic).epsilon(0.02));
+  // All-to-all: a node sends (n − k)/n of every rank's buffer out through its k NICs.
+  const double n = 32, k = 8;
+  const double algbw = nic / ((n - k) / n);
+  CHECK(busbw(net, Collective::all_to_all, 8e9) == Approx(algbw * (n - 1) / n).epsilon(0.02));
+}
+
+TEST_CASE("collective costs are deterministic", "[topologies]") {
+  const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
+  const double a = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, 123456789).time_s;
+  const double b = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, 123456789).time_s;
+  CHECK(a == b);
+}
