@@ -2,11 +2,11 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/property_map/property_map.hpp>
 
 #include <cmath>
 #include <limits>
+#include <queue>
 #include <stdexcept>
 #include <string>
 
@@ -37,7 +37,9 @@ TopologySpec topology_from_node(const hardware::NodeSpec& node) {
 namespace {
 
 constexpr int kIntraNodeCost = 1;   // route cost of a hop inside a node
-constexpr int kNetworkCost = 10;    // a hop through a NIC or switch port
+constexpr int kNicCost = 10;        // a hop between a NIC and its leaf
+constexpr int kUplinkCost = 20;     // a hop between a leaf and the spine: taken only when needed
+constexpr int kSpineGroup = -1;
 
 using EdgeProps = boost::property<boost::edge_index_t, int, boost::property<boost::edge_weight_t, int>>;
 using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProps>;
@@ -69,10 +71,13 @@ struct Topology::Graph {
   BoostGraph g;
   std::vector<Vertex> gpu;  // GPU index → vertex
   // Scratch for routes_from, reset only where a search touched it.
-  mutable std::vector<Vertex> pred;
+  std::vector<Vertex> link_source;  // link id → the vertex it leaves
+  std::vector<int> group;           // vertex → leaf group (kSpineGroup for the spine)
+  mutable std::vector<int> pred;    // vertex → link id it was reached by (−1: none)
   mutable std::vector<int> dist;
   mutable std::vector<boost::default_color_type> color;
   mutable std::vector<Vertex> touched;
+  mutable std::vector<char> is_target;
 };
 
 Topology::~Topology() = default;
@@ -83,14 +88,18 @@ std::size_t Topology::num_vertices() const { return boost::num_vertices(g_->g); 
 Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
   validate(spec, nodes);
   auto& g = g_->g;
-  auto vertex = [&] { return boost::add_vertex(g); };
+  auto vertex = [&](int group) {
+    g_->group.push_back(group);
+    return boost::add_vertex(g);
+  };
   // One link each way; returns nothing, records bandwidth/kind per direction.
   auto connect = [&](Vertex lower, Vertex upper, double bps, LinkKind kind) {
-    const int cost = kind == LinkKind::nic || kind == LinkKind::uplink ? kNetworkCost : kIntraNodeCost;
+    const int cost = kind == LinkKind::uplink ? kUplinkCost : kind == LinkKind::nic ? kNicCost : kIntraNodeCost;
     for (bool up : {true, false}) {
       const int id = static_cast<int>(links_.size());
       links_.push_back({bps, kind, up});
       boost::add_edge(up ? lower : upper, up ? upper : lower, EdgeProps(id, cost), g);
+      g_->link_source.push_back(up ? lower : upper);
     }
   };
   const int k = spec.gpus_per_node;
@@ -100,16 +109,21 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
   const int groups = (nodes + spec.nodes_per_leaf - 1) / spec.nodes_per_leaf;
   const int leaves = spec.rail_optimized ? groups * spec.nics_per_node : groups;
   std::vector<Vertex> leaf(static_cast<std::size_t>(leaves));
-  for (auto& v : leaf) v = vertex();
+  for (std::size_t i = 0; i < leaf.size(); ++i)
+    leaf[i] = vertex(spec.rail_optimized ? int(i) / spec.nics_per_node : int(i));
   if (leaves > 1) {
     // One spine vertex stands for the spine layer; each leaf's uplinks are one trunk of
     // (downlinks × NIC rate / oversubscription), i.e. ideal ECMP over the parallel uplinks.
-    const Vertex spine = vertex();
+    const Vertex spine = vertex(kSpineGroup);
     const int downlinks = spec.nodes_per_leaf * (spec.rail_optimized ? 1 : spec.nics_per_node);
     for (auto v : leaf) connect(v, spine, downlinks * nic / spec.oversubscription, LinkKind::uplink);
   }
   g_->gpu.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(k));
   for (int n = 0; n < nodes; ++n) {
+    auto vertex = [&, group = n / spec.nodes_per_leaf] {
+      g_->group.push_back(group);
+      return boost::add_vertex(g);
+    };
     std::vector<Vertex> gpus(static_cast<std::size_t>(k));
     for (int i = 0; i < k; ++i) gpus[static_cast<std::size_t>(i)] = g_->gpu[static_cast<std::size_t>(n * k + i)] = vertex();
     // What each NIC hangs off: the GPU next to it (NVLink nodes) or a PCIe switch.
@@ -139,10 +153,10 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
     }
   }
   const std::size_t nv = boost::num_vertices(g);
-  g_->pred.resize(nv);
-  for (std::size_t v = 0; v < nv; ++v) g_->pred[v] = v;
+  g_->pred.assign(nv, -1);
   g_->dist.assign(nv, std::numeric_limits<int>::max());
   g_->color.assign(nv, boost::white_color);
+  g_->is_target.assign(nv, 0);
   // Every GPU must reach every other one (it can fail only if a generator above is wrong).
   std::vector<int> all(static_cast<std::size_t>(gpus()));
   for (int i = 0; i < gpus(); ++i) all[static_cast<std::size_t>(i)] = i;
@@ -153,10 +167,45 @@ namespace {
 
 struct Reached {};
 
-class StopAtTargets : public boost::default_dijkstra_visitor {
+// A* as Boost's breadth_first_visit over a min-priority buffer (lazy deletion), so a search
+// costs what it touches rather than the whole graph (a collective routes one search per GPU).
+// The heuristic is a lower bound on the cost left: 0 inside a target's leaf group, one uplink
+// at the spine, two uplinks elsewhere; it keeps cross-leaf searches from flooding the fabric.
+class MinQueue {
  public:
-  StopAtTargets(std::vector<char>* is_target, std::size_t* left, std::vector<Vertex>* touched)
-      : is_target_(is_target), left_(left), touched_(touched) {}
+  MinQueue(const std::vector<int>* dist, const std::vector<int>* group, std::vector<int> target_groups)
+      : dist_(dist), group_(group), target_groups_(std::move(target_groups)) {}
+  void push(Vertex v) { heap_.push({(*dist_)[v] + estimate(v), v, (*dist_)[v]}); }
+  Vertex top() { drop_stale(); return heap_.top().second; }
+  void pop() { drop_stale(); heap_.pop(); }
+  bool empty() { drop_stale(); return heap_.empty(); }
+
+ private:
+  struct Entry {
+    int key;
+    Vertex second;  // the vertex
+    int dist;       // its distance when pushed: stale once the distance improved
+    bool operator>(const Entry& o) const { return key != o.key ? key > o.key : second > o.second; }
+  };
+  int estimate(Vertex v) const {
+    const int g = (*group_)[v];
+    if (std::find(target_groups_.begin(), target_groups_.end(), g) != target_groups_.end()) return 0;
+    return g == kSpineGroup ? kUplinkCost : 2 * kUplinkCost;
+  }
+  void drop_stale() {
+    while (!heap_.empty() && heap_.top().dist != (*dist_)[heap_.top().second]) heap_.pop();
+  }
+  const std::vector<int>* dist_;
+  const std::vector<int>* group_;
+  std::vector<int> target_groups_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+};
+
+class Relax : public boost::default_bfs_visitor {
+ public:
+  Relax(std::vector<int>* dist, std::vector<int>* pred_edge, std::vector<char>* is_target, std::size_t* left,
+        std::vector<Vertex>* touched, MinQueue* queue)
+      : dist_(dist), pred_edge_(pred_edge), is_target_(is_target), left_(left), touched_(touched), queue_(queue) {}
   void discover_vertex(Vertex v, const BoostGraph&) const { touched_->push_back(v); }
   void examine_vertex(Vertex v, const BoostGraph&) const {
     if ((*is_target_)[v]) {
@@ -164,11 +213,26 @@ class StopAtTargets : public boost::default_dijkstra_visitor {
       if (--*left_ == 0) throw Reached{};
     }
   }
+  void tree_edge(boost::graph_traits<BoostGraph>::edge_descriptor e, const BoostGraph& g) const { relax(e, g); }
+  void gray_target(boost::graph_traits<BoostGraph>::edge_descriptor e, const BoostGraph& g) const {
+    if (relax(e, g)) queue_->push(boost::target(e, g));
+  }
 
  private:
+  bool relax(boost::graph_traits<BoostGraph>::edge_descriptor e, const BoostGraph& g) const {
+    const Vertex u = boost::source(e, g), v = boost::target(e, g);
+    const int d = (*dist_)[u] + boost::get(boost::edge_weight, g, e);
+    if (d >= (*dist_)[v]) return false;
+    (*dist_)[v] = d;
+    (*pred_edge_)[v] = boost::get(boost::edge_index, g, e);
+    return true;
+  }
+  std::vector<int>* dist_;
+  std::vector<int>* pred_edge_;
   std::vector<char>* is_target_;
   std::size_t* left_;
   std::vector<Vertex>* touched_;
+  MinQueue* queue_;
 };
 
 }  // namespace
@@ -176,53 +240,50 @@ class StopAtTargets : public boost::default_dijkstra_visitor {
 void Topology::routes_from(int src, std::span<const int> dsts,
                            const std::function<void(std::size_t, std::span<const int>)>& visit) const {
   auto& G = *g_;
-  const std::size_t nv = boost::num_vertices(G.g);
-  std::vector<char> is_target(nv, 0);
+  check(src >= 0 && src < gpus(), "route from a GPU outside the topology");
+  for (int d : dsts) check(d >= 0 && d < gpus(), "route to a GPU outside the topology");
+  std::vector<char>& is_target = G.is_target;  // all zero between calls
   std::size_t left = 0;
+  std::vector<int> target_groups;
   for (int d : dsts) {
-    check(d >= 0 && d < gpus(), "route to a GPU outside the topology");
     const Vertex v = G.gpu[static_cast<std::size_t>(d)];
     if (!is_target[v]) ++left, is_target[v] = 1;
+    if (std::find(target_groups.begin(), target_groups.end(), G.group[v]) == target_groups.end())
+      target_groups.push_back(G.group[v]);
   }
-  check(src >= 0 && src < gpus(), "route from a GPU outside the topology");
   const Vertex s = G.gpu[static_cast<std::size_t>(src)];
   G.touched.clear();
   G.dist[s] = 0;
   if (left > 0) {
+    MinQueue queue(&G.dist, &G.group, std::move(target_groups));
     try {
       auto index = boost::get(boost::vertex_index, G.g);
-      boost::dijkstra_shortest_paths_no_init(
-          G.g, s, boost::make_iterator_property_map(G.pred.begin(), index),
-          boost::make_iterator_property_map(G.dist.begin(), index), boost::get(boost::edge_weight, G.g), index,
-          std::less<int>(), boost::closed_plus<int>(), 0, StopAtTargets(&is_target, &left, &G.touched),
-          boost::make_iterator_property_map(G.color.begin(), index));
+      boost::breadth_first_visit(G.g, s, queue, Relax(&G.dist, &G.pred, &is_target, &left, &G.touched, &queue),
+                                 boost::make_iterator_property_map(G.color.begin(), index));
     } catch (const Reached&) {
     }
   }
   std::vector<int> route;
-  const auto edge_index = boost::get(boost::edge_index, G.g);
   bool unreachable = left > 0;
   for (std::size_t i = 0; i < dsts.size() && !unreachable; ++i) {
     route.clear();
-    Vertex v = G.gpu[static_cast<std::size_t>(dsts[i])];
-    while (v != s) {
-      const Vertex p = G.pred[v];
-      if (p == v) { unreachable = true; break; }
-      route.push_back(boost::get(edge_index, boost::edge(p, v, G.g).first));
-      v = p;
+    for (Vertex v = G.gpu[static_cast<std::size_t>(dsts[i])]; v != s;) {
+      const int e = G.pred[v];
+      if (e < 0) { unreachable = true; break; }
+      route.push_back(e);
+      v = G.link_source[static_cast<std::size_t>(e)];
     }
     if (unreachable) break;
     std::reverse(route.begin(), route.end());
     visit(i, route);
   }
+  G.touched.push_back(s);
   for (Vertex v : G.touched) {
-    G.pred[v] = v;
+    G.pred[v] = -1;
     G.dist[v] = std::numeric_limits<int>::max();
     G.color[v] = boost::white_color;
   }
-  G.pred[s] = s;
-  G.dist[s] = std::numeric_limits<int>::max();
-  G.color[s] = boost::white_color;
+  for (int d : dsts) is_target[G.gpu[static_cast<std::size_t>(d)]] = 0;
   check(!unreachable, "the topology is disconnected: GPU " + std::to_string(src) + " cannot reach every GPU it must");
 }
 
