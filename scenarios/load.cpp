@@ -10,6 +10,7 @@
 #include "scenarios/presets.hpp"
 #include "scenarios/topology_load.hpp"
 #include "scenarios/yaml_reader.hpp"
+#include "topologies/topology.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -230,6 +231,12 @@ void read_network(const YamlReader& top, Scenario* sc) {
       cluster.fail("gpus_per_node", fmt::format("is {} but topology '{}' has {} GPUs per node; omit it or make them agree",
                                                 sc->cluster.gpus_per_node, name, k));
     sc->cluster.gpus_per_node = sc->gpu.node.gpus_per_node = k;
+  }
+  try {
+    (void)topologies::Topology(sc->network.topology, 1);
+  } catch (const std::invalid_argument& e) {
+    top.child("cluster").fail("gpus_per_node", fmt::format("the nodes cannot be wired as topology '{}': {}",
+                                                           sc->network.topology.name, e.what()));
   }
   sc->network.algorithm = static_cast<topologies::AlgorithmChoice>(
       net.choice("algorithm", {"auto", "ring", "tree", "hierarchical"}, 0));

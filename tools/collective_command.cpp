@@ -63,7 +63,7 @@ CLI::App* add_collective_command(CLI::App& app, CollectiveOptions& o) {
   auto* c = app.add_subcommand("collective", "time one NCCL-style collective over a topology (nccl-tests table)");
   c->add_option("--topology", o.topology, "topology preset name or a topology .yaml file")->capture_default_str();
   c->add_option("--nodes", o.nodes, "nodes (scale-up domains); all their GPUs form one communicator")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
+      ->check(CLI::Range(1, 16384))->capture_default_str();
   c->add_option("--op", o.op, "collective")->check(CLI::IsMember(kOps))->capture_default_str();
   c->add_option("--sizes,--size", o.sizes, "S in bytes (nccl-tests): one size, or FIRST..LAST doubling")
       ->capture_default_str();

@@ -21,7 +21,7 @@ const char* link_class_name(int c) {
 TopologySpec topology_from_node(const hardware::NodeSpec& node) {
   TopologySpec t;
   t.name = "derived";
-  t.description = "derived from the hardware profile's node section";
+  t.description = "the hardware profile's nodes on a non-blocking rail-optimized fat tree";
   t.node_kind = node.nvlink_bps > 0 ? NodeKind::nvswitch : NodeKind::pcie;
   t.gpus_per_node = node.gpus_per_node;
   t.nvlink_bps = node.nvlink_bps;
