@@ -211,11 +211,39 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   overridden->insert(path);
 }
 
-// `network: {topology: NAME, algorithm: auto|ring|tree|hierarchical}`; without a topology the
-// hardware profile's node section describes a non-blocking rail-optimized fat tree.
+// `placement: [tp, cp, pp, dp]` (or "tp,cp,pp,dp"): the rank order, innermost first.
+topologies::PlacementOrder read_placement(const YamlReader& net) {
+  const YAML::Node n = net.node()["placement"];
+  std::vector<std::string> names;
+  if (n.IsSequence()) {
+    for (const auto& item : n) names.push_back(item.IsScalar() ? item.Scalar() : "?");
+  } else if (n.IsScalar()) {
+    std::stringstream ss(n.Scalar());
+    for (std::string part; std::getline(ss, part, ',');) {
+      part.erase(0, part.find_first_not_of(' '));
+      part.erase(part.find_last_not_of(' ') + 1);
+      names.push_back(part);
+    }
+  }
+  const std::vector<std::string> dims = {"tp", "cp", "pp", "dp"};
+  topologies::PlacementOrder order{};
+  std::set<std::string> seen;
+  bool ok = names.size() == 4;
+  for (std::size_t i = 0; ok && i < 4; ++i) {
+    auto it = std::find(dims.begin(), dims.end(), names[i]);
+    ok = it != dims.end() && seen.insert(names[i]).second;
+    if (ok) order[i] = static_cast<topologies::GroupDim>(it - dims.begin());
+  }
+  if (!ok) net.fail("placement", "expected tp, cp, pp and dp once each, innermost first, e.g. [tp, cp, pp, dp]");
+  return order;
+}
+
+// `network: {topology: NAME, algorithm: auto|ring|tree|hierarchical, placement: [...]}`; without
+// a topology the hardware profile's node section describes a non-blocking rail-optimized fat tree.
 void read_network(const YamlReader& top, Scenario* sc) {
   const YamlReader net = top.child("network");
-  net.allow_only({"topology", "algorithm"});
+  net.allow_only({"topology", "algorithm", "placement"});
+  if (net.has("placement")) sc->network.placement = read_placement(net);
   sc->network.topology = topologies::topology_from_node(sc->gpu.node);
   if (net.has("topology")) {
     const std::string name = net.text("topology", "");

@@ -6,6 +6,7 @@
 #include "models/model_spec.hpp"
 #include "models/training_spec.hpp"
 #include "topologies/collective.hpp"
+#include "topologies/placement.hpp"
 #include "topologies/topology_spec.hpp"
 
 namespace clustersim::scenarios {
@@ -20,6 +21,7 @@ struct ClusterSpec {
 struct NetworkSpec {
   topologies::TopologySpec topology;  ///< a preset, or derived from the hardware profile's node
   topologies::AlgorithmChoice algorithm = topologies::AlgorithmChoice::automatic;
+  topologies::PlacementOrder placement = topologies::kDefaultPlacement;  ///< rank order, innermost first
 };
 
 struct Scenario {

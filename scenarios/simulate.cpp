@@ -14,7 +14,7 @@ Report simulate(const Scenario& sc) {
   const auto& par = sc.parallel;
   const topologies::Network network(sc.network.topology,
                                     topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
-                                    {par.tp, par.cp, par.pp, par.dp}, sc.network.algorithm);
+                                    {par.tp, par.cp, par.pp, par.dp, sc.network.placement}, sc.network.algorithm);
   r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, &network);
   r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
   r.tokens_per_step = double(t.global_batch) * t.seq_len;

@@ -1,15 +1,14 @@
 #include "topologies/placement.hpp"
 
-#include <array>
-
 namespace clustersim::topologies {
 
 std::vector<std::vector<int>> groups_of(const Layout& l, GroupDim dim) {
-  const std::array<int, 4> size = {l.tp, l.cp, l.pp, l.dp};  // innermost first
-  const auto d = static_cast<std::size_t>(dim);
   int stride = 1;
-  for (std::size_t i = 0; i < d; ++i) stride *= size[i];
-  const int n = size[d];
+  for (GroupDim inner : l.order) {
+    if (inner == dim) break;
+    stride *= l.size(inner);
+  }
+  const int n = l.size(dim);
   const int total = l.ranks();
   std::vector<std::vector<int>> out;
   for (int base = 0; base < total; ++base) {

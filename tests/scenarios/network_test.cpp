@@ -51,6 +51,10 @@ TEST_CASE("the scenario's network section selects the topology", "[scenarios][ne
   const Scenario eth = load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet", "network.algorithm=ring"});
   CHECK(eth.network.topology.oversubscription == 2.0);
   CHECK(eth.network.algorithm == clustersim::topologies::AlgorithmChoice::ring);
+  using clustersim::topologies::GroupDim;
+  const Scenario placed = load_scenario_string(kBase, "<s>", {"network.placement=[dp, tp, cp, pp]"});
+  CHECK(placed.network.placement == clustersim::topologies::PlacementOrder{GroupDim::dp, GroupDim::tp, GroupDim::cp, GroupDim::pp});
+  CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.placement=tp,tp,pp,dp"}), Catch::Contains("network.placement"));
 }
 
 TEST_CASE("swapping in an oversubscribed Ethernet fabric exposes DP communication", "[scenarios][network]") {

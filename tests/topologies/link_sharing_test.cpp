@@ -35,6 +35,20 @@ TEST_CASE("placement puts TP innermost, then CP, PP and DP", "[topologies]") {
   CHECK(groups_of(l, GroupDim::tp) == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
   CHECK(groups_of(l, GroupDim::pp) == std::vector<std::vector<int>>{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
   CHECK(groups_of(l, GroupDim::dp) == std::vector<std::vector<int>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  Layout dp_first = l;
+  dp_first.order = {GroupDim::dp, GroupDim::tp, GroupDim::cp, GroupDim::pp};
+  CHECK(groups_of(dp_first, GroupDim::dp) == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  CHECK(groups_of(dp_first, GroupDim::tp) == std::vector<std::vector<int>>{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
+}
+
+TEST_CASE("placing DP inside the node keeps its traffic off the network", "[topologies]") {
+  // TP 8 × DP 2 on 2 nodes: by default each DP pair spans the nodes; DP innermost keeps it local.
+  Layout across{8, 1, 1, 2};
+  Layout inside = across;
+  inside.order = {GroupDim::dp, GroupDim::tp, GroupDim::cp, GroupDim::pp};
+  const double t_across = Network(small_fabric(1), 2, across).cost(Collective::all_reduce, GroupDim::dp, 1e9).time_s;
+  const double t_inside = Network(small_fabric(1), 2, inside).cost(Collective::all_reduce, GroupDim::dp, 1e9).time_s;
+  CHECK(t_inside < 0.5 * t_across);
 }
 
 TEST_CASE("an oversubscription of 2 halves the bandwidth of cross-leaf DP traffic", "[topologies][sharing]") {
