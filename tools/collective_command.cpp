@@ -68,6 +68,12 @@ CLI::App* add_collective_command(CLI::App& app, CollectiveOptions& o) {
   c->add_option("--sizes,--size", o.sizes, "S in bytes (nccl-tests): one size, or FIRST..LAST doubling")
       ->capture_default_str();
   c->add_option("--algorithm", o.algorithm, "all-reduce algorithm")->check(CLI::IsMember(kAlgorithms))->capture_default_str();
+  c->add_option("--tp", o.tp, "tensor-parallel size of the layout (ranks: TP innermost, then CP, PP, DP)")
+      ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  c->add_option("--cp", o.cp, "context-parallel size of the layout")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  c->add_option("--pp", o.pp, "pipeline-parallel size of the layout")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  c->add_option("--group", o.group, "the groups that run the collective, all concurrently")
+      ->check(CLI::IsMember({"tp", "cp", "pp", "dp"}))->capture_default_str();
   c->add_flag("--json", o.json, "print a JSON list of rows (SI units)");
   return c;
 }
@@ -78,18 +84,24 @@ int run_collective(const CollectiveOptions& o) {
   const std::vector<double> sizes = parse_sizes(o.sizes);
   const auto op = static_cast<Collective>(std::find(kOps.begin(), kOps.end(), o.op) - kOps.begin());
   const auto choice = static_cast<AlgorithmChoice>(std::find(kAlgorithms.begin(), kAlgorithms.end(), o.algorithm) - kAlgorithms.begin());
-  Layout layout;
-  layout.dp = o.nodes * spec.gpus_per_node;
+  Layout layout{o.tp, o.cp, o.pp, 1};
+  const int gpus = o.nodes * spec.gpus_per_node, inner = o.tp * o.cp * o.pp;
+  if (gpus % inner != 0)
+    throw ScenarioError(fmt::format("--tp x --cp x --pp = {} does not divide the {} GPUs of {} node(s)", inner, gpus, o.nodes));
+  layout.dp = gpus / inner;
+  const std::vector<std::string> dims = {"tp", "cp", "pp", "dp"};
+  const auto dim = static_cast<GroupDim>(std::find(dims.begin(), dims.end(), o.group) - dims.begin());
+  const int ranks = layout.size(dim);
   const Network net(spec, o.nodes, layout, choice);
   std::vector<Row> rows;
   for (double s : sizes) {
     // The time comes from running the collective's phase tasks on the event engine.
-    const CollectiveTime t = net.cost(op, GroupDim::dp, s);
+    const CollectiveTime t = net.cost(op, dim, s);
     sim::TaskGraph g;
     append_collective(g, t, 0, {}, 0);
     const double time_s = sim::run_task_graph(g).makespan.seconds();
     const double algbw = time_s > 0 ? s / time_s : 0;
-    rows.push_back({s, time_s, algbw, algbw * bus_factor(op, layout.dp), t});
+    rows.push_back({s, time_s, algbw, algbw * bus_factor(op, ranks), t});
   }
   std::string out;
   if (o.json) {
@@ -100,13 +112,15 @@ int run_collective(const CollectiveOptions& o) {
           "  {{\"op\": \"{}\", \"topology\": \"{}\", \"nodes\": {}, \"ranks\": {}, \"size_bytes\": {:.17g}, "
           "\"time_s\": {:.17g}, \"algbw_bytes_per_s\": {:.17g}, \"busbw_bytes_per_s\": {:.17g}, "
           "\"algorithm\": \"{}\", \"protocol\": \"{}\"}}{}\n",
-          o.op, spec.name, o.nodes, layout.dp, r.size_bytes, r.time_s, r.algbw, r.busbw, name(r.t.algorithm),
+          o.op, spec.name, o.nodes, ranks, r.size_bytes, r.time_s, r.algbw, r.busbw, name(r.t.algorithm),
           name(r.t.protocol), i + 1 < rows.size() ? "," : "");
     }
     out += "]\n";
   } else {
-    out += fmt::format("# clustersim collective: {} on {} ({}), {} node(s) x {} GPUs = {} ranks\n", o.op, spec.name,
-                       spec.description, o.nodes, spec.gpus_per_node, layout.dp);
+    out += fmt::format("# clustersim collective: {} on {} ({}), {} node(s) x {} GPUs\n", o.op, spec.name,
+                       spec.description, o.nodes, spec.gpus_per_node);
+    out += fmt::format("# layout tp {} x cp {} x pp {} x dp {}; {} concurrent {} groups of {} ranks\n", layout.tp,
+                       layout.cp, layout.pp, layout.dp, gpus / ranks, o.group, ranks);
     out += fmt::format("# {:>14} {:>12} {:>12} {:>12}  {:<13} {}\n", "size(B)", "time(us)", "algbw(GB/s)",
                        "busbw(GB/s)", "algorithm", "protocol");
     for (const Row& r : rows)

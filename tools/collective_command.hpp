@@ -13,6 +13,8 @@ struct CollectiveOptions {
   std::string op = "all_reduce";
   std::string sizes = "1KB..8GB";
   std::string algorithm = "auto";
+  int tp = 1, cp = 1, pp = 1;         ///< the other dimensions of the layout (dp fills the rest)
+  std::string group = "dp";           ///< which groups run the collective (all of them at once)
   bool json = false;
 };
 

@@ -88,6 +88,11 @@ TEST_CASE("clustersim collective prints nccl-tests rows", "[tools][network]") {
   for (const char* key : {"\"size_bytes\": 1000000,", "\"size_bytes\": 4000000,", "\"time_s\"", "\"algbw_bytes_per_s\"",
                           "\"busbw_bytes_per_s\""})
     CHECK(json.find(key) != std::string::npos);
+  const std::string layout = run(std::string(CLUSTERSIM_BINARY) +
+                                     " collective --topology h100-pcie-ethernet --nodes 32 --tp 8 --pp 16 --sizes 1GB",
+                                 &status);
+  CHECK(status == 0);
+  CHECK(layout.find("128 concurrent dp groups of 2 ranks") != std::string::npos);
   const std::string text = run(std::string(CLUSTERSIM_BINARY) + " collective --topology dgx-h10 --nodes 2", &status);
   CHECK(WEXITSTATUS(status) == 2);
   CHECK(text.find("did you mean 'dgx-h100'") != std::string::npos);
