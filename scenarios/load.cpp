@@ -267,7 +267,7 @@ void read_network(const YamlReader& top, Scenario* sc) {
                                                            sc->network.topology.name, e.what()));
   }
   sc->network.algorithm = static_cast<topologies::AlgorithmChoice>(
-      net.choice("algorithm", {"auto", "ring", "tree", "hierarchical"}, 0));
+      net.choice("algorithm", {topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end()}, 0));
 }
 
 Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {

@@ -25,7 +25,7 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
   t.description = r.text("description", t.name);
   if (!r.has("node")) r.fail("node", "is required (the scale-up domain: kind, gpus, bandwidths, NICs)");
   const YamlReader n = r.child("node");
-  n.allow_only({"kind", "gpus", "nvlink_bandwidth", "nvlink_efficiency", "pcie_bandwidth", "pcie_efficiency",
+  n.allow_only({"kind", "gpus", "nvlink_bandwidth", "nvlink_efficiency", "nvls_efficiency", "pcie_bandwidth", "pcie_efficiency",
                 "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth", "nic_efficiency"});
   if (!n.has("kind")) n.fail("kind", "is required; allowed: nvswitch, nvl_domain, pcie");
   t.node_kind = static_cast<topologies::NodeKind>(n.choice("kind", {"nvswitch", "nvl_domain", "pcie"}, 0));
@@ -38,6 +38,9 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
     n.fail("nvlink_bandwidth", "a pcie node has no NVLink; use kind: nvswitch");
   }
   t.nvlink_efficiency = n.number("nvlink_efficiency", 0.8, 0.01, 1.5);
+  t.nvls_efficiency = n.number("nvls_efficiency", 0.0, 0.0, 1.5);
+  if (t.nvls_efficiency > 0 && t.node_kind == topologies::NodeKind::pcie)
+    n.fail("nvls_efficiency", "NVLink SHARP needs an NVSwitch node; a pcie node has none");
   if (!n.has("pcie_bandwidth")) n.fail("pcie_bandwidth", "is required (x16 per direction)");
   t.pcie_bps = n.quantity("pcie_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
   t.pcie_efficiency = n.number("pcie_efficiency", 0.8, 0.01, 1.0);

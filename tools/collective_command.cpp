@@ -21,7 +21,7 @@ namespace {
 using scenarios::ScenarioError;
 
 const std::vector<std::string> kOps = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv"};
-const std::vector<std::string> kAlgorithms = {"auto", "ring", "tree", "hierarchical"};
+const std::vector<std::string> kAlgorithms(topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end());
 
 double parse_bytes(const std::string& text) {
   std::string why;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "topologies/placement.hpp"
@@ -25,6 +26,7 @@ const char* name(Algorithm a) {
     case Algorithm::tree: return "tree";
     case Algorithm::hierarchical: return "hierarchical";
     case Algorithm::direct: return "direct";
+    case Algorithm::nvls: return "nvls";
   }
   return "?";
 }
@@ -237,7 +239,7 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
   plan.ranks = s.ranks;
   if (s.ranks <= 1) return plan;
   const bool all_reduce = op == Collective::all_reduce;
-  if ((alg == Algorithm::tree || alg == Algorithm::hierarchical) && !all_reduce)
+  if ((alg == Algorithm::tree || alg == Algorithm::hierarchical || alg == Algorithm::nvls) && !all_reduce)
     throw std::invalid_argument(std::string(name(alg)) + " applies to all_reduce only");
   if (alg == Algorithm::direct && all_reduce) throw std::invalid_argument("direct applies to all_to_all and send_recv");
   if (alg == Algorithm::hierarchical && (s.nodes == 1 || s.per_node == 1)) plan.algorithm = alg = Algorithm::ring;
@@ -273,6 +275,23 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
       }
       const Phase intra_phase = f.load(ring_latency(topo, intra, 1), ring_fractions());
       plan.phases = {intra_phase, across.load(ring_latency(topo, inter, 2), ring_fractions()), intra_phase};
+      break;
+    }
+    case Algorithm::nvls: {
+      // NVLink SHARP: each GPU sends its buffer into the NVSwitch once, which reduces it and
+      // multicasts the result, so each NVLink carries S each way (spread here over the peers);
+      // the rate reached is nvls_efficiency of the NVLink spec instead of the ring's share.
+      const TopologySpec& spec = topo.spec();
+      if (s.nodes != 1 || spec.nvls_efficiency <= 0 || spec.node_kind == NodeKind::pcie)
+        throw std::invalid_argument("nvls needs the group inside one NVSwitch node with an nvls_efficiency");
+      for (const auto& g : groups)
+        for (int a : g)
+          for (int b : g) f.add(a, b, 1.0 / (n - 1));
+      Protos latency{}, fraction{};
+      latency.fill(std::numeric_limits<double>::infinity());  // NVLS runs the Simple protocol only
+      latency[static_cast<std::size_t>(Protocol::simple)] = kNvlsLatency.base_s[2] + kNvlsLatency.hop_s[0][2];
+      fraction.fill(spec.nvls_efficiency / spec.nvlink_efficiency);
+      plan.phases.push_back(f.load(latency, fraction));
       break;
     }
     case Algorithm::direct:

@@ -16,9 +16,10 @@
 namespace clustersim::topologies {
 
 enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, send_recv };
-enum class Algorithm { ring, tree, hierarchical, direct };
+enum class Algorithm { ring, tree, hierarchical, direct, nvls };
 /// What the user asks for: `automatic` picks the fastest of NCCL's algorithms for each size.
-enum class AlgorithmChoice { automatic, ring, tree, hierarchical };
+enum class AlgorithmChoice { automatic, ring, tree, hierarchical, nvls };
+inline constexpr std::array<const char*, 5> kAlgorithmChoiceNames = {"auto", "ring", "tree", "hierarchical", "nvls"};
 
 const char* name(Collective c);
 const char* name(Algorithm a);
@@ -43,7 +44,8 @@ struct Plan {
 
 /// Expands `op` with `algorithm` over the communicators `groups` (GPU ids in group-rank order,
 /// all running at once) and loads the topology's links. Throws std::invalid_argument when the
-/// algorithm does not apply (tree/hierarchical are all-reduce only).
+/// algorithm does not apply (tree/hierarchical/nvls are all-reduce only; nvls stays in one
+/// NVSwitch node whose topology has an nvls_efficiency).
 Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups, Collective op,
                Algorithm algorithm);
 

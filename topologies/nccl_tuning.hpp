@@ -27,6 +27,15 @@ inline constexpr AlgoLatency kRingLatency{
     {6.6e-6, 14.0e-6, 8.4e-6},
     {{{0.6e-6, 1.9e-6, 3.4e-6}, {1.0e-6, 2.5e-6, 5.7e-6}, {2.7e-6, 4.0e-6, 14.0e-6}}}};
 
+// NVLS: base 0, NVLink hop 25 µs (Simple only).
+inline constexpr AlgoLatency kNvlsLatency{
+    {0.0, 0.0, 0.0},
+    {{{0.0, 0.0, 25e-6}, {0.0, 0.0, 25e-6}, {0.0, 0.0, 18e-6}}}};
+
+/// NCCL uses NVLS only for more than this many GPUs in a node (hardware.md §3.6: H200 stays on
+/// Ring with 4 GPUs and switches to NVLS from 5).
+inline constexpr int kNvlsMinRanks = 5;
+
 inline double hop_latency_s(const AlgoLatency& a, HopKind h, Protocol p) {
   return a.hop_s[static_cast<int>(h)][static_cast<int>(p)];
 }

@@ -28,16 +28,20 @@ CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes) const {
     case AlgorithmChoice::ring: return time_of(plan(c, dim, Algorithm::ring), bytes);
     case AlgorithmChoice::tree: return time_of(plan(c, dim, Algorithm::tree), bytes);
     case AlgorithmChoice::hierarchical: return time_of(plan(c, dim, Algorithm::hierarchical), bytes);
+    case AlgorithmChoice::nvls: return time_of(plan(c, dim, Algorithm::nvls), bytes);
     case AlgorithmChoice::automatic: break;
   }
   // NCCL's default: the fastest of its native algorithms for this size (tuning.cc); the
-  // double binary tree only spans nodes.
+  // double binary tree only spans nodes, NVLS only serves a group inside one NVSwitch node.
   CollectiveTime best = time_of(plan(c, dim, Algorithm::ring), bytes);
   const std::vector<int> group = groups_of(layout_, dim).front();
   const bool multi_node = topo_.node_of(group.front()) != topo_.node_of(group.back());
   if (multi_node) {
     const CollectiveTime tree = time_of(plan(c, dim, Algorithm::tree), bytes);
     if (tree.time_s < best.time_s) best = tree;
+  } else if (topo_.spec().nvls_efficiency > 0 && topo_.has_nvlink() && int(group.size()) >= kNvlsMinRanks) {
+    const CollectiveTime nvls = time_of(plan(c, dim, Algorithm::nvls), bytes);
+    if (nvls.time_s < best.time_s) best = nvls;
   }
   return best;
 }

@@ -22,6 +22,7 @@ struct TopologySpec {
   int gpus_per_node = 8;
   double nvlink_bps = 0;            ///< per GPU, per direction (nvswitch / nvl_domain)
   double nvlink_efficiency = 0.8;   ///< NCCL ring busbw / nvlink_bps
+  double nvls_efficiency = 0;       ///< NVLink SHARP all-reduce algbw / nvlink_bps (0: no NVLS)
   double pcie_bps = 31.5e9;         ///< per x16 link, per direction
   double pcie_efficiency = 0.8;
   int gpus_per_pcie_switch = 2;     ///< GPUs (and NICs) sharing one PCIe switch uplink (pcie kind)

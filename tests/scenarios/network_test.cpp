@@ -67,7 +67,7 @@ TEST_CASE("swapping in an oversubscribed Ethernet fabric exposes DP communicatio
 TEST_CASE("bad network input is a one-line error naming the key", "[scenarios][network]") {
   CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.topology=dgx-h10"}),
                     Catch::Contains("network.topology") && Catch::Contains("did you mean 'dgx-h100'"));
-  CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.algorithm=nvls"}), Catch::Contains("network.algorithm"));
+  CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.algorithm=collnet"}), Catch::Contains("network.algorithm"));
   CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.topology=gb200-nvl72", "cluster.gpus_per_node=8"}),
                     Catch::Contains("cluster.gpus_per_node"));
   CHECK_THROWS_WITH(parse_topology("name: x\nnode: {kind: nvswitch, gpus: 8, nvlink_bandwidth: 0 GB/s, pcie_bandwidth: 63GB/s, nic_bandwidth: 400Gb/s}\n", "x.yaml"),

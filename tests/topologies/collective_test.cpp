@@ -66,14 +66,31 @@ TEST_CASE("ring all-reduce across nodes is bound by the slowest link class of a 
 
 TEST_CASE("dgx-h100 large all-reduce busbw is within 15% of the measured figures", "[topologies][reference]") {
   const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
-  // hardware.md §3.6: 8x H100 ring ≈370 GB/s (NVLS not modelled); §3.7: 8 x NDR per node,
-  // multi-node ring busbw 370–390 GB/s.
-  const std::vector<std::pair<int, double>> measured = {{1, 370e9}, {2, 380e9}, {16, 380e9}, {128, 380e9}};
+  // hardware.md §3.6: 8x H100 NVLS (NCCL's default in one node) ≈480 GB/s; §3.7: 8 x NDR per
+  // node, multi-node ring busbw 370–390 GB/s.
+  const std::vector<std::pair<int, double>> measured = {{1, 480e9}, {2, 380e9}, {16, 380e9}, {128, 380e9}};
   for (const auto& [nodes, ref] : measured) {
     const Network net = whole_cluster(spec, nodes);
     const double bw = busbw(net, Collective::all_reduce, 16.0 * (1ull << 30));
     INFO(nodes << " nodes: predicted " << bw / 1e9 << " GB/s vs measured " << ref / 1e9);
     CHECK(std::abs(bw / ref - 1) < 0.15);
+  }
+}
+
+TEST_CASE("NVLS ramps with the GPU count as measured, and the ring stays at its NVLink share", "[topologies][reference]") {
+  TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
+  // hardware.md §3.6, H200 (NVLink 4 like H100), 8 GiB: Ring 363.3 @ 4 GPUs, NVLS 414.2 / 435.6 /
+  // 460.0 @ 5 / 6 / 7 GPUs; ring with NVLS off ≈365 at every count.
+  const std::vector<std::pair<int, double>> measured = {{4, 363.3e9}, {5, 414.2e9}, {6, 435.6e9}, {7, 460.0e9}};
+  const double bytes = 8.0 * (1ull << 30);
+  for (const auto& [gpus, ref] : measured) {
+    spec.gpus_per_node = spec.nics_per_node = gpus;
+    const double bw = busbw(whole_cluster(spec, 1), Collective::all_reduce, bytes);
+    INFO(gpus << " GPUs: predicted " << bw / 1e9 << " GB/s vs measured " << ref / 1e9);
+    CHECK(std::abs(bw / ref - 1) < 0.15);
+    CHECK(whole_cluster(spec, 1).cost(Collective::all_reduce, GroupDim::dp, bytes).algorithm ==
+          (gpus >= 5 ? Algorithm::nvls : Algorithm::ring));
+    CHECK(std::abs(busbw(whole_cluster(spec, 1, AlgorithmChoice::ring), Collective::all_reduce, bytes) / 365e9 - 1) < 0.15);
   }
 }
 
