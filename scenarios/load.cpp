@@ -245,16 +245,21 @@ void read_network(const YamlReader& top, Scenario* sc) {
   net.allow_only({"topology", "algorithm", "placement"});
   if (net.has("placement")) sc->network.placement = read_placement(net);
   sc->network.topology = topologies::topology_from_node(sc->gpu.node);
-  if (net.has("topology")) {
-    const std::string name = net.text("topology", "");
+  const YamlReader cluster = top.child("cluster");
+  // The topology is named as network.topology or, as a shorthand, cluster.topology.
+  if (net.has("topology") && cluster.has("topology") && net.text("topology", "") != cluster.text("topology", ""))
+    cluster.fail("topology", fmt::format("is '{}' but network.topology is '{}'; name it once",
+                                         cluster.text("topology", ""), net.text("topology", "")));
+  const YamlReader& named = net.has("topology") ? net : cluster;
+  if (named.has("topology")) {
+    const std::string name = named.text("topology", "");
     if (!topology_preset_texts().count(name)) {
       const std::string near = nearest(name, topology_names());
-      net.fail("topology", fmt::format("unknown topology '{}'{}; available: {}", name,
+      named.fail("topology", fmt::format("unknown topology '{}'{}; available: {}", name,
                                        near.empty() ? "" : " (did you mean '" + near + "'?)", join(topology_names())));
     }
     sc->network.topology = topology_preset(name);
     const int k = sc->network.topology.gpus_per_node;
-    const YamlReader cluster = top.child("cluster");
     if (cluster.has("gpus_per_node") && sc->cluster.gpus_per_node != k)
       cluster.fail("gpus_per_node", fmt::format("is {} but topology '{}' has {} GPUs per node; omit it or make them agree",
                                                 sc->cluster.gpus_per_node, name, k));
@@ -289,7 +294,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   sc.gpu = read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden), hw.preset);
 
   const YamlReader cluster = top.child("cluster");
-  cluster.allow_only({"gpus", "gpus_per_node"});
+  cluster.allow_only({"gpus", "gpus_per_node", "topology"});
   if (!cluster.has("gpus")) cluster.fail("gpus", "is required (total GPUs in the job)");
   sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
   sc.cluster.gpus_per_node = cluster.integer("gpus_per_node", sc.gpu.node.gpus_per_node, 1, 1024);

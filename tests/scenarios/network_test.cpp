@@ -48,6 +48,9 @@ TEST_CASE("the scenario's network section selects the topology", "[scenarios][ne
   CHECK(derived.network.topology.name == "derived");
   const Scenario h100 = load_scenario_string(kBase, "<s>", {"network.topology=dgx-h100"});
   CHECK(h100.network.topology.name == "dgx-h100");
+  CHECK(load_scenario_string(kBase, "<s>", {"cluster.topology=gb200-nvl72"}).network.topology.name == "gb200-nvl72");
+  CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"cluster.topology=dgx-a100", "network.topology=dgx-h100"}),
+                    Catch::Contains("cluster.topology"));
   const Scenario eth = load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet", "network.algorithm=ring"});
   CHECK(eth.network.topology.oversubscription == 2.0);
   CHECK(eth.network.algorithm == clustersim::topologies::AlgorithmChoice::ring);
