@@ -57,6 +57,7 @@ void validate(const TopologySpec& s, int nodes) {
   check(s.pcie_bps > 0, "pcie_bandwidth must be above zero");
   for (double e : {s.nvlink_efficiency, s.pcie_efficiency, s.nic_efficiency})
     check(e > 0 && e <= 1.5, "efficiencies must be in (0, 1.5]");
+  check(s.nvls_efficiency >= 0 && s.nvls_efficiency <= 1.5, "nvls_efficiency must be in [0, 1.5]");
   check(s.gpus_per_pcie_switch >= 1, "gpus_per_pcie_switch must be at least 1");
   check(s.nics_per_node >= 1, "nics_per_node must be at least 1");
   check(s.nics_per_node <= s.gpus_per_node, "nics_per_node cannot exceed gpus_per_node (one NIC per GPU at most)");
@@ -69,11 +70,11 @@ void validate(const TopologySpec& s, int nodes) {
 
 struct Topology::Graph {
   BoostGraph g;
-  std::vector<Vertex> gpu;  // GPU index → vertex
+  std::vector<Vertex> gpu;           // GPU index → vertex
+  std::vector<Vertex> link_source;   // link id → the vertex it leaves
+  std::vector<int> group;            // vertex → leaf group (kSpineGroup for the spine)
   // Scratch for routes_from, reset only where a search touched it.
-  std::vector<Vertex> link_source;  // link id → the vertex it leaves
-  std::vector<int> group;           // vertex → leaf group (kSpineGroup for the spine)
-  mutable std::vector<int> pred;    // vertex → link id it was reached by (−1: none)
+  mutable std::vector<int> pred;     // vertex → link id it was reached by (−1: none)
   mutable std::vector<int> dist;
   mutable std::vector<boost::default_color_type> color;
   mutable std::vector<Vertex> touched;
