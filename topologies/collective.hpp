@@ -1,6 +1,6 @@
 #pragma once
 // NCCL-style collectives over a Topology. An algorithm (ring, double binary tree, hierarchical,
-// direct) is expanded into point-to-point flows for every concurrent communicator; the flows
+// NVLS, direct) is expanded into point-to-point flows for every concurrent communicator; the flows
 // are routed over the graph and each link's load (bytes per byte of the buffer) divided by its
 // bandwidth gives the busiest link, hence the bandwidth term. Latency uses NCCL's own α terms
 // (nccl_tuning.hpp). nccl-tests conventions: S is the whole buffer in bytes (per rank for

@@ -24,22 +24,32 @@ const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a) const {
 CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes) const {
   if (c == Collective::all_to_all || c == Collective::send_recv) return time_of(plan(c, dim, Algorithm::direct), bytes);
   if (c != Collective::all_reduce) return time_of(plan(c, dim, Algorithm::ring), bytes);
+  // Groups are rank ranges base + i·stride, so the first and last rank tell whether one spans nodes.
+  const int first = 0, last = layout_.ranks() > 0 ? layout_.size(dim) - 1 : 0;
+  int stride = 1;
+  for (GroupDim inner : layout_.order) {
+    if (inner == dim) break;
+    stride *= layout_.size(inner);
+  }
+  const bool multi_node = topo_.node_of(first) != topo_.node_of(last * stride);
+  const bool nvls_applies = !multi_node && topo_.spec().nvls_efficiency > 0 && topo_.has_nvlink() &&
+                            layout_.size(dim) >= kNvlsMinRanks;
   switch (choice_) {
     case AlgorithmChoice::ring: return time_of(plan(c, dim, Algorithm::ring), bytes);
     case AlgorithmChoice::tree: return time_of(plan(c, dim, Algorithm::tree), bytes);
     case AlgorithmChoice::hierarchical: return time_of(plan(c, dim, Algorithm::hierarchical), bytes);
-    case AlgorithmChoice::nvls: return time_of(plan(c, dim, Algorithm::nvls), bytes);
+    case AlgorithmChoice::nvls:  // where NVLS cannot serve the group, NCCL's own choice
+      if (nvls_applies) return time_of(plan(c, dim, Algorithm::nvls), bytes);
+      break;
     case AlgorithmChoice::automatic: break;
   }
   // NCCL's default: the fastest of its native algorithms for this size (tuning.cc); the
   // double binary tree only spans nodes, NVLS only serves a group inside one NVSwitch node.
   CollectiveTime best = time_of(plan(c, dim, Algorithm::ring), bytes);
-  const std::vector<int> group = groups_of(layout_, dim).front();
-  const bool multi_node = topo_.node_of(group.front()) != topo_.node_of(group.back());
   if (multi_node) {
     const CollectiveTime tree = time_of(plan(c, dim, Algorithm::tree), bytes);
     if (tree.time_s < best.time_s) best = tree;
-  } else if (topo_.spec().nvls_efficiency > 0 && topo_.has_nvlink() && int(group.size()) >= kNvlsMinRanks) {
+  } else if (nvls_applies) {
     const CollectiveTime nvls = time_of(plan(c, dim, Algorithm::nvls), bytes);
     if (nvls.time_s < best.time_s) best = nvls;
   }
