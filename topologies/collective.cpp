@@ -322,7 +322,7 @@ CollectiveTime time_of(const Plan& plan, double bytes) {
     for (const Phase& ph : plan.phases) {
       PhaseTime pt;
       pt.transfer_s = bytes * ph.s_per_byte / ph.bw_fraction[i];
-      pt.time_s = ph.latency_s[i] + pt.transfer_s;
+      pt.time_s = ph.latency_s[i] + pt.transfer_s + (t.phases.empty() ? kCollectiveLaunchOverhead_s : 0.0);
       for (std::size_t c = 0; c < pt.demand.size(); ++c)
         pt.demand[c] = pt.time_s > 0 ? ph.class_share[c] * pt.transfer_s / pt.time_s : 0.0;
       t.time_s += pt.time_s;

@@ -32,6 +32,13 @@ inline constexpr AlgoLatency kNvlsLatency{
     {0.0, 0.0, 0.0},
     {{{0.0, 0.0, 25e-6}, {0.0, 0.0, 25e-6}, {0.0, 0.0, 18e-6}}}};
 
+/// What a collective costs beyond NCCL's own latency model: launching it from the host and
+/// synchronising the ranks (no CUDA graphs). hardware.md §3.8: a 32 KiB all-reduce on 8 A100s
+/// takes 43.8 µs in nccl-tests and ≈40 µs on 8 H200s in PyTorch, where NCCL's LL ring model
+/// gives 6.6 + 14 × 0.6 = 15.0 µs; the difference, ≈28 µs [D], is added once per collective.
+/// (§5 suggests ≈40 µs in all for 8 GPUs without graphs.)
+inline constexpr double kCollectiveLaunchOverhead_s = 28e-6;
+
 /// NCCL uses NVLS only for more than this many GPUs in a node (hardware.md §3.6: H200 stays on
 /// Ring with 4 GPUs and switches to NVLS from 5).
 inline constexpr int kNvlsMinRanks = 5;
