@@ -50,8 +50,8 @@ TEST_CASE("ring all-reduce inside one node equals the closed form", "[topologies
     const double bytes = 4e9;
     const auto t = net.cost(Collective::all_reduce, GroupDim::dp, bytes);
     REQUIRE(t.protocol == Protocol::simple);
-    // NCCL ring (hardware.md §3.6/§3.8): base + 2(n−1)·hop + S·2(n−1)/n / B.
-    const double expected = 8.4e-6 + 2 * (n - 1) * 3.4e-6 + bytes * 2.0 * (n - 1) / n / (400e9 * 0.75);
+    // NCCL ring (hardware.md §3.6/§3.8): launch + base + 2(n−1)·hop + S·2(n−1)/n / B.
+    const double expected = kCollectiveLaunchOverhead_s + 8.4e-6 + 2 * (n - 1) * 3.4e-6 + bytes * 2.0 * (n - 1) / n / (400e9 * 0.75);
     CHECK(t.time_s == Approx(expected).epsilon(1e-9));
   }
 }
@@ -99,6 +99,16 @@ TEST_CASE("dgx-a100 busbw matches the measured single-node and multi-node figure
   // hardware.md §3.6: 234.89 GB/s @ 16 GiB on one node; §3.7: ≈192 GB/s across nodes.
   CHECK(std::abs(busbw(whole_cluster(spec, 1), Collective::all_reduce, 16.0 * (1ull << 30)) / 234.89e9 - 1) < 0.15);
   CHECK(std::abs(busbw(whole_cluster(spec, 8, AlgorithmChoice::ring), Collective::all_reduce, 16.0 * (1ull << 30)) / 192e9 - 1) < 0.15);
+}
+
+TEST_CASE("dgx-b200 busbw matches the measured single-node and 4-node figures", "[topologies][reference]") {
+  const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-b200");
+  const double bytes = 16.0 * (1ull << 30);
+  // hardware.md §3.6: 8x B200 NVLS 845.7 @ 16 GiB, ring 682.2 @ 8 GiB; §3.7: 4x P6-B200 (8x 400G
+  // EFA each) 381.8 GB/s @ 16 GiB.
+  CHECK(std::abs(busbw(whole_cluster(spec, 1), Collective::all_reduce, bytes) / 845.7e9 - 1) < 0.15);
+  CHECK(std::abs(busbw(whole_cluster(spec, 1, AlgorithmChoice::ring), Collective::all_reduce, bytes / 2) / 682.2e9 - 1) < 0.15);
+  CHECK(std::abs(busbw(whole_cluster(spec, 4), Collective::all_reduce, bytes) / 381.8e9 - 1) < 0.15);
 }
 
 TEST_CASE("small all-reduce latency is tens of microseconds", "[topologies][reference]") {
@@ -156,4 +166,20 @@ TEST_CASE("collective costs are deterministic", "[topologies]") {
   const double a = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, 123456789).time_s;
   const double b = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, 123456789).time_s;
   CHECK(a == b);
+}
+
+TEST_CASE("the node-spec interface agrees with the network it derives", "[topologies]") {
+  clustersim::hardware::NodeSpec node;
+  node.gpus_per_node = 8;
+  node.nvlink_bps = 450e9;
+  node.nvlink_efficiency = 0.82;
+  node.pcie_bps = 63e9;
+  node.pcie_efficiency = 0.88;
+  node.nics_per_node = 8;
+  node.nic_bps = 50e9;
+  node.nic_efficiency = 0.94;
+  const CollectiveCost c = collective_cost(node, Collective::all_reduce, 1e9, GroupShape{32, 8});
+  const Network net(topology_from_node(node), 4, Layout{1, 1, 1, 32});
+  CHECK(c.time_s == Approx(net.cost(Collective::all_reduce, GroupDim::dp, 1e9).time_s).epsilon(1e-12));
+  CHECK(c.busbw_bps == Approx(1e9 * bus_factor(Collective::all_reduce, 32) / c.time_s));
 }
