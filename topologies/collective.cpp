@@ -239,7 +239,10 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
   plan.ranks = s.ranks;
   if (s.ranks <= 1) return plan;
   const bool all_reduce = op == Collective::all_reduce;
-  if ((alg == Algorithm::tree || alg == Algorithm::hierarchical || alg == Algorithm::nvls) && !all_reduce)
+  const bool ring_family = all_reduce || op == Collective::reduce_scatter || op == Collective::all_gather;
+  if (alg == Algorithm::hierarchical && !ring_family)
+    throw std::invalid_argument("hierarchical applies to all_reduce, reduce_scatter and all_gather");
+  if ((alg == Algorithm::tree || alg == Algorithm::nvls) && !all_reduce)
     throw std::invalid_argument(std::string(name(alg)) + " applies to all_reduce only");
   if (alg == Algorithm::direct && all_reduce) throw std::invalid_argument("direct applies to all_to_all and send_recv");
   if (alg == Algorithm::hierarchical && (s.nodes == 1 || s.per_node == 1)) plan.algorithm = alg = Algorithm::ring;
@@ -259,9 +262,11 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
       plan.phases.push_back(f.load(tree_latency(topo, s), tree_fractions()));
       break;
     case Algorithm::hierarchical: {
-      // Reduce-scatter inside each node, all-reduce of 1/r of S across nodes per local rank
-      // (one ring per rail), all-gather inside each node.
+      // All-reduce: reduce-scatter inside each node, all-reduce of 1/r of S across nodes per
+      // local rank (one ring per rail), all-gather inside each node. Reduce-scatter: the first
+      // two steps with a reduce-scatter across nodes; all-gather: the mirror image.
       const double r = s.per_node;
+      const int passes = all_reduce ? 2 : 1;
       const Shape intra{s.per_node, 1, s.per_node}, inter{s.nodes, s.nodes, 1};
       Flows across(topo);
       for (const auto& g : groups) {
@@ -270,11 +275,14 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
         for (std::size_t j = 0; j < nodes.front().size(); ++j) {
           std::vector<std::vector<int>> rail;
           for (const auto& local : nodes) rail.push_back({local[j % local.size()]});
-          add_rings(across, rail, 2 * (s.nodes - 1.0) / s.nodes / r);
+          add_rings(across, rail, passes * (s.nodes - 1.0) / s.nodes / r);
         }
       }
       const Phase intra_phase = f.load(ring_latency(topo, intra, 1), ring_fractions());
-      plan.phases = {intra_phase, across.load(ring_latency(topo, inter, 2), ring_fractions()), intra_phase};
+      const Phase inter_phase = across.load(ring_latency(topo, inter, passes), ring_fractions());
+      if (all_reduce) plan.phases = {intra_phase, inter_phase, intra_phase};
+      else if (op == Collective::reduce_scatter) plan.phases = {intra_phase, inter_phase};
+      else plan.phases = {inter_phase, intra_phase};
       break;
     }
     case Algorithm::nvls: {

@@ -44,8 +44,8 @@ struct Plan {
 
 /// Expands `op` with `algorithm` over the communicators `groups` (GPU ids in group-rank order,
 /// all running at once) and loads the topology's links. Throws std::invalid_argument when the
-/// algorithm does not apply (tree/hierarchical/nvls are all-reduce only; nvls stays in one
-/// NVSwitch node whose topology has an nvls_efficiency).
+/// algorithm does not apply (tree and nvls are all-reduce only, nvls inside one NVSwitch node
+/// whose topology has an nvls_efficiency; hierarchical also does reduce-scatter/all-gather).
 Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups, Collective op,
                Algorithm algorithm);
 

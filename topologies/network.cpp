@@ -23,7 +23,8 @@ const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a) const {
 
 CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes) const {
   if (c == Collective::all_to_all || c == Collective::send_recv) return time_of(plan(c, dim, Algorithm::direct), bytes);
-  if (c != Collective::all_reduce) return time_of(plan(c, dim, Algorithm::ring), bytes);
+  if (c != Collective::all_reduce)  // reduce-scatter, all-gather: NCCL's ring unless forced hierarchical
+    return time_of(plan(c, dim, choice_ == AlgorithmChoice::hierarchical ? Algorithm::hierarchical : Algorithm::ring), bytes);
   // Groups are rank ranges base + i·stride, so the first and last rank tell whether one spans nodes.
   const int first = 0, last = layout_.ranks() > 0 ? layout_.size(dim) - 1 : 0;
   int stride = 1;

@@ -25,9 +25,9 @@ class Network {
   const Layout& layout() const { return layout_; }
 
   /// One collective of `bytes` (nccl-tests S) by every group of `dim` at once. The algorithm
-  /// is the forced one for all-reduce (hierarchical degrades to ring inside one node, nvls to
-  /// the automatic choice where it cannot serve the group), else NCCL's fastest for this size
-  /// and group shape.
+  /// is the forced one for all-reduce (hierarchical also for reduce-scatter and all-gather;
+  /// it degrades to ring inside one node, nvls to the automatic choice where it cannot serve
+  /// the group), else NCCL's fastest for this size and group shape.
   CollectiveTime cost(Collective c, GroupDim dim, double bytes) const;
 
  private:

@@ -138,6 +138,14 @@ TEST_CASE("hierarchical all-reduce beats the flat ring across few-NIC nodes for 
   CHECK(hier.algorithm == Algorithm::hierarchical);
   CHECK(hier.phases.size() == 3);
   CHECK(hier.time_s < 0.9 * ring);
+  // ZeRO's reduce-scatter + all-gather gain the same way.
+  const Network flat = whole_cluster(spec, 2), two_level = whole_cluster(spec, 2, AlgorithmChoice::hierarchical);
+  for (Collective c : {Collective::reduce_scatter, Collective::all_gather}) {
+    const auto h = two_level.cost(c, GroupDim::dp, bytes);
+    CHECK(h.algorithm == Algorithm::hierarchical);
+    CHECK(h.phases.size() == 2);
+    CHECK(h.time_s < 0.9 * flat.cost(c, GroupDim::dp, bytes).time_s);
+  }
 }
 
 TEST_CASE("reduce-scatter plus all-gather moves what one ring all-reduce moves", "[topologies]") {
