@@ -10,6 +10,7 @@
 #include "models/pipeline.hpp"
 #include "models/placement.hpp"
 #include "topologies/collective.hpp"
+#include "topologies/network.hpp"
 
 namespace clustersim::models {
 
@@ -39,7 +40,10 @@ using topologies::Collective;
 // Streams and resources of one stage; stage s uses s·kStreams + stream, s·kResources + resource.
 enum Stream : std::int32_t { kCompute, kTpStream, kCpStream, kPpFwdStream, kPpBwdStream, kDpReduceStream,
                              kDpGatherStream, kStreams };
-enum Resource : std::int32_t { kSm, kTpLink, kCpLink, kPpLink, kDpNet, kResources };
+// DP collectives load the topology's link classes (kLinkBase + class), shared between concurrent
+// collectives of the stage by the runner.
+enum Resource : std::int32_t { kSm, kTpLink, kCpLink, kPpLink, kDpNet, kLinkBase,
+                               kResources = kLinkBase + topologies::kLinkClasses };
 
 // Adam with fp32 master weights, per local parameter: read grad, master, m, v (16 B), write
 // master, m, v (12 B) and the bf16 weight (2 B), plus the gradient-norm read (4 B).
@@ -123,8 +127,9 @@ struct StageState {
 class StepBuilder {
  public:
   StepBuilder(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-              const hardware::GpuSpec& gpu, const StepCosts& c, std::vector<TimelineEntry>* timeline)
-      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), timeline_(timeline),
+              const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net,
+              std::vector<TimelineEntry>* timeline)
+      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net), timeline_(timeline),
         place_(make_placement(p, gpu.node.gpus_per_node)),
         mbs_(t.micro_batches(p)), vlayers_(virtual_stage_layers(m.layers, p)),
         dp_ranks_(p.dp * p.cp), zero_(dp_ranks_ > 1 ? p.zero_stage : 0) {}
@@ -498,11 +503,21 @@ class StepBuilder {
   }
 
   TaskId add_dp(int s, TaskKind kind, Collective c, double bytes, std::vector<TaskId> deps) {
-    const auto cost = topologies::collective_cost(gpu_.node, c, bytes, place_.dp);
+    const Stream stream = kind == TaskKind::dp_param_gather ? kDpGatherStream : kDpReduceStream;
     // NCCL kernels occupy comm_sms SMs while they run (hardware.md §3.9), slowing compute.
-    return add_task(s, kind == TaskKind::dp_param_gather ? kDpGatherStream : kDpReduceStream, kind, cost.time_s,
-                    std::move(deps),
-                    {{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms}, {s * kResources + kDpNet, 1.0}}, 1);
+    const sim::ResourceUse sms{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms};
+    if (t_.free_comm.dp) return add_task(s, stream, kind, 0.0, std::move(deps), {sms}, 1);
+    // All DP groups run this collective at once; its phases load the topology's link classes,
+    // so concurrent DP collectives of the stage share them (issue #4).
+    const auto cost = net_.cost(c, topologies::GroupDim::dp, bytes);
+    const std::size_t before = graph_.size();
+    const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, std::move(deps),
+                                                      s * kResources + kLinkBase, {sms}, 1,
+                                                      static_cast<std::int32_t>(kind));
+    if (timeline_)
+      for (std::size_t i = before; i < graph_.size(); ++i)
+        labels_.push_back({s, stream_names()[static_cast<std::size_t>(stream)], kind, label_mb_, label_layer_});
+    return last;
   }
 
   TaskId add_compute(int s, TaskKind kind, double seconds, std::vector<TaskId>* deps, bool always = false) {
@@ -555,6 +570,7 @@ class StepBuilder {
   const ParallelSpec& p_;
   const hardware::GpuSpec& gpu_;
   const StepCosts& c_;
+  const topologies::Network& net_;
   std::vector<TimelineEntry>* timeline_;
   std::vector<TimelineEntry> labels_;  // one per task, only when a timeline is wanted
   int label_mb_ = -1, label_layer_ = -3;  // what the tasks being added belong to
@@ -677,8 +693,12 @@ StepResult StepBuilder::measure() {
 
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                          const hardware::GpuSpec& gpu, const StepCosts& costs,
-                         std::vector<TimelineEntry>* timeline) {
-  return StepBuilder(m, t, p, gpu, costs, timeline).run();
+                         const topologies::Network* network, std::vector<TimelineEntry>* timeline) {
+  if (network) return StepBuilder(m, t, p, gpu, costs, *network, timeline).run();
+  const auto topo = topologies::topology_from_node(gpu.node);
+  const topologies::Network own(topo, topologies::Network::nodes_for(topo, p.tp * p.cp * p.pp * p.dp),
+                                {p.tp, p.cp, p.pp, p.dp});
+  return StepBuilder(m, t, p, gpu, costs, own, timeline).run();
 }
 
 }  // namespace clustersim::models

@@ -13,6 +13,7 @@
 #include "models/training_spec.hpp"
 #include "sim/runner.hpp"
 #include "sim/task_graph.hpp"
+#include "topologies/network.hpp"
 
 namespace clustersim::models {
 
@@ -65,10 +66,12 @@ struct TimelineEntry {
   double start_s = 0, end_s = 0;
 };
 
-/// Builds and runs one step. `costs` come from step_costs() for the same inputs. When
+/// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network`
+/// (the cluster's topology and placement) defaults to the one implied by gpu.node. When
 /// `timeline` is given it receives every task with a non-zero duration.
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                          const hardware::GpuSpec& gpu, const StepCosts& costs,
+                         const topologies::Network* network = nullptr,
                          std::vector<TimelineEntry>* timeline = nullptr);
 
 }  // namespace clustersim::models

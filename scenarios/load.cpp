@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "scenarios/error.hpp"
 #include "scenarios/load_reliability.hpp"
 #include "scenarios/presets.hpp"
+#include "scenarios/topology_load.hpp"
 #include "scenarios/yaml_reader.hpp"
+#include "topologies/topology.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -211,13 +214,77 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   overridden->insert(path);
 }
 
+// `placement: [tp, cp, pp, dp]` (or "tp,cp,pp,dp"): the rank order, innermost first.
+topologies::PlacementOrder read_placement(const YamlReader& net) {
+  const YAML::Node n = net.node()["placement"];
+  std::vector<std::string> names;
+  if (n.IsSequence()) {
+    for (const auto& item : n) names.push_back(item.IsScalar() ? item.Scalar() : "?");
+  } else if (n.IsScalar()) {
+    std::stringstream ss(n.Scalar());
+    for (std::string part; std::getline(ss, part, ',');) {
+      part.erase(0, part.find_first_not_of(' '));
+      part.erase(part.find_last_not_of(' ') + 1);
+      names.push_back(part);
+    }
+  }
+  const std::vector<std::string> dims = {"tp", "cp", "pp", "dp"};
+  topologies::PlacementOrder order{};
+  std::set<std::string> seen;
+  bool ok = names.size() == 4;
+  for (std::size_t i = 0; ok && i < 4; ++i) {
+    auto it = std::find(dims.begin(), dims.end(), names[i]);
+    ok = it != dims.end() && seen.insert(names[i]).second;
+    if (ok) order[i] = static_cast<topologies::GroupDim>(it - dims.begin());
+  }
+  if (!ok) net.fail("placement", "expected tp, cp, pp and dp once each, innermost first, e.g. [tp, cp, pp, dp]");
+  return order;
+}
+
+// `network: {topology: NAME, algorithm: auto|ring|tree|hierarchical, placement: [...]}`; without
+// a topology the hardware profile's node section describes a non-blocking rail-optimized fat tree.
+void read_network(const YamlReader& top, Scenario* sc) {
+  const YamlReader net = top.child("network");
+  net.allow_only({"topology", "algorithm", "placement"});
+  if (net.has("placement")) sc->network.placement = read_placement(net);
+  sc->network.topology = topologies::topology_from_node(sc->gpu.node);
+  const YamlReader cluster = top.child("cluster");
+  // The topology is named as network.topology or, as a shorthand, cluster.topology.
+  if (net.has("topology") && cluster.has("topology") && net.text("topology", "") != cluster.text("topology", ""))
+    cluster.fail("topology", fmt::format("is '{}' but network.topology is '{}'; name it once",
+                                         cluster.text("topology", ""), net.text("topology", "")));
+  const YamlReader& named = net.has("topology") ? net : cluster;
+  if (named.has("topology")) {
+    const std::string name = named.text("topology", "");
+    if (!topology_preset_texts().count(name)) {
+      const std::string near = nearest(name, topology_names());
+      named.fail("topology", fmt::format("unknown topology '{}'{}; available: {}", name,
+                                       near.empty() ? "" : " (did you mean '" + near + "'?)", join(topology_names())));
+    }
+    sc->network.topology = topology_preset(name);
+    const int k = sc->network.topology.gpus_per_node;
+    if (cluster.has("gpus_per_node") && sc->cluster.gpus_per_node != k)
+      cluster.fail("gpus_per_node", fmt::format("is {} but topology '{}' has {} GPUs per node; omit it or make them agree",
+                                                sc->cluster.gpus_per_node, name, k));
+    sc->cluster.gpus_per_node = sc->gpu.node.gpus_per_node = k;
+  }
+  try {
+    (void)topologies::Topology(sc->network.topology, 1);
+  } catch (const std::invalid_argument& e) {
+    top.child("cluster").fail("gpus_per_node", fmt::format("the nodes cannot be wired as topology '{}': {}",
+                                                           sc->network.topology.name, e.what()));
+  }
+  sc->network.algorithm = static_cast<topologies::AlgorithmChoice>(
+      net.choice("algorithm", {topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end()}, 0));
+}
+
 Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {
   if (!root || root.IsNull()) throw ScenarioError(fmt::format("{}: the scenario is empty", source));
   if (!root.IsMap()) throw ScenarioError(fmt::format("{}: a scenario must be a mapping of keys (name, model, hardware, ...)", source));
   std::set<std::string> overridden;
   for (const auto& o : overrides) apply_override(root, o, &overridden);
   const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden);
-  top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training", "reliability", "data"});
+  top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training", "network", "reliability", "data"});
 
   Scenario sc;
   sc.source = source;
@@ -230,11 +297,17 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   sc.gpu = read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden), hw.preset);
 
   const YamlReader cluster = top.child("cluster");
-  cluster.allow_only({"gpus", "gpus_per_node"});
+  cluster.allow_only({"gpus", "gpus_per_node", "topology"});
   if (!cluster.has("gpus")) cluster.fail("gpus", "is required (total GPUs in the job)");
   sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
   sc.cluster.gpus_per_node = cluster.integer("gpus_per_node", sc.gpu.node.gpus_per_node, 1, 1024);
-  sc.gpu.node.gpus_per_node = sc.cluster.gpus_per_node;
+  if (sc.cluster.gpus_per_node != sc.gpu.node.gpus_per_node) {
+    // A node of another size keeps the profile's NICs per GPU (at least one NIC per node).
+    const double nics_per_gpu = double(sc.gpu.node.nics_per_node) / sc.gpu.node.gpus_per_node;
+    sc.gpu.node.nics_per_node = std::max(1, int(std::lround(nics_per_gpu * sc.cluster.gpus_per_node)));
+    sc.gpu.node.gpus_per_node = sc.cluster.gpus_per_node;
+  }
+  read_network(top, &sc);
 
   const YamlReader par = top.child("parallelism");
   par.allow_only({"tp", "pp", "cp", "dp", "zero_stage", "fsdp", "vpp", "schedule", "pp_layers",

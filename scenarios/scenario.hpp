@@ -6,12 +6,23 @@
 #include "models/model_spec.hpp"
 #include "models/reliability.hpp"
 #include "models/training_spec.hpp"
+#include "topologies/collective.hpp"
+#include "topologies/placement.hpp"
+#include "topologies/topology_spec.hpp"
 
 namespace clustersim::scenarios {
 
 struct ClusterSpec {
   int gpus = 0;
   int gpus_per_node = 8;
+};
+
+/// The `network:` section: which topology the cluster is wired as, and the collective
+/// algorithm policy (all-reduce; `automatic` chooses like NCCL).
+struct NetworkSpec {
+  topologies::TopologySpec topology;  ///< a preset, or derived from the hardware profile's node
+  topologies::AlgorithmChoice algorithm = topologies::AlgorithmChoice::automatic;
+  topologies::PlacementOrder placement = topologies::kDefaultPlacement;  ///< rank order, innermost first
 };
 
 struct Scenario {
@@ -26,6 +37,7 @@ struct Scenario {
   models::TrainingSpec training;
   models::ReliabilitySpec reliability;
   models::DataSpec data;
+  NetworkSpec network;
 };
 
 }  // namespace clustersim::scenarios

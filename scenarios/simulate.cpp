@@ -13,7 +13,12 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   r.flops = models::flops_per_token(sc.model, t);
   r.peak_flops = sc.gpu.peak(t.precision);
   r.costs = models::step_costs(sc.model, t, sc.parallel, sc.gpu);
-  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, timeline);
+  const auto& par = sc.parallel;
+  const topologies::Network network(sc.network.topology,
+                                    topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
+                                    {par.tp, par.cp, par.pp, par.dp, sc.network.placement}, sc.network.algorithm);
+  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, &network, timeline);
+
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
   r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
   // Padded slots are computed (the step is simulated at seq_len) but only real tokens count as

@@ -16,6 +16,7 @@
 #include "tools/atomic_file.hpp"
 #include "tools/explain_report.hpp"
 #include "tools/mfu_command.hpp"
+#include "tools/collective_command.hpp"
 #include "tools/report.hpp"
 #include "tools/trace.hpp"
 
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
   run->add_option("--seed", ro.seed, "random seed for --monte-carlo (same seed, same output)");
   clustersim::tools::MfuOptions mo;
   auto* mfu = clustersim::tools::add_mfu_command(app, mo);
+  clustersim::tools::CollectiveOptions collective_options;
+  auto* collective = clustersim::tools::add_collective_command(app, collective_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -86,6 +89,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return run_command(ro);
     if (*mfu) return clustersim::tools::run_mfu_command(mo);
+    if (*collective) return clustersim::tools::run_collective(collective_options);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

@@ -78,6 +78,8 @@ std::string format_text(const scenarios::Report& r) {
   const int nodes = (r.num_gpus + sc.cluster.gpus_per_node - 1) / sc.cluster.gpus_per_node;
   o += fmt::format("  hardware   {}: {} GPUs = {} nodes x {}  ({})\n", sc.hardware_preset, r.num_gpus, nodes,
                    sc.cluster.gpus_per_node, sc.gpu.description);
+  o += fmt::format("  network    {}: {}; all-reduce algorithm {}\n", sc.network.topology.name,
+                   sc.network.topology.description, topologies::kAlgorithmChoiceNames[static_cast<std::size_t>(sc.network.algorithm)]);
   o += fmt::format("  plan       tp {} x pp {} x cp {} x dp {}, ZeRO-{}; seq {}, global batch {} ({} tokens), micro-batch {} x {} per step; {}, recompute {}\n",
                    p.tp, p.pp, p.cp, p.dp, p.zero_stage, t.seq_len, t.global_batch, si(r.tokens_per_step, ""),
                    t.micro_batch, r.step.micro_batches, hardware::name(t.precision), models::name(t.recompute));
@@ -237,6 +239,8 @@ std::string format_json(const scenarios::Report& r,
   o.str("name", sc.name)
       .str("model", sc.model_preset)
       .str("hardware", sc.hardware_preset)
+      .str("topology", sc.network.topology.name)
+      .str("algorithm", topologies::kAlgorithmChoiceNames[static_cast<std::size_t>(sc.network.algorithm)])
       .num("num_gpus", r.num_gpus)
       .num("tp", sc.parallel.tp)
       .num("pp", sc.parallel.pp)

@@ -1,21 +1,74 @@
 #pragma once
-// Analytical NCCL-style collective cost over DGX-like nodes: ring and (for all-reduce) double
-// binary tree, α–β with NCCL's own latency constants (hardware.md §3.8), bandwidth from the
-// slowest link class a ring crosses. nccl-tests conventions: S is the whole buffer in bytes,
-// busbw = algbw · factor (factor 2(n−1)/n for all-reduce, (n−1)/n for reduce-scatter and
-// all-gather).
+// NCCL-style collectives over a Topology. An algorithm (ring, double binary tree, hierarchical,
+// NVLS, direct) is expanded into point-to-point flows for every concurrent communicator; the flows
+// are routed over the graph and each link's load (bytes per byte of the buffer) divided by its
+// bandwidth gives the busiest link, hence the bandwidth term. Latency uses NCCL's own α terms
+// (nccl_tuning.hpp). nccl-tests conventions: S is the whole buffer in bytes (per rank for
+// all-to-all and send/recv); busbw = algbw · bus_factor (hardware.md §3.6).
+#include <array>
 #include <string>
+#include <vector>
 
 #include "hardware/gpu_spec.hpp"
+#include "topologies/nccl_tuning.hpp"
+#include "topologies/topology.hpp"
 
 namespace clustersim::topologies {
 
-enum class Collective { all_reduce, reduce_scatter, all_gather };
-enum class Algorithm { ring, tree };
+enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, send_recv };
+enum class Algorithm { ring, tree, hierarchical, direct, nvls };
+/// What the user asks for: `automatic` picks the fastest of NCCL's algorithms for each size.
+enum class AlgorithmChoice { automatic, ring, tree, hierarchical, nvls };
+inline constexpr std::array<const char*, 5> kAlgorithmChoiceNames = {"auto", "ring", "tree", "hierarchical", "nvls"};
 
-/// Shape of one communicator: `ranks` in total, `ranks_per_node` of them in each node
-/// (nodes = ranks / ranks_per_node). Other groups of the same kind run at the same time on
-/// the node's other GPUs and share its NICs (rail-optimized: each GPU uses its own NIC).
+const char* name(Collective c);
+const char* name(Algorithm a);
+
+/// nccl-tests bus-bandwidth factor for a collective over n ranks.
+double bus_factor(Collective c, int n);
+
+/// One phase of an algorithm, for all concurrent communicators at once, per byte of S.
+struct Phase {
+  std::array<double, 3> latency_s{};      ///< by Protocol
+  std::array<double, 3> bw_fraction{};    ///< by Protocol: share of the Simple bandwidth
+  double s_per_byte = 0;                  ///< Simple: busiest link's seconds per byte of S
+  std::array<double, kLinkClasses> class_share{};  ///< busiest link of each class / s_per_byte
+};
+
+struct Plan {
+  Collective op = Collective::all_reduce;
+  Algorithm algorithm = Algorithm::ring;
+  int ranks = 1;
+  std::vector<Phase> phases;
+};
+
+/// Expands `op` with `algorithm` over the communicators `groups` (GPU ids in group-rank order,
+/// all running at once) and loads the topology's links. Throws std::invalid_argument when the
+/// algorithm does not apply (tree and nvls are all-reduce only, nvls inside one NVSwitch node
+/// whose topology has an nvls_efficiency; hierarchical also does reduce-scatter/all-gather).
+Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups, Collective op,
+               Algorithm algorithm);
+
+struct PhaseTime {
+  double time_s = 0;
+  double transfer_s = 0;                           ///< bandwidth part of time_s
+  std::array<double, kLinkClasses> demand{};       ///< link-class demand while it runs (0..1]
+};
+
+struct CollectiveTime {
+  double time_s = 0;
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::simple;
+  std::vector<PhaseTime> phases;
+};
+
+/// Time of one collective of `bytes` following `plan`, with the fastest protocol.
+CollectiveTime time_of(const Plan& plan, double bytes);
+
+// ---- Compatibility with the foundation's analytical interface -------------------------------
+
+/// Shape of one communicator: `ranks` in total, `ranks_per_node` of them in each node; the
+/// node's other GPUs run the same collective in their own groups at the same time.
 struct GroupShape {
   int ranks = 1;
   int ranks_per_node = 1;
@@ -24,21 +77,13 @@ struct GroupShape {
 
 struct CollectiveCost {
   double time_s = 0;
-  double latency_s = 0;
-  double busbw_bps = 0;     ///< bandwidth term as nccl-tests busbw
+  double busbw_bps = 0;
   Algorithm algorithm = Algorithm::ring;
 };
 
-/// nccl-tests bus-bandwidth factor for a collective over n ranks.
-double bus_factor(Collective c, int n);
-
-/// The bottleneck busbw for a ring over `g`: NVLink (or PCIe) inside a node, and the node's
-/// NICs shared by the concurrent groups across nodes (one NCCL ring per NIC, §3.7).
-double ring_busbw(const hardware::NodeSpec& node, const GroupShape& g);
-
-/// Time of one collective over a buffer of `bytes` (nccl-tests S).
-CollectiveCost collective_cost(const hardware::NodeSpec& node, Collective c, double bytes,
-                               const GroupShape& g);
+/// A collective over DGX-like nodes described by a hardware profile's node section (the
+/// topology derived by topology_from_node), NCCL's automatic algorithm choice.
+CollectiveCost collective_cost(const hardware::NodeSpec& node, Collective c, double bytes, const GroupShape& g);
 
 }  // namespace clustersim::topologies
 

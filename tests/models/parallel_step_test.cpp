@@ -85,8 +85,17 @@ TEST_CASE("TP all-reduces: four per block and micro-batch, two of them exposed i
 TEST_CASE("sequence parallelism keeps TP traffic but shards norm work and activations", "[models]") {
   const auto tp = scenarios::simulate(scenario("tp: 4", 4, 4, "", 4));
   const auto sp = scenarios::simulate(scenario("tp: 4, sequence_parallel: true", 4, 4, "", 4));
-  // Reduce-scatter + all-gather move what one all-reduce moves.
-  REQUIRE(sp.step.tp_comm_busy_s == Approx(tp.step.tp_comm_busy_s).epsilon(0.1));
+  // Reduce-scatter + all-gather move what one all-reduce moves (all on the ring with 4 GPUs;
+  // NVLS only from 5, hardware.md §3.6), but they are twice as many collectives, each paying
+  // NCCL's per-collective launch latency (§3.8), which is large next to a 17 MB transfer.
+  REQUIRE(sp.step.tp_comm_busy_s >= tp.step.tp_comm_busy_s);
+  REQUIRE(sp.step.tp_comm_busy_s < 1.35 * tp.step.tp_comm_busy_s);
+  // With 8 GPUs the all-reduce takes NVLS (≈480 GB/s busbw) while reduce-scatter and
+  // all-gather stay on the ring (≈367): SP's traffic then takes up to 480/367 ≈ 1.31× longer.
+  const auto tp8 = scenarios::simulate(scenario("tp: 8", 8, 8, "", 8));
+  const auto sp8 = scenarios::simulate(scenario("tp: 8, sequence_parallel: true", 8, 8, "", 8));
+  REQUIRE(sp8.step.tp_comm_busy_s > tp8.step.tp_comm_busy_s);
+  REQUIRE(sp8.step.tp_comm_busy_s < 1.4 * tp8.step.tp_comm_busy_s);
   REQUIRE(sp.costs.layer_fwd.time_s < tp.costs.layer_fwd.time_s);
   // Korthikanti et al. 2022: 34·sbh/t + 5as²b/t (SP) vs 10·sbh + 24·sbh/t + 5as²b/t; with flash
   // the s² terms vanish, so the ratio is (10 + 24/4) / (34/4) ≈ 1.88 for t = 4.

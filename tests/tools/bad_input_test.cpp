@@ -29,8 +29,6 @@ std::string materialize(const BadInput& b, int index) {
   return args;
 }
 
-const char* kMinimal = "name: t\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
-                       "training: {seq_len: 2048, global_batch: 8}\n";
 
 std::vector<BadInput> cases() {
   const std::string m = kMain;

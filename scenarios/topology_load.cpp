@@ -1,0 +1,94 @@
+#include "scenarios/topology_load.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <stdexcept>
+
+#include "scenarios/error.hpp"
+#include "scenarios/presets.hpp"
+#include "scenarios/yaml_reader.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::scenarios {
+
+using sim::Dimension;
+
+namespace {
+constexpr double kMaxBw = 1e14;
+}
+
+topologies::TopologySpec read_topology(const YamlReader& r, const std::string& name) {
+  r.allow_only({"name", "description", "node", "fabric"});
+  topologies::TopologySpec t;
+  t.name = r.text("name", name);
+  t.description = r.text("description", t.name);
+  if (!r.has("node")) r.fail("node", "is required (the scale-up domain: kind, gpus, bandwidths, NICs)");
+  const YamlReader n = r.child("node");
+  n.allow_only({"kind", "gpus", "nvlink_bandwidth", "nvlink_efficiency", "nvls_efficiency", "pcie_bandwidth", "pcie_efficiency",
+                "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth", "nic_efficiency"});
+  if (!n.has("kind")) n.fail("kind", "is required; allowed: nvswitch, nvl_domain, pcie");
+  t.node_kind = static_cast<topologies::NodeKind>(n.choice("kind", {"nvswitch", "nvl_domain", "pcie"}, 0));
+  if (!n.has("gpus")) n.fail("gpus", "is required (GPUs in one node or NVLink domain)");
+  t.gpus_per_node = n.integer("gpus", 8, 1, 1024);
+  if (t.node_kind != topologies::NodeKind::pcie) {
+    if (!n.has("nvlink_bandwidth")) n.fail("nvlink_bandwidth", "is required for an NVLink node (per GPU, per direction)");
+    t.nvlink_bps = n.quantity("nvlink_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
+  } else if (n.has("nvlink_bandwidth")) {
+    n.fail("nvlink_bandwidth", "a pcie node has no NVLink; use kind: nvswitch");
+  }
+  t.nvlink_efficiency = n.number("nvlink_efficiency", 0.8, 0.01, 1.5);
+  t.nvls_efficiency = n.number("nvls_efficiency", 0.0, 0.0, 1.5);
+  if (t.nvls_efficiency > 0 && t.node_kind == topologies::NodeKind::pcie)
+    n.fail("nvls_efficiency", "NVLink SHARP needs an NVSwitch node; a pcie node has none");
+  if (!n.has("pcie_bandwidth")) n.fail("pcie_bandwidth", "is required (x16 per direction)");
+  t.pcie_bps = n.quantity("pcie_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
+  t.pcie_efficiency = n.number("pcie_efficiency", 0.8, 0.01, 1.0);
+  t.gpus_per_pcie_switch = n.integer("gpus_per_pcie_switch", 2, 1, t.gpus_per_node);
+  t.nics_per_node = n.integer("nics_per_node", t.gpus_per_node, 1, t.gpus_per_node);
+  if (!n.has("nic_bandwidth")) n.fail("nic_bandwidth", "is required (per NIC, per direction, e.g. 400Gb/s)");
+  t.nic_bps = n.quantity("nic_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
+  t.nic_efficiency = n.number("nic_efficiency", 0.95, 0.01, 1.0);
+  const YamlReader f = r.child("fabric");
+  f.allow_only({"kind", "nodes_per_leaf", "oversubscription", "rail_optimized"});
+  f.choice("kind", {"fat_tree"}, 0);
+  t.nodes_per_leaf = f.integer("nodes_per_leaf", 32, 1, 100000);
+  t.oversubscription = f.number("oversubscription", 1.0, 1.0, 1000.0);
+  t.rail_optimized = f.boolean("rail_optimized", true);
+  try {
+    (void)topologies::Topology(t, 2);  // the generators' own checks
+  } catch (const std::invalid_argument& e) {
+    r.fail("node", e.what());
+  }
+  return t;
+}
+
+topologies::TopologySpec parse_topology(const std::string& yaml, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root || !root.IsMap()) throw ScenarioError(fmt::format("{}: a topology must be a mapping (name, node, fabric)", source));
+  return read_topology(YamlReader(root, "", [source](const std::string&) { return source; }, nullptr), source);
+}
+
+std::vector<std::string> topology_names() {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : topology_preset_texts()) out.push_back(k);
+  return out;
+}
+
+topologies::TopologySpec topology_preset(const std::string& name) {
+  const auto& texts = topology_preset_texts();
+  auto it = texts.find(name);
+  if (it == texts.end()) {
+    const std::string near = nearest(name, topology_names());
+    throw ScenarioError(fmt::format("unknown topology '{}'{}; available: {}", name,
+                                    near.empty() ? "" : " (did you mean '" + near + "'?)", join(topology_names())));
+  }
+  return parse_topology(it->second, "topologies/presets/" + name + ".yaml");
+}
+
+}  // namespace clustersim::scenarios

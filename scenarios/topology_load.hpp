@@ -1,0 +1,20 @@
+#pragma once
+// Topology descriptions (topologies/presets/*.yaml, embedded in the binary) → TopologySpec.
+#include <string>
+#include <vector>
+
+#include "topologies/topology_spec.hpp"
+
+namespace clustersim::scenarios {
+
+class YamlReader;
+
+/// Reads one topology description; errors name the file, key path and what is allowed.
+topologies::TopologySpec read_topology(const YamlReader& r, const std::string& name);
+/// Parses a topology description from YAML text (`source` names it in errors).
+topologies::TopologySpec parse_topology(const std::string& yaml, const std::string& source);
+/// A shipped topology by name; throws ScenarioError listing the available ones.
+topologies::TopologySpec topology_preset(const std::string& name);
+std::vector<std::string> topology_names();
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,87 @@
+#include "topologies/network.hpp"
+
+#include <stdexcept>
+
+namespace clustersim::topologies {
+
+Network::Network(const TopologySpec& spec, int nodes, Layout layout, AlgorithmChoice choice)
+    : topo_(spec, nodes), layout_(layout), choice_(choice) {
+  if (layout.ranks() > topo_.gpus())
+    throw std::invalid_argument("the layout has more ranks than the topology has GPUs");
+}
+
+int Network::nodes_for(const TopologySpec& spec, int gpus) {
+  return (gpus + spec.gpus_per_node - 1) / spec.gpus_per_node;
+}
+
+const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a) const {
+  const auto key = std::make_tuple(int(c), int(dim), int(a));
+  auto it = plans_.find(key);
+  if (it == plans_.end()) it = plans_.emplace(key, make_plan(topo_, groups_of(layout_, dim), c, a)).first;
+  return it->second;
+}
+
+CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes) const {
+  if (c == Collective::all_to_all || c == Collective::send_recv) return time_of(plan(c, dim, Algorithm::direct), bytes);
+  if (c != Collective::all_reduce)  // reduce-scatter, all-gather: NCCL's ring unless forced hierarchical
+    return time_of(plan(c, dim, choice_ == AlgorithmChoice::hierarchical ? Algorithm::hierarchical : Algorithm::ring), bytes);
+  // Groups are rank ranges base + i·stride, so the first and last rank tell whether one spans nodes.
+  const int first = 0, last = layout_.ranks() > 0 ? layout_.size(dim) - 1 : 0;
+  int stride = 1;
+  for (GroupDim inner : layout_.order) {
+    if (inner == dim) break;
+    stride *= layout_.size(inner);
+  }
+  const bool multi_node = topo_.node_of(first) != topo_.node_of(last * stride);
+  const bool nvls_applies = !multi_node && topo_.spec().nvls_efficiency > 0 && topo_.has_nvlink() &&
+                            layout_.size(dim) >= kNvlsMinRanks;
+  switch (choice_) {
+    case AlgorithmChoice::ring: return time_of(plan(c, dim, Algorithm::ring), bytes);
+    case AlgorithmChoice::tree: return time_of(plan(c, dim, Algorithm::tree), bytes);
+    case AlgorithmChoice::hierarchical: return time_of(plan(c, dim, Algorithm::hierarchical), bytes);
+    case AlgorithmChoice::nvls:  // where NVLS cannot serve the group, NCCL's own choice
+      if (nvls_applies) return time_of(plan(c, dim, Algorithm::nvls), bytes);
+      break;
+    case AlgorithmChoice::automatic: break;
+  }
+  // NCCL's default: the fastest of its native algorithms for this size (tuning.cc); the
+  // double binary tree only spans nodes, NVLS only serves a group inside one NVSwitch node.
+  CollectiveTime best = time_of(plan(c, dim, Algorithm::ring), bytes);
+  if (multi_node) {
+    const CollectiveTime tree = time_of(plan(c, dim, Algorithm::tree), bytes);
+    if (tree.time_s < best.time_s) best = tree;
+  } else if (nvls_applies) {
+    const CollectiveTime nvls = time_of(plan(c, dim, Algorithm::nvls), bytes);
+    if (nvls.time_s < best.time_s) best = nvls;
+  }
+  return best;
+}
+
+sim::TaskId append_collective(sim::TaskGraph& graph, const CollectiveTime& t, std::int32_t stream,
+                              std::vector<sim::TaskId> deps, std::int32_t link_resource_base,
+                              std::vector<sim::ResourceUse> extra_uses, std::int32_t priority, std::int32_t tag) {
+  sim::TaskId last = -1;
+  if (t.phases.empty()) {  // nothing to move: a zero-work marker keeps the dependency chain
+    sim::Task task;
+    task.stream = stream;
+    task.deps = std::move(deps);
+    task.priority = priority;
+    task.tag = tag;
+    return graph.add(std::move(task));
+  }
+  for (const PhaseTime& ph : t.phases) {
+    sim::Task task;
+    task.stream = stream;
+    task.work = sim::Time::from_seconds(ph.time_s);
+    task.deps = last >= 0 ? std::vector<sim::TaskId>{last} : std::move(deps);
+    task.uses = extra_uses;
+    for (std::size_t c = 0; c < ph.demand.size(); ++c)
+      if (ph.demand[c] > 0) task.uses.push_back({link_resource_base + std::int32_t(c), ph.demand[c]});
+    task.priority = priority;
+    task.tag = tag;
+    last = graph.add(std::move(task));
+  }
+  return last;
+}
+
+}  // namespace clustersim::topologies

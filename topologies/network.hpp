@@ -1,0 +1,51 @@
+#pragma once
+// A cluster's network as the models use it: the topology graph, the rank placement and the
+// algorithm policy; answers "how long does this collective of the DP (TP, PP, ...) groups
+// take, and which link classes does it load". Plans (routed link loads) are computed once per
+// (collective, group dimension, algorithm) and reused for every size.
+#include <map>
+#include <tuple>
+
+#include "sim/task_graph.hpp"
+#include "topologies/collective.hpp"
+#include "topologies/placement.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::topologies {
+
+class Network {
+ public:
+  /// `nodes` scale-up nodes of `spec`; throws std::invalid_argument on a broken spec.
+  Network(const TopologySpec& spec, int nodes, Layout layout, AlgorithmChoice choice = AlgorithmChoice::automatic);
+
+  /// Nodes needed to hold `gpus` GPUs of `spec`.
+  static int nodes_for(const TopologySpec& spec, int gpus);
+
+  const Topology& topology() const { return topo_; }
+  const Layout& layout() const { return layout_; }
+
+  /// One collective of `bytes` (nccl-tests S) by every group of `dim` at once. The algorithm
+  /// is the forced one for all-reduce (hierarchical also for reduce-scatter and all-gather;
+  /// it degrades to ring inside one node, nvls to the automatic choice where it cannot serve
+  /// the group), else NCCL's fastest for this size and group shape.
+  CollectiveTime cost(Collective c, GroupDim dim, double bytes) const;
+
+ private:
+  const Plan& plan(Collective c, GroupDim dim, Algorithm a) const;
+
+  Topology topo_;
+  Layout layout_;
+  AlgorithmChoice choice_;
+  mutable std::map<std::tuple<int, int, int>, Plan> plans_;
+};
+
+/// Appends one task per phase of `t` to `graph` on `stream`, in order, the first after `deps`.
+/// Each phase task uses link class c as resource `link_resource_base + c` with its demand,
+/// so concurrent collectives over the same link class share its bandwidth (max-min, runner).
+/// Returns the last task's id.
+sim::TaskId append_collective(sim::TaskGraph& graph, const CollectiveTime& t, std::int32_t stream,
+                              std::vector<sim::TaskId> deps, std::int32_t link_resource_base,
+                              std::vector<sim::ResourceUse> extra_uses = {}, std::int32_t priority = 0,
+                              std::int32_t tag = 0);
+
+}  // namespace clustersim::topologies
