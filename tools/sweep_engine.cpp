@@ -1,0 +1,161 @@
+#include "tools/sweep_engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <thread>
+
+#include "models/memory.hpp"
+#include "scenarios/error.hpp"
+#include "scenarios/simulate.hpp"
+#include "tools/report.hpp"
+#include "tools/sweep_table.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+// A number as a JSON value when it reads as one, else a JSON string.
+std::string json_value(const std::string& v) {
+  if (v.empty()) return "null";
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() + v.size() && std::isfinite(d) && v.find_first_of("xX") == std::string::npos) return v;
+  return json_quote(v);
+}
+
+}  // namespace
+
+const char* name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::out_of_memory: return "out_of_memory";
+    case Status::invalid: return "invalid";
+    case Status::error: return "error";
+  }
+  return "?";
+}
+
+std::vector<std::string> sweep_header(const SweepSpace& space) {
+  std::vector<std::string> h{"index"};
+  h.insert(h.end(), space.columns().begin(), space.columns().end());
+  h.push_back("status");
+  h.push_back("reason");
+  h.insert(h.end(), metric_columns().begin(), metric_columns().end());
+  h.push_back("gpu_hours");
+  h.push_back("cost_usd");
+  return h;
+}
+
+Row evaluate(const scenarios::ScenarioTemplate& base, const SweepSpace& space, const Config& config,
+             const SweepOptions& options) {
+  Row row;
+  row.index = config.index;
+  std::string reason, report_json;
+  std::vector<std::string> metrics;
+  double gpu_hours = 0;
+  try {
+    const scenarios::Scenario sc = base.instantiate(config.overrides);
+    // Memory is cheap to estimate; plans that cannot fit are not simulated.
+    const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
+    if (!memory.fits()) {
+      scenarios::Report partial;
+      partial.scenario = sc;
+      partial.memory = memory;
+      row.status = Status::out_of_memory;
+      reason = memory_error(partial);
+    } else {
+      const scenarios::Report r = scenarios::simulate(sc);
+      report_json = format_json(r);
+      for (auto& [k, v] : flatten_json(report_json)) metrics.push_back(std::move(v));
+      gpu_hours = r.days_to_train * 24.0 * r.num_gpus;
+      row.events = r.step.events;
+      row.status = Status::ok;
+    }
+  } catch (const scenarios::ScenarioError& e) {
+    row.status = Status::invalid;
+    reason = e.what();
+  } catch (const std::exception& e) {
+    row.status = Status::error;
+    reason = fmt::format("internal error: {}", e.what());
+  }
+  const bool priced = row.status == Status::ok && gpu_hours > 0 && options.cost_per_gpu_hour > 0;
+  const std::string hours = row.status == Status::ok && gpu_hours > 0 ? fmt::format("{:.10g}", gpu_hours) : "";
+  const std::string cost = priced ? fmt::format("{:.10g}", gpu_hours * options.cost_per_gpu_hour) : "";
+  row.cells.reserve(config.values.size() + metric_columns().size() + 5);
+  row.cells.push_back(std::to_string(config.index));
+  row.cells.insert(row.cells.end(), config.values.begin(), config.values.end());
+  row.cells.push_back(name(row.status));
+  row.cells.push_back(reason);
+  if (metrics.size() == metric_columns().size()) row.cells.insert(row.cells.end(), metrics.begin(), metrics.end());
+  else row.cells.resize(row.cells.size() + metric_columns().size());
+  row.cells.push_back(hours);
+  row.cells.push_back(cost);
+  if (options.jsonl) {
+    std::string j = fmt::format("{{\"index\":{},\"config\":{{", config.index);
+    for (std::size_t i = 0; i < config.values.size(); ++i)
+      j += fmt::format("{}{}:{}", i ? "," : "", json_quote(space.columns()[i]), json_value(config.values[i]));
+    j += fmt::format("}},\"status\":\"{}\",\"reason\":{},\"gpu_hours\":{},\"cost_usd\":{},\"result\":{}}}",
+                     name(row.status), reason.empty() ? "null" : json_quote(reason), json_value(hours),
+                     json_value(cost), report_json.empty() ? "null" : compact_json(report_json));
+    row.json = std::move(j);
+  }
+  return row;
+}
+
+SweepStats run_sweep(const scenarios::ScenarioTemplate& base, const SweepSpace& space, const SweepOptions& options,
+                     const std::function<void(const Row&)>& sink) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  SweepStats stats;
+  const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
+  stats.threads = options.threads > 0 ? options.threads : hw;
+  const std::uint64_t total = options.shard.size(space.size());
+  // yaml-cpp trees are not thread-safe: every worker loads from its own copy of the base.
+  std::vector<scenarios::ScenarioTemplate> bases;
+  bases.reserve(std::size_t(stats.threads));
+  bases.push_back(base);
+  for (int t = 1; t < stats.threads; ++t) bases.push_back(bases.front());
+  // Batches keep memory bounded and output ordered; their size adapts to ~0.25 s of work so
+  // that progress stays live whether a configuration takes microseconds or seconds.
+  std::uint64_t done = 0, batch = std::uint64_t(stats.threads) * 4;
+  std::vector<Row> rows;
+  while (done < total) {
+    const std::uint64_t n = std::min(batch, total - done);
+    rows.assign(std::size_t(n), Row{});
+    std::atomic<std::uint64_t> next{0};
+    auto work = [&](int w) {
+      for (std::uint64_t j; (j = next.fetch_add(1)) < n;)
+        rows[std::size_t(j)] = evaluate(bases[std::size_t(w)], space, space.at(options.shard.global(done + j)), options);
+    };
+    const auto batch_start = Clock::now();
+    const int workers = int(std::min<std::uint64_t>(std::uint64_t(stats.threads), n));
+    std::vector<std::thread> pool;
+    for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+    work(0);
+    for (auto& t : pool) t.join();
+    const double batch_s = std::chrono::duration<double>(Clock::now() - batch_start).count();
+    for (const Row& r : rows) {
+      sink(r);
+      ++stats.evaluated;
+      stats.events += r.events;
+      switch (r.status) {
+        case Status::ok: ++stats.ok; break;
+        case Status::out_of_memory: ++stats.out_of_memory; break;
+        case Status::invalid: ++stats.invalid; break;
+        case Status::error: ++stats.errors; break;
+      }
+    }
+    done += n;
+    if (options.on_progress) options.on_progress(done, total);
+    const double per_config_s = std::max(batch_s, 1e-6) / double(n);
+    batch = std::clamp<std::uint64_t>(std::uint64_t(0.25 / per_config_s), std::uint64_t(stats.threads), 1u << 16);
+  }
+  stats.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace clustersim::tools
