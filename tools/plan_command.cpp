@@ -151,11 +151,11 @@ int run_plan_command(const PlanArgs& a) {
   const std::size_t reason_col = *column_of(header, "reason");
   std::vector<Candidate> meeting;
   std::map<std::pair<std::size_t, int>, Candidate> fastest;  // by (hardware position, GPUs)
-  std::map<std::string, std::uint64_t> reasons;
+  ReasonTally reasons;
   const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
     if (csv) *csv << csv_line(r.cells);
     if (r.status != Status::ok) {
-      if (reasons.size() < 10000) ++reasons[r.cells[reason_col]];
+      reasons.add(r.cells[reason_col]);
       return;
     }
     Candidate c{r.cells, std::stod(r.cells[days_col]), std::stod(r.cells[hours_col]), r.index};
@@ -170,10 +170,7 @@ int run_plan_command(const PlanArgs& a) {
     return x.gpu_hours != y.gpu_hours ? x.gpu_hours < y.gpu_hours : x.index < y.index;
   });
   if (meeting.size() > a.top) meeting.resize(a.top);
-  std::vector<std::pair<std::uint64_t, std::string>> common;
-  for (auto& [reason, n] : reasons) common.emplace_back(n, reason);
-  std::stable_sort(common.begin(), common.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  if (common.size() > 3) common.resize(3);
+  const auto common = reasons.most_common(3);
   fmt::print(stderr, "plan: {} configurations in {:.2f} s ({:.0f}/s on {} threads)\n", stats.evaluated, stats.wall_s,
              double(stats.evaluated) / std::max(stats.wall_s, 1e-9), stats.threads);
 
@@ -219,7 +216,7 @@ int run_plan_command(const PlanArgs& a) {
     if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, plan_columns, rows));
     if (!common.empty()) {
       fmt::print("\nmost common reasons plans were rejected:\n");
-      for (const auto& [n, reason] : common) fmt::print("  {} x {}\n", n, reason);
+      for (const auto& [n, reason] : common) fmt::print("  {} like: {}\n", n, reason);
     }
   }
   if (csv && !csv->flush()) throw ScenarioError(fmt::format("{}: write failed", a.csv));

@@ -77,13 +77,13 @@ int run_sweep_command(const SweepArgs& a) {
   ProgressBar bar("sweep", !a.no_progress && stderr_is_terminal());
   opt.on_progress = [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
   TopK top(header, by, a.top);
-  std::map<std::string, std::uint64_t> reasons;  // the most common reasons for rejected configurations
+  ReasonTally reasons;
   const std::size_t reason_col = *column_of(header, "reason");
   const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
     if (csv) *csv << csv_line(r.cells);
     if (jsonl) *jsonl << r.json << '\n';
     top.offer(r.index, r.cells);
-    if (r.status != Status::ok && reasons.size() < 10000) ++reasons[r.cells[reason_col]];
+    if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
   });
   bar.finish();
   if (csv && !csv->flush()) throw ScenarioError(fmt::format("{}: write failed", a.csv));
@@ -93,11 +93,7 @@ int run_sweep_command(const SweepArgs& a) {
              double(stats.evaluated) / std::max(stats.wall_s, 1e-9), stats.threads);
   fmt::print("{} configurations: {} ok, {} out of memory, {} invalid{}\n", stats.evaluated, stats.ok,
              stats.out_of_memory, stats.invalid, stats.errors ? fmt::format(", {} internal errors", stats.errors) : "");
-  std::vector<std::pair<std::uint64_t, std::string>> common;
-  for (auto& [reason, n] : reasons) common.emplace_back(n, reason);
-  std::stable_sort(common.begin(), common.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  for (std::size_t i = 0; i < common.size() && i < 3; ++i)
-    fmt::print("  {} x {}\n", common[i].first, common[i].second);
+  for (const auto& [n, reason] : reasons.most_common(3)) fmt::print("  {} like: {}\n", n, reason);
   if (a.top > 0) {
     const auto rows = top.rows();
     if (rows.empty()) {
@@ -170,11 +166,13 @@ int run_merge_command(const MergeArgs& a) {
     // JSON lines: the first row fixes the columns (config keys, then result keys unprefixed).
     std::vector<std::pair<std::string, std::string>> flat = flatten_json(line);
     if (header.empty()) {
-      for (auto& [k, v] : flat) {
-        const bool config = k.rfind("config.", 0) == 0, result = k.rfind("result.", 0) == 0;
-        header.push_back(config ? k.substr(7) : result ? k.substr(7) : k);
-        if (config) config_columns.push_back(k.substr(7));
-      }
+      for (auto& [k, v] : flat)
+        if (k.rfind("config.", 0) == 0) config_columns.push_back(k.substr(7));
+      header = {"index"};
+      header.insert(header.end(), config_columns.begin(), config_columns.end());
+      header.insert(header.end(), {"status", "reason"});
+      header.insert(header.end(), metric_columns().begin(), metric_columns().end());
+      header.insert(header.end(), {"gpu_hours", "cost_usd"});
     }
     std::vector<std::string> cells(header.size());
     for (auto& [k, v] : flat) {

@@ -171,6 +171,8 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
     if (eq == std::string::npos || eq == 0)
       throw ScenarioError(fmt::format("--set {}: expected key.path=value", f));
     const std::string key = f.substr(0, eq), value = f.substr(eq + 1);
+    for (const auto& a : axes_)
+      if (a.key == key) throw ScenarioError(fmt::format("--set {}: the key is also varied (--vary {})", f, key));
     if (auto_parallel && fix_plan_dimension(&grid, key, value)) continue;
     if (key == "cluster.gpus") {
       const auto v = to_number(value);

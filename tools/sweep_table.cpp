@@ -201,6 +201,32 @@ const char* name(RankBy by) {
   return "?";
 }
 
+void ReasonTally::add(const std::string& reason) {
+  std::string shape;
+  for (char c : reason) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
+    if (!digit) shape += c;
+    else if (shape.empty() || shape.back() != '#') shape += '#';
+  }
+  auto it = by_shape_.find(shape);
+  if (it == by_shape_.end()) {
+    if (by_shape_.size() >= 10000) return;  // bounded memory on pathological inputs
+    it = by_shape_.emplace(shape, Entry{0, seen_++, reason}).first;
+  }
+  ++it->second.count;
+}
+
+std::vector<std::pair<std::uint64_t, std::string>> ReasonTally::most_common(std::size_t n) const {
+  std::vector<const Entry*> entries;
+  for (const auto& [shape, e] : by_shape_) entries.push_back(&e);
+  std::sort(entries.begin(), entries.end(), [](const Entry* a, const Entry* b) {
+    return a->count != b->count ? a->count > b->count : a->first_seen < b->first_seen;
+  });
+  std::vector<std::pair<std::uint64_t, std::string>> out;
+  for (std::size_t i = 0; i < entries.size() && i < n; ++i) out.emplace_back(entries[i]->count, entries[i]->example);
+  return out;
+}
+
 std::optional<std::size_t> column_of(const std::vector<std::string>& header, const std::string& name) {
   const auto it = std::find(header.begin(), header.end(), name);
   if (it == header.end()) return std::nullopt;

@@ -3,6 +3,7 @@
 // (every number of `run --json`, flattened), and the top-k ranking shared by sweep, merge
 // and plan.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -58,6 +59,24 @@ class TopK {
 /// days, GPU-hours, cost and memory.
 std::string format_top_table(const std::vector<std::string>& header, const std::vector<std::string>& config_columns,
                              const std::vector<std::vector<std::string>>& rows);
+
+/// Counts why configurations were rejected. Reasons that differ only in their numbers count as
+/// one ("needs 81.2 GiB" and "needs 93.0 GiB"), shown by the first example seen.
+class ReasonTally {
+ public:
+  void add(const std::string& reason);
+  /// (count, example), most frequent first; ties in first-seen order.
+  std::vector<std::pair<std::uint64_t, std::string>> most_common(std::size_t n) const;
+
+ private:
+  struct Entry {
+    std::uint64_t count = 0;
+    std::uint64_t first_seen = 0;
+    std::string example;
+  };
+  std::map<std::string, Entry> by_shape_;
+  std::uint64_t seen_ = 0;
+};
 
 std::optional<std::size_t> column_of(const std::vector<std::string>& header, const std::string& name);
 
