@@ -9,7 +9,7 @@ using namespace clustersim::tools;
 using clustersim::scenarios::ScenarioError;
 using Strings = std::vector<std::string>;
 
-TEST_CASE("--vary values: lists and ranges", "[tools][sweep]") {
+TEST_CASE("vary values: lists and ranges", "[tools][sweep]") {
   CHECK(parse_values("1,2,4", "t") == Strings{"1", "2", "4"});
   CHECK(parse_values("none,full", "t") == Strings{"none", "full"});
   CHECK(parse_values("1..8", "t") == Strings{"1", "2", "4", "8"});
@@ -23,7 +23,7 @@ TEST_CASE("--vary values: lists and ranges", "[tools][sweep]") {
   CHECK(parse_values("1,16..64", "t") == Strings{"1", "16", "32", "64"});
 }
 
-TEST_CASE("--vary rejects malformed ranges with a reason", "[tools][sweep]") {
+TEST_CASE("vary rejects malformed ranges with a reason", "[tools][sweep]") {
   CHECK_THROWS_AS(parse_values("8..1", "t"), ScenarioError);
   CHECK_THROWS_AS(parse_values("a..8", "t"), ScenarioError);
   CHECK_THROWS_AS(parse_values("1..8:x1", "t"), ScenarioError);
