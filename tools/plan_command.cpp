@@ -88,10 +88,17 @@ int run_plan_command(const PlanArgs& a) {
 
   // Plan dimensions the user fixed restrict the grid; the sizes searched follow from it.
   PlanGrid grid;
-  std::vector<std::string> probe_sets;
+  std::vector<std::string> probe_sets, fixed;
+  int fixed_gpus = 0;
   for (const auto& f : a.fixes) {
     const auto eq = f.find('=');
     if (eq == std::string::npos) throw ScenarioError(fmt::format("--fix {}: expected key.path=value", f));
+    if (f.substr(0, eq) == "cluster.gpus") {  // one size only: searched as the size axis
+      fixed_gpus = std::atoi(f.c_str() + eq + 1);
+      if (fixed_gpus <= 0) throw ScenarioError(fmt::format("--fix {}: not a GPU count", f));
+      continue;
+    }
+    fixed.push_back(f);
     if (!fix_plan_dimension(&grid, f.substr(0, eq), f.substr(eq + 1)) && f.rfind("training.", 0) == 0 &&
         f.rfind("training.micro_batch", 0) != 0)
       probe_sets.push_back(f);
@@ -122,6 +129,7 @@ int run_plan_command(const PlanArgs& a) {
         if (g >= bound && g % step == 0) sizes.insert(int(g));
       }
   }
+  if (fixed_gpus > 0) sizes = {fixed_gpus};
   if (sizes.empty())
     throw ScenarioError(fmt::format(
         "no cluster size between {} GPUs (the deadline at 100 % MFU) and the ceiling is a multiple of --gpu-step {} "
@@ -130,8 +138,6 @@ int run_plan_command(const PlanArgs& a) {
 
   std::vector<Axis> axes{{"hardware", hardware}, {"cluster.gpus", {}}};
   for (int g : sizes) axes[1].values.push_back(std::to_string(g));
-  std::vector<std::string> fixed;
-  for (const auto& f : a.fixes) fixed.push_back(f);
   const scenarios::ScenarioTemplate base(base_yaml(a, hardware.front(), *sizes.begin(), global_batch, tokens), "plan");
   const SweepSpace space(axes, true, fixed, *sizes.begin(), grid);
   const auto header = sweep_header(space);

@@ -120,7 +120,8 @@ SweepStats run_sweep(const scenarios::ScenarioTemplate& base, const SweepSpace& 
   bases.push_back(base);
   for (int t = 1; t < stats.threads; ++t) bases.push_back(bases.front());
   // Batches keep memory bounded and output ordered; their size adapts to ~0.25 s of work so
-  // that progress stays live whether a configuration takes microseconds or seconds.
+  // that progress stays live whether a configuration takes microseconds or seconds. (Helper
+  // threads are started per batch; the presets they parse on first use cost ~1 ms per batch.)
   std::uint64_t done = 0, batch = std::uint64_t(stats.threads) * 4;
   std::vector<Row> rows;
   while (done < total) {
@@ -152,7 +153,7 @@ SweepStats run_sweep(const scenarios::ScenarioTemplate& base, const SweepSpace& 
     done += n;
     if (options.on_progress) options.on_progress(done, total);
     const double per_config_s = std::max(batch_s, 1e-6) / double(n);
-    batch = std::clamp<std::uint64_t>(std::uint64_t(0.25 / per_config_s), std::uint64_t(stats.threads), 1u << 16);
+    batch = std::clamp<std::uint64_t>(std::uint64_t(0.25 / per_config_s), std::uint64_t(stats.threads), 1u << 14);
   }
   stats.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   return stats;

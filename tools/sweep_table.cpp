@@ -37,6 +37,7 @@ class JsonFlattener {
       skip_ws();
       if (peek() == '{') object(key + ".");
       else if (peek() == '"') out_.emplace_back(key, string());
+      else if (peek() == '[') out_.emplace_back(key, compact_json(array_text()));
       else out_.emplace_back(key, literal());
       skip_ws();
       if (peek() == ',') { ++i_; continue; }
@@ -63,6 +64,26 @@ class JsonFlattener {
     }
     expect('"');
     return v;
+  }
+  // An array stays one value: its JSON text (a CSV cell holds e.g. memory per pipeline stage).
+  std::string array_text() {
+    const std::size_t start = i_;
+    int depth = 0;
+    bool in_string = false;
+    for (; i_ < s_.size(); ++i_) {
+      const char c = s_[i_];
+      if (in_string) {
+        if (c == '\\') ++i_;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if ((c == ']' || c == '}') && --depth == 0) {
+        return s_.substr(start, ++i_ - start);
+      }
+    }
+    fail("unterminated array");
   }
   std::string literal() {
     const std::size_t start = i_;

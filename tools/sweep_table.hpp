@@ -15,7 +15,7 @@ namespace clustersim::tools {
 /// The keys of `run --json`, flattened with dots ("breakdown.forward_s"), in output order.
 const std::vector<std::string>& metric_columns();
 /// Flattens a JSON object as written by format_json into (dotted key, value) pairs; strings
-/// are unquoted, numbers/booleans/null kept as written. Throws std::runtime_error if malformed.
+/// are unquoted, numbers/booleans/null kept as written, arrays kept as compact JSON text. Throws std::runtime_error if malformed.
 std::vector<std::pair<std::string, std::string>> flatten_json(const std::string& json);
 /// The same JSON without insignificant whitespace (one line).
 std::string compact_json(const std::string& json);

@@ -17,6 +17,10 @@ TEST_CASE("metric columns are the keys of run --json, flattened", "[tools][sweep
   CHECK(flat[2].second == "null");
   CHECK(compact_json("{ \"a b\": 1,\n \"c\": { } }") == "{\"a b\":1,\"c\":{}}");
   CHECK_THROWS(flatten_json("{\"a\": 1"));
+  const auto with_array = flatten_json("{\"s\": [{\"x\": 1, \"y\": \"]\"}, {\"x\": 2}],\n \"t\": 3}");
+  REQUIRE(with_array.size() == 2);
+  CHECK(with_array[0].second == "[{\"x\":1,\"y\":\"]\"},{\"x\":2}]");
+  CHECK(with_array[1].second == "3");
 }
 
 TEST_CASE("CSV cells round-trip through quoting", "[tools][sweep]") {

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sweep speed benchmark: builds clustersim_bench_sweep (Release) and runs it. Prints
+# configurations/s of `sweep --auto-parallel` (Llama-3 70B on 1024 H100 and Llama-3 8B on
+# 256 H100), the mean cost per configuration by outcome, the wall time of one Llama-3 405B run
+# on 16,384 H100, and events simulated per second. Not a test: it asserts nothing.
+# Usage: tools/bench_sweep.sh [build-dir] [threads]   (threads 0 = every core)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+threads=${2:-0}
+[ -f "$build/build.ninja" ] || [ -f "$build/Makefile" ] || cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" --target clustersim_bench_sweep -j2 >/dev/null
+"$build/tools/clustersim_bench_sweep" "$threads"
