@@ -16,6 +16,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "sim/quantity.hpp"
+#include "tools/output_file.hpp"
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/sweep_engine.hpp"
@@ -146,12 +147,8 @@ int run_plan_command(const PlanArgs& a) {
   opt.cost_per_gpu_hour = a.cost_per_gpu_hour;
   ProgressBar bar("plan", !a.no_progress && stderr_is_terminal());
   opt.on_progress = [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
-  std::optional<std::ofstream> csv;
-  if (!a.csv.empty()) {
-    csv.emplace(a.csv, std::ios::binary);
-    if (!*csv) throw ScenarioError(fmt::format("{}: cannot open for writing", a.csv));
-    *csv << csv_line(header);
-  }
+  std::optional<OutputFile> csv;
+  if (!a.csv.empty()) csv.emplace(a.csv), csv->stream() << csv_line(header);
   const std::size_t days_col = *column_of(header, "days_to_train"), hours_col = *column_of(header, "gpu_hours");
   const std::size_t hw_col = *column_of(header, "hardware"), gpus_col = *column_of(header, "cluster.gpus");
   const std::size_t reason_col = *column_of(header, "reason");
@@ -159,7 +156,7 @@ int run_plan_command(const PlanArgs& a) {
   std::map<std::pair<std::size_t, int>, Candidate> fastest;  // by (hardware position, GPUs)
   ReasonTally reasons;
   const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
-    if (csv) *csv << csv_line(r.cells);
+    if (csv) csv->stream() << csv_line(r.cells);
     if (r.status != Status::ok) {
       reasons.add(r.cells[reason_col]);
       return;
@@ -187,11 +184,10 @@ int run_plan_command(const PlanArgs& a) {
     auto row_json = [&](const Candidate& c) {
       std::string o = "{";
       for (const auto& col : plan_columns)
-        o += fmt::format("{}: {}, ", json_quote(col), json_quote(c.cells[*column_of(header, col)]));
-      for (const char* k : {"mfu", "step_time_s", "days_to_train", "gpu_hours", "cost_usd", "peak_memory_bytes"}) {
-        const std::string& v = c.cells[*column_of(header, k)];
-        o += fmt::format("{}: {}{}", json_quote(k), v.empty() ? "null" : v, std::string(k) == "peak_memory_bytes" ? "" : ", ");
-      }
+        o += fmt::format("{}: {}, ", json_quote(col), json_scalar(c.cells[*column_of(header, col)]));
+      for (const char* k : {"mfu", "step_time_s", "days_to_train", "gpu_hours", "cost_usd", "peak_memory_bytes"})
+        o += fmt::format("{}: {}{}", json_quote(k), json_scalar(c.cells[*column_of(header, k)]),
+                         std::string(k) == "peak_memory_bytes" ? "" : ", ");
       return o + "}";
     };
     std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
@@ -225,7 +221,7 @@ int run_plan_command(const PlanArgs& a) {
       for (const auto& [n, reason] : common) fmt::print("  {} like: {}\n", n, reason);
     }
   }
-  if (csv && !csv->flush()) throw ScenarioError(fmt::format("{}: write failed", a.csv));
+  if (csv) csv->commit();
   return meeting.empty() ? 3 : 0;
 }
 

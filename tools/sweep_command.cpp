@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "scenarios/error.hpp"
+#include "tools/output_file.hpp"
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/sweep_engine.hpp"
@@ -29,12 +30,6 @@ struct SweepArgs {
   double cost_per_gpu_hour = 0;
   bool no_progress = false;
 };
-
-std::ofstream open_output(const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw ScenarioError(fmt::format("{}: cannot open for writing", path));
-  return out;
-}
 
 // A key the loader does not know would make every configuration invalid; say so once instead.
 void reject_unknown_keys(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes,
@@ -71,23 +66,23 @@ int run_sweep_command(const SweepArgs& a) {
   opt.cost_per_gpu_hour = a.cost_per_gpu_hour;
   opt.jsonl = !a.jsonl.empty();
   const auto header = sweep_header(space);
-  std::optional<std::ofstream> csv, jsonl;
-  if (!a.csv.empty()) csv = open_output(a.csv), *csv << csv_line(header);
-  if (!a.jsonl.empty()) jsonl = open_output(a.jsonl);
+  std::optional<OutputFile> csv, jsonl;
+  if (!a.csv.empty()) csv.emplace(a.csv), csv->stream() << csv_line(header);
+  if (!a.jsonl.empty()) jsonl.emplace(a.jsonl);
   ProgressBar bar("sweep", !a.no_progress && stderr_is_terminal());
   opt.on_progress = [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
   TopK top(header, by, a.top);
   ReasonTally reasons;
   const std::size_t reason_col = *column_of(header, "reason");
   const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
-    if (csv) *csv << csv_line(r.cells);
-    if (jsonl) *jsonl << r.json << '\n';
+    if (csv) csv->stream() << csv_line(r.cells);
+    if (jsonl) jsonl->stream() << r.json << '\n';
     top.offer(r.index, r.cells);
     if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
   });
   bar.finish();
-  if (csv && !csv->flush()) throw ScenarioError(fmt::format("{}: write failed", a.csv));
-  if (jsonl && !jsonl->flush()) throw ScenarioError(fmt::format("{}: write failed", a.jsonl));
+  if (csv) csv->commit();
+  if (jsonl) jsonl->commit();
   fmt::print(stderr, "swept {} configurations (shard {}/{} of {}) in {:.2f} s: {:.0f} configurations/s on {} threads\n",
              stats.evaluated, opt.shard.index, opt.shard.count, space.size(), stats.wall_s,
              double(stats.evaluated) / std::max(stats.wall_s, 1e-9), stats.threads);
@@ -154,10 +149,10 @@ int run_merge_command(const MergeArgs& a) {
   }
   std::vector<std::string> header = header_line ? parse_csv_line(*header_line) : std::vector<std::string>{};
   std::vector<std::string> config_columns;
-  std::optional<std::ofstream> out;
+  std::optional<OutputFile> out;
   if (!a.out.empty()) {
-    out = open_output(a.out);
-    if (header_line) *out << *header_line << '\n';
+    out.emplace(a.out);
+    if (header_line) out->stream() << *header_line << '\n';
   }
   std::optional<TopK> top;
   std::uint64_t rows = 0, missing = 0, expected = 0;
@@ -190,7 +185,7 @@ int run_merge_command(const MergeArgs& a) {
     missing += r.index - expected;
     expected = r.index + 1;
     ++rows;
-    if (out) *out << r.line << '\n';
+    if (out) out->stream() << r.line << '\n';
     if (a.top > 0) {
       auto cells = cells_of(r.line);
       if (!top) {
@@ -204,7 +199,7 @@ int run_merge_command(const MergeArgs& a) {
     }
     if (!r.next()) readers.erase(it);
   }
-  if (out && !out->flush()) throw ScenarioError(fmt::format("{}: write failed", a.out));
+  if (out) out->commit();
   fmt::print("merged {} rows from {} files{}\n", rows, a.inputs.size(),
              missing ? fmt::format("; {} configurations below index {} are missing (a shard not run?)", missing, expected)
                      : "");

@@ -16,18 +16,6 @@
 #include "tools/sweep_table.hpp"
 
 namespace clustersim::tools {
-namespace {
-
-// A number as a JSON value when it reads as one, else a JSON string.
-std::string json_value(const std::string& v) {
-  if (v.empty()) return "null";
-  char* end = nullptr;
-  const double d = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() + v.size() && std::isfinite(d) && v.find_first_of("xX") == std::string::npos) return v;
-  return json_quote(v);
-}
-
-}  // namespace
 
 const char* name(Status s) {
   switch (s) {
@@ -97,10 +85,10 @@ Row evaluate(const scenarios::ScenarioTemplate& base, const SweepSpace& space, c
   if (options.jsonl) {
     std::string j = fmt::format("{{\"index\":{},\"config\":{{", config.index);
     for (std::size_t i = 0; i < config.values.size(); ++i)
-      j += fmt::format("{}{}:{}", i ? "," : "", json_quote(space.columns()[i]), json_value(config.values[i]));
+      j += fmt::format("{}{}:{}", i ? "," : "", json_quote(space.columns()[i]), json_scalar(config.values[i]));
     j += fmt::format("}},\"status\":\"{}\",\"reason\":{},\"gpu_hours\":{},\"cost_usd\":{},\"result\":{}}}",
-                     name(row.status), reason.empty() ? "null" : json_quote(reason), json_value(hours),
-                     json_value(cost), report_json.empty() ? "null" : compact_json(report_json));
+                     name(row.status), reason.empty() ? "null" : json_quote(reason), json_scalar(hours),
+                     json_scalar(cost), report_json.empty() ? "null" : compact_json(report_json));
     row.json = std::move(j);
   }
   return row;

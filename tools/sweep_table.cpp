@@ -165,6 +165,31 @@ std::string json_quote(const std::string& s) {
   return out + "\"";
 }
 
+// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number(const std::string& s) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t start = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') ++i;
+  else if (!digits()) return false;
+  if (i < s.size() && s[i] == '.' && (++i, !digits())) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+std::string json_scalar(const std::string& cell) {
+  if (cell.empty()) return "null";
+  return is_json_number(cell) ? cell : json_quote(cell);
+}
+
 std::string csv_line(const std::vector<std::string>& cells) {
   std::string out;
   for (std::size_t i = 0; i < cells.size(); ++i) {

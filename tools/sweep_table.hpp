@@ -20,6 +20,8 @@ std::vector<std::pair<std::string, std::string>> flatten_json(const std::string&
 /// The same JSON without insignificant whitespace (one line).
 std::string compact_json(const std::string& json);
 std::string json_quote(const std::string& s);
+/// A cell as a JSON value: null when empty, a number when it reads as one, else a string.
+std::string json_scalar(const std::string& cell);
 
 std::string csv_line(const std::vector<std::string>& cells);
 /// Splits one CSV line (RFC 4180 quoting; no line breaks inside fields).

@@ -64,6 +64,6 @@ TEST_CASE("clustersim plan finds a cluster size and plan", "[tools][cli]") {
   CHECK_THAT(r.out, Catch::Contains("fastest plan per GPU count"));
   r = run("plan --model gpt3-1.3b --tokens 3e11 --hardware h100-sxm --days 30 --seq-len 2048 --json --no-progress" + fix);
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("\"cheapest\": [\n    {\"hardware\": \"h100-sxm\""));
+  CHECK_THAT(r.out, Catch::Contains("\"cheapest\": [\n    {\"hardware\": \"h100-sxm\", \"cluster.gpus\": "));
   CHECK(run("plan --model gpt3-1.3b --tokens 3e11 --hardware h100-sx --days 30 --no-progress").code == 2);
 }

@@ -23,6 +23,18 @@ TEST_CASE("metric columns are the keys of run --json, flattened", "[tools][sweep
   CHECK(with_array[1].second == "3");
 }
 
+TEST_CASE("cells become JSON numbers only when they are numbers", "[tools][sweep]") {
+  CHECK(json_scalar("8") == "8");
+  CHECK(json_scalar("1e12") == "1e12");
+  CHECK(json_scalar("") == "null");
+  CHECK(json_scalar("full") == "\"full\"");
+  CHECK(json_scalar("nan") == "\"nan\"");
+  CHECK(json_scalar("0x10") == "\"0x10\"");
+  CHECK(json_scalar("-0.5e-3") == "-0.5e-3");
+  for (const std::string not_json : {"08", "+5", ".5", "5.", "1e", "--1", "inf"})
+    CHECK(json_scalar(not_json) == json_quote(not_json));
+}
+
 TEST_CASE("CSV cells round-trip through quoting", "[tools][sweep]") {
   const Strings cells{"1", "a,b", "say \"hi\"", "", "plain"};
   std::string line = csv_line(cells);
