@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -13,11 +14,13 @@
 #include <set>
 
 #include "models/flops.hpp"
+#include "models/memory.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "sim/quantity.hpp"
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
+#include "tools/report.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/sweep_engine.hpp"
 #include "tools/sweep_table.hpp"
@@ -143,39 +146,139 @@ int run_plan_command(const PlanArgs& a) {
   const SweepSpace space(axes, true, fixed, *sizes.begin(), grid);
   const auto header = sweep_header(space);
   SweepOptions opt;
-  opt.threads = a.threads;
   opt.cost_per_gpu_hour = a.cost_per_gpu_hour;
-  ProgressBar bar("plan", !a.no_progress && stderr_is_terminal());
-  opt.on_progress = [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
+  const int threads = resolve_threads(a.threads);
+  const auto bases = worker_templates(base, threads);
+  const auto started = std::chrono::steady_clock::now();
+  const bool progress = !a.no_progress && stderr_is_terminal();
   std::optional<OutputFile> csv;
   if (!a.csv.empty()) csv.emplace(a.csv), csv->stream() << csv_line(header);
+
+  // Phase 1, every plan: validate, estimate memory and bound the step time from below (cheap).
+  struct Screened {
+    Status status = Status::ok;  // ok: to simulate
+    std::string reason;
+    double bound_s = 0;
+  };
+  std::vector<Screened> screened(std::size_t(space.size()));
+  ProgressBar screen_bar("plan: checking plans ", progress);
+  constexpr std::uint64_t kScreenChunk = 4096;
+  for (std::uint64_t from = 0; from < space.size(); from += kScreenChunk) {
+    const std::uint64_t n = std::min(kScreenChunk, space.size() - from);
+    parallel_for(n, threads, [&](int w, std::uint64_t j) {
+      Screened& s = screened[std::size_t(from + j)];
+      try {
+        const auto sc = bases[std::size_t(w)].instantiate(space.at(from + j).overrides);
+        const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
+        if (!memory.fits()) {
+          scenarios::Report partial;
+          partial.scenario = sc;
+          partial.memory = memory;
+          s = {Status::out_of_memory, memory_error(partial), 0};
+        } else {
+          s.bound_s = step_time_lower_bound_s(sc);
+        }
+      } catch (const ScenarioError& e) {
+        s = {Status::invalid, e.what(), 0};
+      } catch (const std::exception& e) {
+        s = {Status::error, fmt::format("internal error: {}", e.what()), 0};
+      }
+    });
+    screen_bar.update(from + n, space.size());
+  }
+  screen_bar.finish();
+
+  // Phase 2: simulate in order of the bound, skipping plans that provably can neither be the
+  // fastest for their GPU count nor among the cheapest meeting the deadline. Chunks have a fixed
+  // size and the skip test uses only earlier chunks, so the result does not depend on threads.
+  std::vector<std::uint64_t> order;
+  for (std::uint64_t i = 0; i < space.size(); ++i)
+    if (screened[std::size_t(i)].status == Status::ok) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint64_t x, std::uint64_t y) {
+    return screened[std::size_t(x)].bound_s < screened[std::size_t(y)].bound_s;
+  });
   const std::size_t days_col = *column_of(header, "days_to_train"), hours_col = *column_of(header, "gpu_hours");
-  const std::size_t hw_col = *column_of(header, "hardware"), gpus_col = *column_of(header, "cluster.gpus");
-  const std::size_t reason_col = *column_of(header, "reason");
-  std::vector<Candidate> meeting;
+  const double tokens_per_step = double(global_batch) * a.seq_len;
+  std::vector<Candidate> meeting;  // cheapest first, at most a.top
   std::map<std::pair<std::size_t, int>, Candidate> fastest;  // by (hardware position, GPUs)
-  ReasonTally reasons;
-  const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
-    if (csv) csv->stream() << csv_line(r.cells);
-    if (r.status != Status::ok) {
-      reasons.add(r.cells[reason_col]);
-      return;
+  std::map<std::uint64_t, std::vector<std::string>> simulated_cells;  // for --csv
+  SweepStats stats;
+  stats.threads = threads;
+  ProgressBar sim_bar("plan: simulating plans", progress);
+  constexpr std::size_t kSimulateChunk = 64;
+  for (std::size_t from = 0; from < order.size(); from += kSimulateChunk) {
+    std::vector<std::uint64_t> chosen;
+    for (std::size_t k = from; k < std::min(order.size(), from + kSimulateChunk); ++k) {
+      const std::uint64_t i = order[k];
+      const Config c = space.at(i);
+      const std::size_t hw = std::size_t(std::find(hardware.begin(), hardware.end(), c.values[0]) - hardware.begin());
+      const int gpus = std::stoi(c.values[1]);
+      const double bound_days = tokens * screened[std::size_t(i)].bound_s / tokens_per_step / 86400.0;
+      const double bound_hours = bound_days * 24.0 * gpus;
+      const auto best = fastest.find({hw, gpus});
+      const bool may_be_fastest = best == fastest.end() || bound_days < best->second.days;
+      const bool may_be_cheapest =
+          bound_days <= a.days && a.top > 0 && (meeting.size() < a.top || bound_hours < meeting.back().gpu_hours);
+      if (may_be_fastest || may_be_cheapest) {
+        chosen.push_back(i);
+        continue;
+      }
+      screened[std::size_t(i)].status = Status::pruned;
+      screened[std::size_t(i)].reason = fmt::format(
+          "not simulated: its kernels alone take {:.4g} s per step ({:.4g} days), no faster than the fastest plan "
+          "simulated on {} {} GPUs ({:.4g} days), and it cannot be among the {} cheapest plans meeting {:g} days",
+          screened[std::size_t(i)].bound_s, bound_days, gpus, c.values[0], best->second.days, a.top, a.days);
     }
-    Candidate c{r.cells, std::stod(r.cells[days_col]), std::stod(r.cells[hours_col]), r.index};
-    const std::size_t hw = std::size_t(std::find(hardware.begin(), hardware.end(), r.cells[hw_col]) - hardware.begin());
-    const auto key = std::make_pair(hw, std::stoi(r.cells[gpus_col]));
-    auto it = fastest.find(key);
-    if (it == fastest.end() || c.days < it->second.days) fastest[key] = c;
-    if (c.days <= a.days) meeting.push_back(std::move(c));
-  });
-  bar.finish();
-  std::stable_sort(meeting.begin(), meeting.end(), [](const Candidate& x, const Candidate& y) {
-    return x.gpu_hours != y.gpu_hours ? x.gpu_hours < y.gpu_hours : x.index < y.index;
-  });
-  if (meeting.size() > a.top) meeting.resize(a.top);
+    std::vector<Row> rows(chosen.size());
+    parallel_for(chosen.size(), threads, [&](int w, std::uint64_t j) {
+      rows[std::size_t(j)] = evaluate(bases[std::size_t(w)], space, space.at(chosen[std::size_t(j)]), opt);
+    });
+    for (Row& r : rows) {
+      if (r.status != Status::ok) {
+        screened[std::size_t(r.index)] = {r.status, r.cells[*column_of(header, "reason")], 0};
+        continue;
+      }
+      Candidate c{r.cells, std::stod(r.cells[days_col]), std::stod(r.cells[hours_col]), r.index};
+      const std::size_t hw = std::size_t(std::find(hardware.begin(), hardware.end(), space.at(r.index).values[0]) -
+                                         hardware.begin());
+      const auto key = std::make_pair(hw, std::stoi(space.at(r.index).values[1]));
+      const auto it = fastest.find(key);
+      if (it == fastest.end() || c.days < it->second.days ||
+          (c.days == it->second.days && c.index < it->second.index))
+        fastest[key] = c;
+      if (c.days <= a.days && a.top > 0) {
+        const auto at = std::upper_bound(meeting.begin(), meeting.end(), c, [](const Candidate& x, const Candidate& y) {
+          return x.gpu_hours != y.gpu_hours ? x.gpu_hours < y.gpu_hours : x.index < y.index;
+        });
+        meeting.insert(at, c);
+        if (meeting.size() > a.top) meeting.pop_back();
+      }
+      if (csv) simulated_cells.emplace(r.index, std::move(r.cells));
+      ++stats.ok;
+      stats.events += r.events;
+    }
+    sim_bar.update(std::min(order.size(), from + kSimulateChunk), order.size());
+  }
+  sim_bar.finish();
+
+  ReasonTally reasons;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    const Screened& s = screened[std::size_t(i)];
+    ++stats.evaluated;
+    if (s.status == Status::out_of_memory) ++stats.out_of_memory;
+    if (s.status == Status::invalid) ++stats.invalid;
+    if (s.status == Status::error) ++stats.errors;
+    if (s.status == Status::pruned) ++stats.pruned;
+    if (s.status != Status::ok && s.status != Status::pruned) reasons.add(s.reason);
+    if (!csv) continue;
+    const auto sim = simulated_cells.find(i);
+    csv->stream() << csv_line(sim != simulated_cells.end() ? sim->second
+                                                             : make_row(space, space.at(i), opt, s.status, s.reason, nullptr).cells);
+  }
+  stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto common = reasons.most_common(3);
-  fmt::print(stderr, "plan: {} configurations in {:.2f} s ({:.0f}/s on {} threads)\n", stats.evaluated, stats.wall_s,
-             double(stats.evaluated) / std::max(stats.wall_s, 1e-9), stats.threads);
+  fmt::print(stderr, "plan: {} plans in {:.2f} s on {} threads: {} simulated, {} skipped by the bound\n", stats.evaluated,
+             stats.wall_s, stats.threads, stats.ok, stats.pruned);
 
   const std::vector<std::string> plan_columns = {"hardware", "cluster.gpus", "parallelism.tp", "parallelism.pp",
                                                  "parallelism.cp", "dp", "parallelism.vpp", "training.micro_batch",
@@ -191,8 +294,10 @@ int run_plan_command(const PlanArgs& a) {
       return o + "}";
     };
     std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
-                                "  \"global_batch\": {},\n  \"configurations\": {},\n  \"ok\": {},\n  \"cheapest\": [",
-                                json_quote(a.model), tokens, a.days, a.seq_len, global_batch, stats.evaluated, stats.ok);
+                                "  \"global_batch\": {},\n  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n"
+                                "  \"cheapest\": [",
+                                json_quote(a.model), tokens, a.days, a.seq_len, global_batch, stats.evaluated, stats.ok,
+                                stats.pruned);
     for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
     o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
     std::size_t i = 0;
@@ -205,8 +310,10 @@ int run_plan_command(const PlanArgs& a) {
   } else {
     fmt::print("plan: {} on {:.4g} tokens within {:g} days; seq {}, global batch {} ({:.3g} M tokens/step); hardware {}\n",
                a.model, tokens, a.days, a.seq_len, global_batch, double(global_batch) * a.seq_len / 1e6, a.hardware);
-    fmt::print("searched {} cluster sizes from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated ok, {} out of memory, {} invalid\n",
-               sizes.size(), lowest_bound, stats.evaluated, stats.ok, stats.out_of_memory, stats.invalid + stats.errors);
+    fmt::print("searched {} cluster sizes from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
+               "(could not win: bound on their step time), {} out of memory, {} invalid\n",
+               sizes.size(), lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
+               stats.invalid + stats.errors);
     std::vector<std::vector<std::string>> rows;
     for (const auto& c : meeting) rows.push_back(c.cells);
     if (rows.empty()) fmt::print("\nno plan meets {:g} days\n", a.days);

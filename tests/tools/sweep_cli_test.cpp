@@ -13,8 +13,8 @@ struct Result {
   std::string out;
 };
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string(CLUSTERSIM_BINARY) + " " + args + " 2>&1";
+Result run(const std::string& args, bool with_stderr = true) {
+  const std::string cmd = std::string(CLUSTERSIM_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -66,4 +66,10 @@ TEST_CASE("clustersim plan finds a cluster size and plan", "[tools][cli]") {
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("\"cheapest\": [\n    {\"hardware\": \"h100-sxm\", \"cluster.gpus\": "));
   CHECK(run("plan --model gpt3-1.3b --tokens 3e11 --hardware h100-sx --days 30 --no-progress").code == 2);
+  // The search skips plans by a bound that depends on what was simulated before: the answer
+  // must not depend on the thread count.
+  const std::string args = "plan --model gpt3-1.3b --tokens 3e11 --hardware h100-sxm,a100-80gb --days 30 --top 3 --no-progress";
+  const auto one = run(args + " --threads 1" + fix, false);
+  CHECK_THAT(one.out, Catch::Contains("skipped"));
+  CHECK(one.out == run(args + " --threads 3" + fix, false).out);
 }

@@ -107,3 +107,16 @@ TEST_CASE("shards of a sweep add up to the whole sweep", "[tools][sweep]") {
   }
   CHECK(joined == whole);
 }
+
+TEST_CASE("the step-time bound used to skip plans is below the simulated step time", "[tools][sweep]") {
+  const scenarios::ScenarioTemplate base(kSmall, "small.yaml");
+  for (const std::vector<std::string>& o : std::vector<std::vector<std::string>>{
+           {}, {"training.micro_batch=2"}, {"training.recompute=none"}, {"training.recompute=selective"},
+           {"cluster.gpus=2"}, {"hardware=b200", "training.seq_len=8192"}}) {
+    const auto sc = base.instantiate(o);
+    const double bound = step_time_lower_bound_s(sc);
+    const double step = scenarios::simulate(sc).step_time_s;
+    CHECK(bound > 0.5 * step);  // most of a step is the layers' kernels
+    CHECK(bound <= step);
+  }
+}
