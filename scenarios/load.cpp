@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "scenarios/error.hpp"
+#include "scenarios/load_node.hpp"
 #include "scenarios/load_reliability.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/topology_load.hpp"
@@ -15,6 +18,16 @@
 #include "topologies/topology.hpp"
 
 namespace clustersim::scenarios {
+
+YAML::Node parse_scenario_yaml(const std::string& text, const std::string& source) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
+                                    e.mark.column + 1, e.msg));
+  }
+}
+
 namespace {
 
 using sim::Dimension;
@@ -22,12 +35,27 @@ using sim::Dimension;
 constexpr double kMaxFlops = 1e18, kMaxBytes = 1e15, kMaxBw = 1e14;
 
 YAML::Node parse_yaml(const std::string& text, const std::string& source) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
-                                    e.mark.column + 1, e.msg));
-  }
+  return parse_scenario_yaml(text, source);
+}
+
+// Parsing the embedded preset text dominates loading a scenario (≈0.6 ms for a hardware
+// profile); sweeps load thousands, so each thread parses a preset once. The node is only read
+// (YamlReader uses const access; merged() clones it).
+YAML::Node parsed_preset(const std::string& text, const std::string& file) {
+  thread_local std::map<std::string, YAML::Node> cache;
+  auto it = cache.find(file);
+  if (it == cache.end()) it = cache.emplace(file, parse_yaml(text, file)).first;
+  return it->second;
+}
+
+// A preset used by name (no keys overridden) always reads to the same spec.
+template <class Spec, class Read>
+Spec read_preset_once(const std::string& preset, const std::map<std::string, std::string>& presets, Read read) {
+  if (!presets.count(preset)) return read();
+  thread_local std::map<std::string, Spec> cache;
+  auto it = cache.find(preset);
+  if (it == cache.end()) it = cache.emplace(preset, read()).first;
+  return it->second;
 }
 
 std::vector<std::string> names_of(const std::map<std::string, std::string>& m) {
@@ -68,7 +96,7 @@ Resolved resolve_preset(const YamlReader& parent, const std::string& key,
                                       near.empty() ? "" : " (did you mean '" + near + "'?)",
                                       join(names_of(presets))));
     }
-    return parse_yaml(it->second, folder + "/" + name + ".yaml");
+    return parsed_preset(it->second, folder + "/" + name + ".yaml");
   };
   if (value.IsScalar()) {
     const std::string name = value.Scalar();
@@ -185,7 +213,14 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   const std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {
-    value = YAML::Load(assignment.substr(eq + 1));
+    const std::string text = assignment.substr(eq + 1);
+    // Plain words and numbers (the common case, applied millions of times by sweeps) become
+    // scalars directly; anything else goes through the YAML parser.
+    const bool plain = !text.empty() && text != "null" && text != "Null" && text != "NULL" && text != "~" &&
+                       std::all_of(text.begin(), text.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '+';
+                       });
+    value = plain ? YAML::Node(text) : YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("--set {}: value is not valid YAML: {}", path, e.msg));
   }
@@ -291,10 +326,14 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   sc.name = top.text("name", source);
   Resolved model = resolve_preset(top, "model", model_preset_texts(), "models/presets", source);
   sc.model_preset = model.preset;
-  sc.model = read_model(YamlReader(model.node, "model", model.source_of, &overridden), model.preset);
+  sc.model = read_preset_once<models::ModelSpec>(model.preset, model_preset_texts(), [&] {
+    return read_model(YamlReader(model.node, "model", model.source_of, &overridden), model.preset);
+  });
   Resolved hw = resolve_preset(top, "hardware", hardware_preset_texts(), "hardware/profiles", source);
   sc.hardware_preset = hw.preset;
-  sc.gpu = read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden), hw.preset);
+  sc.gpu = read_preset_once<hardware::GpuSpec>(hw.preset, hardware_preset_texts(), [&] {
+    return read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden), hw.preset);
+  });
 
   const YamlReader cluster = top.child("cluster");
   cluster.allow_only({"gpus", "gpus_per_node", "topology"});
@@ -418,6 +457,11 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 }
 
 }  // namespace
+
+Scenario load_scenario_node(YAML::Node root, const std::string& source,
+                            const std::vector<std::string>& overrides) {
+  return build(std::move(root), source, overrides);
+}
 
 Scenario load_scenario_string(const std::string& yaml, const std::string& source_name,
                               const std::vector<std::string>& overrides) {

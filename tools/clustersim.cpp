@@ -18,6 +18,7 @@
 #include "tools/mfu_command.hpp"
 #include "tools/collective_command.hpp"
 #include "tools/report.hpp"
+#include "tools/subcommands.hpp"
 #include "tools/trace.hpp"
 
 namespace {
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
   auto* mfu = clustersim::tools::add_mfu_command(app, mo);
   clustersim::tools::CollectiveOptions collective_options;
   auto* collective = clustersim::tools::add_collective_command(app, collective_options);
+  const auto subcommands = clustersim::tools::register_subcommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -90,6 +92,8 @@ int main(int argc, char** argv) {
     if (*run) return run_command(ro);
     if (*mfu) return clustersim::tools::run_mfu_command(mo);
     if (*collective) return clustersim::tools::run_collective(collective_options);
+    for (const auto& sub : subcommands)
+      if (*sub.app) return sub.run();
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

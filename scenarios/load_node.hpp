@@ -1,0 +1,19 @@
+#pragma once
+// Loading from an already parsed YAML tree, for code inside scenarios/ that parses a scenario
+// once and instantiates it many times (scenario_template.cpp). Not for use outside scenarios/:
+// yaml-cpp stays behind this layer.
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.hpp"
+
+namespace clustersim::scenarios {
+
+/// Parses YAML text; a syntax error becomes a ScenarioError naming source:line:column.
+YAML::Node parse_scenario_yaml(const std::string& text, const std::string& source);
+/// Applies `overrides` (key.path=value) to `root`, which it modifies, then validates.
+Scenario load_scenario_node(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides);
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,58 @@
+#include "scenarios/scenario_template.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "scenarios/error.hpp"
+#include "scenarios/load_node.hpp"
+
+namespace clustersim::scenarios {
+
+struct ScenarioTemplate::Impl {
+  std::string text;
+  std::string source;
+  YAML::Node root;
+};
+
+ScenarioTemplate::ScenarioTemplate(const std::string& yaml, const std::string& source_name)
+    : impl_(std::make_unique<Impl>(Impl{yaml, source_name, parse_scenario_yaml(yaml, source_name)})) {}
+
+ScenarioTemplate ScenarioTemplate::from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError(fmt::format("{}: cannot open the scenario file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ScenarioTemplate(ss.str(), path);
+}
+
+// A copy parses the text again so that the two share no yaml-cpp memory (threads).
+ScenarioTemplate::ScenarioTemplate(const ScenarioTemplate& other)
+    : ScenarioTemplate(other.impl_->text, other.impl_->source) {}
+ScenarioTemplate::ScenarioTemplate(ScenarioTemplate&&) noexcept = default;
+ScenarioTemplate::~ScenarioTemplate() = default;
+
+Scenario ScenarioTemplate::instantiate(const std::vector<std::string>& overrides) const {
+  return load_scenario_node(YAML::Clone(impl_->root), impl_->source, overrides);
+}
+
+std::optional<std::string> ScenarioTemplate::scalar_at(const std::string& key_path) const {
+  const YAML::Node& root = impl_->root;
+  std::vector<YAML::Node> chain{root};
+  std::stringstream ss(key_path);
+  for (std::string part; std::getline(ss, part, '.');) {
+    const YAML::Node& cur = chain.back();
+    if (!cur.IsMap()) return std::nullopt;
+    const YAML::Node next = cur[part];
+    if (!next) return std::nullopt;
+    chain.push_back(next);
+  }
+  if (!chain.back().IsScalar()) return std::nullopt;
+  return chain.back().Scalar();
+}
+
+const std::string& ScenarioTemplate::text() const { return impl_->text; }
+const std::string& ScenarioTemplate::source() const { return impl_->source; }
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,36 @@
+#pragma once
+// A scenario parsed once and instantiated many times with different overrides: what a sweep
+// does for every configuration, without re-reading the YAML text each time.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.hpp"
+
+namespace clustersim::scenarios {
+
+/// Not thread-safe (yaml-cpp trees are not): give each thread its own copy.
+class ScenarioTemplate {
+ public:
+  /// Throws ScenarioError on a YAML syntax error.
+  ScenarioTemplate(const std::string& yaml, const std::string& source_name);
+  static ScenarioTemplate from_file(const std::string& path);
+  ScenarioTemplate(const ScenarioTemplate& other);
+  ScenarioTemplate& operator=(const ScenarioTemplate&) = delete;
+  ScenarioTemplate(ScenarioTemplate&&) noexcept;
+  ~ScenarioTemplate();
+
+  /// Same result as load_scenario_string(yaml, source_name, overrides); throws ScenarioError.
+  Scenario instantiate(const std::vector<std::string>& overrides) const;
+  /// The scalar at a dotted key path of the file as written (no presets, no overrides).
+  std::optional<std::string> scalar_at(const std::string& key_path) const;
+  const std::string& text() const;
+  const std::string& source() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace clustersim::scenarios

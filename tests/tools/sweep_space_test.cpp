@@ -1,0 +1,129 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "scenarios/error.hpp"
+#include "tools/sweep_space.hpp"
+
+using namespace clustersim::tools;
+using clustersim::scenarios::ScenarioError;
+using Strings = std::vector<std::string>;
+
+TEST_CASE("vary values: lists and ranges", "[tools][sweep]") {
+  CHECK(parse_values("1,2,4", "t") == Strings{"1", "2", "4"});
+  CHECK(parse_values("none,full", "t") == Strings{"none", "full"});
+  CHECK(parse_values("1..8", "t") == Strings{"1", "2", "4", "8"});
+  CHECK(parse_values("1..10", "t") == Strings{"1", "2", "4", "8"});
+  CHECK(parse_values("3..24", "t") == Strings{"3", "6", "12", "24"});
+  CHECK(parse_values("256..4096:x2", "t") == Strings{"256", "512", "1024", "2048", "4096"});
+  CHECK(parse_values("1..100:x10", "t") == Strings{"1", "10", "100"});
+  CHECK(parse_values("0..10:+5", "t") == Strings{"0", "5", "10"});
+  CHECK(parse_values("0.5..2", "t") == Strings{"0.5", "1", "2"});
+  CHECK(parse_values("1e12..4e12:+1e12", "t") == Strings{"1000000000000", "2000000000000", "3000000000000", "4000000000000"});
+  CHECK(parse_values("1,16..64", "t") == Strings{"1", "16", "32", "64"});
+}
+
+TEST_CASE("vary rejects malformed ranges with a reason", "[tools][sweep]") {
+  CHECK_THROWS_AS(parse_values("8..1", "t"), ScenarioError);
+  CHECK_THROWS_AS(parse_values("a..8", "t"), ScenarioError);
+  CHECK_THROWS_AS(parse_values("1..8:x1", "t"), ScenarioError);
+  CHECK_THROWS_AS(parse_values("0..8:x2", "t"), ScenarioError);
+  CHECK_THROWS_AS(parse_values("1..8:+0", "t"), ScenarioError);
+  CHECK_THROWS_AS(parse_values("1..8:y2", "t"), ScenarioError);
+  CHECK_THROWS_AS(parse_values("1,,2", "t"), ScenarioError);
+  CHECK_THROWS_WITH(parse_axis("training.micro_batch=4..1"), Catch::Contains("--vary training.micro_batch"));
+  CHECK_THROWS_AS(parse_axis("=1,2"), ScenarioError);
+  CHECK_THROWS_AS(parse_axis("training.micro_batch="), ScenarioError);
+}
+
+TEST_CASE("the space is the cartesian product, last axis fastest", "[tools][sweep]") {
+  const SweepSpace space({{"a.x", {"1", "2"}}, {"b.y", {"p", "q", "r"}}}, false, {"c.z=7"}, 8);
+  REQUIRE(space.size() == 6);
+  CHECK(space.columns() == Strings{"a.x", "b.y"});
+  CHECK(space.at(0).overrides == Strings{"c.z=7", "a.x=1", "b.y=p"});
+  CHECK(space.at(1).values == Strings{"1", "q"});
+  CHECK(space.at(5).values == Strings{"2", "r"});
+  std::set<Strings> seen;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    CHECK(space.at(i).index == i);
+    seen.insert(space.at(i).values);
+  }
+  CHECK(seen.size() == 6);
+}
+
+TEST_CASE("a key may not be both varied and fixed, nor varied twice", "[tools][sweep]") {
+  CHECK_THROWS_AS(SweepSpace({{"a.x", {"1"}}}, false, {"a.x=2"}, 8), ScenarioError);
+  CHECK_THROWS_AS(SweepSpace({{"a.x", {"1"}}, {"a.x", {"2"}}}, false, {}, 8), ScenarioError);
+  CHECK_THROWS_AS(SweepSpace({{"parallelism.tp", {"1"}}}, true, {}, 8), ScenarioError);
+}
+
+TEST_CASE("auto-parallel plans divide the GPU count; vpp only with pp", "[tools][sweep]") {
+  PlanGrid g;
+  g.tp = {1, 2};
+  g.pp = {1, 2};
+  g.cp = {1};
+  g.vpp = {1, 2};
+  g.micro_batch = {1};
+  g.zero_stage = {0};
+  g.recompute = {"none"};
+  // 2 GPUs: (tp, pp) = (1,1), (1,2) with vpp 1 or 2, (2,1); tp2·pp2 = 4 does not divide 2.
+  const auto plans = auto_parallel_plans(2, g);
+  REQUIRE(plans.size() == 4);
+  int interleaved = 0;
+  for (const auto& p : plans) {
+    const int tp = std::stoi(p.values[0]), pp = std::stoi(p.values[1]), vpp = std::stoi(p.values[3]);
+    CHECK(2 % (tp * pp) == 0);
+    CHECK((vpp == 1 || pp > 1));
+    const bool has_vpp = std::find(p.overrides.begin(), p.overrides.end(), "parallelism.vpp=2") != p.overrides.end();
+    CHECK(has_vpp == (vpp == 2));
+    if (has_vpp) {
+      ++interleaved;
+      CHECK(std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=interleaved") != p.overrides.end());
+    }
+  }
+  CHECK(interleaved == 1);
+  // The default grid for 1024 GPUs: every tp·pp·cp divides 1024 except those above it.
+  const auto all = auto_parallel_plans(1024, PlanGrid{});
+  CHECK(all.size() > 10000);
+}
+
+TEST_CASE("auto-parallel follows a varied GPU count, and --set fixes a plan dimension", "[tools][sweep]") {
+  PlanGrid g;
+  g.tp = {1, 2};
+  g.pp = {1, 2};
+  g.cp = {1};
+  g.vpp = {1};
+  g.micro_batch = {1, 2};
+  g.zero_stage = {0};
+  g.recompute = {"none"};
+  // 1 GPU: tp=pp=1, 2 micro-batch sizes; 2 GPUs: 3 (tp, pp) × 2.
+  const SweepSpace space({{"cluster.gpus", {"1", "2"}}}, true, {}, 64, g);
+  REQUIRE(space.size() == 2 + 6);
+  CHECK(space.at(0).values.front() == "1");
+  CHECK(space.at(1).values.front() == "1");
+  CHECK(space.at(2).values.front() == "2");
+  CHECK(space.at(7).values.front() == "2");
+  CHECK(space.columns().size() == 1 + plan_keys().size());
+  const SweepSpace fixed({{"cluster.gpus", {"1", "2"}}}, true, {"training.micro_batch=2"}, 64, g);
+  CHECK(fixed.size() == 1 + 3);
+}
+
+TEST_CASE("shards are disjoint and together complete", "[tools][sweep]") {
+  for (std::uint64_t total : {0, 1, 7, 100, 1001})
+    for (std::uint64_t n : {1, 2, 3, 8, 2000}) {
+      std::vector<int> hits(total, 0);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const Shard s{i, n};
+        for (std::uint64_t j = 0; j < s.size(total); ++j) {
+          REQUIRE(s.global(j) < total);
+          ++hits[s.global(j)];
+        }
+      }
+      for (std::uint64_t k = 0; k < total; ++k) REQUIRE(hits[k] == 1);
+    }
+  CHECK(parse_shard("3/16").index == 3);
+  CHECK(parse_shard("3/16").count == 16);
+  CHECK_THROWS_AS(parse_shard("16/16"), ScenarioError);
+  CHECK_THROWS_AS(parse_shard("1"), ScenarioError);
+  CHECK_THROWS_AS(parse_shard("-1/4"), ScenarioError);
+}

@@ -1,0 +1,99 @@
+// Sweep speed benchmark (not a test: it asserts nothing). Prints
+//  1. configurations/s of `sweep --auto-parallel` for Llama-3 70B on 1024 H100, on all cores,
+//     and the mean single-thread cost of a configuration by outcome (invalid, out of memory,
+//     simulated) over a sample — the rate depends on how many plans the loader accepts;
+//  2. the same for Llama-3 8B on 256 H100;
+//  3. the wall time of one `run` of Llama-3 405B on 16,384 H100 (TP8 PP16 DP128, seq 8192,
+//     global batch 2048, 126 layers split 15x8 + 6), or the loader's reason when it cannot be
+//     simulated yet;
+//  4. events simulated per second by one step simulation.
+// Usage: clustersim_bench_sweep [threads (0: every core)] [n: sweep only every n-th configuration]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <thread>
+
+#include "scenarios/error.hpp"
+#include "scenarios/scenario_template.hpp"
+#include "scenarios/simulate.hpp"
+#include "tools/sweep_engine.hpp"
+
+using namespace clustersim;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string scenario(const char* model, int gpus, int seq, int batch) {
+  return fmt::format("name: bench\nmodel: {}\nhardware: h100-sxm\ncluster:\n  gpus: {}\ntraining:\n  seq_len: {}\n"
+                     "  global_batch: {}\n  tokens: 15e12\n", model, gpus, seq, batch);
+}
+
+void bench_sweep(const char* what, const std::string& yaml, int gpus, int threads, std::uint64_t every) {
+  const scenarios::ScenarioTemplate base(yaml, "bench");
+  const tools::SweepSpace space({}, true, {}, gpus);
+  tools::SweepOptions opt;
+  opt.threads = threads;
+  opt.shard = {0, every};
+  std::uint64_t rows = 0;
+  const auto stats = tools::run_sweep(base, space, opt, [&](const tools::Row&) { ++rows; });
+  fmt::print("{}: {} of {} configurations in {:.3f} s on {} threads = {:.0f} configurations/s "
+             "({} simulated, {} out of memory, {} invalid; {:.3g} simulated events/s)\n",
+             what, stats.evaluated, space.size(), stats.wall_s, stats.threads, double(stats.evaluated) / stats.wall_s,
+             stats.ok, stats.out_of_memory, stats.invalid + stats.errors, double(stats.events) / stats.wall_s);
+  // Single-thread cost by outcome, over a sample of at most ~300 configurations.
+  std::map<tools::Status, std::pair<double, std::uint64_t>> by_status;
+  const std::uint64_t stride = std::max<std::uint64_t>(every, space.size() / 300);
+  for (std::uint64_t i = 0; i < space.size(); i += stride) {
+    const auto t = Clock::now();
+    const auto row = tools::evaluate(base, space, space.at(i), opt);
+    auto& [s, n] = by_status[row.status];
+    s += seconds_since(t);
+    ++n;
+  }
+  for (const auto& [status, sn] : by_status)
+    fmt::print("    {:>14}: {:8.1f} us per configuration (one thread, {} configurations)\n", tools::name(status),
+               1e6 * sn.first / double(sn.second), sn.second);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
+  const std::uint64_t every = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
+  fmt::print("hardware threads: {}\n", std::thread::hardware_concurrency());
+  bench_sweep("sweep --auto-parallel, Llama-3 70B on 1024 H100 (seq 8192, batch 1024)",
+              scenario("llama3-70b", 1024, 8192, 1024), 1024, threads, every);
+  bench_sweep("sweep --auto-parallel, Llama-3 8B on 256 H100 (seq 8192, batch 512)",
+              scenario("llama3-8b", 256, 8192, 512), 256, threads, every);
+
+  const std::string big = scenario("llama3-405b", 16384, 8192, 2048);
+  const std::vector<std::string> plan = {"parallelism.tp=8", "parallelism.pp=16",
+                                         "parallelism.pp_layers=[8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,6]",
+                                         "parallelism.sequence_parallel=true", "parallelism.zero_stage=1",
+                                         "training.recompute=none"};
+  try {
+    const auto sc = scenarios::ScenarioTemplate(big, "bench").instantiate(plan);
+    const auto t = Clock::now();
+    const auto r = scenarios::simulate(sc);
+    fmt::print("run Llama-3 405B on 16384 H100 (TP8 PP16 DP128): {:.3f} s wall, {} tasks, {} events{}\n",
+               seconds_since(t), r.step.tasks, r.step.events, r.memory.fits() ? "" : " (does not fit in memory)");
+  } catch (const scenarios::ScenarioError& e) {
+    fmt::print("run Llama-3 405B on 16384 H100 (TP8 PP16 DP128): not simulated yet: {}\n", e.what());
+  }
+
+  // Events per second: Llama-3 8B, 64 GPUs, 32 micro-batches per step.
+  const auto sc = scenarios::ScenarioTemplate(scenario("llama3-8b", 64, 4096, 2048), "bench")
+                      .instantiate({"parallelism.zero_stage=1", "training.recompute=full"});
+  std::uint64_t events = 0;
+  int runs = 0;
+  const auto t = Clock::now();
+  while (seconds_since(t) < 1.0) events += scenarios::simulate(sc).step.events, ++runs;
+  const double s = seconds_since(t);
+  fmt::print("events: {:.3g} events/s (Llama-3 8B, 64 H100, {} micro-batches: {} events per step, {:.2f} ms per step)\n",
+             double(events) / s, scenarios::simulate(sc).step.micro_batches, events / std::uint64_t(runs), 1e3 * s / runs);
+  return 0;
+}

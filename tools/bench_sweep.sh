@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sweep speed benchmark: builds clustersim_bench_sweep (Release) and runs it. Prints
+# configurations/s of `sweep --auto-parallel` (Llama-3 70B on 1024 H100 and Llama-3 8B on
+# 256 H100), the mean cost per configuration by outcome, the wall time of one Llama-3 405B run
+# on 16,384 H100, and events simulated per second. Not a test: it asserts nothing.
+# Usage: tools/bench_sweep.sh [build-dir] [threads] [n]
+#   threads 0 = every core; n > 1 sweeps only every n-th configuration (a quicker sample).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+threads=${2:-0}
+every=${3:-1}
+[ -f "$build/build.ninja" ] || [ -f "$build/Makefile" ] || cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" --target clustersim_bench_sweep -j2 >/dev/null
+"$build/tools/clustersim_bench_sweep" "$threads" "$every"

@@ -1,0 +1,248 @@
+// `clustersim sweep`: the cartesian product of --vary values (and --auto-parallel plans) over a
+// scenario, to CSV / JSON lines, with a top-k table.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "scenarios/error.hpp"
+#include "tools/output_file.hpp"
+#include "tools/progress.hpp"
+#include "tools/subcommands.hpp"
+#include "tools/sweep_engine.hpp"
+#include "tools/sweep_table.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+using scenarios::ScenarioError;
+
+struct SweepArgs {
+  std::string scenario;
+  std::vector<std::string> vary, sets;
+  bool auto_parallel = false;
+  std::string csv, jsonl, shard = "0/1", by = "mfu";
+  std::size_t top = 10;
+  int threads = 0;
+  double cost_per_gpu_hour = 0;
+  bool no_progress = false;
+};
+
+// A key the loader does not know would make every configuration invalid; say so once instead.
+void reject_unknown_keys(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes,
+                         const std::vector<std::string>& sets) {
+  std::vector<std::pair<std::string, std::string>> probes;
+  for (const auto& a : axes) probes.emplace_back(a.key, a.key + "=" + a.values.front());
+  for (const auto& s : sets) probes.emplace_back(s.substr(0, s.find('=')), s);
+  for (const auto& [key, assignment] : probes) {
+    try {
+      base.instantiate({assignment});
+    } catch (const ScenarioError& e) {
+      const std::string what = e.what();
+      if (what.find("unknown key") != std::string::npos && what.find(key) != std::string::npos) throw;
+    }
+  }
+}
+
+int run_sweep_command(const SweepArgs& a) {
+  const auto base = scenarios::ScenarioTemplate::from_file(a.scenario);
+  std::vector<Axis> axes;
+  for (const auto& v : a.vary) axes.push_back(parse_axis(v));
+  int base_gpus = 0;
+  if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
+  const SweepSpace space(axes, a.auto_parallel, a.sets, base_gpus);
+  reject_unknown_keys(base, axes, a.sets);
+  if (a.auto_parallel && base_gpus <= 0 && std::none_of(axes.begin(), axes.end(), [](const Axis& x) {
+        return x.key == "cluster.gpus";
+      }) && std::none_of(a.sets.begin(), a.sets.end(), [](const std::string& s) { return s.rfind("cluster.gpus=", 0) == 0; }))
+    throw ScenarioError(fmt::format("{}: --auto-parallel needs cluster.gpus (in the file, --set or --vary)", a.scenario));
+  const RankBy by = parse_rank_by(a.by);
+  SweepOptions opt;
+  opt.threads = a.threads;
+  opt.shard = parse_shard(a.shard);
+  opt.cost_per_gpu_hour = a.cost_per_gpu_hour;
+  opt.jsonl = !a.jsonl.empty();
+  const auto header = sweep_header(space);
+  std::optional<OutputFile> csv, jsonl;
+  if (!a.csv.empty()) csv.emplace(a.csv), csv->stream() << csv_line(header);
+  if (!a.jsonl.empty()) jsonl.emplace(a.jsonl);
+  ProgressBar bar("sweep", !a.no_progress && stderr_is_terminal());
+  opt.on_progress = [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
+  TopK top(header, by, a.top);
+  ReasonTally reasons;
+  const std::size_t reason_col = *column_of(header, "reason");
+  const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
+    if (csv) csv->stream() << csv_line(r.cells);
+    if (jsonl) jsonl->stream() << r.json << '\n';
+    top.offer(r.index, r.cells);
+    if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
+  });
+  bar.finish();
+  if (csv) csv->commit();
+  if (jsonl) jsonl->commit();
+  fmt::print(stderr, "swept {} configurations (shard {}/{} of {}) in {:.2f} s: {:.0f} configurations/s on {} threads\n",
+             stats.evaluated, opt.shard.index, opt.shard.count, space.size(), stats.wall_s,
+             double(stats.evaluated) / std::max(stats.wall_s, 1e-9), stats.threads);
+  fmt::print("{} configurations: {} ok, {} out of memory, {} invalid{}\n", stats.evaluated, stats.ok,
+             stats.out_of_memory, stats.invalid, stats.errors ? fmt::format(", {} internal errors", stats.errors) : "");
+  for (const auto& [n, reason] : reasons.most_common(3)) fmt::print("  {} like: {}\n", n, reason);
+  if (a.top > 0) {
+    const auto rows = top.rows();
+    if (rows.empty()) {
+      fmt::print("no ok configuration has a {} to rank by{}\n", name(by),
+                 by == RankBy::days || by == RankBy::cost ? " (set training.tokens)" : "");
+    } else {
+      fmt::print("\ntop {} by {}:\n{}", rows.size(), name(by), format_top_table(header, space.columns(), rows));
+    }
+  }
+  return 0;
+}
+
+// ---- merge ----
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string out, by = "mfu";
+  std::size_t top = 10;
+};
+
+struct ShardReader {
+  std::string path;
+  std::ifstream in;
+  std::string line;
+  std::uint64_t index = 0;
+  bool next() {
+    if (!std::getline(in, line)) return false;
+    if (line.empty()) return next();
+    // Both formats start a row with its index: CSV "123,..." and JSON lines {"index":123,...}.
+    const auto digits = line.find_first_of("0123456789");
+    if (digits == std::string::npos) throw ScenarioError(fmt::format("{}: a row has no index: {}", path, line.substr(0, 80)));
+    index = std::stoull(line.substr(digits));
+    return true;
+  }
+};
+
+int run_merge_command(const MergeArgs& a) {
+  std::vector<std::unique_ptr<ShardReader>> readers;
+  std::optional<std::string> header_line;
+  bool json_lines = false;
+  for (const auto& path : a.inputs) {
+    auto r = std::make_unique<ShardReader>();
+    r->path = path;
+    r->in.open(path, std::ios::binary);
+    if (!r->in) throw ScenarioError(fmt::format("{}: cannot open", path));
+    const bool is_json = r->in.peek() == '{';
+    if (&path != &a.inputs.front() && is_json != json_lines)
+      throw ScenarioError(fmt::format("{}: mixes CSV and JSON-lines shards", path));
+    json_lines = is_json;
+    if (!is_json) {
+      std::string h;
+      std::getline(r->in, h);
+      if (header_line && h != *header_line)
+        throw ScenarioError(fmt::format("{}: its header differs from {}'s; shards of one sweep share it", path, a.inputs.front()));
+      header_line = h;
+    }
+    if (r->next()) readers.push_back(std::move(r));
+  }
+  std::vector<std::string> header = header_line ? parse_csv_line(*header_line) : std::vector<std::string>{};
+  std::vector<std::string> config_columns;
+  std::optional<OutputFile> out;
+  if (!a.out.empty()) {
+    out.emplace(a.out);
+    if (header_line) out->stream() << *header_line << '\n';
+  }
+  std::optional<TopK> top;
+  std::uint64_t rows = 0, missing = 0, expected = 0;
+  auto cells_of = [&](const std::string& line) {
+    if (!json_lines) return parse_csv_line(line);
+    // JSON lines: the first row fixes the columns (config keys, then result keys unprefixed).
+    std::vector<std::pair<std::string, std::string>> flat = flatten_json(line);
+    if (header.empty()) {
+      for (auto& [k, v] : flat)
+        if (k.rfind("config.", 0) == 0) config_columns.push_back(k.substr(7));
+      header = {"index"};
+      header.insert(header.end(), config_columns.begin(), config_columns.end());
+      header.insert(header.end(), {"status", "reason"});
+      header.insert(header.end(), metric_columns().begin(), metric_columns().end());
+      header.insert(header.end(), {"gpu_hours", "cost_usd"});
+    }
+    std::vector<std::string> cells(header.size());
+    for (auto& [k, v] : flat) {
+      const bool prefixed = k.rfind("config.", 0) == 0 || k.rfind("result.", 0) == 0;
+      if (const auto at = column_of(header, prefixed ? k.substr(7) : k)) cells[*at] = v == "null" ? "" : v;
+    }
+    return cells;
+  };
+  while (!readers.empty()) {
+    // Shards are written in index order, so the smallest current row comes next (k-way merge).
+    auto it = std::min_element(readers.begin(), readers.end(), [](const auto& x, const auto& y) { return x->index < y->index; });
+    ShardReader& r = **it;
+    if (rows > 0 && r.index < expected)
+      throw ScenarioError(fmt::format("{}: configuration {} appears twice (overlapping shards?)", r.path, r.index));
+    missing += r.index - expected;
+    expected = r.index + 1;
+    ++rows;
+    if (out) out->stream() << r.line << '\n';
+    if (a.top > 0) {
+      auto cells = cells_of(r.line);
+      if (!top) {
+        top.emplace(header, parse_rank_by(a.by), a.top);
+        if (!json_lines) {
+          const auto s = column_of(header, "status");
+          for (std::size_t i = 1; s && i < *s; ++i) config_columns.push_back(header[i]);
+        }
+      }
+      top->offer(r.index, cells);
+    }
+    if (!r.next()) readers.erase(it);
+  }
+  if (out) out->commit();
+  fmt::print("merged {} rows from {} files{}\n", rows, a.inputs.size(),
+             missing ? fmt::format("; {} configurations below index {} are missing (a shard not run?)", missing, expected)
+                     : "");
+  if (top) {
+    const auto ranked = top->rows();
+    if (!ranked.empty())
+      fmt::print("\ntop {} by {}:\n{}", ranked.size(), a.by, format_top_table(header, config_columns, ranked));
+  }
+  return missing ? 3 : 0;
+}
+
+}  // namespace
+
+Subcommand add_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  auto* c = app.add_subcommand("sweep", "simulate the cartesian product of scenario variations (CSV, JSON lines, top-k)");
+  c->add_option("scenario", args->scenario, "base scenario YAML file")->required();
+  c->add_option("--vary", args->vary,
+                "key=v1,v2 | key=1..8 (doubling) | key=256..4096:x2 | key=0..64:+8; repeat for a product")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c->add_option("--set", args->sets, "fix a key in every configuration: --set training.seq_len=8192")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c->add_flag("--auto-parallel", args->auto_parallel,
+              "also enumerate every tp/pp/cp/vpp/micro_batch/zero_stage/recompute plan for the GPU count");
+  c->add_option("--csv", args->csv, "write every configuration and its metrics to this CSV file");
+  c->add_option("--jsonl", args->jsonl, "write every configuration as one JSON object per line");
+  c->add_option("--top", args->top, "print the best K configurations (0: none)")->capture_default_str();
+  c->add_option("--by", args->by, "rank by mfu | step_time | days | cost")->capture_default_str();
+  c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();
+  c->add_option("--shard", args->shard, "evaluate slice i of n (0-based): configurations i, i+n, ...")->capture_default_str();
+  c->add_option("--cost-per-gpu-hour", args->cost_per_gpu_hour, "price for the cost_usd column");
+  c->add_flag("--no-progress", args->no_progress, "never draw the progress bar");
+  return {c, [args] { return run_sweep_command(*args); }};
+}
+
+Subcommand add_merge_command(CLI::App& app) {
+  auto args = std::make_shared<MergeArgs>();
+  auto* c = app.add_subcommand("merge", "join the CSV (or JSON-lines) outputs of sweep shards in index order and re-rank");
+  c->add_option("inputs", args->inputs, "shard output files")->required();
+  c->add_option("--out", args->out, "write the merged rows here (same format as the inputs)");
+  c->add_option("--top", args->top, "print the best K configurations (0: none)")->capture_default_str();
+  c->add_option("--by", args->by, "rank by mfu | step_time | days | cost")->capture_default_str();
+  return {c, [args] { return run_merge_command(*args); }};
+}
+
+}  // namespace clustersim::tools

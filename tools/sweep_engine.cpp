@@ -1,0 +1,180 @@
+#include "tools/sweep_engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <thread>
+
+#include "models/layer_ops.hpp"
+#include "models/memory.hpp"
+#include "scenarios/error.hpp"
+#include "scenarios/simulate.hpp"
+#include "tools/report.hpp"
+#include "tools/sweep_table.hpp"
+
+namespace clustersim::tools {
+
+const char* name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::out_of_memory: return "out_of_memory";
+    case Status::invalid: return "invalid";
+    case Status::error: return "error";
+    case Status::pruned: return "pruned";
+  }
+  return "?";
+}
+
+std::vector<std::string> sweep_header(const SweepSpace& space) {
+  std::vector<std::string> h{"index"};
+  h.insert(h.end(), space.columns().begin(), space.columns().end());
+  h.push_back("status");
+  h.push_back("reason");
+  h.insert(h.end(), metric_columns().begin(), metric_columns().end());
+  h.push_back("gpu_hours");
+  h.push_back("cost_usd");
+  return h;
+}
+
+Row evaluate(const scenarios::ScenarioTemplate& base, const SweepSpace& space, const Config& config,
+             const SweepOptions& options) {
+  try {
+    const scenarios::Scenario sc = base.instantiate(config.overrides);
+    // Memory is cheap to estimate; plans that cannot fit are not simulated.
+    const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
+    if (!memory.fits()) {
+      scenarios::Report partial;
+      partial.scenario = sc;
+      partial.memory = memory;
+      return make_row(space, config, options, Status::out_of_memory, memory_error(partial), nullptr);
+    }
+    const scenarios::Report r = scenarios::simulate(sc);
+    return make_row(space, config, options, Status::ok, "", &r);
+  } catch (const scenarios::ScenarioError& e) {
+    return make_row(space, config, options, Status::invalid, e.what(), nullptr);
+  } catch (const std::exception& e) {
+    return make_row(space, config, options, Status::error, fmt::format("internal error: {}", e.what()), nullptr);
+  }
+}
+
+Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& options, Status status,
+             const std::string& reason, const scenarios::Report* report) {
+  Row row;
+  row.index = config.index;
+  row.status = status;
+  std::string report_json;
+  std::vector<std::string> metrics;
+  double gpu_hours = 0;
+  if (report) {
+    report_json = format_json(*report);
+    for (auto& [k, v] : flatten_json(report_json)) metrics.push_back(std::move(v));
+    gpu_hours = report->days_to_train * 24.0 * report->num_gpus;
+    row.events = report->step.events;
+  }
+  const std::string hours = gpu_hours > 0 ? fmt::format("{:.10g}", gpu_hours) : "";
+  const std::string cost =
+      gpu_hours > 0 && options.cost_per_gpu_hour > 0 ? fmt::format("{:.10g}", gpu_hours * options.cost_per_gpu_hour) : "";
+  row.cells.reserve(config.values.size() + metric_columns().size() + 5);
+  row.cells.push_back(std::to_string(config.index));
+  row.cells.insert(row.cells.end(), config.values.begin(), config.values.end());
+  row.cells.push_back(name(row.status));
+  row.cells.push_back(reason);
+  if (metrics.size() == metric_columns().size()) row.cells.insert(row.cells.end(), metrics.begin(), metrics.end());
+  else row.cells.resize(row.cells.size() + metric_columns().size());
+  row.cells.push_back(hours);
+  row.cells.push_back(cost);
+  if (options.jsonl) {
+    std::string j = fmt::format("{{\"index\":{},\"config\":{{", config.index);
+    for (std::size_t i = 0; i < config.values.size(); ++i)
+      j += fmt::format("{}{}:{}", i ? "," : "", json_quote(space.columns()[i]), json_scalar(config.values[i]));
+    j += fmt::format("}},\"status\":\"{}\",\"reason\":{},\"gpu_hours\":{},\"cost_usd\":{},\"result\":{}}}",
+                     name(row.status), reason.empty() ? "null" : json_quote(reason), json_scalar(hours),
+                     json_scalar(cost), report_json.empty() ? "null" : compact_json(report_json));
+    row.json = std::move(j);
+  }
+  return row;
+}
+
+double step_time_lower_bound_s(const scenarios::Scenario& sc) {
+  const auto& p = sc.parallel;
+  const auto costs = models::step_costs(sc.model, sc.training, p, sc.gpu);
+  const double per_layer = costs.layer_fwd.time_s + costs.layer_bwd.time_s + costs.layer_recompute.time_s;
+  const int layers_on_least_loaded_stage = sc.model.layers / std::max(1, p.pp);
+  return double(sc.training.micro_batches(p)) * layers_on_least_loaded_stage * per_layer;
+}
+
+int resolve_threads(int requested) {
+  return requested > 0 ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::vector<scenarios::ScenarioTemplate> worker_templates(const scenarios::ScenarioTemplate& base, int threads) {
+  std::vector<scenarios::ScenarioTemplate> bases;
+  bases.reserve(std::size_t(std::max(1, threads)));
+  bases.push_back(base);
+  for (int t = 1; t < threads; ++t) bases.push_back(bases.front());
+  return bases;
+}
+
+void parallel_for(std::uint64_t n, int threads, const std::function<void(int, std::uint64_t)>& work) {
+  std::atomic<std::uint64_t> next{0};
+  auto loop = [&](int w) {
+    for (std::uint64_t j; (j = next.fetch_add(1)) < n;) work(w, j);
+  };
+  const int workers = int(std::min<std::uint64_t>(std::uint64_t(std::max(1, threads)), n));
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(loop, w);
+  loop(0);
+  for (auto& t : pool) t.join();
+}
+
+SweepStats run_sweep(const scenarios::ScenarioTemplate& base, const SweepSpace& space, const SweepOptions& options,
+                     const std::function<void(const Row&)>& sink) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  SweepStats stats;
+  stats.threads = resolve_threads(options.threads);
+  const std::uint64_t total = options.shard.size(space.size());
+  const auto bases = worker_templates(base, stats.threads);
+  // Batches keep memory bounded and output ordered; their size adapts to ~0.25 s of work so
+  // that progress stays live whether a configuration takes microseconds or seconds. (Helper
+  // threads are started per batch; the presets they parse on first use cost ~1 ms per batch.)
+  std::uint64_t done = 0, batch = std::uint64_t(stats.threads) * 4;
+  std::vector<Row> rows;
+  while (done < total) {
+    const std::uint64_t n = std::min(batch, total - done);
+    rows.assign(std::size_t(n), Row{});
+    const auto batch_start = Clock::now();
+    parallel_for(n, stats.threads, [&](int w, std::uint64_t j) {
+      rows[std::size_t(j)] = evaluate(bases[std::size_t(w)], space, space.at(options.shard.global(done + j)), options);
+    });
+    const double batch_s = std::chrono::duration<double>(Clock::now() - batch_start).count();
+    for (const Row& r : rows) {
+      sink(r);
+      count(r, &stats);
+    }
+    done += n;
+    if (options.on_progress) options.on_progress(done, total);
+    const double per_config_s = std::max(batch_s, 1e-6) / double(n);
+    batch = std::clamp<std::uint64_t>(std::uint64_t(0.25 / per_config_s), std::uint64_t(stats.threads), 1u << 14);
+  }
+  stats.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return stats;
+}
+
+void count(const Row& r, SweepStats* stats) {
+  ++stats->evaluated;
+  stats->events += r.events;
+  switch (r.status) {
+    case Status::ok: ++stats->ok; break;
+    case Status::out_of_memory: ++stats->out_of_memory; break;
+    case Status::invalid: ++stats->invalid; break;
+    case Status::error: ++stats->errors; break;
+    case Status::pruned: ++stats->pruned; break;
+  }
+}
+
+}  // namespace clustersim::tools

@@ -1,0 +1,266 @@
+#include "tools/sweep_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "scenarios/error.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+using scenarios::ScenarioError;
+
+constexpr std::uint64_t kMaxValuesPerAxis = 1'000'000;
+constexpr std::uint64_t kMaxConfigs = std::uint64_t(1) << 62;
+
+std::optional<double> to_number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+bool is_whole(double v) { return v == std::floor(v) && std::abs(v) < 9e15; }
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) out.push_back(s.substr(start, i - start)), start = i + 1;
+  return out;
+}
+
+// "a..b", "a..b:xF", "a..b:+S".
+std::vector<std::string> expand_range(const std::string& item, const std::string& what) {
+  const auto dots = item.find("..");
+  const auto colon = item.find(':', dots);
+  const std::string lo_text = item.substr(0, dots);
+  const std::string hi_text = item.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2);
+  const std::string step_text = colon == std::string::npos ? "x2" : item.substr(colon + 1);
+  auto bad = [&](const std::string& why) {
+    return ScenarioError(fmt::format("{}: range '{}' {}; expected a..b (doubling), a..b:xF or a..b:+S", what, item, why));
+  };
+  const auto lo = to_number(lo_text), hi = to_number(hi_text);
+  if (!lo || !hi) throw bad("has a bound that is not a number");
+  if (*lo > *hi) throw bad("is empty (a > b)");
+  if (step_text.size() < 2 || (step_text[0] != 'x' && step_text[0] != '+')) throw bad("has a malformed step");
+  const bool geometric = step_text[0] == 'x';
+  const auto step = to_number(step_text.substr(1));
+  if (!step || (geometric ? (*step <= 1 || *lo <= 0) : *step <= 0))
+    throw bad(geometric ? "needs a factor above 1 and a > 0" : "needs a step above 0");
+  const bool whole = is_whole(*lo) && is_whole(*step);
+  std::vector<std::string> out;
+  const double tolerance = 1e-9 * std::max(std::abs(*hi), 1.0);
+  for (std::uint64_t i = 0;; ++i) {
+    // Computed from the index, not accumulated, so that long ranges do not drift.
+    const double v = geometric ? *lo * std::pow(*step, double(i)) : *lo + *step * double(i);
+    if (v > *hi + tolerance) break;
+    if (i >= kMaxValuesPerAxis) throw bad(fmt::format("has more than {} values", kMaxValuesPerAxis));
+    out.push_back(whole ? fmt::format("{}", static_cast<long long>(std::llround(v))) : fmt::format("{:.10g}", v));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_values(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  for (const std::string& item : split(text, ',')) {
+    if (item.empty()) throw ScenarioError(fmt::format("{}: empty value in '{}'", what, text));
+    if (item.find("..") != std::string::npos) {
+      for (auto& v : expand_range(item, what)) out.push_back(std::move(v));
+    } else {
+      out.push_back(item);
+    }
+  }
+  return out;
+}
+
+Axis parse_axis(const std::string& spec) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    throw ScenarioError(fmt::format("--vary {}: expected key.path=values, e.g. parallelism.tp=1,2,4,8 or "
+                                    "cluster.gpus=256..4096:x2", spec));
+  Axis a;
+  a.key = spec.substr(0, eq);
+  a.values = parse_values(spec.substr(eq + 1), "--vary " + a.key);
+  return a;
+}
+
+const std::vector<std::string>& plan_keys() {
+  static const std::vector<std::string> keys = {"parallelism.tp", "parallelism.pp", "parallelism.cp",
+                                                "parallelism.vpp", "training.micro_batch",
+                                                "parallelism.zero_stage", "training.recompute"};
+  return keys;
+}
+
+bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::string& value) {
+  const auto& keys = plan_keys();
+  const auto it = std::find(keys.begin(), keys.end(), key);
+  if (it == keys.end()) return false;
+  if (key == "training.recompute") {
+    grid->recompute = {value};
+    return true;
+  }
+  const auto v = to_number(value);
+  if (!v || !is_whole(*v) || *v < 0 || *v > 1e6)
+    throw ScenarioError(fmt::format("{}={}: a plan dimension needs a whole number", key, value));
+  std::vector<int>* dims[] = {&grid->tp, &grid->pp, &grid->cp, &grid->vpp, &grid->micro_batch, &grid->zero_stage};
+  *dims[it - keys.begin()] = {int(*v)};
+  return true;
+}
+
+std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
+  std::vector<Plan> plans;
+  for (int tp : g.tp)
+    for (int pp : g.pp)
+      for (int cp : g.cp) {
+        const long model_parallel = long(tp) * pp * cp;
+        if (model_parallel <= 0 || gpus % model_parallel != 0) continue;
+        for (int vpp : g.vpp) {
+          if (vpp > 1 && pp == 1) continue;
+          for (int mb : g.micro_batch)
+            for (int zero : g.zero_stage)
+              for (const auto& rc : g.recompute) {
+                Plan p;
+                p.overrides = {fmt::format("parallelism.tp={}", tp), fmt::format("parallelism.pp={}", pp),
+                               fmt::format("parallelism.cp={}", cp)};
+                // Keys issue #3 adds; set only when they matter so that today's loader accepts
+                // the plans it can simulate.
+                if (tp > 1) p.overrides.push_back("parallelism.sequence_parallel=true");
+                if (vpp > 1) {
+                  p.overrides.push_back(fmt::format("parallelism.vpp={}", vpp));
+                  p.overrides.push_back("parallelism.schedule=interleaved");
+                }
+                p.overrides.push_back(fmt::format("training.micro_batch={}", mb));
+                p.overrides.push_back(fmt::format("parallelism.zero_stage={}", zero));
+                p.overrides.push_back("training.recompute=" + rc);
+                p.values = {std::to_string(tp), std::to_string(pp),  std::to_string(cp), std::to_string(vpp),
+                            std::to_string(mb), std::to_string(zero), rc};
+                plans.push_back(std::move(p));
+              }
+        }
+      }
+  return plans;
+}
+
+SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<std::string> fixed, int base_gpus,
+                       PlanGrid grid)
+    : axes_(std::move(axes)), auto_parallel_(auto_parallel), base_gpus_(base_gpus) {
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    const Axis& a = axes_[i];
+    if (a.values.empty()) throw ScenarioError(fmt::format("--vary {}: no values", a.key));
+    for (std::size_t j = 0; j < i; ++j)
+      if (axes_[j].key == a.key) throw ScenarioError(fmt::format("--vary {}: the key is varied twice", a.key));
+    if (auto_parallel && std::find(plan_keys().begin(), plan_keys().end(), a.key) != plan_keys().end())
+      throw ScenarioError(fmt::format("--vary {}: --auto-parallel already enumerates this key; fix one value "
+                                      "with --set {}=V instead", a.key, a.key));
+    if (a.key == "cluster.gpus") gpus_axis_ = int(i);
+    columns_.push_back(a.key);
+    if (combos_ > kMaxConfigs / a.values.size()) throw ScenarioError("the sweep has more than 2^62 configurations");
+    combos_ *= a.values.size();
+  }
+  for (auto& f : fixed) {
+    const auto eq = f.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ScenarioError(fmt::format("--set {}: expected key.path=value", f));
+    const std::string key = f.substr(0, eq), value = f.substr(eq + 1);
+    for (const auto& a : axes_)
+      if (a.key == key) throw ScenarioError(fmt::format("--set {}: the key is also varied (--vary {})", f, key));
+    if (auto_parallel && fix_plan_dimension(&grid, key, value)) continue;
+    if (key == "cluster.gpus") {
+      const auto v = to_number(value);
+      if (!v || !is_whole(*v) || *v < 1) throw ScenarioError(fmt::format("--set {}: not a GPU count", f));
+      base_gpus_ = int(*v);
+    }
+    fixed_.push_back(f);
+  }
+  if (!auto_parallel_) {
+    size_ = combos_;
+    return;
+  }
+  for (const auto& k : plan_keys()) columns_.push_back(k);
+  std::vector<int> gpu_counts;
+  if (gpus_axis_ < 0) {
+    gpu_counts.push_back(base_gpus_);
+  } else {
+    for (const auto& v : axes_[std::size_t(gpus_axis_)].values) {
+      const auto n = to_number(v);
+      if (!n || !is_whole(*n) || *n < 1 || *n > 1e8)
+        throw ScenarioError(fmt::format("--vary cluster.gpus: '{}' is not a GPU count", v));
+      gpu_counts.push_back(int(*n));
+    }
+  }
+  for (int g : gpu_counts)
+    if (!plans_.count(g)) plans_.emplace(g, auto_parallel_plans(g, grid));
+  if (combos_ > 50'000'000)
+    throw ScenarioError(fmt::format("--auto-parallel over {} combinations of --vary values; at most 5e7", combos_));
+  first_of_combo_.reserve(std::size_t(combos_) + 1);
+  std::uint64_t total = 0;
+  for (std::uint64_t c = 0; c < combos_; ++c) {
+    first_of_combo_.push_back(total);
+    total += plans_.at(gpus_of(combo_digits(c))).size();
+  }
+  first_of_combo_.push_back(total);
+  size_ = total;
+}
+
+std::vector<std::size_t> SweepSpace::combo_digits(std::uint64_t combo) const {
+  std::vector<std::size_t> digits(axes_.size());
+  for (std::size_t i = axes_.size(); i-- > 0;) {
+    digits[i] = std::size_t(combo % axes_[i].values.size());
+    combo /= axes_[i].values.size();
+  }
+  return digits;
+}
+
+int SweepSpace::gpus_of(const std::vector<std::size_t>& digits) const {
+  if (gpus_axis_ < 0) return base_gpus_;
+  const auto& axis = axes_[std::size_t(gpus_axis_)];
+  return int(*to_number(axis.values[digits[std::size_t(gpus_axis_)]]));
+}
+
+Config SweepSpace::at(std::uint64_t index) const {
+  Config c;
+  c.index = index;
+  std::uint64_t combo = index;
+  std::uint64_t plan = 0;
+  if (auto_parallel_) {
+    const auto it = std::upper_bound(first_of_combo_.begin(), first_of_combo_.end(), index);
+    combo = std::uint64_t(it - first_of_combo_.begin()) - 1;
+    plan = index - first_of_combo_[std::size_t(combo)];
+  }
+  const auto digits = combo_digits(combo);
+  c.overrides = fixed_;
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    const std::string& v = axes_[i].values[digits[i]];
+    c.overrides.push_back(axes_[i].key + "=" + v);
+    c.values.push_back(v);
+  }
+  if (auto_parallel_) {
+    const Plan& p = plans_.at(gpus_of(digits))[std::size_t(plan)];
+    c.overrides.insert(c.overrides.end(), p.overrides.begin(), p.overrides.end());
+    c.values.insert(c.values.end(), p.values.begin(), p.values.end());
+  }
+  return c;
+}
+
+Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  auto bad = [&] {
+    return ScenarioError(fmt::format("--shard {}: expected i/n with 0 <= i < n, e.g. 0/16 "
+                                     "(Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)", text));
+  };
+  if (slash == std::string::npos) throw bad();
+  const auto i = to_number(text.substr(0, slash)), n = to_number(text.substr(slash + 1));
+  if (!i || !n || !is_whole(*i) || !is_whole(*n) || *n < 1 || *i < 0 || *i >= *n) throw bad();
+  return Shard{std::uint64_t(*i), std::uint64_t(*n)};
+}
+
+}  // namespace clustersim::tools

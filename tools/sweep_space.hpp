@@ -1,0 +1,96 @@
+#pragma once
+// The configurations of a sweep: the cartesian product of --vary axes over scenario keys,
+// optionally times every parallelism plan for the GPU count (--auto-parallel), addressed by
+// index so that 10⁸-point sweeps never materialize and shards are plain index sets.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clustersim::tools {
+
+/// One swept scenario key and its values, in the order given.
+struct Axis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+/// Values of a --vary: "v1,v2,..." (any scalars), "a..b" (a, 2a, 4a, ... ≤ b: powers of two
+/// from 1 when a = 1), "a..b:xF" (geometric, factor F), "a..b:+S" (arithmetic, step S).
+/// Throws ScenarioError naming the --vary on a malformed list or range.
+std::vector<std::string> parse_values(const std::string& text, const std::string& what);
+/// "key=values" as above.
+Axis parse_axis(const std::string& spec);
+
+/// The plan dimensions --auto-parallel enumerates (scenario keys under parallelism/training).
+struct PlanGrid {
+  std::vector<int> tp{1, 2, 4, 8};
+  std::vector<int> pp{1, 2, 4, 8, 16, 32, 64};
+  std::vector<int> cp{1, 2, 4, 8};
+  std::vector<int> vpp{1, 2, 4};
+  std::vector<int> micro_batch{1, 2, 4, 8};
+  std::vector<int> zero_stage{0, 1, 2, 3};
+  std::vector<std::string> recompute{"none", "selective", "full"};
+};
+/// Scenario keys of the plan dimensions, in column order.
+const std::vector<std::string>& plan_keys();
+/// Restricts a grid dimension to one value when `key` is a plan key; false otherwise.
+bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::string& value);
+
+/// One plan: its override assignments ("key=value") and its value per plan_keys() column.
+struct Plan {
+  std::vector<std::string> overrides;
+  std::vector<std::string> values;
+};
+/// Every grid point with tp·pp·cp dividing `gpus` (dp = gpus / (tp·pp·cp)); vpp > 1 only with
+/// pp > 1. Plans the loader rejects (today tp/pp/cp > 1, ZeRO-2/3) are still listed: the sweep
+/// keeps them with the loader's reason. Order: tp, pp, cp, vpp, micro_batch, zero, recompute.
+std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& grid);
+
+/// One configuration: overrides to apply to the base scenario, and its column values.
+struct Config {
+  std::uint64_t index = 0;
+  std::vector<std::string> overrides;
+  std::vector<std::string> values;  ///< one per SweepSpace::columns(); "" when not set
+};
+
+class SweepSpace {
+ public:
+  /// `fixed` ("key=value") apply to every configuration; with auto_parallel a fixed plan key
+  /// restricts that dimension instead. `base_gpus` is cluster.gpus of the base scenario, used
+  /// when no axis or fixed override sets it. Throws ScenarioError on inconsistent input.
+  SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<std::string> fixed, int base_gpus,
+             PlanGrid grid = {});
+
+  std::uint64_t size() const { return size_; }
+  /// Configuration `index` (< size()). Axes vary last-fastest; plans vary fastest of all.
+  Config at(std::uint64_t index) const;
+  const std::vector<std::string>& columns() const { return columns_; }
+
+ private:
+  std::vector<std::size_t> combo_digits(std::uint64_t combo) const;
+  int gpus_of(const std::vector<std::size_t>& digits) const;
+
+  std::vector<Axis> axes_;
+  bool auto_parallel_;
+  std::vector<std::string> fixed_;
+  int base_gpus_;
+  std::vector<std::string> columns_;
+  std::uint64_t combos_ = 1;
+  std::uint64_t size_ = 0;
+  int gpus_axis_ = -1;                       // index of the cluster.gpus axis, if any
+  std::map<int, std::vector<Plan>> plans_;   // by GPU count
+  std::vector<std::uint64_t> first_of_combo_;  // auto_parallel: index of each combo's first plan
+};
+
+/// --shard i/n (0 ≤ i < n): configurations i, i+n, i+2n, ... — disjoint, and together complete.
+struct Shard {
+  std::uint64_t index = 0;
+  std::uint64_t count = 1;
+  std::uint64_t size(std::uint64_t total) const { return total > index ? (total - index + count - 1) / count : 0; }
+  std::uint64_t global(std::uint64_t local) const { return index + local * count; }
+};
+Shard parse_shard(const std::string& text);
+
+}  // namespace clustersim::tools
