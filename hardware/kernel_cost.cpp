@@ -61,7 +61,8 @@ KernelCost attention_cost(const GpuSpec& gpu, Precision p, double flop, double s
                           bool backward) {
   if (flop <= 0) return {0.0, Bound::latency};
   // FP8 attention is rare in training recipes: TE keeps attention in BF16 (issue #5).
-  const Precision run_as = (p == Precision::fp8 || p == Precision::fp16) ? Precision::bf16 : p;
+  Precision run_as = (p == Precision::fp8 || p == Precision::fp16) ? Precision::bf16 : p;
+  if (gpu.peak(run_as) <= 0) run_as = Precision::fp16;  // V100: FP16 Tensor Cores only
   const auto& a = gpu.attention;
   const double eff = backward ? a.bwd_max * seq_len / (seq_len + a.bwd_half_seq)
                               : a.fwd_max * seq_len / (seq_len + a.fwd_half_seq);

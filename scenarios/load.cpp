@@ -119,7 +119,8 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   peak.allow_only({"fp32", "tf32", "bf16", "fp16", "fp8"});
   for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i)
     g.peak_flops[i] = peak.quantity(hardware::kPrecisionNames[i], Dimension::flop_rate, 0, 0, kMaxFlops);
-  if (g.peak(hardware::Precision::bf16) <= 0) peak.fail("bf16", "a BF16 peak above zero is required");
+  if (g.peak(hardware::Precision::bf16) <= 0 && g.peak(hardware::Precision::fp16) <= 0)
+    peak.fail("bf16", "a BF16 or FP16 peak above zero is required");
   g.hbm_bytes = r.quantity("memory", Dimension::bytes, 0, 1e6, kMaxBytes);
   g.hbm_bps = r.quantity("memory_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
   if (g.hbm_bytes <= 0) r.fail("memory", "is required");
@@ -278,6 +279,9 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   const long micro_batches = t.global_batch / (long(t.micro_batch) * p.dp);
   if (micro_batches > 100000)
     tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
+  if (t.precision != hardware::Precision::fp8 && sc.gpu.peak(t.precision) <= 0)
+    tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists", sc.gpu.name,
+                                     hardware::name(t.precision)));
   if (t.precision == hardware::Precision::fp8 && sc.gpu.peak(hardware::Precision::fp8) <= 0)
     tr.fail("precision", fmt::format("{} has no FP8 Tensor Cores; allowed: fp32, tf32, bf16, fp16", sc.gpu.name));
   return sc;

@@ -12,6 +12,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "tools/report.hpp"
+#include "tools/validation.hpp"
+#include "tools/validation_report.hpp"
 
 namespace {
 
@@ -28,6 +30,23 @@ int run_command(const std::string& path, const std::vector<std::string>& sets, b
   return 0;
 }
 
+int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json) {
+  using namespace clustersim;
+  const tools::ValidationSummary summary = tools::validate_table(tools::read_csv_file(csv), prefix);
+  if (summary.rows.empty())
+    throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", csv, prefix));
+  const std::string out = json ? tools::format_validation_json(summary) : tools::format_validation_text(summary);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (!plot.empty()) {
+    std::FILE* f = std::fopen(plot.c_str(), "wb");
+    if (!f) throw scenarios::ScenarioError(fmt::format("{}: cannot write the plot", plot));
+    const std::string svg = tools::validation_svg(summary);
+    std::fwrite(svg.data(), 1, svg.size(), f);
+    std::fclose(f);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,6 +59,13 @@ int main(int argc, char** argv) {
   run->add_option("scenario", scenario, "scenario YAML file")->required();
   run->add_option("--set", sets, "override a scenario key: --set training.micro_batch=2")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_flag("--json", json, "print one JSON object (SI units) instead of the summary");
+  std::string csv = CLUSTERSIM_VALIDATION_CSV, prefix, plot;
+  bool validate_json = false;
+  auto* validate = app.add_subcommand("validate", "predict published training runs and report the error");
+  validate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
+  validate->add_option("--source", prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
+  validate->add_option("--plot", plot, "write predicted vs measured (log-log SVG) to this file");
+  validate->add_flag("--json", validate_json, "print JSON instead of the table");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -48,6 +74,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*run) return run_command(scenario, sets, json);
+    if (*validate) return validate_command(csv, prefix, plot, validate_json);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
