@@ -28,10 +28,20 @@ struct Builder {
     return {std::move(name), OpKind::attention, flop, bytes, c.time_s, c.bound};
   }
   // Y[m,n] = X[m,k]·W[k,n]: forward GEMM, and backward dgrad (dX = dY·Wᵀ) + wgrad (dW = Xᵀ·dY).
+  // FP8 (Transformer Engine / torchao style): the GEMM inputs are quantized by separate
+  // memory-bound kernels that read the bf16 tensor and write it in FP8 twice, row-major and
+  // transposed (fused cast-transpose with the amax reduction): X before the forward GEMM (the
+  // transpose feeds wgrad), dY before dgrad/wgrad. 2 + 1 + 1 bytes per element. Weights are cast
+  // once per step (cached across micro-batches) and not counted here.
   void linear(PassCost* fwd, PassCost* bwd, const std::string& name, double m, double n,
               double k) const {
-    if (fwd) fwd->add(gemm(name, m, n, k));
+    const bool fp8 = prec == Precision::fp8;
+    if (fwd) {
+      if (fp8) fwd->add(memory(name + ".cast_fp8", m * k * 4.0));
+      fwd->add(gemm(name, m, n, k));
+    }
     if (bwd) {
+      if (fp8) bwd->add(memory(name + ".grad_cast_fp8", m * n * 4.0));
       bwd->add(gemm(name + ".dgrad", m, k, n));
       bwd->add(gemm(name + ".wgrad", k, n, m));
     }
