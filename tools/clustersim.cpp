@@ -12,6 +12,7 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "tools/report.hpp"
+#include "tools/calibrate.hpp"
 #include "tools/validation.hpp"
 #include "tools/validation_report.hpp"
 
@@ -47,6 +48,13 @@ int validate_command(const std::string& csv, const std::string& prefix, const st
   return 0;
 }
 
+int calibrate_command(const std::string& csv, const std::string& prefix) {
+  using namespace clustersim;
+  const std::string out = tools::format_calibration_text(tools::calibrate(tools::read_csv_file(csv), prefix));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +74,9 @@ int main(int argc, char** argv) {
   validate->add_option("--source", prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
   validate->add_option("--plot", plot, "write predicted vs measured (log-log SVG) to this file");
   validate->add_flag("--json", validate_json, "print JSON instead of the table");
+  auto* calibrate = app.add_subcommand("calibrate", "fit the global calibration constant to the published runs");
+  calibrate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
+  calibrate->add_option("--source", prefix, "only rows whose id starts with this prefix");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -75,6 +86,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return run_command(scenario, sets, json);
     if (*validate) return validate_command(csv, prefix, plot, validate_json);
+    if (*calibrate) return calibrate_command(csv, prefix);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
