@@ -55,7 +55,7 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const double s = double(t.seq_len) / p.cp;
   const double b = t.micro_batch;
   const double tokens = b * s;
-  const double h = m.hidden, f = m.ffn_hidden, v = m.vocab, d = m.head_dim();
+  const double h = m.hidden, f = m.ffn_hidden, v = m.padded_vocab(p.tp), d = m.head_dim();
   const double tp = p.tp;
   const double q_local = m.heads / tp;
   const double kv_local = std::max(1.0, m.kv_heads / tp);
@@ -65,16 +65,28 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const double up_width = swiglu ? 2 * f_local : f_local;
   Builder bld{gpu, t.precision, s};
   StepCosts c;
+  auto& F = c.part_fwd;
+  auto& B = c.part_bwd;
 
   const double act = tokens * h * e;  // one [tokens, h] activation tensor
-  // Pre-attention norm: read x, write y (fwd); read x, dy, write dx (bwd).
-  c.layer_fwd.add(bld.memory("norm1", 2 * act));
-  c.layer_bwd.add(bld.memory("norm1.bwd", 3 * act));
-  bld.linear(&c.layer_fwd, &c.layer_bwd, "qkv", tokens, (q_local + 2 * kv_local) * d, h);
+  // Norms, residual adds and dropout run on s/tp tokens with sequence parallelism.
+  const double sp_act = p.sequence_parallel ? act / tp : act;
+  const double residual = m.has_bias() ? 3.5 * sp_act : 3 * sp_act;
+  const double residual_bwd = m.has_bias() ? 2.5 * sp_act : 0.0;
+  // Residual add closing the previous block (read two, write one; GELU models also apply
+  // dropout and a bias), then the pre-attention norm: read x, write y (fwd); read x, dy,
+  // write dx (bwd).
+  F[norm_attn].add(bld.memory("residual2", residual));
+  B[norm_attn].add(bld.memory("residual2.bwd", residual_bwd));
+  F[norm_attn].add(bld.memory("norm1", 2 * sp_act));
+  B[norm_attn].add(bld.memory("norm1.bwd", 3 * sp_act));
+  bld.linear(&F[qkv], nullptr, "qkv", tokens, (q_local + 2 * kv_local) * d, h);
+  B[qkv].add(bld.gemm("qkv.dgrad", tokens, h, (q_local + 2 * kv_local) * d));
+  B[qkv_wgrad].add(bld.gemm("qkv.wgrad", h, (q_local + 2 * kv_local) * d, tokens));
   if (m.position == Position::rope) {
     const double qk = tokens * (q_local + kv_local) * d * e;
-    c.layer_fwd.add(bld.memory("rotary", 2 * qk));
-    c.layer_bwd.add(bld.memory("rotary.bwd", 2 * qk));
+    F[qkv].add(bld.memory("rotary", 2 * qk));
+    B[qkv].add(bld.memory("rotary.bwd", 2 * qk));
   }
   // Attention core over a causal mask. A flash kernel skips fully masked key blocks (128 wide),
   // so it computes (nb+1)/(2nb) of the s² square; the unfused path computes all of it.
@@ -84,11 +96,9 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const double qkv_bytes = tokens * (q_local + 2 * kv_local) * d * e;
   const double o_bytes = tokens * q_local * d * e;
   if (t.flash_attention) {
-    const auto fwd = bld.attention("attention", attn_flop, qkv_bytes + o_bytes, false);
-    c.layer_fwd.add(fwd);
+    F[core].add(bld.attention("attention", attn_flop, qkv_bytes + o_bytes, false));
     // FlashAttention backward recomputes S=QKᵀ: 5 matmuls against 2 in forward.
-    c.layer_bwd.add(bld.attention("attention.bwd", 2.5 * attn_flop, 2 * (qkv_bytes + o_bytes), true));
-    if (t.recompute == Recompute::selective) c.layer_recompute.add(fwd);
+    B[core].add(bld.attention("attention.bwd", 2.5 * attn_flop, 2 * (qkv_bytes + o_bytes), true));
   } else {
     // Unfused: two batched GEMMs plus a softmax over the materialized [b, a, s, s] scores.
     const double scores = b * q_local * s * s * e;
@@ -98,41 +108,62 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
       pc->add(bld.memory(bwd ? "softmax.bwd" : "softmax", (bwd ? 3 : 2) * scores));
       pc->add(bld.attention(bwd ? "av.bwd" : "av", mul * 2 * b * s * s * d * q_local, scores + o_bytes, bwd));
     };
-    add_core(&c.layer_fwd, false);
-    add_core(&c.layer_bwd, true);
-    if (t.recompute == Recompute::selective) add_core(&c.layer_recompute, false);
+    add_core(&F[core], false);
+    add_core(&B[core], true);
   }
-  bld.linear(&c.layer_fwd, &c.layer_bwd, "attn_out", tokens, h, q_local * d);
-  // Residual add (read two, write one); GELU models also apply dropout and a bias here.
-  const double residual = m.has_bias() ? 3.5 * act : 3 * act;
-  c.layer_fwd.add(bld.memory("residual1", residual));
-  c.layer_bwd.add(bld.memory("residual1.bwd", m.has_bias() ? 2.5 * act : 0.0));
-  c.layer_fwd.add(bld.memory("norm2", 2 * act));
-  c.layer_bwd.add(bld.memory("norm2.bwd", 3 * act));
-  bld.linear(&c.layer_fwd, &c.layer_bwd, swiglu ? "mlp_gate_up" : "mlp_up", tokens, up_width, h);
+  if (p.cp > 1) {
+    // Ring attention with Megatron's load-balanced causal split (each rank holds chunks i and
+    // 2cp−1−i): every step against another rank's K/V computes half of an s/cp × s/cp square.
+    const double step_flop = 4.0 * b * s * s * d * q_local * 0.5;
+    const double kv_bytes = tokens * 2 * kv_local * d * e;
+    c.ring_step_fwd.add(bld.attention("ring_attention", step_flop, qkv_bytes + o_bytes, false));
+    c.ring_step_bwd.add(bld.attention("ring_attention.bwd", 2.5 * step_flop, 2 * (qkv_bytes + o_bytes), true));
+    c.kv_chunk_bytes = kv_bytes;
+  }
+  bld.linear(&F[attn_out], &B[attn_out], "attn_out", tokens, h, q_local * d);
+  F[norm_mlp].add(bld.memory("residual1", residual));
+  B[norm_mlp].add(bld.memory("residual1.bwd", residual_bwd));
+  F[norm_mlp].add(bld.memory("norm2", 2 * sp_act));
+  B[norm_mlp].add(bld.memory("norm2.bwd", 3 * sp_act));
+  F[mlp].add(bld.gemm(swiglu ? "mlp_gate_up" : "mlp_up", tokens, up_width, h));
   const double inner = tokens * f_local * e;
   // SwiGLU reads gate and up, writes one; GELU reads one, writes one. Backward reads the saved
   // inputs and the gradient, writes the input gradients.
-  c.layer_fwd.add(bld.memory(swiglu ? "swiglu" : "gelu", swiglu ? 3 * inner : 2 * inner));
-  c.layer_bwd.add(bld.memory(swiglu ? "swiglu.bwd" : "gelu.bwd", swiglu ? 5 * inner : 3 * inner));
-  bld.linear(&c.layer_fwd, &c.layer_bwd, "mlp_down", tokens, h, f_local);
-  c.layer_fwd.add(bld.memory("residual2", residual));
-  c.layer_bwd.add(bld.memory("residual2.bwd", m.has_bias() ? 2.5 * act : 0.0));
+  F[mlp].add(bld.memory(swiglu ? "swiglu" : "gelu", swiglu ? 3 * inner : 2 * inner));
+  bld.linear(&F[mlp], &B[mlp], "mlp_down", tokens, h, f_local);
+  B[mlp].add(bld.memory(swiglu ? "swiglu.bwd" : "gelu.bwd", swiglu ? 5 * inner : 3 * inner));
+  B[mlp].add(bld.gemm(swiglu ? "mlp_gate_up.dgrad" : "mlp_up.dgrad", tokens, h, up_width));
+  B[mlp_up_wgrad].add(bld.gemm(swiglu ? "mlp_gate_up.wgrad" : "mlp_up.wgrad", h, up_width, tokens));
+
+  for (int part = 0; part < kBlockParts; ++part) {
+    for (const auto& op : F[static_cast<std::size_t>(part)].ops) c.layer_fwd.add(op);
+    for (const auto& op : B[static_cast<std::size_t>(part)].ops) c.layer_bwd.add(op);
+  }
+  for (int step = 1; step < p.cp; ++step) {
+    for (const auto& op : c.ring_step_fwd.ops) c.layer_fwd.add(op);
+    for (const auto& op : c.ring_step_bwd.ops) c.layer_bwd.add(op);
+  }
   if (t.recompute == Recompute::full) c.layer_recompute = c.layer_fwd;
+  if (t.recompute == Recompute::selective) {
+    c.layer_recompute = F[core];
+    for (int step = 1; step < p.cp; ++step)
+      for (const auto& op : c.ring_step_fwd.ops) c.layer_recompute.add(op);
+  }
 
   // Embedding lookup (+ learned positions): gather rows, write activations.
   c.embed_fwd.add(bld.memory("embedding", (m.position == Position::learned ? 3 : 2) * act));
   c.embed_bwd.add(bld.memory("embedding.bwd", 3 * act));
   // Head: final norm, logits GEMM over the vocabulary shard, fp32 cross-entropy over logits.
   const double logits = tokens * (v / tp);
-  c.head_fwd.add(bld.memory("final_norm", 2 * act));
+  c.head_fwd.add(bld.memory("final_norm", 2 * sp_act));
   bld.linear(&c.head_fwd, &c.head_bwd, "lm_head", tokens, v / tp, h);
   c.head_fwd.add(bld.memory("cross_entropy", logits * (e + 4 + 4)));
   c.head_bwd.add(bld.memory("cross_entropy.bwd", logits * (4 + e)));
-  c.head_bwd.add(bld.memory("final_norm.bwd", 3 * act));
+  c.head_bwd.add(bld.memory("final_norm.bwd", 3 * sp_act));
 
   const ParamCount pc = count_params(m, t.seq_len);
   c.layer_params = pc.per_layer / tp;
+  c.activation_bytes = act;
   return c;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The kernels of one Transformer block (and of the embedding / LM head) for one micro-batch on
 // one rank, with FLOP and bytes from the shapes, costed on a GPU by roofline.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -36,15 +37,37 @@ struct PassCost {
   }
 };
 
+/// A block cut where tensor-parallel collectives and ring-attention steps go. A backward op
+/// belongs to the part of its forward op; the wgrad GEMMs of the column-parallel inputs
+/// (QKV, MLP up) are parts of their own, because Megatron overlaps the input-gradient
+/// all-reduce (or reduce-scatter with SP) with them.
+enum BlockPart : int {
+  norm_attn,     ///< residual add of the previous block's output + pre-attention norm
+  qkv,           ///< QKV projection (+ rotary); backward: dgrad
+  core,          ///< attention core (with CP: the ring step over the rank's own K/V)
+  attn_out,      ///< attention output projection (row-parallel)
+  norm_mlp,      ///< residual add + pre-MLP norm
+  mlp,           ///< MLP up/gate, activation, down (row-parallel); backward without up.wgrad
+  qkv_wgrad,     ///< backward only
+  mlp_up_wgrad,  ///< backward only
+  kBlockParts
+};
+
 struct StepCosts {
   PassCost layer_fwd, layer_bwd, layer_recompute;  ///< per block per micro-batch
+  std::array<PassCost, kBlockParts> part_fwd, part_bwd;  ///< the same ops, by part
+  /// With CP: one ring step of attention against K/V from another rank (cp − 1 per block).
+  PassCost ring_step_fwd, ring_step_bwd;
+  double kv_chunk_bytes = 0;        ///< K and V of one CP rank's sequence chunk
+  double activation_bytes = 0;      ///< one [b, s/cp, h] tensor (TP/PP message size before SP)
   PassCost head_fwd, head_bwd;      ///< final norm, LM head GEMM, cross-entropy
   PassCost embed_fwd, embed_bwd;    ///< token (+ position) embedding
   double layer_params = 0;          ///< parameters of one block held on this rank
 };
 
 /// Kernel costs for one micro-batch of `micro_batch` sequences of seq_len/cp tokens on a rank
-/// holding 1/tp of each block.
+/// holding 1/tp of each block (vocabulary padded per ModelSpec::padded_vocab). With sequence
+/// parallelism the norm, residual and dropout ops work on s/tp tokens.
 StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                      const hardware::GpuSpec& gpu);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/pipeline.hpp"
+
 namespace clustersim::models {
 
 namespace {
@@ -14,7 +16,10 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
   const double q = double(m.heads) / p.tp, kv = std::max(1.0, double(m.kv_heads) / p.tp);
   const double f = double(m.ffn_hidden) / p.tp;
   const bool swiglu = m.activation == Activation::swiglu;
-  const double act = tokens * h * e;
+  // Norm inputs, GEMM inputs of the column-parallel layers and dropout masks are whole
+  // [s, b, h] tensors on every TP rank, unless sequence parallelism shards them.
+  const double sp = p.sequence_parallel ? p.tp : 1.0;
+  const double act = tokens * h * e / sp;
   double bytes = 0;
   bytes += act;                                  // norm1 input
   bytes += act;                                  // QKV GEMM input
@@ -33,41 +38,74 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
   bytes += act;                                  // MLP input
   bytes += tokens * (swiglu ? 2 * f : f) * e;    // gate/up output
   bytes += tokens * f * e;                       // activation output (down-proj input)
-  if (m.has_bias()) bytes += 2 * tokens * h;     // two hidden dropout masks, 1 B each
+  if (m.has_bias()) bytes += 2 * tokens * h / sp;  // two hidden dropout masks, 1 B each
   return bytes;
 }
 
 }  // namespace
 
-MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                               const hardware::GpuSpec& gpu) {
+std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const TrainingSpec& t,
+                                                      const ParallelSpec& p, const hardware::GpuSpec& gpu) {
   const ParamCount pc = count_params(m, t.seq_len);
-  const double params = pc.total / (double(p.tp) * p.pp);
+  const double h = m.hidden, v = m.padded_vocab(p.tp), tp = p.tp;
+  const double block = pc.per_layer / tp;
+  const double embedding = (v * h + (pc.embedding - double(m.vocab) * h)) / tp;
+  const double head = (m.tied_embeddings && p.pp == 1 ? 0.0 : v * h / tp) + pc.final_norm;
   const bool fp32_weights = t.precision == hardware::Precision::fp32 || t.precision == hardware::Precision::tf32;
-  MemoryEstimate e;
-  e.weights_bytes = params * (fp32_weights ? 4.0 : 2.0);
-  e.gradients_bytes = params * ((t.grad_reduce_fp32 || fp32_weights) ? 4.0 : 2.0);
-  e.optimizer_bytes = params * (fp32_weights ? 8.0 : 12.0) / (p.zero_stage >= 1 ? p.dp : 1);
-
-  const int layers_here = (m.layers + p.pp - 1) / p.pp;
+  const double wb = fp32_weights ? 4.0 : 2.0;
+  const double gb = (t.grad_reduce_fp32 || fp32_weights) ? 4.0 : 2.0;
+  const double ob = fp32_weights ? 8.0 : 12.0;
+  const double shard = double(p.dp) * p.cp;
+  const int zero = shard > 1 ? p.zero_stage : 0;
+  const auto vlayers = virtual_stage_layers(m.layers, p);
+  const int vstages = p.pp * p.vpp;
+  const int mbs = t.micro_batches(p);
   const double full = block_activation_bytes(m, t, p, true);
   const double tokens = double(t.seq_len) / p.cp * t.micro_batch;
-  const double layer_input = tokens * m.hidden * hardware::storage_bytes(t.precision);
-  switch (t.recompute) {
-    case Recompute::none: e.activations_bytes = layers_here * full; break;
-    case Recompute::selective:
-      e.activations_bytes = layers_here * block_activation_bytes(m, t, p, false); break;
-    // Only block inputs are kept; one block's activations are rebuilt at a time in backward.
-    case Recompute::full: e.activations_bytes = layers_here * layer_input + full; break;
+  const double sp = p.sequence_parallel ? tp : 1.0;
+  const double layer_input = tokens * h * hardware::storage_bytes(t.precision) / sp;
+
+  std::vector<MemoryEstimate> out;
+  for (int s = 0; s < p.pp; ++s) {
+    double params = 0;
+    bool first = false, last = false;
+    for (int c = 0; c < p.vpp; ++c) {
+      const int vs = c * p.pp + s;
+      params += vlayers[std::size_t(vs)] * block;
+      if (vs == 0) params += embedding, first = true;
+      if (vs == vstages - 1) params += head, last = true;
+    }
+    MemoryEstimate e;
+    e.stage = s;
+    e.weights_bytes = params * wb / (zero >= 3 ? shard : 1.0) + (zero >= 3 ? 2 * block * wb : 0.0);
+    e.gradients_bytes = params * gb / (zero >= 2 ? shard : 1.0) + (zero >= 2 ? 2 * block * gb : 0.0);
+    e.optimizer_bytes = params * ob / (zero >= 1 ? shard : 1.0);
+    const int in_flight = peak_layers_in_flight(p, s, mbs, vlayers);
+    e.layers_in_flight = in_flight;
+    switch (t.recompute) {
+      case Recompute::none: e.activations_bytes = in_flight * full; break;
+      case Recompute::selective: e.activations_bytes = in_flight * block_activation_bytes(m, t, p, false); break;
+      // Only block inputs are kept; one block's activations are rebuilt at a time in backward.
+      case Recompute::full: e.activations_bytes = in_flight * layer_input + full; break;
+    }
+    if (first || last) e.activations_bytes += layer_input;  // embedding output / final norm input
+    if (last) e.logits_bytes = tokens * v / tp * (hardware::storage_bytes(t.precision) + 4.0);
+    e.reserved_bytes = gpu.runtime_reserved_bytes;
+    e.total_bytes = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.activations_bytes +
+                    e.logits_bytes + e.reserved_bytes;
+    e.capacity_bytes = gpu.hbm_bytes;
+    out.push_back(e);
   }
-  e.activations_bytes += layer_input;  // embedding output / final norm input
-  const double logits = tokens * double(m.vocab) / p.tp;
-  e.logits_bytes = logits * (hardware::storage_bytes(t.precision) + 4.0);
-  e.reserved_bytes = gpu.runtime_reserved_bytes;
-  e.total_bytes = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.activations_bytes +
-                  e.logits_bytes + e.reserved_bytes;
-  e.capacity_bytes = gpu.hbm_bytes;
-  return e;
+  return out;
+}
+
+MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                               const hardware::GpuSpec& gpu) {
+  const auto stages = estimate_memory_per_stage(m, t, p, gpu);
+  std::size_t pick = 0;
+  for (std::size_t s = 1; s < stages.size(); ++s)
+    if (stages[s].total_bytes > stages[pick].total_bytes) pick = s;
+  return stages[pick];
 }
 
 }  // namespace clustersim::models

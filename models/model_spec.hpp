@@ -20,6 +20,12 @@ struct ModelSpec {
   Position position = Position::learned;
 
   int head_dim() const { return hidden / heads; }
+  /// Vocabulary as Megatron allocates it: padded up to a multiple of 128·tp
+  /// (--make-vocab-size-divisible-by 128, times the TP size) so each TP rank gets equal rows.
+  int padded_vocab(int tp) const {
+    const int multiple = 128 * tp;
+    return (vocab + multiple - 1) / multiple * multiple;
+  }
   /// GELU models (GPT-2/3 style) carry biases and LayerNorm; SwiGLU models (Llama) neither.
   bool has_bias() const { return activation == Activation::gelu; }
 };

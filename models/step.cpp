@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
 #include <utility>
 
+#include "models/pipeline.hpp"
+#include "models/placement.hpp"
 #include "topologies/collective.hpp"
 
 namespace clustersim::models {
@@ -17,6 +22,9 @@ const char* name(TaskKind k) {
     case TaskKind::dp_grad_reduce: return "dp_grad_reduce";
     case TaskKind::dp_param_gather: return "dp_param_gather";
     case TaskKind::sync: return "sync";
+    case TaskKind::tp_comm: return "tp_comm";
+    case TaskKind::cp_comm: return "cp_comm";
+    case TaskKind::pp_send: return "pp_send";
   }
   return "?";
 }
@@ -28,213 +36,578 @@ using sim::TaskId;
 using sim::Time;
 using topologies::Collective;
 
-constexpr std::int32_t kComputeStream = 0;
-constexpr std::int32_t kDpStream = 1;
-constexpr std::int32_t kSmResource = 0;
-constexpr std::int32_t kDpNetResource = 1;
+// Streams and resources of one stage; stage s uses s·kStreams + stream, s·kResources + resource.
+enum Stream : std::int32_t { kCompute, kTpStream, kCpStream, kPpFwdStream, kPpBwdStream, kDpReduceStream,
+                             kDpGatherStream, kStreams };
+enum Resource : std::int32_t { kSm, kTpLink, kCpLink, kPpLink, kDpNet, kResources };
 
 // Adam with fp32 master weights, per local parameter: read grad, master, m, v (16 B), write
 // master, m, v (12 B) and the bf16 weight (2 B), plus the gradient-norm read (4 B).
 constexpr double kAdamBytesPerParam = 34.0;
+
+/// One step of a block pass: a compute piece, or a TP / CP transfer between pieces.
+struct Item {
+  bool comm = false;
+  double seconds = 0;
+  Resource channel = kTpLink;
+  /// Next compute waits for this comm; otherwise it overlaps the next compute and the compute
+  /// after that waits.
+  bool wait_now = true;
+  /// Starts when the last compute ends; otherwise when the compute before it ends (overlapped
+  /// with the producing GEMM, as TE's userbuffers do) — or, for a CP ring step, right after the
+  /// previous transfer on its stream.
+  int start_after = 1;  // 1: last compute, 2: the compute before it, 0: stream order only
+  bool sealed = false;  ///< compute: later compute pieces must not merge into it
+};
+
+class ItemList {
+ public:
+  void compute(double s) {
+    if (s <= 0) return;
+    if (!items_.empty() && !items_.back().comm && !items_.back().sealed && !seal_next_) {
+      items_.back().seconds += s;
+      return;
+    }
+    Item it;
+    it.seconds = s;
+    it.sealed = seal_next_;
+    seal_next_ = false;
+    items_.push_back(it);
+  }
+  void comm(double s, Resource channel, bool wait_now, int start_after) {
+    if (s <= 0) return;
+    Item it;
+    it.comm = true;
+    it.seconds = s;
+    it.channel = channel;
+    it.wait_now = wait_now;
+    it.start_after = start_after;
+    if (!items_.empty() && !items_.back().comm) items_.back().sealed = true;
+    if (!wait_now) seal_next_ = true;  // the overlapped compute must stay a task of its own
+    items_.push_back(it);
+  }
+  /// The next compute starts a task of its own.
+  void split() { seal_next_ = true; }
+  const std::vector<Item>& items() const { return items_; }
+
+ private:
+  std::vector<Item> items_;
+  bool seal_next_ = false;
+};
 
 struct Bucket {
   double params = 0;
   int ready_unit = 0;  // index in backward order of the unit whose gradient completes it
 };
 
+/// Per-stage bookkeeping while tasks are added.
+struct StageState {
+  TaskId last_compute = -1, prev_compute = -1;
+  std::vector<TaskId> wait_next, wait_later;
+  // Gradient units in the order their backward completes: for chunks vpp−1..0, the head (if
+  // the chunk has it), its blocks last to first, the embedding (if it has it).
+  std::vector<double> unit_params;
+  std::vector<int> chunk_unit_offset;
+  std::vector<Bucket> buckets;
+  std::vector<TaskId> gather_done;  // per bucket, ZeRO-1/2 parameter all-gather
+  std::vector<int> bucket_of_unit;
+  std::vector<std::size_t> chunk_bucket_begin, chunk_bucket_end;  // per chunk
+  std::size_t next_bucket = 0;
+  int bucket_round = -1;
+  std::vector<std::size_t> held;
+  std::vector<TaskId> reduce_done;
+  TaskId block_end_prev = -1, block_end_cur = -1;  // ZeRO-3 prefetch window
+  double params = 0;
+};
+
 class StepBuilder {
  public:
   StepBuilder(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
               const hardware::GpuSpec& gpu, const StepCosts& c)
-      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c) {}
+      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), place_(make_placement(p, gpu.node.gpus_per_node)),
+        mbs_(t.micro_batches(p)), vlayers_(virtual_stage_layers(m.layers, p)),
+        dp_ranks_(p.dp * p.cp), zero_(dp_ranks_ > 1 ? p.zero_stage : 0) {}
 
   StepResult run() {
-    const int mbs = t_.micro_batches(p_);
-    const int L = m_.layers;
-    plan_buckets();
-    std::vector<TaskId> gather_done(buckets_.size(), -1);
-    const bool sharded = p_.zero_stage >= 1 && p_.dp > 1;
-    if (sharded && t_.overlap_param_gather) {
-      // Parameters updated by the last step arrive bucket by bucket, in forward order
-      // (reverse backward order), overlapping the first micro-batch's forward.
-      for (std::size_t i = buckets_.size(); i-- > 0;)
-        gather_done[i] = add_comm(TaskKind::dp_param_gather, Collective::all_gather,
-                                  buckets_[i].params * hardware::storage_bytes(t_.precision), {});
-    }
-    // bucket_of_unit[u]: units in backward order are 0 = head, 1..L = layers L-1..0, L+1 = embedding.
-    std::vector<int> bucket_of_unit(static_cast<std::size_t>(L + 2), 0);
-    for (std::size_t bi = 0, u = 0; u < bucket_of_unit.size(); ++u) {
-      while (bi + 1 < buckets_.size() && int(u) > buckets_[bi].ready_unit) ++bi;
-      bucket_of_unit[u] = int(bi);
-    }
-    auto wait_params = [&](int mb, int unit) -> std::vector<TaskId> {
-      if (mb != 0) return {};
-      TaskId g = gather_done[static_cast<std::size_t>(bucket_of_unit[static_cast<std::size_t>(unit)])];
-      return g >= 0 ? std::vector<TaskId>{g} : std::vector<TaskId>{};
-    };
-    std::vector<TaskId> reduce_done;
-    for (int mb = 0; mb < mbs; ++mb) {
-      const bool last = mb == mbs - 1;
-      add_compute(TaskKind::forward, c_.embed_fwd.time_s, wait_params(mb, L + 1));
-      for (int l = 0; l < L; ++l)
-        add_compute(TaskKind::forward, c_.layer_fwd.time_s, wait_params(mb, L - l));
-      add_compute(TaskKind::forward, c_.head_fwd.time_s, wait_params(mb, 0));
-      TaskId done = add_compute(TaskKind::backward, c_.head_bwd.time_s, {});
-      if (last) launch_ready_buckets(0, done, &reduce_done);
-      for (int l = L - 1; l >= 0; --l) {
-        if (c_.layer_recompute.time_s > 0)
-          add_compute(TaskKind::recompute, c_.layer_recompute.time_s, {});
-        done = add_compute(TaskKind::backward, c_.layer_bwd.time_s, {});
-        if (last) launch_ready_buckets(L - l, done, &reduce_done);
+    build_items();
+    stages_.resize(static_cast<std::size_t>(p_.pp));
+    for (int s = 0; s < p_.pp; ++s) plan_units(s);
+    if (zero_ >= 1 && zero_ <= 2 && t_.overlap_param_gather)
+      for (int s = 0; s < p_.pp; ++s) {
+        // Parameters updated by the last step arrive bucket by bucket in forward order,
+        // overlapping the first micro-batch's forward.
+        auto& st = stage(s);
+        for (std::size_t i = st.buckets.size(); i-- > 0;)
+          st.gather_done[i] = add_dp(s, TaskKind::dp_param_gather, Collective::all_gather,
+                                     st.buckets[i].params * weight_bytes(), {});
       }
-      done = add_compute(TaskKind::backward, c_.embed_bwd.time_s, {});
-      if (last) launch_ready_buckets(L + 1, done, &reduce_done);
-    }
-    const double local_params = total_params_ / (sharded ? p_.dp : 1);
-    const double opt_s = hardware::memory_cost(gpu_, local_params * kAdamBytesPerParam).time_s;
-    TaskId opt = add_compute(TaskKind::optimizer, opt_s, reduce_done);
-    if (sharded && !t_.overlap_param_gather) {
-      std::vector<TaskId> gathers;
-      for (std::size_t i = buckets_.size(); i-- > 0;)
-        gathers.push_back(add_comm(TaskKind::dp_param_gather, Collective::all_gather,
-                                   buckets_[i].params * hardware::storage_bytes(t_.precision), {opt}));
-      add_compute(TaskKind::sync, 0.0, gathers);
-    }
-    return measure(mbs);
+    emit_schedule();
+    for (int s = 0; s < p_.pp; ++s) finish_stage(s);
+    return measure();
   }
 
  private:
-  void plan_buckets() {
-    // Gradient units in backward order: head (+ final norm), blocks L-1..0, embedding.
-    const ParamCount pc = count_params(m_, t_.seq_len);
-    std::vector<double> units;
-    units.push_back((pc.lm_head + pc.final_norm) / p_.tp);
-    for (int l = 0; l < m_.layers; ++l) units.push_back(c_.layer_params);
-    units.push_back(pc.embedding / p_.tp);
-    total_params_ = 0;
-    for (double u : units) total_params_ += u;
-    const double cap = t_.grad_bucket_params > 0 ? t_.grad_bucket_params
-                                                 : std::max(4e7, 1e6 * p_.dp);  // Megatron DDP default
-    Bucket cur;
-    for (std::size_t u = 0; u < units.size(); ++u) {
-      cur.params += units[u];
-      cur.ready_unit = int(u);
-      if (cur.params >= cap || u + 1 == units.size()) {
-        buckets_.push_back(cur);
-        cur = Bucket{};
+  StageState& stage(int s) { return stages_[static_cast<std::size_t>(s)]; }
+  int vstages() const { return p_.pp * p_.vpp; }
+  double weight_bytes() const { return hardware::storage_bytes(t_.precision); }
+  double grad_bytes() const { return t_.grad_reduce_fp32 ? 4.0 : 2.0; }
+
+  double tp_time(Collective c, double bytes) const {
+    return topologies::collective_cost(gpu_.node, c, bytes, place_.tp).time_s;
+  }
+
+  // The pieces of one block's forward and backward, with the TP collectives between them
+  // (Megatron: g after the row-parallel attention output and MLP down projections, f before
+  // the column-parallel QKV and MLP up; with SP all-gather before and reduce-scatter after)
+  // and the CP ring steps around the attention core.
+  void build_items() {
+    const bool tp = p_.tp > 1, sp = tp && p_.sequence_parallel, ov = p_.tp_comm_overlap;
+    const double act = c_.activation_bytes;
+    const double ar = tp ? tp_time(Collective::all_reduce, act) : 0;
+    const double ag = sp ? tp_time(Collective::all_gather, act) : 0;
+    const double rs = sp ? tp_time(Collective::reduce_scatter, act) : 0;
+    const double out_comm = sp ? rs : ar;  // after a row-parallel GEMM (fwd)
+    auto part = [&](const std::array<PassCost, kBlockParts>& a, BlockPart x) {
+      return a[static_cast<std::size_t>(x)].time_s;
+    };
+    const auto& F = c_.part_fwd;
+    const auto& B = c_.part_bwd;
+    auto ring = [&](ItemList& L, double first, double step, double kv_bytes) {
+      L.compute(first > 0 && p_.cp == 1 ? first : 0);
+      if (p_.cp == 1) return;
+      const double hop = topologies::p2p_cost(gpu_.node, kv_bytes, place_.cp.nodes() == 1).time_s;
+      for (int i = 1; i < p_.cp; ++i) {
+        L.comm(hop, kCpLink, false, i == 1 ? 1 : 0);
+        L.compute(i == 1 ? first : step);
       }
+      L.compute(step);
+    };
+    // Forward.
+    ItemList f;
+    f.compute(part(F, norm_attn));
+    if (sp) f.comm(ag, kTpLink, !ov, 1);
+    f.compute(part(F, qkv));
+    ring(f, part(F, core), c_.ring_step_fwd.time_s, c_.kv_chunk_bytes);
+    if (ov) f.split();  // the output collective overlaps the GEMM that produces it
+    f.compute(part(F, attn_out));
+    if (tp) f.comm(out_comm, kTpLink, true, ov ? 2 : 1);
+    f.compute(part(F, norm_mlp));
+    if (sp) f.comm(ag, kTpLink, !ov, 1);
+    if (ov) f.split();
+    f.compute(part(F, mlp));
+    if (tp) f.comm(out_comm, kTpLink, true, ov ? 2 : 1);
+    fwd_items_ = f.items();
+    // Backward: the input-gradient collective of a column-parallel GEMM overlaps its wgrad.
+    ItemList b;
+    if (sp) b.comm(ag, kTpLink, !ov, 1);
+    b.compute(part(B, mlp));
+    if (tp) b.comm(out_comm, kTpLink, false, 1);
+    b.compute(part(B, mlp_up_wgrad));
+    b.compute(part(B, norm_mlp));
+    if (sp) b.comm(ag, kTpLink, !ov, 1);
+    b.compute(part(B, attn_out));
+    ring(b, part(B, core), c_.ring_step_bwd.time_s, 2 * c_.kv_chunk_bytes);  // K/V and dK/dV
+    b.compute(part(B, qkv));
+    if (tp) b.comm(out_comm, kTpLink, false, 1);
+    b.compute(part(B, qkv_wgrad));
+    b.compute(part(B, norm_attn));
+    bwd_items_ = b.items();
+    // Embedding: vocab-parallel lookup, then all-reduce (reduce-scatter with SP) of the output.
+    ItemList ef, eb, hf, hb;
+    ef.compute(c_.embed_fwd.time_s);
+    if (tp) ef.comm(out_comm, kTpLink, true, 1);
+    if (sp) eb.comm(ag, kTpLink, true, 1);
+    eb.compute(c_.embed_bwd.time_s);
+    // Head: the column-parallel LM head needs the full sequence (all-gather with SP); its input
+    // gradient is all-reduced (reduce-scattered with SP).
+    if (sp) hf.comm(ag, kTpLink, true, 1);
+    hf.compute(c_.head_fwd.time_s);
+    hb.compute(c_.head_bwd.time_s);
+    if (tp) hb.comm(out_comm, kTpLink, true, 1);
+    embed_fwd_ = ef.items(), embed_bwd_ = eb.items(), head_fwd_ = hf.items(), head_bwd_ = hb.items();
+  }
+
+  void plan_units(int s) {
+    auto& st = stage(s);
+    const ParamCount pc = count_params(m_, t_.seq_len);
+    const double h = m_.hidden, v = m_.padded_vocab(p_.tp);
+    const double embedding = (v * h + (pc.embedding - double(m_.vocab) * h)) / p_.tp;
+    // Tied embeddings with pp > 1: the last stage keeps its own copy as the LM head (Megatron).
+    const double head = (m_.tied_embeddings && p_.pp == 1 ? 0.0 : v * h / p_.tp) + pc.final_norm;
+    st.chunk_unit_offset.assign(static_cast<std::size_t>(p_.vpp), 0);
+    for (int c = p_.vpp - 1; c >= 0; --c) {
+      const int vs = c * p_.pp + s;
+      st.chunk_unit_offset[static_cast<std::size_t>(c)] = int(st.unit_params.size());
+      if (vs == vstages() - 1) st.unit_params.push_back(head);
+      for (int l = 0; l < vlayers_[static_cast<std::size_t>(vs)]; ++l) st.unit_params.push_back(c_.layer_params);
+      if (vs == 0) st.unit_params.push_back(embedding);
+    }
+    for (double u : st.unit_params) st.params += u;
+    const double cap = zero_ == 3 ? 0.0
+                       : t_.grad_bucket_params > 0 ? t_.grad_bucket_params
+                                                   : std::max(4e7, 1e6 * p_.dp);  // Megatron DDP default
+    // Every model chunk is its own DDP module with its own buckets (Megatron).
+    st.chunk_bucket_begin.assign(static_cast<std::size_t>(p_.vpp), 0);
+    st.chunk_bucket_end.assign(static_cast<std::size_t>(p_.vpp), 0);
+    Bucket cur;
+    for (int c = p_.vpp - 1; c >= 0; --c) {
+      st.chunk_bucket_begin[static_cast<std::size_t>(c)] = st.buckets.size();
+      const int end = c == 0 ? int(st.unit_params.size()) : st.chunk_unit_offset[static_cast<std::size_t>(c - 1)];
+      for (int u = st.chunk_unit_offset[static_cast<std::size_t>(c)]; u < end; ++u) {
+        cur.params += st.unit_params[static_cast<std::size_t>(u)];
+        cur.ready_unit = u;
+        if (cur.params >= cap || u + 1 == end) {
+          st.buckets.push_back(cur);
+          cur = Bucket{};
+        }
+      }
+      st.chunk_bucket_end[static_cast<std::size_t>(c)] = st.buckets.size();
+    }
+    st.gather_done.assign(st.buckets.size(), -1);
+    st.bucket_of_unit.assign(st.unit_params.size(), 0);
+    for (std::size_t bi = 0, u = 0; u < st.unit_params.size(); ++u) {
+      while (bi + 1 < st.buckets.size() && int(u) > st.buckets[bi].ready_unit) ++bi;
+      st.bucket_of_unit[u] = int(bi);
     }
   }
 
-  void launch_ready_buckets(int unit, TaskId grad_done, std::vector<TaskId>* out) {
-    if (p_.dp <= 1) return;
-    for (; next_bucket_ < buckets_.size() && buckets_[next_bucket_].ready_unit <= unit; ++next_bucket_) {
-      const bool all_done = unit == m_.layers + 1;
-      if (!t_.overlap_grad_reduce && !all_done) {
-        pending_.push_back(next_bucket_);
+  // Unit index (see StageState) of a chunk's head (-1), block l, or embedding (layers).
+  int unit_of(int s, int chunk, int which) {
+    const auto& st = stage(s);
+    const int vs = chunk * p_.pp + s;
+    int u = st.chunk_unit_offset[static_cast<std::size_t>(chunk)];
+    const bool has_head = vs == vstages() - 1;
+    const int layers = vlayers_[static_cast<std::size_t>(vs)];
+    if (which < 0) return u;
+    if (which >= layers) return u + (has_head ? 1 : 0) + layers;
+    return u + (has_head ? 1 : 0) + (layers - 1 - which);
+  }
+
+  // Emits every stage's passes in a global order that respects the cross-stage dependencies,
+  // so that each task's dependencies exist when it is added.
+  void emit_schedule() {
+    std::vector<std::vector<PipeOp>> order;
+    for (int s = 0; s < p_.pp; ++s) order.push_back(stage_schedule(p_, s, mbs_));
+    std::vector<std::size_t> next(static_cast<std::size_t>(p_.pp), 0);
+    std::size_t remaining = 0;
+    for (const auto& o : order) remaining += o.size();
+    while (remaining > 0) {
+      bool progressed = false;
+      for (int s = 0; s < p_.pp; ++s) {
+        auto& i = next[static_cast<std::size_t>(s)];
+        const auto& ops = order[static_cast<std::size_t>(s)];
+        while (i < ops.size()) {
+          const PipeOp op = ops[i];
+          const int vs = op.chunk * p_.pp + s;
+          std::vector<TaskId> deps;
+          if (op.forward && vs > 0) {
+            auto it = outputs_.find({true, op.micro_batch, vs - 1});
+            if (it == outputs_.end()) break;
+            deps = it->second;
+          } else if (!op.forward) {
+            auto it = outputs_.find({vs == vstages() - 1, op.micro_batch, vs == vstages() - 1 ? vs : vs + 1});
+            if (it == outputs_.end()) break;
+            deps = it->second;
+          }
+          outputs_[{op.forward, op.micro_batch, vs}] =
+              op.forward ? emit_forward(s, op, deps) : emit_backward(s, op, deps);
+          ++i, --remaining, progressed = true;
+        }
+      }
+      if (!progressed) throw std::logic_error("pipeline schedule deadlocks");
+    }
+  }
+
+  std::vector<TaskId> emit_forward(int s, const PipeOp& op, std::vector<TaskId> deps) {
+    const int vs = op.chunk * p_.pp + s;
+    const TaskKind kind = TaskKind::forward;
+    if (vs == 0) emit_unit(s, op, unit_of(s, op.chunk, vlayers_[0]), embed_fwd_, kind, &deps, true);
+    for (int l = 0; l < vlayers_[static_cast<std::size_t>(vs)]; ++l)
+      emit_unit(s, op, unit_of(s, op.chunk, l), fwd_items_, kind, &deps, true);
+    if (vs == vstages() - 1) {
+      emit_unit(s, op, unit_of(s, op.chunk, -1), head_fwd_, kind, &deps, true);
+      return flush(s);
+    }
+    return send(s, vs, true);
+  }
+
+  std::vector<TaskId> emit_backward(int s, const PipeOp& op, std::vector<TaskId> deps) {
+    const int vs = op.chunk * p_.pp + s;
+    if (vs == vstages() - 1) emit_unit(s, op, unit_of(s, op.chunk, -1), head_bwd_, TaskKind::backward, &deps, false);
+    for (int l = vlayers_[static_cast<std::size_t>(vs)] - 1; l >= 0; --l) {
+      if (t_.recompute == Recompute::full)
+        emit_items(s, fwd_items_, TaskKind::recompute, &deps);
+      else if (t_.recompute == Recompute::selective)
+        add_compute(s, TaskKind::recompute, c_.layer_recompute.time_s, &deps);
+      emit_unit(s, op, unit_of(s, op.chunk, l), bwd_items_, TaskKind::backward, &deps, false);
+    }
+    if (vs == 0) {
+      emit_unit(s, op, unit_of(s, op.chunk, vlayers_[0]), embed_bwd_, TaskKind::backward, &deps, false);
+      return flush(s);
+    }
+    return send(s, vs, false);
+  }
+
+  // One gradient unit's pass, with the ZeRO traffic around it.
+  void emit_unit(int s, const PipeOp& op, int unit, const std::vector<Item>& items, TaskKind kind,
+                 std::vector<TaskId>* deps, bool forward) {
+    auto& st = stage(s);
+    const double params = st.unit_params[static_cast<std::size_t>(unit)];
+    if (zero_ == 3) {
+      // FSDP / ZeRO-3: gather this unit's parameters, issued when the unit before the previous
+      // one has finished (one unit of prefetch).
+      std::vector<TaskId> after;
+      if (st.block_end_prev >= 0) after.push_back(st.block_end_prev);
+      deps->push_back(add_dp(s, TaskKind::dp_param_gather, Collective::all_gather, params * weight_bytes(), after));
+    } else if (forward && op.micro_batch == 0) {
+      const TaskId g = st.gather_done[static_cast<std::size_t>(st.bucket_of_unit[static_cast<std::size_t>(unit)])];
+      if (g >= 0) deps->push_back(g);
+    }
+    const TaskId done = emit_items(s, items, kind, deps);
+    st.block_end_prev = st.block_end_cur;
+    st.block_end_cur = done;
+    if (forward || dp_ranks_ <= 1) return;
+    if (zero_ == 3) {
+      st.reduce_done.push_back(add_dp(s, TaskKind::dp_grad_reduce, Collective::reduce_scatter,
+                                      params * grad_bytes(), {done}));
+    } else if (zero_ == 2 || op.micro_batch == mbs_ - 1) {
+      // ZeRO-2 keeps only its gradient shard, so every micro-batch's gradients are
+      // reduce-scattered as their buckets fill; otherwise only the last micro-batch's.
+      launch_ready_buckets(s, op, unit, done);
+    }
+  }
+
+  void launch_ready_buckets(int s, const PipeOp& op, int unit, TaskId grad_done) {
+    auto& st = stage(s);
+    const int round = op.micro_batch * p_.vpp + op.chunk;
+    const auto c = static_cast<std::size_t>(op.chunk);
+    if (st.bucket_round != round) {  // a new round of the chunk's buckets (ZeRO-2: every micro-batch)
+      st.bucket_round = round;
+      st.next_bucket = st.chunk_bucket_begin[c];
+    }
+    const bool last_unit = unit + 1 == int(st.unit_params.size());
+    for (; st.next_bucket < st.chunk_bucket_end[c] && st.buckets[st.next_bucket].ready_unit <= unit;
+         ++st.next_bucket) {
+      if (!t_.overlap_grad_reduce && !last_unit && zero_ != 2) {
+        st.held.push_back(st.next_bucket);
         continue;
       }
-      for (auto b : pending_) out->push_back(reduce_bucket(b, grad_done));
-      pending_.clear();
-      out->push_back(reduce_bucket(next_bucket_, grad_done));
+      for (auto b : st.held) st.reduce_done.push_back(reduce_bucket(s, b, grad_done));
+      st.held.clear();
+      st.reduce_done.push_back(reduce_bucket(s, st.next_bucket, grad_done));
     }
   }
 
-  TaskId reduce_bucket(std::size_t b, TaskId after) {
-    const double bytes = buckets_[b].params * (t_.grad_reduce_fp32 ? 4.0 : 2.0);
-    const bool sharded = p_.zero_stage >= 1;
-    return add_comm(TaskKind::dp_grad_reduce,
-                    sharded ? Collective::reduce_scatter : Collective::all_reduce, bytes, {after});
+  TaskId reduce_bucket(int s, std::size_t b, TaskId after) {
+    const double bytes = stage(s).buckets[b].params * grad_bytes();
+    return add_dp(s, TaskKind::dp_grad_reduce, zero_ >= 1 ? Collective::reduce_scatter : Collective::all_reduce,
+                  bytes, {after});
   }
 
-  topologies::GroupShape dp_shape() const {
-    const int inner = p_.tp * p_.cp * p_.pp;
-    const int per_node = std::max(1, gpu_.node.gpus_per_node / inner);
-    return {p_.dp, std::min(p_.dp, per_node)};
+  void finish_stage(int s) {
+    auto& st = stage(s);
+    const double local_params = st.params / (zero_ >= 1 ? dp_ranks_ : 1);
+    const double opt_s = hardware::memory_cost(gpu_, local_params * kAdamBytesPerParam).time_s;
+    std::vector<TaskId> deps = st.reduce_done;
+    for (TaskId w : st.wait_next) deps.push_back(w);
+    for (TaskId w : st.wait_later) deps.push_back(w);
+    st.wait_next.clear(), st.wait_later.clear();
+    const TaskId opt = add_compute(s, TaskKind::optimizer, opt_s, &deps);
+    if ((zero_ == 1 || zero_ == 2) && !t_.overlap_param_gather) {
+      std::vector<TaskId> gathers;
+      for (std::size_t i = st.buckets.size(); i-- > 0;)
+        gathers.push_back(add_dp(s, TaskKind::dp_param_gather, Collective::all_gather,
+                                 st.buckets[i].params * weight_bytes(), {opt}));
+      add_compute(s, TaskKind::sync, 0.0, &gathers, true);
+    }
   }
 
-  TaskId add_compute(TaskKind kind, double seconds, std::vector<TaskId> deps) {
+  // Adds `items` on stage s; the first compute also waits for `deps` (consumed). Returns the
+  // last compute task.
+  TaskId emit_items(int s, const std::vector<Item>& items, TaskKind kind, std::vector<TaskId>* deps) {
+    auto& st = stage(s);
+    for (const Item& it : items) {
+      if (!it.comm) {
+        add_compute(s, kind, it.seconds, deps);
+        continue;
+      }
+      std::vector<TaskId> after = std::move(*deps);
+      deps->clear();
+      const TaskId from = it.start_after == 1 ? st.last_compute : it.start_after == 2 ? st.prev_compute : -1;
+      if (from >= 0) after.push_back(from);
+      const TaskKind ck = it.channel == kCpLink ? TaskKind::cp_comm : TaskKind::tp_comm;
+      const TaskId id = add_task(s, it.channel == kCpLink ? kCpStream : kTpStream, ck, it.seconds, std::move(after),
+                                 {{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms},
+                                  {s * kResources + it.channel, 1.0}}, 1);
+      (it.wait_now ? st.wait_next : st.wait_later).push_back(id);
+    }
+    return st.last_compute;
+  }
+
+  // Everything the stage's latest pass produced: its last compute and any collective after it.
+  std::vector<TaskId> flush(int s) {
+    auto& st = stage(s);
+    std::vector<TaskId> out = st.wait_next;
+    out.insert(out.end(), st.wait_later.begin(), st.wait_later.end());
+    if (st.last_compute >= 0) out.push_back(st.last_compute);
+    st.wait_next.clear(), st.wait_later.clear();
+    return out;
+  }
+
+  // Activation (forward) or its gradient (backward) to the next virtual stage. Megatron sends
+  // 1/tp of the [b, s/cp, h] tensor per TP rank (scatter-gather optimization, Narayanan et al.
+  // 2021 §4.1; with SP the tensor is already sequence-sharded).
+  std::vector<TaskId> send(int s, int vs, bool forward) {
+    const int to = forward ? (s + 1) % p_.pp : (s + p_.pp - 1) % p_.pp;
+    const bool same_node = place_.stages_share_node(s, to);
+    (void)vs;
+    const double bytes = c_.activation_bytes / p_.tp;
+    const double secs = topologies::p2p_cost(gpu_.node, bytes, same_node).time_s;
+    const TaskId id = add_task(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, secs, flush(s),
+                               {{s * kResources + kPpLink, 1.0}}, 1);
+    send_receiver_[id] = to;
+    return {id};
+  }
+
+  TaskId add_dp(int s, TaskKind kind, Collective c, double bytes, std::vector<TaskId> deps) {
+    const auto cost = topologies::collective_cost(gpu_.node, c, bytes, place_.dp);
+    // NCCL kernels occupy comm_sms SMs while they run (hardware.md §3.9), slowing compute.
+    return add_task(s, kind == TaskKind::dp_param_gather ? kDpGatherStream : kDpReduceStream, kind, cost.time_s,
+                    std::move(deps),
+                    {{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms}, {s * kResources + kDpNet, 1.0}}, 1);
+  }
+
+  TaskId add_compute(int s, TaskKind kind, double seconds, std::vector<TaskId>* deps, bool always = false) {
+    auto& st = stage(s);
+    if (seconds <= 0 && !always && deps->empty() && st.wait_next.empty()) return st.last_compute;
+    std::vector<TaskId> d = std::move(*deps);
+    deps->clear();
+    d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
+    st.wait_next = std::move(st.wait_later);
+    st.wait_later.clear();
+    const TaskId id = add_task(s, kCompute, kind, seconds, std::move(d), {{s * kResources + kSm, 1.0}}, 0);
+    st.prev_compute = st.last_compute;
+    st.last_compute = id;
+    return id;
+  }
+
+  TaskId add_task(int s, Stream stream, TaskKind kind, double seconds, std::vector<TaskId> deps,
+                  std::vector<sim::ResourceUse> uses, std::int32_t priority) {
     Task t;
-    t.stream = kComputeStream;
+    t.stream = s * kStreams + stream;
     t.work = Time::from_seconds(seconds);
     t.deps = std::move(deps);
-    t.uses = {{kSmResource, 1.0}};
+    t.uses = std::move(uses);
+    t.priority = priority;
     t.tag = static_cast<std::int32_t>(kind);
     return graph_.add(std::move(t));
   }
 
-  TaskId add_comm(TaskKind kind, Collective c, double bytes, std::vector<TaskId> deps) {
-    const auto cost = topologies::collective_cost(gpu_.node, c, bytes, dp_shape());
-    Task t;
-    t.stream = kDpStream;
-    t.work = Time::from_seconds(cost.time_s);
-    t.deps = std::move(deps);
-    // NCCL kernels occupy comm_sms SMs while they run (hardware.md §3.9), slowing compute.
-    t.uses = {{kSmResource, double(gpu_.comm_sms) / gpu_.sms}, {kDpNetResource, 1.0}};
-    t.priority = 1;
-    t.tag = static_cast<std::int32_t>(kind);
-    return graph_.add(std::move(t));
-  }
-
-  StepResult measure(int mbs) {
-    const sim::RunResult run = sim::run_task_graph(graph_);
-    StepResult r;
-    r.micro_batches = mbs;
-    r.grad_buckets = int(buckets_.size());
-    r.tasks = graph_.size();
-    r.events = run.events;
-    r.step_time_s = run.makespan.seconds();
-    std::vector<std::pair<Time, Time>> compute, comm;
-    for (std::size_t i = 0; i < graph_.size(); ++i) {
-      const auto& task = graph_.tasks()[i];
-      const auto& tm = run.timing[i];
-      const double dur = (tm.end - tm.start).seconds();
-      if (task.stream == kComputeStream) {
-        compute.emplace_back(tm.start, tm.end);
-        r.compute_slowdown_s += dur - task.work.seconds();
-        switch (static_cast<TaskKind>(task.tag)) {
-          case TaskKind::forward: r.breakdown.forward_s += dur; break;
-          case TaskKind::backward: r.breakdown.backward_s += dur; break;
-          case TaskKind::recompute: r.breakdown.recompute_s += dur; break;
-          case TaskKind::optimizer: r.breakdown.optimizer_s += dur; break;
-          default: break;
-        }
-      } else {
-        comm.emplace_back(tm.start, tm.end);
-        r.dp_comm_busy_s += dur;
-      }
-    }
-    // Exposed communication: time covered by a collective while the compute stream is idle.
-    // Compute intervals are disjoint (one FIFO stream); comm intervals are too (one stream).
-    double exposed = 0;
-    std::size_t k = 0;
-    for (const auto& [cs, ce] : comm) {
-      Time covered{};
-      while (k < compute.size() && compute[k].second <= cs) ++k;
-      for (std::size_t j = k; j < compute.size() && compute[j].first < ce; ++j) {
-        const Time a = std::max(cs, compute[j].first), b = std::min(ce, compute[j].second);
-        if (a < b) covered += b - a;
-      }
-      exposed += (ce - cs - covered).seconds();
-    }
-    auto& b = r.breakdown;
-    b.dp_comm_exposed_s = exposed;
-    b.idle_s = std::max(0.0, r.step_time_s - b.forward_s - b.backward_s - b.recompute_s -
-                                 b.optimizer_s - b.dp_comm_exposed_s);
-    return r;
-  }
+  StepResult measure();
 
   const ModelSpec& m_;
   const TrainingSpec& t_;
   const ParallelSpec& p_;
   const hardware::GpuSpec& gpu_;
   const StepCosts& c_;
+  const Placement place_;
+  const int mbs_;
+  const std::vector<int> vlayers_;
+  const int dp_ranks_;
+  const int zero_;
+  std::vector<Item> fwd_items_, bwd_items_, embed_fwd_, embed_bwd_, head_fwd_, head_bwd_;
+  std::vector<StageState> stages_;
+  std::map<std::tuple<bool, int, int>, std::vector<TaskId>> outputs_;  // (forward, mb, vstage)
+  std::map<TaskId, int> send_receiver_;
   sim::TaskGraph graph_;
-  std::vector<Bucket> buckets_;
-  std::size_t next_bucket_ = 0;
-  std::vector<std::size_t> pending_;
-  double total_params_ = 0;
 };
+
+// Attribution of one stage's timeline; see StepBreakdown.
+enum Category { kCatCompute, kCatTp, kCatCp, kCatPp, kCatDpGather, kCatDpReduce, kCategories };
+
+StepResult StepBuilder::measure() {
+  const sim::RunResult run = sim::run_task_graph(graph_);
+  StepResult r;
+  r.micro_batches = mbs_;
+  r.grad_buckets = int(stages_.front().buckets.size());
+  r.tasks = graph_.size();
+  r.events = run.events;
+  r.step_time_s = run.makespan.seconds();
+  struct Edge {
+    Time at;
+    int delta;
+    Category cat;
+  };
+  const auto P = static_cast<std::size_t>(p_.pp);
+  std::vector<std::vector<Edge>> edges(P);
+  std::vector<StepBreakdown> bd(P);
+  std::vector<double> busy(P, 0.0), slowdown(P, 0.0), dp_busy(P, 0.0), tp_busy(P, 0.0), cp_busy(P, 0.0);
+  std::vector<Time> last_pass_end(P);
+  for (std::size_t i = 0; i < graph_.size(); ++i) {
+    const auto& task = graph_.tasks()[i];
+    const auto& tm = run.timing[i];
+    if (tm.end <= tm.start) continue;
+    auto s = static_cast<std::size_t>(task.stream / kStreams);
+    const double dur = (tm.end - tm.start).seconds();
+    const auto kind = static_cast<TaskKind>(task.tag);
+    Category cat = kCatCompute;
+    switch (kind) {
+      case TaskKind::forward: bd[s].forward_s += dur; break;
+      case TaskKind::backward: bd[s].backward_s += dur; break;
+      case TaskKind::recompute: bd[s].recompute_s += dur; break;
+      case TaskKind::optimizer: bd[s].optimizer_s += dur; break;
+      case TaskKind::tp_comm: cat = kCatTp; tp_busy[s] += dur; break;
+      case TaskKind::cp_comm: cat = kCatCp; cp_busy[s] += dur; break;
+      case TaskKind::pp_send: cat = kCatPp; s = static_cast<std::size_t>(send_receiver_.at(TaskId(i))); break;
+      case TaskKind::dp_param_gather: cat = kCatDpGather; dp_busy[s] += dur; break;
+      case TaskKind::dp_grad_reduce: cat = kCatDpReduce; dp_busy[s] += dur; break;
+      case TaskKind::sync: break;
+    }
+    if (cat == kCatCompute) {
+      busy[s] += dur;
+      slowdown[s] += dur - task.work.seconds();
+      if (kind == TaskKind::forward || kind == TaskKind::backward || kind == TaskKind::recompute)
+        last_pass_end[s] = std::max(last_pass_end[s], tm.end);
+    }
+    edges[s].push_back({tm.start, +1, cat});
+    edges[s].push_back({tm.end, -1, cat});
+  }
+  for (std::size_t s = 0; s < P; ++s) {
+    auto& ev = edges[s];
+    std::sort(ev.begin(), ev.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
+    int active[kCategories] = {};
+    Time prev{};
+    auto& b = bd[s];
+    auto account = [&](Time from, Time to) {
+      if (to <= from || active[kCatCompute] > 0) return;
+      const double d = (to - from).seconds();
+      const bool tail = from >= last_pass_end[s];
+      if (active[kCatTp] > 0) b.tp_comm_exposed_s += d;
+      else if (active[kCatCp] > 0) b.cp_comm_exposed_s += d;
+      else if (active[kCatPp] > 0) b.pp_comm_exposed_s += d;
+      else if (active[kCatDpGather] > 0 || (tail && active[kCatDpReduce] > 0)) b.dp_comm_exposed_s += d;
+      else if (p_.pp > 1) b.bubble_s += d;
+      else b.idle_s += d;
+    };
+    for (const Edge& e : ev) {
+      account(prev, e.at);
+      prev = e.at;
+      active[e.cat] += e.delta;
+    }
+    account(prev, run.makespan);
+  }
+  std::size_t pick = 0;
+  for (std::size_t s = 1; s < P; ++s)
+    if (busy[s] > busy[pick]) pick = s;
+  r.stage = int(pick);
+  r.breakdown = bd[pick];
+  r.stages = bd;
+  r.compute_slowdown_s = slowdown[pick];
+  r.dp_comm_busy_s = dp_busy[pick];
+  r.tp_comm_busy_s = tp_busy[pick];
+  r.cp_comm_busy_s = cp_busy[pick];
+  return r;
+}
 
 }  // namespace
 

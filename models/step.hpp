@@ -1,7 +1,9 @@
 #pragma once
-// One training step on a representative rank (all data-parallel replicas do the same work;
-// DESIGN.md "symmetry reduction"): the task graph of micro-batches × blocks × passes plus
-// data-parallel gradient/parameter collectives and the optimizer, run on the event engine.
+// One training step on one representative rank per pipeline stage (all data-parallel, TP and
+// CP replicas do the same work; DESIGN.md "symmetry reduction"): the task graph of the
+// pipeline schedule's micro-batch passes over block parts, with tensor-parallel collectives,
+// ring-attention K/V exchange, stage-to-stage sends, data-parallel / ZeRO collectives and the
+// optimizer, all run on the event engine in one graph so that the pipeline bubble emerges.
 #include <cstdint>
 #include <vector>
 
@@ -15,12 +17,16 @@
 namespace clustersim::models {
 
 enum class TaskKind : std::int32_t {
-  forward, backward, recompute, optimizer, dp_grad_reduce, dp_param_gather, sync
+  forward, backward, recompute, optimizer, dp_grad_reduce, dp_param_gather, sync,
+  tp_comm, cp_comm, pp_send
 };
 const char* name(TaskKind k);
 
-/// Where each of a step's seconds went on the representative rank. The parts add up to
-/// step_time_s exactly.
+/// Where each of a step's seconds went on one stage's compute stream. The parts add up to
+/// step_time_s exactly. Time with the compute stream idle goes to the first of: a TP
+/// collective, a CP K/V transfer, a pipeline send into this stage, a DP parameter gather, in
+/// flight; after the stage's last backward, also a DP gradient reduction; else to the bubble
+/// (pp > 1) or to idle (pp = 1).
 struct StepBreakdown {
   double forward_s = 0;
   double backward_s = 0;
@@ -28,15 +34,23 @@ struct StepBreakdown {
   double optimizer_s = 0;
   double dp_comm_exposed_s = 0;  ///< DP communication with the compute stream idle
   double idle_s = 0;             ///< nothing running (kernel gaps are inside compute)
+  double tp_comm_exposed_s = 0;
+  double cp_comm_exposed_s = 0;
+  double pp_comm_exposed_s = 0;  ///< waiting for an activation / gradient send in flight
+  double bubble_s = 0;           ///< pipeline stage waiting for other stages' work
 };
 
 struct StepResult {
   double step_time_s = 0;
-  StepBreakdown breakdown;
+  StepBreakdown breakdown;       ///< of the stage with the most compute (`stage`)
+  int stage = 0;
+  std::vector<StepBreakdown> stages;  ///< one per pipeline stage
   int micro_batches = 0;
   int grad_buckets = 0;
   double dp_comm_busy_s = 0;        ///< total time DP collectives were running
   double compute_slowdown_s = 0;    ///< compute time lost to SMs taken by communication
+  double tp_comm_busy_s = 0;        ///< total time TP collectives were running (that stage)
+  double cp_comm_busy_s = 0;
   std::size_t tasks = 0;
   std::uint64_t events = 0;
 };

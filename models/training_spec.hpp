@@ -1,6 +1,7 @@
 #pragma once
 // How the model is trained: parallel layout, batch, precision, recompute.
 #include <string>
+#include <vector>
 
 #include "hardware/gpu_spec.hpp"
 
@@ -8,13 +9,25 @@ namespace clustersim::models {
 
 enum class Recompute { none, selective, full };
 enum class FlopsFormula { megatron, palm };
+enum class PipelineSchedule { one_f_one_b, gpipe, interleaved };
 
+/// Rank placement (Megatron order): TP innermost, then CP, then PP, then DP.
 struct ParallelSpec {
   int tp = 1;
   int pp = 1;
   int cp = 1;
   int dp = 1;
-  int zero_stage = 0;   ///< 0: all-reduce; 1: optimizer states sharded over DP
+  /// 0: gradient all-reduce; 1: optimizer states sharded over DP×CP (distributed optimizer);
+  /// 2: gradients sharded too (reduce-scattered every micro-batch); 3 (≡ FSDP): parameters
+  /// sharded too, all-gathered per block in forward and backward.
+  int zero_stage = 0;
+  int vpp = 1;                       ///< virtual pipeline stages (model chunks) per rank
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  /// Layers per virtual stage (pp·vpp entries, in pipeline order); empty: an even split.
+  std::vector<int> pp_layers;
+  bool sequence_parallel = false;    ///< Megatron SP: reduce-scatter/all-gather, sharded norms
+  bool tp_comm_overlap = false;      ///< TP collectives overlapped with the next GEMMs (TE)
+  bool tp_across_nodes = false;      ///< allow tp > gpus per node
 };
 
 struct TrainingSpec {
@@ -35,6 +48,10 @@ struct TrainingSpec {
 
   int micro_batches(const ParallelSpec& p) const { return global_batch / (micro_batch * p.dp); }
 };
+
+inline const char* name(PipelineSchedule s) {
+  return s == PipelineSchedule::one_f_one_b ? "1f1b" : s == PipelineSchedule::gpipe ? "gpipe" : "interleaved";
+}
 
 inline const char* name(Recompute r) {
   return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";

@@ -237,16 +237,62 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   sc.gpu.node.gpus_per_node = sc.cluster.gpus_per_node;
 
   const YamlReader par = top.child("parallelism");
-  par.allow_only({"tp", "pp", "cp", "dp", "zero_stage"});
+  par.allow_only({"tp", "pp", "cp", "dp", "zero_stage", "fsdp", "vpp", "schedule", "pp_layers",
+                  "sequence_parallel", "tp_comm_overlap", "tp_across_nodes"});
   auto& p = sc.parallel;
   p.tp = par.integer("tp", 1, 1, 1024);
   p.pp = par.integer("pp", 1, 1, 4096);
   p.cp = par.integer("cp", 1, 1, 4096);
   p.zero_stage = par.integer("zero_stage", 0, 0, 3);
-  if (p.tp != 1) par.fail("tp", "tensor parallelism is not simulated yet (issue #3); allowed: 1");
-  if (p.pp != 1) par.fail("pp", "pipeline parallelism is not simulated yet (issue #3); allowed: 1");
-  if (p.cp != 1) par.fail("cp", "context parallelism is not simulated yet (issue #3); allowed: 1");
-  if (p.zero_stage > 1) par.fail("zero_stage", "ZeRO-2/3 are not simulated yet (issue #3); allowed: 0, 1");
+  if (par.boolean("fsdp", false)) {
+    if (par.has("zero_stage") && p.zero_stage != 3)
+      par.fail("fsdp", fmt::format("fsdp: true means ZeRO-3 but zero_stage is {}; omit zero_stage or set it to 3", p.zero_stage));
+    p.zero_stage = 3;
+  }
+  p.sequence_parallel = par.boolean("sequence_parallel", false);
+  p.tp_comm_overlap = par.boolean("tp_comm_overlap", false);
+  p.tp_across_nodes = par.boolean("tp_across_nodes", false);
+  p.vpp = par.integer("vpp", 1, 1, 1024);
+  p.schedule = static_cast<models::PipelineSchedule>(
+      par.choice("schedule", {"1f1b", "gpipe", "interleaved"}, p.vpp > 1 ? 2 : 0));
+  const auto& md = sc.model;
+  if (md.heads % p.tp != 0)
+    par.fail("tp", fmt::format("tp = {} must divide the model's heads ({})", p.tp, md.heads));
+  if (md.kv_heads % p.tp != 0)
+    par.fail("tp", fmt::format("tp = {} must divide the model's kv_heads ({})", p.tp, md.kv_heads));
+  if (md.ffn_hidden % p.tp != 0)
+    par.fail("tp", fmt::format("tp = {} must divide the model's ffn_hidden ({})", p.tp, md.ffn_hidden));
+  if (p.tp > sc.gpu.node.gpus_per_node && !p.tp_across_nodes)
+    par.fail("tp", fmt::format("tp = {} spans more than one node of {} GPUs; set parallelism.tp_across_nodes: true to allow it",
+                               p.tp, sc.gpu.node.gpus_per_node));
+  if (p.schedule == models::PipelineSchedule::interleaved && p.vpp < 2)
+    par.fail("schedule", "interleaved needs vpp >= 2 model chunks per stage");
+  if (p.schedule != models::PipelineSchedule::interleaved && p.vpp > 1)
+    par.fail("vpp", fmt::format("vpp = {} needs schedule: interleaved", p.vpp));
+  const int vstages = p.pp * p.vpp;
+  if (par.has("pp_layers")) {
+    const YAML::Node list = par.node()["pp_layers"];
+    const std::size_t n = list.IsSequence() ? list.size() : 0;
+    if (n != std::size_t(p.pp) && n != std::size_t(vstages))
+      par.fail("pp_layers", fmt::format("expected a list of pp = {} (or pp*vpp = {}) layer counts", p.pp, vstages));
+    int sum = 0;
+    for (double v : par.numbers("pp_layers", n, 1, 100000)) p.pp_layers.push_back(int(v)), sum += int(v);
+    if (sum != md.layers)
+      par.fail("pp_layers", fmt::format("the layer counts add up to {} but the model has {} layers", sum, md.layers));
+    if (n != std::size_t(vstages)) {  // per stage: split each stage's layers evenly over its chunks
+      std::vector<int> per_vstage(std::size_t(vstages), 0);
+      for (int st = 0; st < p.pp; ++st) {
+        const int layers = p.pp_layers[std::size_t(st)];
+        if (layers % p.vpp != 0)
+          par.fail("pp_layers", fmt::format("stage {} has {} layers, not divisible into vpp = {} chunks; give pp*vpp entries", st, layers, p.vpp));
+        for (int c = 0; c < p.vpp; ++c) per_vstage[std::size_t(c * p.pp + st)] = layers / p.vpp;
+      }
+      p.pp_layers = per_vstage;
+    }
+  } else if (md.layers % vstages != 0) {
+    par.fail(p.vpp > 1 ? "vpp" : "pp", fmt::format("pp*vpp = {} does not divide the model's {} layers; give parallelism.pp_layers for an uneven split",
+                                                   vstages, md.layers));
+  }
   const long model_parallel = long(p.tp) * p.pp * p.cp;
   if (sc.cluster.gpus % model_parallel != 0)
     par.fail("tp", fmt::format("tp*pp*cp = {} does not divide cluster.gpus = {}", model_parallel, sc.cluster.gpus));
@@ -278,6 +324,11 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("global_batch", fmt::format("global_batch ({}) must be a multiple of micro_batch × dp ({} × {} = {})",
                                         t.global_batch, t.micro_batch, p.dp, long(t.micro_batch) * p.dp));
   const long micro_batches = t.global_batch / (long(t.micro_batch) * p.dp);
+  if (p.schedule == models::PipelineSchedule::interleaved && micro_batches % p.pp != 0)
+    tr.fail("global_batch", fmt::format("the interleaved schedule needs micro-batches per step ({}) to be a multiple of pp ({})",
+                                        micro_batches, p.pp));
+  if (p.cp > 1 && t.seq_len % (2 * p.cp) != 0)
+    tr.fail("seq_len", fmt::format("seq_len ({}) must be divisible by 2*cp = {} (load-balanced ring attention)", t.seq_len, 2 * p.cp));
   if (micro_batches > 100000)
     tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
   if (t.precision != hardware::Precision::fp8 && sc.gpu.peak(t.precision) <= 0)

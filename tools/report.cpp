@@ -78,9 +78,14 @@ std::string format_text(const scenarios::Report& r) {
   const int nodes = (r.num_gpus + sc.cluster.gpus_per_node - 1) / sc.cluster.gpus_per_node;
   o += fmt::format("  hardware   {}: {} GPUs = {} nodes x {}  ({})\n", sc.hardware_preset, r.num_gpus, nodes,
                    sc.cluster.gpus_per_node, sc.gpu.description);
-  o += fmt::format("  plan       tp {} x pp {} x cp {} x dp {}, ZeRO-{}; seq {}, global batch {} ({} tokens), micro-batch {} x {} per step; {}, recompute {}\n\n",
+  o += fmt::format("  plan       tp {} x pp {} x cp {} x dp {}, ZeRO-{}; seq {}, global batch {} ({} tokens), micro-batch {} x {} per step; {}, recompute {}\n",
                    p.tp, p.pp, p.cp, p.dp, p.zero_stage, t.seq_len, t.global_batch, si(r.tokens_per_step, ""),
                    t.micro_batch, r.step.micro_batches, hardware::name(t.precision), models::name(t.recompute));
+  if (p.tp > 1 || p.pp > 1)
+    o += fmt::format("             sequence parallel {}, TP comm overlap {}; pipeline {}{}\n",
+                     p.sequence_parallel ? "on" : "off", p.tp_comm_overlap ? "on" : "off", models::name(p.schedule),
+                     p.vpp > 1 ? fmt::format(" with {} chunks per stage", p.vpp) : std::string());
+  o += "\n";
   o += fmt::format("  step time        {:.4f} s\n", r.step_time_s);
   o += fmt::format("  throughput       {}tokens/s total, {:.0f} tokens/s per GPU\n", si(r.tokens_per_s, " "), r.tokens_per_s_per_gpu);
   o += fmt::format("  MFU              {:.1f} %   (HFU {:.1f} %; peak {} {})\n", 100 * r.mfu, 100 * r.hfu,
@@ -99,13 +104,20 @@ std::string format_text(const scenarios::Report& r) {
   row("backward compute", b.backward_s);
   if (b.recompute_s > 0) row("recompute", b.recompute_s);
   row("optimizer", b.optimizer_s);
+  if (p.tp > 1) row("exposed TP communication", b.tp_comm_exposed_s);
+  if (p.cp > 1) row("exposed CP communication", b.cp_comm_exposed_s);
+  if (p.pp > 1) row("exposed PP communication", b.pp_comm_exposed_s);
   row("exposed DP communication", b.dp_comm_exposed_s);
+  if (p.pp > 1) row("pipeline bubble", b.bubble_s);
   row("idle", b.idle_s);
+  if (p.pp > 1) o += fmt::format("    (pipeline stage {} of {}: the one with the most compute)\n", r.step.stage, p.pp);
   o += fmt::format("    (DP collectives ran {:.4f} s in {} buckets; compute lost {:.4f} s to SMs they held)\n",
                    r.step.dp_comm_busy_s, r.step.grad_buckets, r.step.compute_slowdown_s);
   const auto& m = r.memory;
-  o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}\n", m.total_bytes / kGiB, m.capacity_bytes / kGiB,
-                   m.fits() ? "fits" : "DOES NOT FIT");
+  o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}{}\n", m.total_bytes / kGiB, m.capacity_bytes / kGiB,
+                   m.fits() ? "fits" : "DOES NOT FIT",
+                   p.pp > 1 ? fmt::format("  (peak stage {}, {} block-micro-batches of activations)", m.stage, m.layers_in_flight)
+                            : std::string());
   o += fmt::format("    weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB\n",
                    m.weights_bytes / kGiB, m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB,
                    m.activations_bytes / kGiB, m.logits_bytes / kGiB, m.reserved_bytes / kGiB);
@@ -120,7 +132,11 @@ std::string format_json(const scenarios::Report& r) {
       .num("recompute_s", b.recompute_s)
       .num("optimizer_s", b.optimizer_s)
       .num("dp_comm_exposed_s", b.dp_comm_exposed_s)
-      .num("idle_s", b.idle_s);
+      .num("idle_s", b.idle_s)
+      .num("tp_comm_exposed_s", b.tp_comm_exposed_s)
+      .num("cp_comm_exposed_s", b.cp_comm_exposed_s)
+      .num("pp_comm_exposed_s", b.pp_comm_exposed_s)
+      .num("bubble_s", b.bubble_s);
   const auto& m = r.memory;
   JsonObject memory;
   memory.num("weights_bytes", m.weights_bytes)
@@ -129,7 +145,9 @@ std::string format_json(const scenarios::Report& r) {
       .num("activations_bytes", m.activations_bytes)
       .num("logits_bytes", m.logits_bytes)
       .num("reserved_bytes", m.reserved_bytes)
-      .num("capacity_bytes", m.capacity_bytes);
+      .num("capacity_bytes", m.capacity_bytes)
+      .num("stage", m.stage)
+      .num("layers_in_flight", m.layers_in_flight);
   const auto& sc = r.scenario;
   JsonObject o;
   o.str("name", sc.name)
@@ -161,6 +179,9 @@ std::string format_json(const scenarios::Report& r) {
       .add("memory", memory.render(4))
       .num("dp_comm_busy_s", r.step.dp_comm_busy_s)
       .num("compute_slowdown_s", r.step.compute_slowdown_s)
+      .num("tp_comm_busy_s", r.step.tp_comm_busy_s)
+      .num("cp_comm_busy_s", r.step.cp_comm_busy_s)
+      .num("breakdown_stage", r.step.stage)
       .num("simulated_tasks", double(r.step.tasks))
       .num("simulated_events", double(r.step.events));
   return o.render() + "\n";

@@ -49,3 +49,22 @@ CollectiveCost collective_cost(const hardware::NodeSpec& node, Collective c, dou
 }
 
 }  // namespace clustersim::topologies
+
+namespace clustersim::topologies {
+
+CollectiveCost p2p_cost(const hardware::NodeSpec& node, double bytes, bool same_node) {
+  CollectiveCost out;
+  if (bytes <= 0) return out;
+  double bw = node.nic_bps * node.nic_efficiency;
+  double hop = node.net_hop_latency_s;
+  if (same_node) {
+    bw = node.nvlink_bps > 0 ? node.nvlink_bps * node.nvlink_efficiency : node.pcie_bps * node.pcie_efficiency;
+    hop = node.nvlink_hop_latency_s;
+  }
+  out.latency_s = node.collective_base_latency_s + hop;
+  out.busbw_bps = bw;
+  out.time_s = out.latency_s + bytes / bw;
+  return out;
+}
+
+}  // namespace clustersim::topologies

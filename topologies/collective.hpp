@@ -41,3 +41,12 @@ CollectiveCost collective_cost(const hardware::NodeSpec& node, Collective c, dou
                                const GroupShape& g);
 
 }  // namespace clustersim::topologies
+
+namespace clustersim::topologies {
+
+/// One point-to-point transfer of `bytes` between two GPUs (pipeline send/recv): over NVLink
+/// when both are in one node, else over the sender's own NIC (rail-optimized, one NIC per GPU).
+/// α is NCCL's base latency plus one hop of the link class (hardware.md §3.8).
+CollectiveCost p2p_cost(const hardware::NodeSpec& node, double bytes, bool same_node);
+
+}  // namespace clustersim::topologies

@@ -1,0 +1,73 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <tuple>
+
+#include "models/pipeline.hpp"
+
+using namespace clustersim::models;
+
+namespace {
+
+ParallelSpec pipeline(int pp, int vpp, PipelineSchedule s) {
+  ParallelSpec p;
+  p.pp = pp;
+  p.vpp = vpp;
+  p.schedule = s;
+  return p;
+}
+
+// Every (direction, micro-batch, chunk) exactly once, and each backward after its forward.
+void require_complete(const ParallelSpec& p, int stage, int m) {
+  const auto ops = stage_schedule(p, stage, m);
+  REQUIRE(ops.size() == std::size_t(2 * m * p.vpp));
+  std::set<std::tuple<bool, int, int>> seen;
+  for (const auto& op : ops) {
+    REQUIRE(seen.insert({op.forward, op.micro_batch, op.chunk}).second);
+    if (!op.forward) REQUIRE(seen.count({true, op.micro_batch, op.chunk}) == 1);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("1F1B warms up pp - stage - 1 forwards, then alternates", "[models]") {
+  const auto p = pipeline(4, 1, PipelineSchedule::one_f_one_b);
+  const auto ops = stage_schedule(p, 0, 8);
+  for (int i = 0; i < 3; ++i) REQUIRE((ops[std::size_t(i)].forward && ops[std::size_t(i)].micro_batch == i));
+  REQUIRE(ops[3].forward);
+  REQUIRE(!ops[4].forward);
+  REQUIRE(ops[4].micro_batch == 0);
+  const auto last = stage_schedule(p, 3, 8);
+  REQUIRE(last[0].forward);
+  REQUIRE(!last[1].forward);
+  for (int s = 0; s < 4; ++s) require_complete(p, s, 8);
+}
+
+TEST_CASE("every schedule runs each pass of each micro-batch and chunk once", "[models]") {
+  for (int s = 0; s < 4; ++s) {
+    require_complete(pipeline(4, 1, PipelineSchedule::gpipe), s, 6);
+    require_complete(pipeline(4, 2, PipelineSchedule::interleaved), s, 8);
+    require_complete(pipeline(4, 3, PipelineSchedule::interleaved), s, 4);
+  }
+}
+
+TEST_CASE("activations in flight: pp - stage micro-batches under 1F1B, all under GPipe", "[models]") {
+  const std::vector<int> layers = {6, 6, 6, 6};
+  const auto f1b = pipeline(4, 1, PipelineSchedule::one_f_one_b);
+  REQUIRE(peak_layers_in_flight(f1b, 0, 16, layers) == 4 * 6);
+  REQUIRE(peak_layers_in_flight(f1b, 3, 16, layers) == 1 * 6);
+  REQUIRE(peak_layers_in_flight(f1b, 0, 2, layers) == 2 * 6);  // fewer micro-batches than stages
+  const auto gpipe = pipeline(4, 1, PipelineSchedule::gpipe);
+  REQUIRE(peak_layers_in_flight(gpipe, 3, 16, layers) == 16 * 6);
+  // Interleaved, pp 4, vpp 2, 3 layers per chunk: stage 0 warms up (4−1)·2 + (2−1)·4 = 10
+  // chunk-forwards and holds one more in the first steady step (Megatron's schedule).
+  const auto inter = pipeline(4, 2, PipelineSchedule::interleaved);
+  REQUIRE(peak_layers_in_flight(inter, 0, 16, std::vector<int>(8, 3)) == 11 * 3);
+}
+
+TEST_CASE("an even layer split puts the remainder on the last stages", "[models]") {
+  auto p = pipeline(4, 1, PipelineSchedule::one_f_one_b);
+  REQUIRE(virtual_stage_layers(10, p) == std::vector<int>{2, 2, 3, 3});
+  p.pp_layers = {1, 3, 3, 3};
+  REQUIRE(virtual_stage_layers(10, p) == std::vector<int>{1, 3, 3, 3});
+}
