@@ -1,6 +1,7 @@
 #include "tools/validation.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -58,7 +59,8 @@ struct FamilyConventions {
   bool flash_attention = true;   ///< FlashAttention-style fused attention available to the stack
   const char* recompute = "none";
   int zero_stage = 0;            ///< when zero_stage_fsdp is blank
-  bool tied_gpt_embeddings = true;  ///< Megatron GPT shares input embedding and output layer
+  bool sequence_parallel_with_tp = false;  ///< Megatron SP on whenever tp > 1
+  bool tp_comm_overlap = false;  ///< TE userbuffers overlap of TP collectives with GEMMs
 };
 
 FamilyConventions conventions(const std::string& family) {
@@ -70,8 +72,14 @@ FamilyConventions conventions(const std::string& family) {
   // MEG-2020 notes: Megatron GPT examples of that era used --checkpoint-activations.
   if (family == "MEG-2020") c.recompute = "full";
   // NeMo / Megatron-Core recipes use the distributed optimizer (ZeRO-1) by default.
-  if (family == "MEG-H100" || family.rfind("DGXC", 0) == 0 || family == "NEMO2407" || family == "MBRIDGE")
+  if (family == "MEG-H100" || family.rfind("DGXC", 0) == 0 || family == "NEMO2407" || family == "MBRIDGE") {
     c.zero_stage = 1;
+    c.sequence_parallel_with_tp = true;
+    // MEG-H100 notes state --tp-comm-overlap; the NeMo/Megatron-Bridge H100+ recipes enable it.
+    c.tp_comm_overlap = true;
+  }
+  // torchtitan's 2D runs use Megatron-style sequence parallelism on the TP mesh.
+  if (family == "TORCHTITAN") c.sequence_parallel_with_tp = true;
   return c;
 }
 
@@ -208,7 +216,29 @@ RowScenario row_scenario(const Row& r) {
   y += fmt::format("hardware: {}\n", hw.profile);
   y += fmt::format("cluster:\n  gpus: {}\n", gpus);
   y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
-  if (vpp > 1) assume(fmt::format("vpp={} not passed: the loader has no interleaved-pipeline key yet", vpp));
+  if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
+  // Megatron's account_for_embedding/loss_in_pipeline_split: the embedding and the loss each
+  // take one layer's place, so 126 layers split as 128 over the virtual stages, one fewer on the
+  // first and the last (the NeMo Llama-3.1-405B recipes).
+  const long vstages = pp * std::max(1L, vpp);
+  if (vstages > 1 && layers % vstages != 0 && (layers + 2) % vstages == 0 && (layers + 2) / vstages >= 2) {
+    std::vector<std::string> split(std::size_t(vstages), std::to_string((layers + 2) / vstages));
+    split.front() = split.back() = std::to_string((layers + 2) / vstages - 1);
+    y += fmt::format("  pp_layers: [{}]\n", fmt::join(split, ", "));
+    assume("uneven pipeline split: embedding and loss each counted as one layer (Megatron account_for_*_in_pipeline_split)");
+  }
+  if (tp > 1) {
+    const std::string sp = field(r, "sp");
+    bool sequence_parallel = conv.sequence_parallel_with_tp;
+    if (sp == "y") sequence_parallel = true;
+    else if (sp == "n") sequence_parallel = false;
+    else if (sequence_parallel) assume("sequence parallelism not stated: on (stack default with tp > 1)");
+    if (sequence_parallel) y += "  sequence_parallel: true\n";
+    if (conv.tp_comm_overlap) {
+      y += "  tp_comm_overlap: true\n";
+      assume("TP communication overlapped with GEMMs (stack default, Transformer Engine userbuffers)");
+    }
+  }
   y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n"
                    "  recompute: {}\n  flash_attention: {}\n",
                    seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");

@@ -36,13 +36,13 @@ TEST_CASE("published runs: headline MAPE <= 60% (measured 56.8% on 9 rows; targe
 TEST_CASE("clustersim validate prints the table and writes the SVG plot", "[validation][cli]") {
   const std::string svg = "validate_test_plot.svg";
   const std::string out = "validate_test_out.txt";
-  const std::string cmd = std::string("\"") + CLUSTERSIM_BINARY + "\" validate --source MEG-2020 --plot " + svg + " > " + out;
+  const std::string cmd = std::string("\"") + CLUSTERSIM_BINARY + "\" validate --source MBRIDGE --plot " + svg + " > " + out;
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::ifstream t(out), p(svg);
   std::stringstream text, plot;
   text << t.rdbuf();
   plot << p.rdbuf();
-  CHECK_THAT(text.str(), Catch::Contains("MEG-2020-001"));
+  CHECK_THAT(text.str(), Catch::Contains("MBRIDGE-016"));
   CHECK_THAT(text.str(), Catch::Contains("overall"));
   CHECK_THAT(text.str(), Catch::Contains("NOT SIMULATED"));
   CHECK_THAT(plot.str(), Catch::StartsWith("<svg"));
