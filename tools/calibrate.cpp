@@ -1,5 +1,6 @@
 #include "tools/calibrate.hpp"
 
+#include <Eigen/Dense>
 #include <fmt/format.h>
 
 #include <cmath>
@@ -17,20 +18,35 @@ struct FitRow {
   std::string id, family;
   scenarios::Scenario scenario;
   double measured = 0;
+  // Seconds per token per GPU as a function of the fraction f: a/f + b. Tensor Core work scales
+  // as 1/f; memory-bound kernels, latencies and exposed communication do not. Fitted by linear
+  // least squares (Eigen) on simulations at a few values of f.
+  double a = 0, b = 0;
+  double predict(double f) const { return 1.0 / (a / f + b); }
 };
 
-double predict(FitRow& r, double fraction) {
-  r.scenario.gpu.tensor_sustained_fraction = fraction;
-  return scenarios::simulate(r.scenario).tokens_per_s_per_gpu;
+constexpr double kGrid[] = {0.5, 0.7, 1.0};
+
+void fit_row_model(FitRow& r) {
+  Eigen::Matrix<double, 3, 2> x;
+  Eigen::Vector3d y;
+  for (int i = 0; i < 3; ++i) {
+    r.scenario.gpu.tensor_sustained_fraction = kGrid[i];
+    x(i, 0) = 1.0 / kGrid[i];
+    x(i, 1) = 1.0;
+    y(i) = 1.0 / scenarios::simulate(r.scenario).tokens_per_s_per_gpu;
+  }
+  const Eigen::Vector2d ab = x.colPivHouseholderQr().solve(y);
+  r.a = ab(0), r.b = ab(1);
 }
 
-ErrorStats stats_at(std::vector<FitRow*> rows, double fraction, std::vector<RowOutcome>* keep = nullptr) {
+ErrorStats stats_at(const std::vector<const FitRow*>& rows, double f, std::vector<RowOutcome>* keep = nullptr) {
   std::vector<RowOutcome> out;
-  for (FitRow* r : rows) {
+  for (const FitRow* r : rows) {
     RowOutcome o;
     o.id = r->id;
     o.simulated = true;
-    o.error = (predict(*r, fraction) - r->measured) / r->measured;
+    o.error = (r->predict(f) - r->measured) / r->measured;
     out.push_back(o);
   }
   std::vector<const RowOutcome*> ptrs;
@@ -40,11 +56,11 @@ ErrorStats stats_at(std::vector<FitRow*> rows, double fraction, std::vector<RowO
   return s;
 }
 
-double fit(std::vector<FitRow*> rows) {
+double fit(const std::vector<const FitRow*>& rows) {
   auto loss = [&](double f) {
     double sum = 0;
-    for (FitRow* r : rows) {
-      const double e = std::log(predict(*r, f) / r->measured);
+    for (const FitRow* r : rows) {
+      const double e = std::log(r->predict(f) / r->measured);
       sum += e * e;
     }
     return sum;
@@ -53,7 +69,7 @@ double fit(std::vector<FitRow*> rows) {
   const double g = (std::sqrt(5.0) - 1) / 2;
   double a = 0.3, b = 1.0, c = b - g * (b - a), d = a + g * (b - a);
   double fc = loss(c), fd = loss(d);
-  while (b - a > 1e-4) {
+  while (b - a > 1e-5) {
     if (fc < fd) b = d, d = c, fd = fc, c = b - g * (b - a), fc = loss(c);
     else a = c, c = d, fc = fd, d = a + g * (b - a), fd = loss(d);
   }
@@ -83,28 +99,27 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
   CalibrationResult res;
   res.rows = int(rows.size());
   if (rows.empty()) throw scenarios::ScenarioError("calibrate: no simulated, unflagged rows to fit");
-  std::vector<FitRow*> all;
-  for (auto& r : rows) all.push_back(&r);
-  {  // error at the profiles' own values
-    std::vector<RowOutcome> out;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      RowOutcome o;
-      o.id = rows[i].id;
-      o.error = (predict(rows[i], current[i]) - rows[i].measured) / rows[i].measured;
-      out.push_back(o);
-    }
-    std::vector<const RowOutcome*> p;
-    for (const auto& o : out) p.push_back(&o);
-    res.at_profiles = error_stats(p);
+  std::vector<const FitRow*> all;
+  std::vector<RowOutcome> now;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    fit_row_model(rows[i]);
+    all.push_back(&rows[i]);
+    RowOutcome o;
+    o.id = rows[i].id;
+    o.error = (rows[i].predict(current[i]) - rows[i].measured) / rows[i].measured;
+    now.push_back(o);
   }
+  std::vector<const RowOutcome*> now_ptrs;
+  for (const auto& o : now) now_ptrs.push_back(&o);
+  res.at_profiles = error_stats(now_ptrs);
   res.value = fit(all);
   res.in_sample = stats_at(all, res.value);
-  std::map<std::string, std::vector<FitRow*>> by_family;
-  for (auto& r : rows) by_family[r.family].push_back(&r);
+  std::map<std::string, std::vector<const FitRow*>> by_family;
+  for (const auto& r : rows) by_family[r.family].push_back(&r);
   std::vector<RowOutcome> held;
   for (const auto& [fam, members] : by_family) {
-    std::vector<FitRow*> others;
-    for (auto& r : rows)
+    std::vector<const FitRow*> others;
+    for (const auto& r : rows)
       if (r.family != fam) others.push_back(&r);
     if (others.empty()) continue;
     FamilyHoldout h;
@@ -133,7 +148,8 @@ std::string format_calibration_text(const CalibrationResult& r) {
   for (const auto& h : r.holdouts)
     o += fmt::format("    {:<14} fit without it {:.4f}  held out: {}\n", h.family, h.fitted_without, line(h.held_out));
   o += fmt::format("  leave-one-family-out overall:     {}\n", line(r.leave_one_family_out));
-  o += "  (write the value into hardware/profiles/*.yaml as tensor_sustained_fraction to apply it)\n";
+  o += "  (each row's tokens/s at f comes from simulations at f = 0.5, 0.7, 1 fitted as 1/(a/f + b);\n"
+       "   write the value into hardware/profiles/*.yaml as tensor_sustained_fraction to apply it)\n";
   return o;
 }
 

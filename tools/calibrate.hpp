@@ -27,7 +27,9 @@ struct CalibrationResult {
 
 /// Fits tensor_sustained_fraction (one value shared by every hardware profile) by minimizing
 /// Σ log²(predicted / measured) over the headline rows (simulated, not flagged) whose id starts
-/// with `id_prefix`. One parameter, so a golden-section search replaces a linear solver.
+/// with `id_prefix`. Each row is simulated at three values and modelled as seconds per token =
+/// a/f + b (Eigen least squares), then one golden-section search fits f; leave-one-family-out
+/// refits without each family and predicts it.
 CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix = "");
 
 std::string format_calibration_text(const CalibrationResult& r);

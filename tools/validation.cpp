@@ -109,6 +109,23 @@ Hardware hardware_for(const std::string& gpu_type) {
   return {nullptr, nullptr, nullptr, nullptr};
 }
 
+// The node's scale-out bandwidth when the source states it ("400Gbps inter-node", "3.2Tbps
+// inter-node", "1600 Gbps RoCE node-node"), in bit/s; 0 when not stated.
+double stated_node_network_bps(const std::string& hw_notes) {
+  const std::string n = lower(hw_notes);
+  for (const char* unit : {"gbps", "tbps"}) {
+    const auto at = n.find(unit);
+    if (at == std::string::npos) continue;
+    if (n.find("inter-node", at) == std::string::npos && n.find("node-node", at) == std::string::npos) continue;
+    std::size_t start = at;
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(n[start - 1])) || n[start - 1] == '.' || n[start - 1] == ' '))
+      --start;
+    const double v = std::atof(n.substr(start, at - start).c_str());
+    if (v > 0) return v * (unit[0] == 't' ? 1e12 : 1e9);
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::string family_of(const std::string& id) {
@@ -213,7 +230,14 @@ RowScenario row_scenario(const Row& r) {
                    "  vocab: {}\n  activation: {}\n  position: {}\n  tied_embeddings: {}\n",
                    yaml_quote(name), layers, hidden, heads, kv_heads, ffn, vocab, llama ? "swiglu" : "gelu",
                    rope ? "rope" : "learned", tied ? "true" : "false");
-  y += fmt::format("hardware: {}\n", hw.profile);
+  const double node_bps = stated_node_network_bps(field(r, "hw_notes"));
+  if (node_bps > 0) {
+    // Same node, the source's stated scale-out bandwidth spread over the profile's NICs.
+    y += fmt::format("hardware:\n  base: {}\n  node:\n    nic_bandwidth: {} Gb/s\n    nics_per_node: 8\n", hw.profile,
+                     node_bps / 8 / 1e9);
+  } else {
+    y += fmt::format("hardware: {}\n", hw.profile);
+  }
   y += fmt::format("cluster:\n  gpus: {}\n", gpus);
   y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
   if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);

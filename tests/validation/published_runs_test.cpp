@@ -15,11 +15,11 @@
 using namespace clustersim::tools;
 
 namespace {
-constexpr double kMaxHeadlineMape = 0.60;  // measured 0.568 on 9 rows (see the test name)
-constexpr int kMinHeadlineRows = 9;
+constexpr double kMaxHeadlineMape = 0.135;  // measured 0.129 on 287 rows on 2026-11-30
+constexpr int kMinHeadlineRows = 287;
 }  // namespace
 
-TEST_CASE("published runs: headline MAPE <= 60% (measured 56.8% on 9 rows; target 10%)", "[validation]") {
+TEST_CASE("published runs: headline MAPE <= 13.5% (measured 12.9% on 287 rows; issue target 10%)", "[validation]") {
   const ValidationSummary s = validate_table(read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv"));
   REQUIRE(s.rows.size() == 346);
   INFO("headline rows " << s.overall.headline.count << ", MAPE " << 100 * s.overall.headline.mape << "%, worst "
@@ -51,4 +51,17 @@ TEST_CASE("clustersim validate prints the table and writes the SVG plot", "[vali
   CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
   std::remove(svg.c_str());
   std::remove(out.c_str());
+}
+
+// The issue's second bar. Families above it are reported by this test's output (it may fail
+// without failing the suite, so the gap stays visible): on 2026-11-30 IBMFSDP (18.9 %) and
+// MEG-SC21T2 (18.0 %) were above it.
+TEST_CASE("issue #5 target: every source family's median |error| <= 15%", "[validation][!mayfail]") {
+  const ValidationSummary s = validate_table(read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv"));
+  for (const auto& f : s.families) {
+    if (f.headline.count == 0) continue;
+    INFO(f.family << ": median " << 100 * f.headline.median_abs << "%, MAPE " << 100 * f.headline.mape << "%, worst "
+                  << 100 * f.headline.worst << "% (" << f.headline.worst_id << ")");
+    CHECK(f.headline.median_abs <= 0.15);
+  }
 }
