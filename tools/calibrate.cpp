@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <map>
 #include <set>
 
 #include "scenarios/error.hpp"
@@ -15,38 +14,39 @@ namespace clustersim::tools {
 namespace {
 
 struct FitRow {
-  std::string id, family;
-  scenarios::Scenario scenario;
+  std::string id, family, hardware;
   double measured = 0;
+  double current = 1;  ///< the profile's value when loaded
   // Seconds per token per GPU as a function of the fraction f: a/f + b. Tensor Core work scales
-  // as 1/f; memory-bound kernels, latencies and exposed communication do not. Fitted by linear
-  // least squares (Eigen) on simulations at a few values of f.
+  // as 1/f; memory-bound kernels, latencies and exposed communication do not.
   double a = 0, b = 0;
   double predict(double f) const { return 1.0 / (a / f + b); }
 };
 
 constexpr double kGrid[] = {0.5, 0.7, 1.0};
 
-void fit_row_model(FitRow& r) {
+void fit_row_model(FitRow& r, scenarios::Scenario sc) {
   Eigen::Matrix<double, 3, 2> x;
   Eigen::Vector3d y;
   for (int i = 0; i < 3; ++i) {
-    r.scenario.gpu.tensor_sustained_fraction = kGrid[i];
+    sc.gpu.tensor_sustained_fraction = kGrid[i];
     x(i, 0) = 1.0 / kGrid[i];
     x(i, 1) = 1.0;
-    y(i) = 1.0 / scenarios::simulate(r.scenario).tokens_per_s_per_gpu;
+    y(i) = 1.0 / scenarios::simulate(sc).tokens_per_s_per_gpu;
   }
   const Eigen::Vector2d ab = x.colPivHouseholderQr().solve(y);
   r.a = ab(0), r.b = ab(1);
 }
 
-ErrorStats stats_at(const std::vector<const FitRow*>& rows, double f, std::vector<RowOutcome>* keep = nullptr) {
+using Values = std::map<std::string, HardwareFit>;
+
+ErrorStats stats_at(const std::vector<const FitRow*>& rows, const Values& v, std::vector<RowOutcome>* keep = nullptr) {
   std::vector<RowOutcome> out;
   for (const FitRow* r : rows) {
     RowOutcome o;
     o.id = r->id;
     o.simulated = true;
-    o.error = (r->predict(f) - r->measured) / r->measured;
+    o.error = (r->predict(v.at(r->hardware).value) - r->measured) / r->measured;
     out.push_back(o);
   }
   std::vector<const RowOutcome*> ptrs;
@@ -56,7 +56,8 @@ ErrorStats stats_at(const std::vector<const FitRow*>& rows, double f, std::vecto
   return s;
 }
 
-double fit(const std::vector<const FitRow*>& rows) {
+// One value for `rows` by golden-section search on [0.3, 1] (the loss is unimodal in one rate).
+double fit_one(const std::vector<const FitRow*>& rows) {
   auto loss = [&](double f) {
     double sum = 0;
     for (const FitRow* r : rows) {
@@ -65,7 +66,6 @@ double fit(const std::vector<const FitRow*>& rows) {
     }
     return sum;
   };
-  // Golden-section search on [0.3, 1]: the loss is unimodal in a single rate multiplier.
   const double g = (std::sqrt(5.0) - 1) / 2;
   double a = 0.3, b = 1.0, c = b - g * (b - a), d = a + g * (b - a);
   double fc = loss(c), fd = loss(d);
@@ -76,11 +76,25 @@ double fit(const std::vector<const FitRow*>& rows) {
   return 0.5 * (a + b);
 }
 
+// Per profile where it has rows, the global value elsewhere; `profiles` lists every profile
+// that needs a value.
+Values fit_per_hardware(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles) {
+  const double global = fit_one(rows);
+  Values v;
+  for (const auto& hw : profiles) {
+    std::vector<const FitRow*> mine;
+    for (const FitRow* r : rows)
+      if (r->hardware == hw) mine.push_back(r);
+    v[hw] = mine.empty() ? HardwareFit{global, 0} : HardwareFit{fit_one(mine), int(mine.size())};
+  }
+  return v;
+}
+
 }  // namespace
 
 CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix) {
   std::vector<FitRow> rows;
-  std::vector<double> current;
+  std::set<std::string> profiles;
   for (const auto& row : table.rows) {
     const auto id_it = row.find("id");
     const std::string id = id_it == row.end() ? "" : id_it->second;
@@ -88,9 +102,15 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
     const RowScenario rs = row_scenario(row);
     if (!rs.reason.empty() || !rs.flags.empty()) continue;
     try {
-      FitRow fr{id, family_of(id), scenarios::load_scenario_string(rs.yaml, "published.csv:" + id),
-                std::stod(row.at("measured_tps_gpu"))};
-      current.push_back(fr.scenario.gpu.tensor_sustained_fraction);
+      const scenarios::Scenario sc = scenarios::load_scenario_string(rs.yaml, "published.csv:" + id);
+      FitRow fr;
+      fr.id = id;
+      fr.family = family_of(id);
+      fr.hardware = sc.hardware_preset.substr(0, sc.hardware_preset.find('+'));  // "x+overrides" → "x"
+      fr.measured = std::stod(row.at("measured_tps_gpu"));
+      fr.current = sc.gpu.tensor_sustained_fraction;
+      fit_row_model(fr, sc);
+      profiles.insert(fr.hardware);
       rows.push_back(std::move(fr));
     } catch (const scenarios::ScenarioError&) {
       // Not simulated yet: validate lists it with its reason.
@@ -100,20 +120,25 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
   res.rows = int(rows.size());
   if (rows.empty()) throw scenarios::ScenarioError("calibrate: no simulated, unflagged rows to fit");
   std::vector<const FitRow*> all;
-  std::vector<RowOutcome> now;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    fit_row_model(rows[i]);
-    all.push_back(&rows[i]);
-    RowOutcome o;
-    o.id = rows[i].id;
-    o.error = (rows[i].predict(current[i]) - rows[i].measured) / rows[i].measured;
-    now.push_back(o);
+  for (const auto& r : rows) all.push_back(&r);
+  {
+    std::vector<RowOutcome> now;
+    for (const auto& r : rows) {
+      RowOutcome o;
+      o.id = r.id;
+      o.error = (r.predict(r.current) - r.measured) / r.measured;
+      now.push_back(o);
+    }
+    std::vector<const RowOutcome*> p;
+    for (const auto& o : now) p.push_back(&o);
+    res.at_profiles = error_stats(p);
   }
-  std::vector<const RowOutcome*> now_ptrs;
-  for (const auto& o : now) now_ptrs.push_back(&o);
-  res.at_profiles = error_stats(now_ptrs);
-  res.value = fit(all);
-  res.in_sample = stats_at(all, res.value);
+  res.global_value = fit_one(all);
+  Values global;
+  for (const auto& hw : profiles) global[hw] = {res.global_value, 0};
+  res.in_sample_global = stats_at(all, global);
+  res.per_hardware = fit_per_hardware(all, profiles);
+  res.in_sample = stats_at(all, res.per_hardware);
   std::map<std::string, std::vector<const FitRow*>> by_family;
   for (const auto& r : rows) by_family[r.family].push_back(&r);
   std::vector<RowOutcome> held;
@@ -124,7 +149,7 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
     if (others.empty()) continue;
     FamilyHoldout h;
     h.family = fam;
-    h.fitted_without = fit(others);
+    h.fitted_without = fit_per_hardware(others, profiles);
     h.held_out = stats_at(members, h.fitted_without, &held);
     res.holdouts.push_back(h);
   }
@@ -139,17 +164,26 @@ std::string format_calibration_text(const CalibrationResult& r) {
     return fmt::format("n={} MAPE {:.1f}%  median {:.1f}%  worst {:+.1f}% ({})", e.count, 100 * e.mape,
                        100 * e.median_abs, 100 * e.worst, e.worst_id);
   };
+  auto values = [](const std::map<std::string, HardwareFit>& v) {
+    std::string s;
+    for (const auto& [hw, f] : v) s += fmt::format(" {}={:.3f}{}", hw, f.value, f.rows ? "" : "(global)");
+    return s;
+  };
   std::string o;
-  o += fmt::format("{} fitted on {} headline rows (least squares on log(predicted/measured)): {:.4f}\n", r.parameter,
-                   r.rows, r.value);
+  o += fmt::format("{}: least squares on log(predicted/measured) over {} headline rows\n", r.parameter, r.rows);
   o += fmt::format("  at the profiles' current values: {}\n", line(r.at_profiles));
-  o += fmt::format("  in sample at the fit:            {}\n", line(r.in_sample));
-  o += "  leave one source family out (fit on the others, predict it):\n";
+  o += fmt::format("  one global value {:.4f}:         {}\n", r.global_value, line(r.in_sample_global));
+  o += "  per profile:\n";
+  for (const auto& [hw, f] : r.per_hardware)
+    o += fmt::format("    {:<22} {:.4f}  ({} rows)\n", hw, f.value, f.rows);
+  o += fmt::format("  in sample, per profile:          {}\n", line(r.in_sample));
+  o += "  leave one source family out (per-profile fit on the other families, predict this one):\n";
   for (const auto& h : r.holdouts)
-    o += fmt::format("    {:<14} fit without it {:.4f}  held out: {}\n", h.family, h.fitted_without, line(h.held_out));
+    o += fmt::format("    {:<14} held out: {}\n      fitted without it:{}\n", h.family, line(h.held_out),
+                     values(h.fitted_without));
   o += fmt::format("  leave-one-family-out overall:     {}\n", line(r.leave_one_family_out));
   o += "  (each row's tokens/s at f comes from simulations at f = 0.5, 0.7, 1 fitted as 1/(a/f + b);\n"
-       "   write the value into hardware/profiles/*.yaml as tensor_sustained_fraction to apply it)\n";
+       "   write the values into hardware/profiles/*.yaml as tensor_sustained_fraction to apply them)\n";
   return o;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Least-squares fit of the global calibration constant of the hardware profiles to the
-// published runs, with leave-one-source-family-out cross-validation (issue #5).
+// Least-squares fit of the hardware profiles' calibration constant (tensor_sustained_fraction)
+// to the published runs, with leave-one-source-family-out cross-validation (issue #5).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,27 +10,34 @@
 
 namespace clustersim::tools {
 
+struct HardwareFit {
+  double value = 0;  ///< fitted fraction for this profile
+  int rows = 0;      ///< headline rows on this profile (0: the global value is used)
+};
+
 struct FamilyHoldout {
   std::string family;
-  double fitted_without = 0;  ///< the constant fitted on all other families
-  ErrorStats held_out;        ///< error on this family's rows at that value
+  std::map<std::string, HardwareFit> fitted_without;  ///< per profile, fitted on the other families
+  ErrorStats held_out;                                ///< this family's rows at those values
 };
 
 struct CalibrationResult {
   std::string parameter = "tensor_sustained_fraction";
-  double value = 0;            ///< fitted on every headline row
   int rows = 0;
-  ErrorStats in_sample;        ///< at `value`
-  ErrorStats at_profiles;      ///< at the profiles' current values (before writing `value` back)
+  double global_value = 0;                         ///< one value for every profile
+  std::map<std::string, HardwareFit> per_hardware; ///< one value per profile (global where no rows)
+  ErrorStats at_profiles;        ///< at the profiles' current values
+  ErrorStats in_sample_global;   ///< at global_value
+  ErrorStats in_sample;          ///< at the per-profile values
   std::vector<FamilyHoldout> holdouts;
-  ErrorStats leave_one_family_out;  ///< every row predicted by the fit that excluded its family
+  ErrorStats leave_one_family_out;  ///< every row predicted by per-profile fits that excluded its family
 };
 
-/// Fits tensor_sustained_fraction (one value shared by every hardware profile) by minimizing
-/// Σ log²(predicted / measured) over the headline rows (simulated, not flagged) whose id starts
-/// with `id_prefix`. Each row is simulated at three values and modelled as seconds per token =
-/// a/f + b (Eigen least squares), then one golden-section search fits f; leave-one-family-out
-/// refits without each family and predicts it.
+/// Fits tensor_sustained_fraction by minimizing Σ log²(predicted / measured) over the headline
+/// rows (simulated, not flagged) whose id starts with `id_prefix`: once for all profiles together
+/// and once per profile (profiles without rows take the global value). Each row is simulated at
+/// three values of the fraction f and modelled as seconds per token = a/f + b (Eigen least
+/// squares), so the fits and the leave-one-family-out refits need no further simulation.
 CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix = "");
 
 std::string format_calibration_text(const CalibrationResult& r);
