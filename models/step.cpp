@@ -142,6 +142,7 @@ class StepBuilder {
                                      st.buckets[i].params * weight_bytes(), {});
       }
     emit_schedule();
+    if (m_.tied_embeddings && p_.pp > 1) sync_tied_embedding();
     for (int s = 0; s < p_.pp; ++s) finish_stage(s);
     return measure();
   }
@@ -173,8 +174,7 @@ class StepBuilder {
     const auto& F = c_.part_fwd;
     const auto& B = c_.part_bwd;
     auto ring = [&](ItemList& L, double first, double step, double kv_bytes) {
-      L.compute(first > 0 && p_.cp == 1 ? first : 0);
-      if (p_.cp == 1) return;
+      if (p_.cp == 1) return L.compute(first);
       const double hop = topologies::p2p_cost(gpu_.node, kv_bytes, place_.cp.nodes() == 1).time_s;
       for (int i = 1; i < p_.cp; ++i) {
         L.comm(hop, kCpLink, false, i == 1 ? 1 : 0);
@@ -328,29 +328,24 @@ class StepBuilder {
       emit_unit(s, op, unit_of(s, op.chunk, -1), head_fwd_, kind, &deps, true);
       return flush(s);
     }
-    return send(s, vs, true);
+    return send(s, true);
   }
 
   std::vector<TaskId> emit_backward(int s, const PipeOp& op, std::vector<TaskId> deps) {
     const int vs = op.chunk * p_.pp + s;
     if (vs == vstages() - 1) emit_unit(s, op, unit_of(s, op.chunk, -1), head_bwd_, TaskKind::backward, &deps, false);
-    for (int l = vlayers_[static_cast<std::size_t>(vs)] - 1; l >= 0; --l) {
-      if (t_.recompute == Recompute::full)
-        emit_items(s, fwd_items_, TaskKind::recompute, &deps);
-      else if (t_.recompute == Recompute::selective)
-        add_compute(s, TaskKind::recompute, c_.layer_recompute.time_s, &deps);
-      emit_unit(s, op, unit_of(s, op.chunk, l), bwd_items_, TaskKind::backward, &deps, false);
-    }
+    for (int l = vlayers_[static_cast<std::size_t>(vs)] - 1; l >= 0; --l)
+      emit_unit(s, op, unit_of(s, op.chunk, l), bwd_items_, TaskKind::backward, &deps, false, true);
     if (vs == 0) {
       emit_unit(s, op, unit_of(s, op.chunk, vlayers_[0]), embed_bwd_, TaskKind::backward, &deps, false);
       return flush(s);
     }
-    return send(s, vs, false);
+    return send(s, false);
   }
 
   // One gradient unit's pass, with the ZeRO traffic around it.
   void emit_unit(int s, const PipeOp& op, int unit, const std::vector<Item>& items, TaskKind kind,
-                 std::vector<TaskId>* deps, bool forward) {
+                 std::vector<TaskId>* deps, bool forward, bool block = false) {
     auto& st = stage(s);
     const double params = st.unit_params[static_cast<std::size_t>(unit)];
     if (zero_ == 3) {
@@ -363,6 +358,11 @@ class StepBuilder {
       const TaskId g = st.gather_done[static_cast<std::size_t>(st.bucket_of_unit[static_cast<std::size_t>(unit)])];
       if (g >= 0) deps->push_back(g);
     }
+    // A block's recomputed forward runs right before its backward, once its parameters are here.
+    if (block && t_.recompute == Recompute::full)
+      emit_items(s, fwd_items_, TaskKind::recompute, deps);
+    else if (block && t_.recompute == Recompute::selective)
+      add_compute(s, TaskKind::recompute, c_.layer_recompute.time_s, deps);
     const TaskId done = emit_items(s, items, kind, deps);
     st.block_end_prev = st.block_end_cur;
     st.block_end_cur = done;
@@ -402,6 +402,22 @@ class StepBuilder {
     const double bytes = stage(s).buckets[b].params * grad_bytes();
     return add_dp(s, TaskKind::dp_grad_reduce, zero_ >= 1 ? Collective::reduce_scatter : Collective::all_reduce,
                   bytes, {after});
+  }
+
+  // Tied embeddings with pp > 1: the first stage's word embedding and the last stage's LM head
+  // are copies; their gradients are all-reduced between the two after the backward passes
+  // (Megatron finalize_model_grads, _allreduce_embedding_grads).
+  void sync_tied_embedding() {
+    const int last = p_.pp - 1;
+    const double bytes = double(m_.padded_vocab(p_.tp)) * m_.hidden / p_.tp * grad_bytes();
+    const bool same_node = place_.stages_share_node(0, last);
+    const auto cost = topologies::collective_cost(gpu_.node, Collective::all_reduce, bytes, {2, same_node ? 2 : 1});
+    std::vector<TaskId> deps = flush(0);
+    for (TaskId d : flush(last)) deps.push_back(d);
+    const TaskId id = add_task(0, kDpReduceStream, TaskKind::dp_grad_reduce, cost.time_s, std::move(deps),
+                               {{kDpNet, 1.0}, {last * kResources + kDpNet, 1.0}}, 1);
+    stage(0).reduce_done.push_back(id);
+    stage(last).reduce_done.push_back(id);
   }
 
   void finish_stage(int s) {
@@ -457,15 +473,15 @@ class StepBuilder {
   // Activation (forward) or its gradient (backward) to the next virtual stage. Megatron sends
   // 1/tp of the [b, s/cp, h] tensor per TP rank (scatter-gather optimization, Narayanan et al.
   // 2021 §4.1; with SP the tensor is already sequence-sharded).
-  std::vector<TaskId> send(int s, int vs, bool forward) {
+  std::vector<TaskId> send(int s, bool forward) {
     const int to = forward ? (s + 1) % p_.pp : (s + p_.pp - 1) % p_.pp;
     const bool same_node = place_.stages_share_node(s, to);
-    (void)vs;
     const double bytes = c_.activation_bytes / p_.tp;
     const double secs = topologies::p2p_cost(gpu_.node, bytes, same_node).time_s;
     const TaskId id = add_task(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, secs, flush(s),
                                {{s * kResources + kPpLink, 1.0}}, 1);
     send_receiver_[id] = to;
+    if (!p_.pp_comm_overlap) stage(s).wait_next.push_back(id);
     return {id};
   }
 
@@ -558,7 +574,13 @@ StepResult StepBuilder::measure() {
       case TaskKind::optimizer: bd[s].optimizer_s += dur; break;
       case TaskKind::tp_comm: cat = kCatTp; tp_busy[s] += dur; break;
       case TaskKind::cp_comm: cat = kCatCp; cp_busy[s] += dur; break;
-      case TaskKind::pp_send: cat = kCatPp; s = static_cast<std::size_t>(send_receiver_.at(TaskId(i))); break;
+      case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
+        cat = kCatPp;
+        const auto to = static_cast<std::size_t>(send_receiver_.at(TaskId(i)));
+        if (!p_.pp_comm_overlap) edges[s].push_back({tm.start, +1, cat}), edges[s].push_back({tm.end, -1, cat});
+        s = to;
+        break;
+      }
       case TaskKind::dp_param_gather: cat = kCatDpGather; dp_busy[s] += dur; break;
       case TaskKind::dp_grad_reduce: cat = kCatDpReduce; dp_busy[s] += dur; break;
       case TaskKind::sync: break;

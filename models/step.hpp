@@ -24,8 +24,8 @@ const char* name(TaskKind k);
 
 /// Where each of a step's seconds went on one stage's compute stream. The parts add up to
 /// step_time_s exactly. Time with the compute stream idle goes to the first of: a TP
-/// collective, a CP K/V transfer, a pipeline send into this stage, a DP parameter gather, in
-/// flight; after the stage's last backward, also a DP gradient reduction; else to the bubble
+/// collective, a CP K/V transfer, a pipeline send into this stage (or out of it, when sends
+/// block the sender), a DP parameter gather, in flight; after the stage's last backward, also a DP gradient reduction; else to the bubble
 /// (pp > 1) or to idle (pp = 1).
 struct StepBreakdown {
   double forward_s = 0;
@@ -46,7 +46,7 @@ struct StepResult {
   int stage = 0;
   std::vector<StepBreakdown> stages;  ///< one per pipeline stage
   int micro_batches = 0;
-  int grad_buckets = 0;
+  int grad_buckets = 0;             ///< on stage 0
   double dp_comm_busy_s = 0;        ///< total time DP collectives were running
   double compute_slowdown_s = 0;    ///< compute time lost to SMs taken by communication
   double tp_comm_busy_s = 0;        ///< total time TP collectives were running (that stage)

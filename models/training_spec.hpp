@@ -28,6 +28,9 @@ struct ParallelSpec {
   bool sequence_parallel = false;    ///< Megatron SP: reduce-scatter/all-gather, sharded norms
   bool tp_comm_overlap = false;      ///< TP collectives overlapped with the next GEMMs (TE)
   bool tp_across_nodes = false;      ///< allow tp > gpus per node
+  /// Pipeline sends overlap the sender's next compute (Megatron --overlap-p2p-communication);
+  /// otherwise the sender waits for its send, as batch_isend_irecv + wait does by default.
+  bool pp_comm_overlap = false;
 };
 
 struct TrainingSpec {

@@ -238,7 +238,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 
   const YamlReader par = top.child("parallelism");
   par.allow_only({"tp", "pp", "cp", "dp", "zero_stage", "fsdp", "vpp", "schedule", "pp_layers",
-                  "sequence_parallel", "tp_comm_overlap", "tp_across_nodes"});
+                  "sequence_parallel", "tp_comm_overlap", "tp_across_nodes", "pp_comm_overlap"});
   auto& p = sc.parallel;
   p.tp = par.integer("tp", 1, 1, 1024);
   p.pp = par.integer("pp", 1, 1, 4096);
@@ -252,6 +252,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   p.sequence_parallel = par.boolean("sequence_parallel", false);
   p.tp_comm_overlap = par.boolean("tp_comm_overlap", false);
   p.tp_across_nodes = par.boolean("tp_across_nodes", false);
+  p.pp_comm_overlap = par.boolean("pp_comm_overlap", false);
   p.vpp = par.integer("vpp", 1, 1, 1024);
   p.schedule = static_cast<models::PipelineSchedule>(
       par.choice("schedule", {"1f1b", "gpipe", "interleaved"}, p.vpp > 1 ? 2 : 0));
@@ -334,6 +335,11 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   if (t.precision != hardware::Precision::fp8 && sc.gpu.peak(t.precision) <= 0)
     tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists", sc.gpu.name,
                                      hardware::name(t.precision)));
+  // The step graph has 2 (no TP) to ~20 (TP + SP) tasks per block pass; this bounds it to ~10M tasks.
+  if (micro_batches * sc.model.layers > 500000)
+    tr.fail("global_batch", fmt::format("{} micro-batches x {} layers = {} block passes per step; at most 500000 are "
+                                        "simulated (raise training.micro_batch)", micro_batches, sc.model.layers,
+                                        micro_batches * sc.model.layers));
   if (t.precision == hardware::Precision::fp8 && sc.gpu.peak(hardware::Precision::fp8) <= 0)
     tr.fail("precision", fmt::format("{} has no FP8 Tensor Cores; allowed: fp32, tf32, bf16, fp16", sc.gpu.name));
   return sc;

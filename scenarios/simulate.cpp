@@ -12,6 +12,7 @@ Report simulate(const Scenario& sc) {
   r.peak_flops = sc.gpu.peak(t.precision);
   r.costs = models::step_costs(sc.model, t, sc.parallel, sc.gpu);
   r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs);
+  r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
   r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
   r.tokens_per_step = double(t.global_batch) * t.seq_len;
   r.step_time_s = r.step.step_time_s;

@@ -1,5 +1,7 @@
 #pragma once
 // Scenario → Report: the composition root that runs the models on the engine.
+#include <vector>
+
 #include "models/flops.hpp"
 #include "models/layer_ops.hpp"
 #include "models/memory.hpp"
@@ -22,7 +24,8 @@ struct Report {
   double hfu = 0;                  ///< fraction of peak (model + recompute FLOPs)
   double tflops_per_gpu = 0;       ///< model FLOP/s per GPU, in 1e12
   double days_to_train = 0;        ///< training.tokens / tokens_per_s (0 when no budget)
-  models::MemoryEstimate memory;
+  models::MemoryEstimate memory;   ///< the pipeline stage with the highest peak
+  std::vector<models::MemoryEstimate> memory_per_stage;
   models::StepCosts costs;
   models::StepResult step;
 };

@@ -46,6 +46,10 @@ class Runner {
         dependents_[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] =
             static_cast<TaskId>(i);
     capacity_.assign(static_cast<std::size_t>(g.num_resources()), 1.0);
+    load_.assign(capacity_.size(), 0.0);
+    users_.resize(capacity_.size());
+    dirty_mark_.assign(capacity_.size(), 0);
+    in_comp_.assign(n_, 0);
   }
 
   RunResult run() {
@@ -67,8 +71,17 @@ class Runner {
       engine_.schedule_at(engine_.now(), [this, id] { finish(id, gen_[static_cast<std::size_t>(id)]); });
       return;
     }
-    active_.push_back(id);
     rate_[i] = 0.0;  // forces reshare() to give it a rate and a finish event
+    if (g_[id].uses.empty()) unconstrained_.push_back(id);
+    for (const auto& u : g_[id].uses) {
+      users_[static_cast<std::size_t>(u.resource)].push_back(id);
+      mark_dirty(u.resource);
+    }
+  }
+
+  void mark_dirty(std::int32_t r) {
+    auto k = static_cast<std::size_t>(r);
+    if (!dirty_mark_[k]) dirty_mark_[k] = 1, dirty_.push_back(r);
   }
 
   void finish(TaskId id, std::uint32_t gen) {
@@ -78,8 +91,12 @@ class Runner {
     result_.timing[i].end = engine_.now();
     result_.makespan = std::max(result_.makespan, engine_.now());
     ++finished_;
-    auto it = std::find(active_.begin(), active_.end(), id);
-    if (it != active_.end()) active_.erase(it);
+    for (const auto& u : g_[id].uses) {
+      auto& list = users_[static_cast<std::size_t>(u.resource)];
+      auto at = std::find(list.begin(), list.end(), id);
+      if (at != list.end()) list.erase(at);
+      mark_dirty(u.resource);
+    }
     auto release = [this](TaskId next) {
       if (--pending_[static_cast<std::size_t>(next)] == 0) start(next);
     };
@@ -90,41 +107,55 @@ class Runner {
   }
 
   // Max-min fair rates by priority class (progressive filling), then re-predict finishes
-  // for every task whose rate changed.
+  // for every task whose rate changed. Only the tasks connected (through shared resources) to
+  // a resource whose set of users changed are re-solved: other components keep their rates.
   void reshare() {
-    std::vector<double> new_rate(active_.size(), 1.0);
-    std::fill(capacity_.begin(), capacity_.end(), 1.0);
-    std::vector<std::size_t> order(active_.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
-      return g_[active_[a]].priority > g_[active_[b]].priority;
+    std::vector<TaskId> comp = std::move(unconstrained_);
+    unconstrained_.clear();
+    std::vector<std::size_t> res;
+    for (std::size_t q = 0; q < dirty_.size(); ++q) {
+      const auto r = static_cast<std::size_t>(dirty_[q]);
+      res.push_back(r);
+      for (TaskId id : users_[r]) {
+        if (in_comp_[static_cast<std::size_t>(id)]) continue;
+        in_comp_[static_cast<std::size_t>(id)] = 1;
+        comp.push_back(id);
+        for (const auto& u : g_[id].uses) mark_dirty(u.resource);
+      }
+    }
+    for (auto r : res) dirty_mark_[r] = 0, capacity_[r] = 1.0;
+    dirty_.clear();
+    for (TaskId id : comp) in_comp_[static_cast<std::size_t>(id)] = 0;
+    // Deterministic order: by priority, then by task id.
+    std::sort(comp.begin(), comp.end(), [this](TaskId a, TaskId b) {
+      return g_[a].priority != g_[b].priority ? g_[a].priority > g_[b].priority : a < b;
     });
-    std::vector<double> load(capacity_.size());
+    std::vector<double> new_rate(comp.size(), 1.0);
     std::size_t begin = 0;
-    while (begin < order.size()) {
+    while (begin < comp.size()) {
       std::size_t end = begin;
-      const auto prio = g_[active_[order[begin]]].priority;
-      while (end < order.size() && g_[active_[order[end]]].priority == prio) ++end;
-      std::vector<std::size_t> unfrozen(order.begin() + static_cast<std::ptrdiff_t>(begin),
-                                        order.begin() + static_cast<std::ptrdiff_t>(end));
+      const auto prio = g_[comp[begin]].priority;
+      while (end < comp.size() && g_[comp[end]].priority == prio) ++end;
+      std::vector<std::size_t> unfrozen;
+      for (std::size_t k = begin; k < end; ++k) unfrozen.push_back(k);
       while (!unfrozen.empty()) {
-        std::fill(load.begin(), load.end(), 0.0);
+        for (auto r : res) load_[r] = 0.0;
         for (auto k : unfrozen)
-          for (const auto& u : g_[active_[k]].uses) load[static_cast<std::size_t>(u.resource)] += u.demand;
+          for (const auto& u : g_[comp[k]].uses) load_[static_cast<std::size_t>(u.resource)] += u.demand;
         double level = 1.0;
-        for (std::size_t r = 0; r < load.size(); ++r)
-          if (load[r] > kEps) level = std::min(level, std::max(0.0, capacity_[r]) / load[r]);
+        for (auto r : res)
+          if (load_[r] > kEps) level = std::min(level, std::max(0.0, capacity_[r]) / load_[r]);
         std::vector<std::size_t> still;
         for (auto k : unfrozen) {
           bool bottlenecked = level >= 1.0 - kEps;
-          for (const auto& u : g_[active_[k]].uses) {
+          for (const auto& u : g_[comp[k]].uses) {
             auto r = static_cast<std::size_t>(u.resource);
-            if (load[r] > kEps && std::max(0.0, capacity_[r]) / load[r] <= level * (1 + 1e-9) + kEps)
+            if (load_[r] > kEps && std::max(0.0, capacity_[r]) / load_[r] <= level * (1 + 1e-9) + kEps)
               bottlenecked = true;
           }
           if (bottlenecked) {
             new_rate[k] = std::min(1.0, level);
-            for (const auto& u : g_[active_[k]].uses)
+            for (const auto& u : g_[comp[k]].uses)
               capacity_[static_cast<std::size_t>(u.resource)] -= u.demand * new_rate[k];
           } else {
             still.push_back(k);
@@ -135,8 +166,8 @@ class Runner {
       begin = end;
     }
     const Time now = engine_.now();
-    for (std::size_t k = 0; k < active_.size(); ++k) {
-      const TaskId id = active_[k];
+    for (std::size_t k = 0; k < comp.size(); ++k) {
+      const TaskId id = comp[k];
       const auto i = static_cast<std::size_t>(id);
       if (std::abs(new_rate[k] - rate_[i]) <= 1e-12 && rate_[i] > 0.0) continue;
       remaining_ps_[i] -= rate_[i] * static_cast<double>((now - ref_[i]).ps());
@@ -162,8 +193,13 @@ class Runner {
   std::vector<TaskId> next_in_stream_;
   std::vector<std::int32_t> dependents_start_;
   std::vector<TaskId> dependents_;
-  std::vector<TaskId> active_;
   std::vector<double> capacity_;
+  std::vector<double> load_;
+  std::vector<std::vector<TaskId>> users_;  // active tasks per resource
+  std::vector<std::int32_t> dirty_;          // resources whose users changed since the last reshare
+  std::vector<char> dirty_mark_;
+  std::vector<char> in_comp_;
+  std::vector<TaskId> unconstrained_;        // started tasks that use no resource
   std::size_t finished_ = 0;
 };
 

@@ -113,6 +113,9 @@ std::string format_text(const scenarios::Report& r) {
   if (p.pp > 1) o += fmt::format("    (pipeline stage {} of {}: the one with the most compute)\n", r.step.stage, p.pp);
   o += fmt::format("    (DP collectives ran {:.4f} s in {} buckets; compute lost {:.4f} s to SMs they held)\n",
                    r.step.dp_comm_busy_s, r.step.grad_buckets, r.step.compute_slowdown_s);
+  if (p.tp > 1 || p.cp > 1)
+    o += fmt::format("    (TP collectives ran {:.4f} s, CP ring transfers {:.4f} s)\n", r.step.tp_comm_busy_s,
+                     r.step.cp_comm_busy_s);
   const auto& m = r.memory;
   o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}{}\n", m.total_bytes / kGiB, m.capacity_bytes / kGiB,
                    m.fits() ? "fits" : "DOES NOT FIT",
@@ -121,6 +124,11 @@ std::string format_text(const scenarios::Report& r) {
   o += fmt::format("    weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB\n",
                    m.weights_bytes / kGiB, m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB,
                    m.activations_bytes / kGiB, m.logits_bytes / kGiB, m.reserved_bytes / kGiB);
+  if (r.memory_per_stage.size() > 1) {
+    o += "    by pipeline stage:";
+    for (const auto& st : r.memory_per_stage) o += fmt::format(" {:.1f}", st.total_bytes / kGiB);
+    o += " GiB\n";
+  }
   return o;
 }
 
@@ -148,6 +156,14 @@ std::string format_json(const scenarios::Report& r) {
       .num("capacity_bytes", m.capacity_bytes)
       .num("stage", m.stage)
       .num("layers_in_flight", m.layers_in_flight);
+  std::string stages = "[";
+  for (std::size_t i = 0; i < r.memory_per_stage.size(); ++i) {
+    const auto& st = r.memory_per_stage[i];
+    stages += fmt::format("{}{{\"stage\": {}, \"total_bytes\": {}, \"activations_bytes\": {}, \"layers_in_flight\": {}}}",
+                          i ? ", " : "", st.stage, tools::num(st.total_bytes), tools::num(st.activations_bytes),
+                          st.layers_in_flight);
+  }
+  stages += "]";
   const auto& sc = r.scenario;
   JsonObject o;
   o.str("name", sc.name)
@@ -177,6 +193,7 @@ std::string format_json(const scenarios::Report& r) {
       .str("flops_formula", r.flops.formula)
       .add("breakdown", breakdown.render(4))
       .add("memory", memory.render(4))
+      .add("memory_per_stage", stages)
       .num("dp_comm_busy_s", r.step.dp_comm_busy_s)
       .num("compute_slowdown_s", r.step.compute_slowdown_s)
       .num("tp_comm_busy_s", r.step.tp_comm_busy_s)

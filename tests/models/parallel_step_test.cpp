@@ -135,3 +135,16 @@ TEST_CASE("the same plan simulates to the same bytes twice", "[models]") {
   REQUIRE(a.step_time_s == b.step_time_s);
   REQUIRE(a.step.events == b.step.events);
 }
+
+TEST_CASE("pipeline sends block the sender unless overlapped", "[models]") {
+  // One GPU per node: every stage-to-stage send crosses the network.
+  auto sc = scenario("pp: 4", 4, 8);
+  sc.gpu.node.gpus_per_node = 1;
+  sc.cluster.gpus_per_node = 1;
+  const auto blocking = scenarios::simulate(sc);
+  sc.parallel.pp_comm_overlap = true;
+  const auto overlapped = scenarios::simulate(sc);
+  REQUIRE(blocking.step.breakdown.pp_comm_exposed_s > 0);
+  REQUIRE(overlapped.step_time_s < blocking.step_time_s);
+  REQUIRE(sum(blocking.step.breakdown) == Approx(blocking.step_time_s).epsilon(1e-9));
+}

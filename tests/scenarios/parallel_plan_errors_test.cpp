@@ -1,0 +1,81 @@
+// Invalid parallel plans are rejected with one line that names the key.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "scenarios/error.hpp"
+#include "scenarios/load.hpp"
+
+using namespace clustersim::scenarios;
+
+namespace {
+
+// Llama-3 70B (64 heads, 8 kv heads, 80 layers) on 64 GPUs with `parallelism`.
+std::string plan(const std::string& parallelism, int gpus = 64, int global_batch = 64,
+                 int gpus_per_node = 8) {
+  return fmt::format(R"(
+model: llama3-70b
+hardware: h100-sxm
+cluster: {{gpus: {}, gpus_per_node: {}}}
+parallelism: {{{}}}
+training: {{seq_len: 4096, global_batch: {}}}
+)", gpus, gpus_per_node, parallelism, global_batch);
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    load_scenario_string(yaml, "plan.yaml");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a valid 4D plan loads with derived dp", "[scenarios]") {
+  const auto sc = load_scenario_string(plan("tp: 8, pp: 4, cp: 2, zero_stage: 1, sequence_parallel: true"));
+  REQUIRE(sc.parallel.dp == 1);
+  REQUIRE(sc.parallel.sequence_parallel);
+  const auto inter = load_scenario_string(plan("tp: 8, pp: 4, vpp: 5"));
+  REQUIRE(inter.parallel.schedule == clustersim::models::PipelineSchedule::interleaved);
+  REQUIRE(load_scenario_string(plan("fsdp: true")).parallel.zero_stage == 3);
+}
+
+TEST_CASE("tp must divide heads and kv_heads", "[scenarios]") {
+  const auto e = error_of(plan("tp: 16", 64, 64, 16));
+  REQUIRE_THAT(e, Catch::Contains("plan.yaml") && Catch::Contains("parallelism.tp") && Catch::Contains("kv_heads (8)"));
+  REQUIRE_THAT(error_of(plan("tp: 3", 48, 48)), Catch::Contains("heads (64)"));
+}
+
+TEST_CASE("tp larger than a node needs tp_across_nodes", "[scenarios]") {
+  const auto e = error_of(plan("tp: 8", 64, 64, 4));
+  REQUIRE_THAT(e, Catch::Contains("parallelism.tp") && Catch::Contains("tp_across_nodes"));
+  REQUIRE_NOTHROW(load_scenario_string(plan("tp: 8, tp_across_nodes: true", 64, 64, 4)));
+}
+
+TEST_CASE("pp must divide the layers unless pp_layers is given", "[scenarios]") {
+  REQUIRE_THAT(error_of(plan("pp: 3", 48, 48)), Catch::Contains("parallelism.pp") && Catch::Contains("pp_layers"));
+  REQUIRE_NOTHROW(load_scenario_string(plan("pp: 3, pp_layers: [26, 27, 27]", 48, 48)));
+  REQUIRE_THAT(error_of(plan("pp: 3, pp_layers: [26, 27, 28]", 48, 48)),
+               Catch::Contains("parallelism.pp_layers") && Catch::Contains("81"));
+  REQUIRE_THAT(error_of(plan("pp: 3, pp_layers: [40, 40]", 48, 48)), Catch::Contains("parallelism.pp_layers"));
+}
+
+TEST_CASE("the product of the parallel sizes must match the GPUs", "[scenarios]") {
+  REQUIRE_THAT(error_of(plan("tp: 8, pp: 4, cp: 2, dp: 2")), Catch::Contains("parallelism.dp"));
+  REQUIRE_THAT(error_of(plan("tp: 8, pp: 16", 64)), Catch::Contains("parallelism.tp") && Catch::Contains("tp*pp*cp = 128"));
+}
+
+TEST_CASE("the batch must split into micro-batches of every replica", "[scenarios]") {
+  REQUIRE_THAT(error_of(plan("tp: 8", 64, 12)), Catch::Contains("training.global_batch"));
+  // Interleaving needs micro-batches in groups of pp.
+  REQUIRE_THAT(error_of(plan("tp: 8, pp: 4, vpp: 2", 64, 6)), Catch::Contains("training.global_batch") && Catch::Contains("pp (4)"));
+}
+
+TEST_CASE("schedule, vpp, fsdp and cp combinations are checked", "[scenarios]") {
+  REQUIRE_THAT(error_of(plan("pp: 4, schedule: interleaved")), Catch::Contains("parallelism.schedule"));
+  REQUIRE_THAT(error_of(plan("pp: 4, vpp: 2, schedule: gpipe")), Catch::Contains("parallelism.vpp"));
+  REQUIRE_THAT(error_of(plan("fsdp: true, zero_stage: 1")), Catch::Contains("parallelism.fsdp"));
+  REQUIRE_THAT(error_of(plan("schedule: zigzag")), Catch::Contains("parallelism.schedule"));
+  REQUIRE_THAT(error_of(plan("pipline: 2")), Catch::Contains("pipline"));
+}
