@@ -67,3 +67,17 @@ TEST_CASE("error statistics: MAPE, median and the signed worst error", "[tools][
   CHECK(s.worst == Approx(-0.30));
   CHECK(s.worst_id == "b");
 }
+
+TEST_CASE("a stated inter-node bandwidth replaces the profile's NICs", "[tools][validation]") {
+  auto row = llama_row();
+  row["hw_notes"] = "A100-80G (400Gbps inter-node, GPUDirect RDMA)";
+  row["gpu_type"] = "A100-80G";
+  const RowScenario rs = row_scenario(row);
+  CHECK_THAT(rs.yaml, Catch::Contains("base: a100-80gb"));
+  CHECK_THAT(rs.yaml, Catch::Contains("nic_bandwidth: 50 Gb/s"));
+  row["hw_notes"] = "H100-80G (3.2Tbps inter-node)";
+  row["gpu_type"] = "H100-SXM";
+  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("nic_bandwidth: 400 Gb/s"));
+  row["hw_notes"] = "H100-SXM 80GB";
+  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("hardware: h100-sxm\n"));
+}
