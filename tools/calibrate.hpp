@@ -42,4 +42,11 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix 
 
 std::string format_calibration_text(const CalibrationResult& r);
 
+/// Writes the fitted values into `profiles_dir`/<profile>.yaml: the tensor_sustained_fraction
+/// line and its comment block (until the next top-level key) are replaced by the value (two
+/// decimals) and a comment saying when (`date`) and on what it was fitted. Profiles without rows
+/// get the global value. Returns the files written. Throws ScenarioError if a file lacks the key.
+std::vector<std::string> write_calibration(const CalibrationResult& r, const std::string& profiles_dir,
+                                           const std::string& date);
+
 }  // namespace clustersim::tools

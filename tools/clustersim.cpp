@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <string>
 #include <vector>
@@ -48,10 +49,19 @@ int validate_command(const std::string& csv, const std::string& prefix, const st
   return 0;
 }
 
-int calibrate_command(const std::string& csv, const std::string& prefix) {
+int calibrate_command(const std::string& csv, const std::string& prefix, bool write) {
   using namespace clustersim;
-  const std::string out = tools::format_calibration_text(tools::calibrate(tools::read_csv_file(csv), prefix));
+  const tools::CalibrationResult result = tools::calibrate(tools::read_csv_file(csv), prefix);
+  const std::string out = tools::format_calibration_text(result);
   std::fwrite(out.data(), 1, out.size(), stdout);
+  if (write) {
+    const std::time_t now = std::time(nullptr);
+    char date[16];
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    for (const auto& f : tools::write_calibration(result, CLUSTERSIM_PROFILES_DIR, date))
+      fmt::print("wrote {}\n", f);
+    fmt::print("rebuild to embed the updated profiles\n");
+  }
   return 0;
 }
 
@@ -77,6 +87,8 @@ int main(int argc, char** argv) {
   auto* calibrate = app.add_subcommand("calibrate", "fit the global calibration constant to the published runs");
   calibrate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
   calibrate->add_option("--source", prefix, "only rows whose id starts with this prefix");
+  bool write = false;
+  calibrate->add_flag("--write", write, "write the fitted values into the source tree's hardware/profiles/*.yaml");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -86,7 +98,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return run_command(scenario, sets, json);
     if (*validate) return validate_command(csv, prefix, plot, validate_json);
-    if (*calibrate) return calibrate_command(csv, prefix);
+    if (*calibrate) return calibrate_command(csv, prefix, write);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
