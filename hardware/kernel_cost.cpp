@@ -44,7 +44,7 @@ KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double
   if (p == Precision::fp8 && gpu.peak(Precision::fp8) <= 0) run_as = Precision::bf16;
   const double eff = gemm_mainloop_efficiency(gpu, run_as);
   const double compute_s = waves_fraction(gpu, m, n) * slot_flop(gpu, k) /
-                           (gpu.peak(run_as) * eff * gpu.tensor_sustained_fraction);
+                           (gpu.peak(run_as) * eff * gpu.gemm_sustained_fraction);
   const double bytes = (m * k + k * n) * gemm_operand_bytes(run_as) + m * n * storage_bytes(run_as);
   const double memory_s = bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
   const double body = std::max(compute_s, memory_s);
@@ -68,7 +68,7 @@ KernelCost attention_cost(const GpuSpec& gpu, Precision p, double flop, double s
   const auto& a = gpu.attention;
   const double eff = backward ? a.bwd_max * seq_len / (seq_len + a.bwd_half_seq)
                               : a.fwd_max * seq_len / (seq_len + a.fwd_half_seq);
-  const double body = flop / (gpu.peak(run_as) * eff * gpu.tensor_sustained_fraction);
+  const double body = flop / (gpu.peak(run_as) * eff * gpu.attention_sustained_fraction);
   return {body + gpu.kernel_gap_s, body < gpu.kernel_gap_s ? Bound::latency : Bound::compute};
 }
 

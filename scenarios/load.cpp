@@ -109,7 +109,8 @@ models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
 hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   r.allow_only({"name", "description", "sms", "peak", "memory", "memory_bandwidth", "l2", "gemm_mamf",
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
-                "kernel_gap", "comm_sms", "runtime_reserved", "node", "tensor_sustained_fraction"});
+                "kernel_gap", "comm_sms", "runtime_reserved", "node", "gemm_sustained_fraction",
+                "attention_sustained_fraction"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
@@ -152,7 +153,8 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.attention.bwd_max = a.number("bwd_max", 0.5, 0.01, 1.0);
   g.attention.bwd_half_seq = a.number("bwd_half_seq", 400, 0, 1e6);
   g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
-  g.tensor_sustained_fraction = r.number("tensor_sustained_fraction", 1.0, 0.05, 1.0);
+  g.gemm_sustained_fraction = r.number("gemm_sustained_fraction", 1.0, 0.05, 1.0);
+  g.attention_sustained_fraction = r.number("attention_sustained_fraction", 1.0, 0.05, 1.0);
   g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
   g.runtime_reserved_bytes = r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes);
   const YamlReader n = r.child("node");

@@ -49,7 +49,7 @@ int validate_command(const std::string& csv, const std::string& prefix, const st
   return 0;
 }
 
-int calibrate_command(const std::string& csv, const std::string& prefix, bool write) {
+int calibrate_command(const std::string& csv, const std::string& prefix, bool write, bool per_profile) {
   using namespace clustersim;
   const tools::CalibrationResult result = tools::calibrate(tools::read_csv_file(csv), prefix);
   const std::string out = tools::format_calibration_text(result);
@@ -58,7 +58,7 @@ int calibrate_command(const std::string& csv, const std::string& prefix, bool wr
     const std::time_t now = std::time(nullptr);
     char date[16];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    for (const auto& f : tools::write_calibration(result, CLUSTERSIM_PROFILES_DIR, date))
+    for (const auto& f : tools::write_calibration(result, CLUSTERSIM_PROFILES_DIR, date, per_profile))
       fmt::print("wrote {}\n", f);
     fmt::print("rebuild to embed the updated profiles\n");
   }
@@ -89,6 +89,10 @@ int main(int argc, char** argv) {
   calibrate->add_option("--source", prefix, "only rows whose id starts with this prefix");
   bool write = false;
   calibrate->add_flag("--write", write, "write the fitted values into the source tree's hardware/profiles/*.yaml");
+  bool per_profile = false;
+  calibrate->add_flag("--per-profile", per_profile,
+                      "with --write: each profile's own fit instead of the global pair (generalizes worse: see the "
+                      "leave-one-family-out figures)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -98,7 +102,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return run_command(scenario, sets, json);
     if (*validate) return validate_command(csv, prefix, plot, validate_json);
-    if (*calibrate) return calibrate_command(csv, prefix, write);
+    if (*calibrate) return calibrate_command(csv, prefix, write, per_profile);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
