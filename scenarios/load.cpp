@@ -305,7 +305,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     par.fail("dp", fmt::format("dp = {} but cluster.gpus / (tp*pp*cp) = {}; omit dp or make them agree", p.dp, derived_dp));
 
   const YamlReader tr = top.child("training");
-  tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention",
+  tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "fused_elementwise",
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
                  "tokens", "flops_formula"});
   auto& t = sc.training;
@@ -317,6 +317,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   t.precision = static_cast<hardware::Precision>(tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8"}, 2));
   t.recompute = static_cast<models::Recompute>(tr.choice("recompute", {"none", "selective", "full"}, 0));
   t.flash_attention = tr.boolean("flash_attention", true);
+  t.fused_elementwise = tr.boolean("fused_elementwise", true);
   t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
   t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);
   t.grad_reduce_fp32 = tr.choice("grad_reduce_dtype", {"fp32", "bf16"}, 0) == 0;

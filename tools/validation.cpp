@@ -224,6 +224,13 @@ RowScenario row_scenario(const Row& r) {
   else if (contains(rc, "none")) recompute = "none";
   else assume(fmt::format("recompute not stated: {}", recompute));
 
+  // Eager PyTorch (no torch.compile) where the source says so: IBM's "mode=no-compile", or a
+  // torchtitan techniques list without torch.compile.
+  const std::string other = field(r, "other_metrics");
+  const bool eager = contains(other, "no-compile") ||
+                     (contains(other, "techniques=") && !contains(other, "compile"));
+  if (eager) assume("eager PyTorch (no torch.compile): reference RMSNorm/RoPE/SwiGLU run unfused");
+
   std::string y;
   y += fmt::format("name: {}\n", yaml_quote(id + " " + name));
   y += fmt::format("model:\n  name: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  ffn_hidden: {}\n"
@@ -266,6 +273,7 @@ RowScenario row_scenario(const Row& r) {
   y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n"
                    "  recompute: {}\n  flash_attention: {}\n",
                    seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");
+  if (eager) y += "  fused_elementwise: false\n";
   out.yaml = std::move(y);
   return out;
 }
