@@ -82,6 +82,39 @@ HardwareFit fit_pair(const std::vector<const FitRow*>& rows) {
   return {x(0), x(1), int(rows.size())};
 }
 
+// The GEMM fraction alone, the attention fraction held at `attention` (golden section on [0.2, 1]).
+double fit_gemm(const std::vector<const FitRow*>& rows, double attention) {
+  auto loss = [&](double g) {
+    double sum = 0;
+    for (const FitRow* r : rows) {
+      const double e = std::log(r->seconds(g, attention) * r->measured);
+      sum += e * e;
+    }
+    return sum;
+  };
+  const double k = (std::sqrt(5.0) - 1) / 2;
+  double a = 0.2, b = 1.0, c = b - k * (b - a), d = a + k * (b - a);
+  double fc = loss(c), fd = loss(d);
+  while (b - a > 1e-5) {
+    if (fc < fd) b = d, d = c, fd = fc, c = b - k * (b - a), fc = loss(c);
+    else a = c, c = d, fc = fd, d = a + k * (b - a), fd = loss(d);
+  }
+  return 0.5 * (a + b);
+}
+
+Values fit_per_hardware_gemm(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles) {
+  HardwareFit global = fit_pair(rows);
+  global.rows = 0;
+  Values v;
+  for (const auto& hw : profiles) {
+    std::vector<const FitRow*> mine;
+    for (const FitRow* r : rows)
+      if (r->hardware == hw) mine.push_back(r);
+    v[hw] = mine.empty() ? global : HardwareFit{fit_gemm(mine, global.attention), global.attention, int(mine.size())};
+  }
+  return v;
+}
+
 Values fit_per_hardware(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles) {
   HardwareFit global = fit_pair(rows);
   global.rows = 0;
@@ -144,11 +177,14 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
   Values global;
   for (const auto& hw : profiles) global[hw] = res.global;
   res.in_sample_global = stats_at(all, global);
+  res.global_values = global;
   res.per_hardware = fit_per_hardware(all, profiles);
   res.in_sample = stats_at(all, res.per_hardware);
+  res.per_hardware_gemm = fit_per_hardware_gemm(all, profiles);
+  res.in_sample_gemm = stats_at(all, res.per_hardware_gemm);
   std::map<std::string, std::vector<const FitRow*>> by_family;
   for (const auto& r : rows) by_family[r.family].push_back(&r);
-  std::vector<RowOutcome> held, held_global;
+  std::vector<RowOutcome> held, held_global, held_gemm;
   for (const auto& [fam, members] : by_family) {
     std::vector<const FitRow*> others;
     for (const auto& r : rows)
@@ -164,6 +200,7 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
     pair.rows = 0;
     for (const auto& hw : profiles) g[hw] = pair;
     stats_at(members, g, &held_global);
+    stats_at(members, fit_per_hardware_gemm(others, profiles), &held_gemm);
   }
   auto stats_of = [](const std::vector<RowOutcome>& v) {
     std::vector<const RowOutcome*> p;
@@ -172,7 +209,29 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
   };
   res.leave_one_family_out = stats_of(held);
   res.leave_one_family_out_global = stats_of(held_global);
+  res.leave_one_family_out_gemm = stats_of(held_gemm);
   return res;
+}
+
+const char* name(FitMode m) {
+  switch (m) {
+    case FitMode::global_pair: return "one global pair";
+    case FitMode::per_profile_gemm: return "GEMM per profile, global attention";
+    case FitMode::per_profile_pair: return "both per profile";
+  }
+  return "?";
+}
+
+FitMode CalibrationResult::best_mode() const {
+  FitMode best = FitMode::global_pair;
+  double mape = leave_one_family_out_global.mape;
+  if (leave_one_family_out_gemm.mape < mape) best = FitMode::per_profile_gemm, mape = leave_one_family_out_gemm.mape;
+  if (leave_one_family_out.mape < mape) best = FitMode::per_profile_pair;
+  return best;
+}
+
+const std::map<std::string, HardwareFit>& CalibrationResult::values(FitMode m) const {
+  return m == FitMode::global_pair ? global_values : m == FitMode::per_profile_gemm ? per_hardware_gemm : per_hardware;
 }
 
 std::string format_calibration_text(const CalibrationResult& r) {
@@ -200,6 +259,12 @@ std::string format_calibration_text(const CalibrationResult& r) {
                      values(h.fitted_without));
   o += fmt::format("  leave-one-family-out overall:     {}\n", line(r.leave_one_family_out));
   o += fmt::format("  ... with one global pair:        {}\n", line(r.leave_one_family_out_global));
+  o += "  GEMM per profile, global attention:\n";
+  for (const auto& [hw, f] : r.per_hardware_gemm)
+    o += fmt::format("    {:<22} {:.4f} / {:.4f}  ({} rows)\n", hw, f.gemm, f.attention, f.rows);
+  o += fmt::format("  ... in sample:                   {}\n", line(r.in_sample_gemm));
+  o += fmt::format("  ... leave one family out:        {}\n", line(r.leave_one_family_out_gemm));
+  o += fmt::format("  lowest leave-one-family-out MAPE: {} (what --write writes)\n", name(r.best_mode()));
   o += "  (each row is simulated at (gemm, attention) = (1,1), (0.5,1), (1,0.5) and modelled as\n"
        "   seconds/token = G/gemm + A/attention + B; `clustersim calibrate --write` puts the per-profile\n"
        "   values into hardware/profiles/*.yaml)\n";
@@ -207,7 +272,7 @@ std::string format_calibration_text(const CalibrationResult& r) {
 }
 
 std::vector<std::string> write_calibration(const CalibrationResult& r, const std::string& profiles_dir,
-                                           const std::string& date, bool per_profile) {
+                                           const std::string& date, FitMode mode) {
   namespace fs = std::filesystem;
   std::vector<std::string> written;
   std::vector<fs::path> files;
@@ -216,16 +281,20 @@ std::vector<std::string> write_calibration(const CalibrationResult& r, const std
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
     const std::string profile = file.stem().string();
-    const auto it = r.per_hardware.find(profile);
-    const bool own = per_profile && it != r.per_hardware.end() && it->second.rows > 0;
+    const auto& values = r.values(mode);
+    const auto it = values.find(profile);
+    const bool own = mode != FitMode::global_pair && it != values.end() && it->second.rows > 0;
     const HardwareFit& fit = own ? it->second : r.global;
+    const double lofo = mode == FitMode::global_pair        ? r.leave_one_family_out_global.mape
+                        : mode == FitMode::per_profile_gemm ? r.leave_one_family_out_gemm.mape
+                                                            : r.leave_one_family_out.mape;
     std::ifstream in(file);
     std::vector<std::string> lines;
     for (std::string l; std::getline(in, l);) lines.push_back(l);
     in.close();
-    const std::string basis = own            ? fmt::format("on this profile's {} headline rows", fit.rows)
-                              : per_profile ? std::string("(global fit: no headline rows on this profile)")
-                                            : fmt::format("(global fit, one pair for every profile)");
+    const std::string basis = own ? fmt::format("on this profile's {} headline rows ({})", fit.rows, name(mode))
+                              : mode != FitMode::global_pair ? std::string("(global fit: no headline rows on this profile)")
+                                                             : std::string("(global fit, one pair for every profile)");
     const std::string pad(32, ' ');
     for (const bool gemm : {true, false}) {
       const std::string key = gemm ? "gemm_sustained_fraction:" : "attention_sustained_fraction:";
@@ -243,8 +312,7 @@ std::vector<std::string> write_calibration(const CalibrationResult& r, const std
         block.push_back(pad + fmt::format("#   of tests/validation/published.csv (global fit over all {} rows: {:.4f} / {:.4f};",
                                           r.rows, r.global.gemm, r.global.attention));
         block.push_back(pad + fmt::format("#   leave-one-family-out MAPE {:.1f}%). Multiplies the GEMM (MAMF) anchor rate;",
-                                          100 * (per_profile ? r.leave_one_family_out.mape
-                                                             : r.leave_one_family_out_global.mape)));
+                                          100 * lofo));
         block.push_back(pad + "#   attention_sustained_fraction multiplies the FlashAttention curve. Reading: sustained");
         block.push_back(pad + "#   clocks under hours of full power vs the short anchor benchmarks, real shapes (causal");
         block.push_back(pad + "#   masks, head dims, training GEMMs) vs the benchmarks' best; they also absorb what the");

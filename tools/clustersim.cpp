@@ -50,6 +50,7 @@ int validate_command(const std::string& csv, const std::string& prefix, const st
 }
 
 int calibrate_command(const std::string& csv, const std::string& prefix, bool write, bool per_profile) {
+  using clustersim::tools::FitMode;
   using namespace clustersim;
   const tools::CalibrationResult result = tools::calibrate(tools::read_csv_file(csv), prefix);
   const std::string out = tools::format_calibration_text(result);
@@ -58,7 +59,8 @@ int calibrate_command(const std::string& csv, const std::string& prefix, bool wr
     const std::time_t now = std::time(nullptr);
     char date[16];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    for (const auto& f : tools::write_calibration(result, CLUSTERSIM_PROFILES_DIR, date, per_profile))
+    for (const auto& f : tools::write_calibration(result, CLUSTERSIM_PROFILES_DIR, date,
+                                                         per_profile ? FitMode::per_profile_pair : result.best_mode()))
       fmt::print("wrote {}\n", f);
     fmt::print("rebuild to embed the updated profiles\n");
   }
@@ -91,8 +93,8 @@ int main(int argc, char** argv) {
   calibrate->add_flag("--write", write, "write the fitted values into the source tree's hardware/profiles/*.yaml");
   bool per_profile = false;
   calibrate->add_flag("--per-profile", per_profile,
-                      "with --write: each profile's own fit instead of the global pair (generalizes worse: see the "
-                      "leave-one-family-out figures)");
+                      "with --write: both fractions per profile instead of the mode with the lowest "
+                      "leave-one-family-out MAPE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
