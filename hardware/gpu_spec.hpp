@@ -64,6 +64,13 @@ struct GpuSpec {
   double gemm_k_overhead = 0;      ///< per-tile prologue/epilogue cost, in K elements
   double hbm_efficiency = 0.9;     ///< achieved / spec for streaming kernels
   AttentionEfficiency attention;
+  /// Fractions of the anchors' rates that a training run sustains, for GEMMs (the MAMF anchor)
+  /// and for attention kernels (the FlashAttention curve): clocks under hours of full power
+  /// draw versus the short benchmarks behind the anchors, real shapes (causal masks, head
+  /// dimensions, training GEMM shapes) versus the benchmarks' best. Fitted to the published runs
+  /// (tools/calibrate.cpp); 1 = the anchors as measured.
+  double gemm_sustained_fraction = 1.0;
+  double attention_sustained_fraction = 1.0;
   double kernel_gap_s = 0;         ///< GPU-side idle between dependent kernels
   int comm_sms = 16;               ///< SMs a NCCL collective occupies while it runs
   double runtime_reserved_bytes = 0;  ///< CUDA context, NCCL and library workspaces

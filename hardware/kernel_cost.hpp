@@ -16,7 +16,8 @@ struct KernelCost {
 /// waves; a partial last wave costs a full one (wave quantization). Each tile costs
 /// 2·tm·tn·(K + k_overhead) FLOP at the per-SM main-loop rate, derived from the profile's MAMF
 /// anchor so that the model reproduces that measurement at its shape. The result is the
-/// larger of that and the HBM time for A, B and C, plus the kernel gap.
+/// larger of that and the HBM time for A, B and C, plus the kernel gap. GEMMs run at
+/// gemm_sustained_fraction of the anchor's rate, attention at attention_sustained_fraction.
 KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k);
 
 /// A streaming (element-wise, norm, softmax, optimizer) kernel moving `bytes` through HBM.

@@ -23,15 +23,32 @@ struct Builder {
     auto c = hardware::memory_cost(gpu, bytes);
     return {std::move(name), OpKind::memory, 0, bytes, c.time_s, c.bound};
   }
+  // An element-wise op that eager PyTorch runs as `kernels` separate kernels moving `factor`
+  // times the bytes of the fused kernel (each intermediate written and read back in HBM).
+  KernelOp unfused(std::string name, double fused_bytes, double factor, int kernels) const {
+    KernelOp op = memory(std::move(name), fused_bytes * factor);
+    op.time_s += (kernels - 1) * gpu.kernel_gap_s;
+    return op;
+  }
   KernelOp attention(std::string name, double flop, double bytes, bool backward) const {
     auto c = hardware::attention_cost(gpu, prec, flop, seq, backward);
     return {std::move(name), OpKind::attention, flop, bytes, c.time_s, c.bound};
   }
   // Y[m,n] = X[m,k]·W[k,n]: forward GEMM, and backward dgrad (dX = dY·Wᵀ) + wgrad (dW = Xᵀ·dY).
+  // FP8 (Transformer Engine / torchao style): the GEMM inputs are quantized by separate
+  // memory-bound kernels that read the bf16 tensor and write it in FP8 twice, row-major and
+  // transposed (fused cast-transpose with the amax reduction): X before the forward GEMM (the
+  // transpose feeds wgrad), dY before dgrad/wgrad. 2 + 1 + 1 bytes per element. Weights are cast
+  // once per step (cached across micro-batches) and not counted here.
   void linear(PassCost* fwd, PassCost* bwd, const std::string& name, double m, double n,
               double k) const {
-    if (fwd) fwd->add(gemm(name, m, n, k));
+    const bool fp8 = prec == Precision::fp8;
+    if (fwd) {
+      if (fp8) fwd->add(memory(name + ".cast_fp8", m * k * 4.0));
+      fwd->add(gemm(name, m, n, k));
+    }
     if (bwd) {
+      if (fp8) bwd->add(memory(name + ".grad_cast_fp8", m * n * 4.0));
       bwd->add(gemm(name + ".dgrad", m, k, n));
       bwd->add(gemm(name + ".wgrad", k, n, m));
     }
@@ -68,15 +85,28 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   // write dx (bwd).
   F[norm_attn].add(bld.memory("residual2", residual));
   B[norm_attn].add(bld.memory("residual2.bwd", residual_bwd));
-  F[norm_attn].add(bld.memory("norm1", 2 * sp_act));
-  B[norm_attn].add(bld.memory("norm1.bwd", 3 * sp_act));
+  // Eager PyTorch runs the reference composite ops (Llama reference model.py, torchtitan
+  // norms.py / complex RoPE) as separate kernels, in bf16 activations with fp32 upcasts:
+  //   RMSNorm: x.float() (2 B read, 4 B written per element), pow (4+4), mean (4), x*rsqrt (4+4),
+  //     type_as (4+2), *weight (2+2): 36 B against the fused 4 B, 8 kernels; backward likewise.
+  //   RoPE: float() (2+4), complex multiply (4+4), type_as (4+2): 20 B against 4 B, 3 kernels
+  //     per tensor.
+  //   SwiGLU: silu(gate) (2+2) then * up (4+2): 10 B against 6 B, 2 kernels; backward 16 B
+  //     against 10 B.
+  // LayerNorm and GELU are single kernels in eager mode too.
+  const bool eager = !t.fused_elementwise;
+  auto norm = [&](const char* name, double fused_bytes) {
+    return eager && !m.has_bias() ? bld.unfused(name, fused_bytes, 9.0, 8) : bld.memory(name, fused_bytes);
+  };
+  F[norm_attn].add(norm("norm1", 2 * sp_act));
+  B[norm_attn].add(norm("norm1.bwd", 3 * sp_act));
   bld.linear(&F[qkv], nullptr, "qkv", tokens, (q_local + 2 * kv_local) * d, h);
   B[qkv].add(bld.gemm("qkv.dgrad", tokens, h, (q_local + 2 * kv_local) * d));
   B[qkv_wgrad].add(bld.gemm("qkv.wgrad", h, (q_local + 2 * kv_local) * d, tokens));
   if (m.position == Position::rope) {
     const double qk = tokens * (q_local + kv_local) * d * e;
-    F[qkv].add(bld.memory("rotary", 2 * qk));
-    B[qkv].add(bld.memory("rotary.bwd", 2 * qk));
+    F[qkv].add(eager ? bld.unfused("rotary", 2 * qk, 5.0, 6) : bld.memory("rotary", 2 * qk));
+    B[qkv].add(eager ? bld.unfused("rotary.bwd", 2 * qk, 5.0, 6) : bld.memory("rotary.bwd", 2 * qk));
   }
   // Attention core over a causal mask. A flash kernel skips fully masked key blocks (128 wide),
   // so it computes (nb+1)/(2nb) of the s² square; the unfused path computes all of it.
@@ -113,15 +143,17 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   bld.linear(&F[attn_out], &B[attn_out], "attn_out", tokens, h, q_local * d);
   F[norm_mlp].add(bld.memory("residual1", residual));
   B[norm_mlp].add(bld.memory("residual1.bwd", residual_bwd));
-  F[norm_mlp].add(bld.memory("norm2", 2 * sp_act));
-  B[norm_mlp].add(bld.memory("norm2.bwd", 3 * sp_act));
+  F[norm_mlp].add(norm("norm2", 2 * sp_act));
+  B[norm_mlp].add(norm("norm2.bwd", 3 * sp_act));
   F[mlp].add(bld.gemm(swiglu ? "mlp_gate_up" : "mlp_up", tokens, up_width, h));
   const double inner = tokens * f_local * e;
   // SwiGLU reads gate and up, writes one; GELU reads one, writes one. Backward reads the saved
   // inputs and the gradient, writes the input gradients.
-  F[mlp].add(bld.memory(swiglu ? "swiglu" : "gelu", swiglu ? 3 * inner : 2 * inner));
+  F[mlp].add(swiglu && eager ? bld.unfused("swiglu", 3 * inner, 10.0 / 6.0, 2)
+                             : bld.memory(swiglu ? "swiglu" : "gelu", swiglu ? 3 * inner : 2 * inner));
   bld.linear(&F[mlp], &B[mlp], "mlp_down", tokens, h, f_local);
-  B[mlp].add(bld.memory(swiglu ? "swiglu.bwd" : "gelu.bwd", swiglu ? 5 * inner : 3 * inner));
+  B[mlp].add(swiglu && eager ? bld.unfused("swiglu.bwd", 5 * inner, 1.6, 2)
+                             : bld.memory(swiglu ? "swiglu.bwd" : "gelu.bwd", swiglu ? 5 * inner : 3 * inner));
   B[mlp].add(bld.gemm(swiglu ? "mlp_gate_up.dgrad" : "mlp_up.dgrad", tokens, h, up_width));
   B[mlp_up_wgrad].add(bld.gemm(swiglu ? "mlp_gate_up.wgrad" : "mlp_up.wgrad", h, up_width, tokens));
 
@@ -145,11 +177,11 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   c.embed_bwd.add(bld.memory("embedding.bwd", 3 * act));
   // Head: final norm, logits GEMM over the vocabulary shard, fp32 cross-entropy over logits.
   const double logits = tokens * (v / tp);
-  c.head_fwd.add(bld.memory("final_norm", 2 * sp_act));
+  c.head_fwd.add(norm("final_norm", 2 * sp_act));
   bld.linear(&c.head_fwd, &c.head_bwd, "lm_head", tokens, v / tp, h);
   c.head_fwd.add(bld.memory("cross_entropy", logits * (e + 4 + 4)));
   c.head_bwd.add(bld.memory("cross_entropy.bwd", logits * (4 + e)));
-  c.head_bwd.add(bld.memory("final_norm.bwd", 3 * sp_act));
+  c.head_bwd.add(norm("final_norm.bwd", 3 * sp_act));
 
   const ParamCount pc = count_params(m, t.seq_len);
   c.layer_params = pc.per_layer / tp;

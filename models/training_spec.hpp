@@ -40,6 +40,9 @@ struct TrainingSpec {
   hardware::Precision precision = hardware::Precision::bf16;
   Recompute recompute = Recompute::none;
   bool flash_attention = true;
+  /// Element-wise ops fused into one kernel each (torch.compile, Transformer Engine, apex).
+  /// false: eager PyTorch running the reference composite ops (see layer_ops.cpp).
+  bool fused_elementwise = true;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;  ///< ZeRO ≥ 1: parameter all-gather overlapped with forward
   /// Megatron-LM reduces gradients in fp32 when training in bf16

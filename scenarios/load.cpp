@@ -142,7 +142,8 @@ models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
 hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   r.allow_only({"name", "description", "sms", "peak", "memory", "memory_bandwidth", "l2", "gemm_mamf",
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
-                "kernel_gap", "comm_sms", "runtime_reserved", "node"});
+                "kernel_gap", "comm_sms", "runtime_reserved", "node", "gemm_sustained_fraction",
+                "attention_sustained_fraction"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
@@ -152,7 +153,8 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   peak.allow_only({"fp32", "tf32", "bf16", "fp16", "fp8"});
   for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i)
     g.peak_flops[i] = peak.quantity(hardware::kPrecisionNames[i], Dimension::flop_rate, 0, 0, kMaxFlops);
-  if (g.peak(hardware::Precision::bf16) <= 0) peak.fail("bf16", "a BF16 peak above zero is required");
+  if (g.peak(hardware::Precision::bf16) <= 0 && g.peak(hardware::Precision::fp16) <= 0)
+    peak.fail("bf16", "a BF16 or FP16 peak above zero is required");
   g.hbm_bytes = r.quantity("memory", Dimension::bytes, 0, 1e6, kMaxBytes);
   g.hbm_bps = r.quantity("memory_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
   if (g.hbm_bytes <= 0) r.fail("memory", "is required");
@@ -184,6 +186,8 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.attention.bwd_max = a.number("bwd_max", 0.5, 0.01, 1.0);
   g.attention.bwd_half_seq = a.number("bwd_half_seq", 400, 0, 1e6);
   g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
+  g.gemm_sustained_fraction = r.number("gemm_sustained_fraction", 1.0, 0.05, 1.0);
+  g.attention_sustained_fraction = r.number("attention_sustained_fraction", 1.0, 0.05, 1.0);
   g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
   g.runtime_reserved_bytes = r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes);
   const YamlReader n = r.child("node");
@@ -415,7 +419,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     par.fail("dp", fmt::format("dp = {} but cluster.gpus / (tp*pp*cp) = {}; omit dp or make them agree", p.dp, derived_dp));
 
   const YamlReader tr = top.child("training");
-  tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention",
+  tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "fused_elementwise",
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
                  "tokens", "flops_formula"});
   auto& t = sc.training;
@@ -427,6 +431,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   t.precision = static_cast<hardware::Precision>(tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8"}, 2));
   t.recompute = static_cast<models::Recompute>(tr.choice("recompute", {"none", "selective", "full"}, 0));
   t.flash_attention = tr.boolean("flash_attention", true);
+  t.fused_elementwise = tr.boolean("fused_elementwise", true);
   t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
   t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);
   t.grad_reduce_fp32 = tr.choice("grad_reduce_dtype", {"fp32", "bf16"}, 0) == 0;
@@ -444,6 +449,9 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("seq_len", fmt::format("seq_len ({}) must be divisible by 2*cp = {} (load-balanced ring attention)", t.seq_len, 2 * p.cp));
   if (micro_batches > 100000)
     tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
+  if (t.precision != hardware::Precision::fp8 && sc.gpu.peak(t.precision) <= 0)
+    tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists", sc.gpu.name,
+                                     hardware::name(t.precision)));
   // The step graph has 2 (no TP) to ~20 (TP + SP) tasks per block pass; this bounds it to ~10M tasks.
   if (micro_batches * sc.model.layers > 500000)
     tr.fail("global_batch", fmt::format("{} micro-batches x {} layers = {} block passes per step; at most 500000 are "

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@
 #include "tools/report.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/trace.hpp"
+#include "tools/calibrate.hpp"
+#include "tools/validation.hpp"
+#include "tools/validation_report.hpp"
 
 namespace {
 
@@ -58,6 +62,41 @@ int run_command(const RunOptions& opt) {
   return 0;
 }
 
+int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json) {
+  using namespace clustersim;
+  const tools::ValidationSummary summary = tools::validate_table(tools::read_csv_file(csv), prefix);
+  if (summary.rows.empty())
+    throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", csv, prefix));
+  const std::string out = json ? tools::format_validation_json(summary) : tools::format_validation_text(summary);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (!plot.empty()) {
+    std::FILE* f = std::fopen(plot.c_str(), "wb");
+    if (!f) throw scenarios::ScenarioError(fmt::format("{}: cannot write the plot", plot));
+    const std::string svg = tools::validation_svg(summary);
+    std::fwrite(svg.data(), 1, svg.size(), f);
+    std::fclose(f);
+  }
+  return 0;
+}
+
+int calibrate_command(const std::string& csv, const std::string& prefix, bool write, bool per_profile) {
+  using clustersim::tools::FitMode;
+  using namespace clustersim;
+  const tools::CalibrationResult result = tools::calibrate(tools::read_csv_file(csv), prefix);
+  const std::string out = tools::format_calibration_text(result);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (write) {
+    const std::time_t now = std::time(nullptr);
+    char date[16];
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    for (const auto& f : tools::write_calibration(result, CLUSTERSIM_PROFILES_DIR, date,
+                                                         per_profile ? FitMode::per_profile_pair : result.best_mode()))
+      fmt::print("wrote {}\n", f);
+    fmt::print("rebuild to embed the updated profiles\n");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,6 +121,22 @@ int main(int argc, char** argv) {
   clustersim::tools::CollectiveOptions collective_options;
   auto* collective = clustersim::tools::add_collective_command(app, collective_options);
   const auto subcommands = clustersim::tools::register_subcommands(app);
+  std::string csv = CLUSTERSIM_VALIDATION_CSV, prefix, validation_plot;
+  bool validate_json = false;
+  auto* validate = app.add_subcommand("validate", "predict published training runs and report the error");
+  validate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
+  validate->add_option("--source", prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
+  validate->add_option("--plot", validation_plot, "write predicted vs measured (log-log SVG) to this file");
+  validate->add_flag("--json", validate_json, "print JSON instead of the table");
+  auto* calibrate = app.add_subcommand("calibrate", "fit the global calibration constant to the published runs");
+  calibrate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
+  calibrate->add_option("--source", prefix, "only rows whose id starts with this prefix");
+  bool write = false;
+  calibrate->add_flag("--write", write, "write the fitted values into the source tree's hardware/profiles/*.yaml");
+  bool per_profile = false;
+  calibrate->add_flag("--per-profile", per_profile,
+                      "with --write: both fractions per profile instead of the mode with the lowest "
+                      "leave-one-family-out MAPE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -94,6 +149,8 @@ int main(int argc, char** argv) {
     if (*collective) return clustersim::tools::run_collective(collective_options);
     for (const auto& sub : subcommands)
       if (*sub.app) return sub.run();
+    if (*validate) return validate_command(csv, prefix, validation_plot, validate_json);
+    if (*calibrate) return calibrate_command(csv, prefix, write, per_profile);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

@@ -1,0 +1,22 @@
+#include <catch2/catch.hpp>
+
+#include "scenarios/error.hpp"
+#include "tools/csv_table.hpp"
+
+using clustersim::scenarios::ScenarioError;
+using clustersim::tools::parse_csv;
+
+TEST_CASE("CSV fields may be quoted, hold commas, doubled quotes and newlines", "[tools][csv]") {
+  const auto t = parse_csv("id,notes,x\r\nA-1,\"a, \"\"b\"\"\nc\",3\nA-2,,\n", "t.csv");
+  REQUIRE(t.columns == std::vector<std::string>{"id", "notes", "x"});
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0].at("notes") == "a, \"b\"\nc");
+  CHECK(t.rows[0].at("x") == "3");
+  CHECK(t.rows[1].at("notes").empty());
+  CHECK(t.rows[1].at("x").empty());
+}
+
+TEST_CASE("CSV with a wrong field count or an open quote is rejected with its location", "[tools][csv]") {
+  REQUIRE_THROWS_WITH(parse_csv("a,b\n1,2,3\n", "t.csv"), Catch::Contains("t.csv: record 2 has 3 fields"));
+  REQUIRE_THROWS_WITH(parse_csv("a,b\n1,\"2\n", "t.csv"), Catch::Contains("t.csv:2: a quoted field is never closed"));
+}

@@ -1,0 +1,83 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tools/validation.hpp"
+
+using namespace clustersim::tools;
+
+namespace {
+
+std::map<std::string, std::string> llama_row() {
+  return {{"id", "TEST-001"}, {"model_name", "Llama 2 7B"}, {"layers", "32"}, {"hidden", "4096"}, {"heads", "32"},
+          {"kv_heads", ""}, {"ffn_hidden", "11008"}, {"vocab", "32000"}, {"seq_len", "4096"},
+          {"gpu_type", "H100-SXM"}, {"num_gpus", "8"}, {"tp", "1"}, {"pp", "1"}, {"dp", "8"}, {"cp", ""},
+          {"micro_batch", "1"}, {"global_batch", "64"}, {"recompute", "none"}, {"precision", "bf16"},
+          {"zero_stage_fsdp", "DDP + distributed optimizer"}, {"notes", ""}, {"measured_tps_gpu", "10000"}};
+}
+
+}  // namespace
+
+TEST_CASE("a Llama row becomes a SwiGLU/RoPE scenario that loads and simulates", "[tools][validation]") {
+  const RowScenario rs = row_scenario(llama_row());
+  REQUIRE(rs.reason.empty());
+  CHECK(rs.yaml.find("activation: swiglu") != std::string::npos);
+  CHECK(rs.yaml.find("position: rope") != std::string::npos);
+  CHECK(rs.yaml.find("tied_embeddings: false") != std::string::npos);
+  CHECK(rs.yaml.find("zero_stage: 1") != std::string::npos);
+  const RowOutcome o = validate_row(llama_row());
+  REQUIRE(o.simulated);
+  CHECK(o.predicted_tps_gpu > 0);
+  CHECK(o.error == Approx((o.predicted_tps_gpu - 10000) / 10000));
+  CHECK(o.headline());
+}
+
+TEST_CASE("rows that cannot be simulated carry a reason; doubtful rows carry a flag", "[tools][validation]") {
+  auto row = llama_row();
+  row["precision"] = "nvfp4";
+  CHECK(validate_row(row).reason == "NVFP4 training is not simulated yet");
+  row = llama_row();
+  row["gpu_type"] = "GB300";
+  CHECK_THAT(validate_row(row).reason, Catch::Contains("no gb300 profile"));
+  row = llama_row();
+  row["measured_tps_gpu"] = "";
+  CHECK_FALSE(validate_row(row).simulated);
+  row = llama_row();
+  row["model_name"] = "Llama 3.1 405B PROXY (7 layers)";
+  const RowOutcome proxy = validate_row(row);
+  CHECK(proxy.simulated);
+  CHECK_FALSE(proxy.headline());
+  row = llama_row();
+  row["global_batch"] = "60";  // not a multiple of micro_batch × dp: the loader's own message
+  CHECK_THAT(validate_row(row).reason, Catch::Contains("must be a multiple of micro_batch"));
+}
+
+TEST_CASE("error statistics: MAPE, median and the signed worst error", "[tools][validation]") {
+  RowOutcome a, b, c;
+  a.id = "a", a.error = 0.10;
+  b.id = "b", b.error = -0.30;
+  c.id = "c", c.error = 0.20;
+  const ErrorStats s = error_stats({&a, &b, &c});
+  CHECK(s.count == 3);
+  CHECK(s.mape == Approx(0.2));
+  CHECK(s.median_abs == Approx(0.2));
+  CHECK(s.worst == Approx(-0.30));
+  CHECK(s.worst_id == "b");
+}
+
+TEST_CASE("a stated inter-node bandwidth replaces the profile's NICs", "[tools][validation]") {
+  auto row = llama_row();
+  row["hw_notes"] = "A100-80G (400Gbps inter-node, GPUDirect RDMA)";
+  row["gpu_type"] = "A100-80G";
+  const RowScenario rs = row_scenario(row);
+  CHECK_THAT(rs.yaml, Catch::Contains("base: a100-80gb"));
+  CHECK_THAT(rs.yaml, Catch::Contains("nic_bandwidth: 50 Gb/s"));
+  row["hw_notes"] = "H100-80G (3.2Tbps inter-node)";
+  row["gpu_type"] = "H100-SXM";
+  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("nic_bandwidth: 400 Gb/s"));
+  row["hw_notes"] = "H100-SXM 80GB";
+  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("hardware: h100-sxm\n"));
+}

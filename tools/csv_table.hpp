@@ -1,0 +1,20 @@
+#pragma once
+// A CSV file with a header row (RFC 4180: quoted fields may hold commas, quotes doubled and
+// newlines). Every field is kept as text; callers convert.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace clustersim::tools {
+
+struct CsvTable {
+  std::vector<std::string> columns;
+  std::vector<std::map<std::string, std::string>> rows;  ///< column name → field
+};
+
+/// Parses CSV text; `source` names it in errors. Throws scenarios::ScenarioError when a row has
+/// a different number of fields than the header or a quote is left open.
+CsvTable parse_csv(const std::string& text, const std::string& source);
+CsvTable read_csv_file(const std::string& path);
+
+}  // namespace clustersim::tools

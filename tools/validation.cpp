@@ -1,0 +1,367 @@
+#include "tools/validation.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+#include "scenarios/error.hpp"
+#include "scenarios/load.hpp"
+#include "scenarios/simulate.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+using Row = std::map<std::string, std::string>;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+bool contains(const std::string& hay, const std::string& needle) {
+  return lower(hay).find(lower(needle)) != std::string::npos;
+}
+std::string field(const Row& r, const std::string& k) {
+  auto it = r.find(k);
+  return it == r.end() ? std::string() : it->second;
+}
+// A whole positive number, or 0 when blank or not a number.
+long integer(const Row& r, const std::string& k) {
+  const std::string s = field(r, k);
+  if (s.empty()) return 0;
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  return (end && *end == '\0' && v > 0) ? v : 0;
+}
+double number(const Row& r, const std::string& k) {
+  const std::string s = field(r, k);
+  if (s.empty()) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  return (end && *end == '\0') ? v : 0;
+}
+std::string yaml_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// How each source family's software ran where a row leaves a field blank. These come from the
+// sources' own documentation (tests/validation/README.md and the row notes); every use is
+// recorded as an assumption on the row.
+struct FamilyConventions {
+  bool flash_attention = true;   ///< FlashAttention-style fused attention available to the stack
+  const char* recompute = "none";
+  int zero_stage = 0;            ///< when zero_stage_fsdp is blank
+  bool sequence_parallel_with_tp = false;  ///< Megatron SP on whenever tp > 1
+  bool tp_comm_overlap = false;  ///< TE userbuffers overlap of TP collectives with GEMMs
+};
+
+FamilyConventions conventions(const std::string& family) {
+  FamilyConventions c;
+  // Megatron-LM before FlashAttention (2020–2022): attention as two batched GEMMs + softmax.
+  if (family == "MEG-2020" || family == "MEG-SC21" || family == "MEG-SC21T2" || family == "MEG-GPT3EX" ||
+      family == "KORTH")
+    c.flash_attention = false;
+  // MEG-2020 notes: Megatron GPT examples of that era used --checkpoint-activations.
+  if (family == "MEG-2020") c.recompute = "full";
+  // NeMo / Megatron-Core recipes use the distributed optimizer (ZeRO-1) by default.
+  if (family == "MEG-H100" || family.rfind("DGXC", 0) == 0 || family == "NEMO2407" || family == "MBRIDGE") {
+    c.zero_stage = 1;
+    c.sequence_parallel_with_tp = true;
+    // MEG-H100 notes state --tp-comm-overlap; the NeMo/Megatron-Bridge H100+ recipes enable it.
+    c.tp_comm_overlap = true;
+  }
+  // torchtitan's 2D runs use Megatron-style sequence parallelism on the TP mesh.
+  if (family == "TORCHTITAN") c.sequence_parallel_with_tp = true;
+  return c;
+}
+
+struct Hardware {
+  const char* profile = nullptr;  ///< nullptr: no profile
+  const char* assumption = nullptr;
+  const char* flag = nullptr;
+  const char* reason = nullptr;
+};
+
+Hardware hardware_for(const std::string& gpu_type) {
+  if (gpu_type == "A100-40G") return {"a100-40gb"};
+  if (gpu_type == "A100-80G") return {"a100-80gb"};
+  if (gpu_type == "A100 (memory not stated)")
+    return {"a100-40gb", "A100 memory not stated: 40 GB (the only DGX A100 in 2020)"};
+  if (gpu_type == "V100-32G")
+    return {"v100-sxm2", nullptr, "v100-sxm2 profile partly estimated (no V100 GEMM measurement in hardware.md)"};
+  if (gpu_type == "H100-SXM") return {"h100-sxm"};
+  if (gpu_type == "H100-80G (form factor not stated)") return {"h100-sxm", "H100 80GB form factor not stated: SXM"};
+  if (gpu_type == "H100-96G-HBM2e (500W)" || gpu_type == "H100-94G-HBM2e (lower TDP)")
+    return {"h100-sxm-hbm2e-500w", nullptr, "lower-power H100 HBM2e part (profile clocks/bandwidth partly estimated)"};
+  if (gpu_type == "H200") return {"h200-sxm"};
+  if (gpu_type == "B200") return {"b200"};
+  if (gpu_type == "GB200") return {"gb200"};
+  if (gpu_type == "GB300")
+    return {nullptr, nullptr, nullptr, "no gb300 profile: hardware.md gives no GB300 peaks, bandwidth or GEMM data"};
+  return {nullptr, nullptr, nullptr, nullptr};
+}
+
+// The node's scale-out bandwidth when the source states it ("400Gbps inter-node", "3.2Tbps
+// inter-node", "1600 Gbps RoCE node-node"), in bit/s; 0 when not stated.
+double stated_node_network_bps(const std::string& hw_notes) {
+  const std::string n = lower(hw_notes);
+  for (const char* unit : {"gbps", "tbps"}) {
+    const auto at = n.find(unit);
+    if (at == std::string::npos) continue;
+    if (n.find("inter-node", at) == std::string::npos && n.find("node-node", at) == std::string::npos) continue;
+    std::size_t start = at;
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(n[start - 1])) || n[start - 1] == '.' || n[start - 1] == ' '))
+      --start;
+    const double v = std::atof(n.substr(start, at - start).c_str());
+    if (v > 0) return v * (unit[0] == 't' ? 1e12 : 1e9);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string family_of(const std::string& id) {
+  const auto dash = id.rfind('-');
+  return dash == std::string::npos ? id : id.substr(0, dash);
+}
+
+RowScenario row_scenario(const Row& r) {
+  RowScenario out;
+  const std::string id = field(r, "id");
+  const std::string family = family_of(id);
+  const FamilyConventions conv = conventions(family);
+  auto assume = [&](std::string what) { out.assumptions.push_back(std::move(what)); };
+  auto fail = [&](std::string why) {
+    out.reason = std::move(why);
+    out.yaml.clear();
+    return out;
+  };
+
+  // Quality flags (tests/validation/README.md "Caveats"): shown, kept out of headline figures.
+  const std::string name = field(r, "model_name");
+  if (contains(name, "proxy")) out.flags.push_back("proxy model with reduced layer count");
+  if (contains(field(r, "notes"), "approximate")) out.flags.push_back("measurement is approximate");
+
+  if (number(r, "measured_tps_gpu") <= 0) return fail("no measured tokens/s per GPU (measured_tps_gpu blank)");
+
+  const Hardware hw = hardware_for(field(r, "gpu_type"));
+  if (hw.reason) return fail(hw.reason);
+  if (!hw.profile) return fail(fmt::format("no hardware profile for gpu_type '{}'", field(r, "gpu_type")));
+  if (hw.assumption) assume(hw.assumption);
+  if (hw.flag) out.flags.push_back(hw.flag);
+
+  // Precision: Transformer-Engine / torchao style FP8 (GEMMs at the FP8 rate, the rest BF16).
+  const std::string prec_text = field(r, "precision");
+  std::string precision = "bf16";
+  if (contains(prec_text, "nvfp4")) return fail("NVFP4 training is not simulated yet");
+  if (contains(prec_text, "fp8")) {
+    precision = "fp8";
+    if (contains(prec_text, "mxfp8")) assume("MXFP8 run at the FP8 Tensor Core rate (block-scaling cost not modelled)");
+  } else if (contains(prec_text, "fp16") && !contains(prec_text, "bf16")) {
+    precision = "fp16";
+  } else if (prec_text.empty()) {
+    assume("precision not stated: bf16");
+  }
+
+  // Architecture.
+  const long layers = integer(r, "layers"), hidden = integer(r, "hidden"), heads = integer(r, "heads");
+  if (!layers || !hidden || !heads) return fail("architecture incomplete (layers/hidden/heads blank)");
+  long kv_heads = integer(r, "kv_heads");
+  if (!kv_heads) kv_heads = heads;
+  long ffn = integer(r, "ffn_hidden");
+  if (!ffn) ffn = 4 * hidden, assume("ffn_hidden not stated: 4*hidden");
+  long vocab = integer(r, "vocab");
+  if (!vocab) vocab = 51200, assume("vocab not stated: 51200 (GPT-2 BPE padded)");
+  const bool llama = contains(name, "llama");
+  const bool rope = llama || contains(name, "nemotron");
+  const bool tied = !llama && !contains(name, "nemotron");  // GPT (Megatron) and MPT tie them
+  const long seq = integer(r, "seq_len");
+  if (!seq) return fail("seq_len blank");
+
+  // Layout.
+  const long gpus = integer(r, "num_gpus");
+  if (!gpus) return fail("num_gpus blank");
+  long tp = integer(r, "tp"), pp = integer(r, "pp"), cp = integer(r, "cp");
+  if (!tp && !pp && field(r, "dp").empty()) return fail("parallel layout (tp/pp/dp) not published");
+  if (!tp) tp = 1, assume("tp blank: 1");
+  if (!pp) pp = 1;
+  if (!cp) cp = 1;
+  const long vpp = integer(r, "vpp");
+  const std::string zero_text = field(r, "zero_stage_fsdp");
+  int zero = conv.zero_stage;
+  if (contains(zero_text, "shard_grad_op")) zero = 2;
+  else if (contains(zero_text, "fsdp") || contains(zero_text, "zero-3") || contains(zero_text, "full_shard")) zero = 3;
+  else if (contains(zero_text, "distributed optimizer")) zero = 1;
+  else if (contains(zero_text, "none")) zero = 0;
+  else if (zero_text.empty() && zero > 0) assume(fmt::format("optimizer sharding not stated: ZeRO-{} (stack default)", zero));
+
+  // Batch.
+  const long global_batch = integer(r, "global_batch");
+  if (!global_batch) return fail("global_batch not published");
+  long micro = integer(r, "micro_batch");
+  const long dp = gpus / std::max(1L, tp * pp * cp);
+  if (!micro) {
+    if (pp == 1 && dp > 0 && global_batch % dp == 0) {
+      micro = global_batch / dp;
+      assume(fmt::format("micro_batch not stated: whole local batch ({}) in one micro-batch", micro));
+    } else {
+      micro = 1;
+      assume("micro_batch not stated: 1");
+    }
+  }
+  std::string recompute = conv.recompute;
+  const std::string rc = field(r, "recompute");
+  if (contains(rc, "full")) recompute = "full";
+  else if (contains(rc, "selective")) recompute = "selective";
+  else if (contains(rc, "none")) recompute = "none";
+  else assume(fmt::format("recompute not stated: {}", recompute));
+
+  // Eager PyTorch (no torch.compile) where the source says so: IBM's "mode=no-compile", or a
+  // torchtitan techniques list without torch.compile.
+  const std::string other = field(r, "other_metrics");
+  const bool eager = contains(other, "no-compile") ||
+                     (contains(other, "techniques=") && !contains(other, "compile"));
+  if (eager) assume("eager PyTorch (no torch.compile): reference RMSNorm/RoPE/SwiGLU run unfused");
+
+  std::string y;
+  y += fmt::format("name: {}\n", yaml_quote(id + " " + name));
+  y += fmt::format("model:\n  name: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  ffn_hidden: {}\n"
+                   "  vocab: {}\n  activation: {}\n  position: {}\n  tied_embeddings: {}\n",
+                   yaml_quote(name), layers, hidden, heads, kv_heads, ffn, vocab, llama ? "swiglu" : "gelu",
+                   rope ? "rope" : "learned", tied ? "true" : "false");
+  const double node_bps = stated_node_network_bps(field(r, "hw_notes"));
+  if (node_bps > 0) {
+    // Same node, the source's stated scale-out bandwidth spread over the profile's NICs.
+    y += fmt::format("hardware:\n  base: {}\n  node:\n    nic_bandwidth: {} Gb/s\n    nics_per_node: 8\n", hw.profile,
+                     node_bps / 8 / 1e9);
+  } else {
+    y += fmt::format("hardware: {}\n", hw.profile);
+  }
+  y += fmt::format("cluster:\n  gpus: {}\n", gpus);
+  y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
+  if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
+  // Megatron's account_for_embedding/loss_in_pipeline_split: the embedding and the loss each
+  // take one layer's place, so 126 layers split as 128 over the virtual stages, one fewer on the
+  // first and the last (the NeMo Llama-3.1-405B recipes).
+  const long vstages = pp * std::max(1L, vpp);
+  if (vstages > 1 && layers % vstages != 0 && (layers + 2) % vstages == 0 && (layers + 2) / vstages >= 2) {
+    std::vector<std::string> split(std::size_t(vstages), std::to_string((layers + 2) / vstages));
+    split.front() = split.back() = std::to_string((layers + 2) / vstages - 1);
+    y += fmt::format("  pp_layers: [{}]\n", fmt::join(split, ", "));
+    assume("uneven pipeline split: embedding and loss each counted as one layer (Megatron account_for_*_in_pipeline_split)");
+  }
+  if (tp > 1) {
+    const std::string sp = field(r, "sp");
+    bool sequence_parallel = conv.sequence_parallel_with_tp;
+    if (sp == "y") sequence_parallel = true;
+    else if (sp == "n") sequence_parallel = false;
+    else if (sequence_parallel) assume("sequence parallelism not stated: on (stack default with tp > 1)");
+    if (sequence_parallel) y += "  sequence_parallel: true\n";
+    if (conv.tp_comm_overlap) {
+      y += "  tp_comm_overlap: true\n";
+      assume("TP communication overlapped with GEMMs (stack default, Transformer Engine userbuffers)");
+    }
+  }
+  y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n"
+                   "  recompute: {}\n  flash_attention: {}\n",
+                   seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");
+  if (eager) y += "  fused_elementwise: false\n";
+  out.yaml = std::move(y);
+  return out;
+}
+
+RowOutcome validate_row(const Row& r) {
+  RowOutcome o;
+  o.id = field(r, "id");
+  o.family = family_of(o.id);
+  o.model_name = field(r, "model_name");
+  o.gpu_type = field(r, "gpu_type");
+  auto part = [&](const char* k) { return field(r, k).empty() ? std::string("-") : field(r, k); };
+  o.layout = fmt::format("{}gpu tp{} pp{} cp{} dp{}", part("num_gpus"), part("tp"), part("pp"), part("cp"), part("dp"));
+  o.measured_tps_gpu = number(r, "measured_tps_gpu");
+  RowScenario rs = row_scenario(r);
+  o.flags = rs.flags;
+  o.assumptions = rs.assumptions;
+  if (!rs.reason.empty()) {
+    o.reason = rs.reason;
+    return o;
+  }
+  try {
+    const scenarios::Scenario sc = scenarios::load_scenario_string(rs.yaml, "published.csv:" + o.id);
+    const scenarios::Report rep = scenarios::simulate(sc);
+    o.simulated = true;
+    o.predicted_tps_gpu = rep.tokens_per_s_per_gpu;
+    o.predicted_mfu = rep.mfu;
+    o.fits_memory = rep.memory.fits();
+    o.error = (o.predicted_tps_gpu - o.measured_tps_gpu) / o.measured_tps_gpu;
+  } catch (const scenarios::ScenarioError& e) {
+    // Drop the "published.csv:ID[:line:col]: " prefix; the table already names the row.
+    std::string msg = e.what();
+    const std::string prefix = "published.csv:" + o.id;
+    if (msg.rfind(prefix, 0) == 0) {
+      const auto colon_space = msg.find(": ", prefix.size());
+      if (colon_space != std::string::npos) msg = msg.substr(colon_space + 2);
+    }
+    o.reason = msg;
+  }
+  return o;
+}
+
+ErrorStats error_stats(const std::vector<const RowOutcome*>& rows) {
+  ErrorStats s;
+  s.count = int(rows.size());
+  if (rows.empty()) return s;
+  std::vector<double> abs;
+  for (const RowOutcome* r : rows) {
+    abs.push_back(std::abs(r->error));
+    s.mape += std::abs(r->error);
+    if (std::abs(r->error) > std::abs(s.worst) || s.worst_id.empty()) s.worst = r->error, s.worst_id = r->id;
+  }
+  s.mape /= double(rows.size());
+  std::sort(abs.begin(), abs.end());
+  const std::size_t n = abs.size();
+  s.median_abs = n % 2 ? abs[n / 2] : 0.5 * (abs[n / 2 - 1] + abs[n / 2]);
+  return s;
+}
+
+namespace {
+FamilySummary summarize(const std::string& family, const std::vector<const RowOutcome*>& rows) {
+  FamilySummary f;
+  f.family = family;
+  f.rows = int(rows.size());
+  std::vector<const RowOutcome*> head, flagged;
+  for (const RowOutcome* r : rows) {
+    if (!r->simulated) continue;
+    ++f.simulated;
+    (r->headline() ? head : flagged).push_back(r);
+  }
+  f.headline = error_stats(head);
+  f.flagged = error_stats(flagged);
+  return f;
+}
+}  // namespace
+
+ValidationSummary validate_table(const CsvTable& table, const std::string& id_prefix) {
+  ValidationSummary s;
+  for (const auto& row : table.rows) {
+    const std::string id = field(row, "id");
+    if (!id_prefix.empty() && id.rfind(id_prefix, 0) != 0) continue;
+    s.rows.push_back(validate_row(row));
+  }
+  std::map<std::string, std::vector<const RowOutcome*>> by_family;
+  std::vector<const RowOutcome*> all;
+  for (const auto& r : s.rows) by_family[r.family].push_back(&r), all.push_back(&r);
+  for (const auto& [fam, rows] : by_family) s.families.push_back(summarize(fam, rows));
+  s.overall = summarize("overall", all);
+  return s;
+}
+
+}  // namespace clustersim::tools

@@ -1,0 +1,77 @@
+#pragma once
+// Validation against published training runs (tests/validation/published.csv): each row becomes
+// a scenario through the same loader and checks as a user's YAML, is simulated, and its
+// predicted tokens/s per GPU is compared with the measured one.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tools/csv_table.hpp"
+
+namespace clustersim::tools {
+
+/// One published row turned into scenario YAML, or the reason it cannot be.
+struct RowScenario {
+  std::string yaml;                      ///< empty when `reason` is set
+  std::string reason;                    ///< why the row cannot be simulated
+  std::vector<std::string> flags;        ///< why it stays out of the headline figures
+  std::vector<std::string> assumptions;  ///< fields the source leaves blank that we filled
+};
+
+struct RowOutcome {
+  std::string id;
+  std::string family;        ///< id prefix: the source group
+  std::string model_name;
+  std::string gpu_type;
+  std::string layout;        ///< "tp4 pp8 cp1 dp2" etc., as published
+  double measured_tps_gpu = 0;  ///< 0 when the source gives none
+  bool simulated = false;
+  std::string reason;        ///< set when not simulated
+  double predicted_tps_gpu = 0;
+  double predicted_mfu = 0;  ///< clustersim's own MFU (megatron formula, precision peak)
+  double error = 0;          ///< signed relative error (predicted − measured) / measured
+  bool fits_memory = true;
+  std::vector<std::string> flags;
+  std::vector<std::string> assumptions;
+  bool headline() const { return simulated && flags.empty(); }
+};
+
+/// Error statistics over a set of simulated rows (absolute percentage errors).
+struct ErrorStats {
+  int count = 0;
+  double mape = 0;        ///< mean |error|
+  double median_abs = 0;  ///< median |error|
+  double worst = 0;       ///< the signed error of largest magnitude
+  std::string worst_id;
+};
+
+struct FamilySummary {
+  std::string family;
+  int rows = 0;            ///< all rows of the family
+  int simulated = 0;       ///< simulated, headline or flagged
+  ErrorStats headline;     ///< simulated and not flagged
+  ErrorStats flagged;      ///< simulated but flagged (shown, not in headline)
+};
+
+struct ValidationSummary {
+  std::vector<RowOutcome> rows;
+  std::vector<FamilySummary> families;  ///< sorted by family name
+  FamilySummary overall;
+};
+
+/// The id prefix (everything before the last '-').
+std::string family_of(const std::string& id);
+
+/// Builds the scenario YAML for one CSV row (column name → field).
+RowScenario row_scenario(const std::map<std::string, std::string>& row);
+
+/// Converts, loads, simulates and compares one row. Never throws for a bad row: the loader's
+/// message becomes the reason.
+RowOutcome validate_row(const std::map<std::string, std::string>& row);
+
+/// Validates every row whose id starts with `id_prefix` (all when empty) and summarizes.
+ValidationSummary validate_table(const CsvTable& table, const std::string& id_prefix = "");
+
+ErrorStats error_stats(const std::vector<const RowOutcome*>& rows);
+
+}  // namespace clustersim::tools

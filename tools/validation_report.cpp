@@ -1,0 +1,173 @@
+#include "tools/validation_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace clustersim::tools {
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+std::string pct(double x) { return fmt::format("{:+.1f}%", 100 * x); }
+
+std::string stats_line(const ErrorStats& e) {
+  if (e.count == 0) return "n=0";
+  return fmt::format("n={:<3} MAPE {:5.1f}%  median {:5.1f}%  worst {} ({})", e.count, 100 * e.mape,
+                     100 * e.median_abs, pct(e.worst), e.worst_id);
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_string(v[i]);
+  return out + "]";
+}
+
+std::string json_stats(const ErrorStats& e) {
+  return fmt::format("{{\"count\": {}, \"mape\": {:.6g}, \"median_abs_error\": {:.6g}, \"worst_error\": {:.6g}, "
+                     "\"worst_id\": {}}}",
+                     e.count, e.mape, e.median_abs, e.worst, json_string(e.worst_id));
+}
+
+std::string json_family(const FamilySummary& f) {
+  return fmt::format("{{\"family\": {}, \"rows\": {}, \"simulated\": {}, \"headline\": {}, \"flagged\": {}}}",
+                     json_string(f.family), f.rows, f.simulated, json_stats(f.headline), json_stats(f.flagged));
+}
+
+}  // namespace
+
+std::string format_validation_text(const ValidationSummary& s) {
+  std::string o;
+  o += "Predicted vs measured tokens/s per GPU (error = (predicted - measured) / measured)\n\n";
+  o += fmt::format("{:<18} {:<34} {:<16} {:<26} {:>10} {:>10} {:>8}  {}\n", "id", "model", "gpu", "layout",
+                   "measured", "predicted", "error", "notes");
+  for (const auto& r : s.rows) {
+    std::vector<std::string> notes;
+    if (!r.simulated) notes.push_back("NOT SIMULATED: " + r.reason);
+    for (const auto& f : r.flags) notes.push_back("excluded: " + f);
+    if (r.simulated && !r.fits_memory) notes.push_back("our memory model says it does not fit");
+    const std::string model = r.model_name.size() > 34 ? r.model_name.substr(0, 33) + "~" : r.model_name;
+    const std::string gpu = r.gpu_type.size() > 16 ? r.gpu_type.substr(0, 15) + "~" : r.gpu_type;
+    o += fmt::format("{:<18} {:<34} {:<16} {:<26} {:>10.1f} {:>10} {:>8}  {}\n", r.id, model, gpu, r.layout,
+                     r.measured_tps_gpu, r.simulated ? fmt::format("{:.1f}", r.predicted_tps_gpu) : "-",
+                     r.simulated ? pct(r.error) : "-", join(notes, "; "));
+  }
+  o += "\nPer source family (headline: simulated rows without quality flags)\n";
+  auto fam_line = [&](const FamilySummary& f) {
+    std::string line = fmt::format("  {:<14} rows {:>3}  simulated {:>3}  headline {}", f.family, f.rows, f.simulated,
+                                   stats_line(f.headline));
+    if (f.flagged.count) line += fmt::format("  | flagged {}", stats_line(f.flagged));
+    return line + "\n";
+  };
+  for (const auto& f : s.families) o += fam_line(f);
+  o += fam_line(s.overall);
+  std::map<std::string, int> reasons;
+  for (const auto& r : s.rows)
+    if (!r.simulated) ++reasons[r.reason];
+  if (!reasons.empty()) {
+    o += "\nNot simulated, by reason\n";
+    std::vector<std::pair<int, std::string>> sorted;
+    for (const auto& [why, n] : reasons) sorted.emplace_back(-n, why);
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& [n, why] : sorted) o += fmt::format("  {:>4}  {}\n", -n, why);
+  }
+  return o;
+}
+
+std::string format_validation_json(const ValidationSummary& s) {
+  std::string o = "{\n  \"rows\": [\n";
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const auto& r = s.rows[i];
+    o += fmt::format("    {{\"id\": {}, \"family\": {}, \"measured_tps_gpu\": {:.6g}, \"simulated\": {}, ", json_string(r.id),
+                     json_string(r.family), r.measured_tps_gpu, r.simulated ? "true" : "false");
+    if (r.simulated)
+      o += fmt::format("\"predicted_tps_gpu\": {:.6g}, \"error\": {:.6g}, \"predicted_mfu\": {:.6g}, \"fits_memory\": {}, ",
+                       r.predicted_tps_gpu, r.error, r.predicted_mfu, r.fits_memory ? "true" : "false");
+    else
+      o += fmt::format("\"reason\": {}, ", json_string(r.reason));
+    o += fmt::format("\"headline\": {}, \"flags\": {}, \"assumptions\": {}}}{}\n", r.headline() ? "true" : "false",
+                     json_list(r.flags), json_list(r.assumptions), i + 1 < s.rows.size() ? "," : "");
+  }
+  o += "  ],\n  \"families\": [\n";
+  for (std::size_t i = 0; i < s.families.size(); ++i)
+    o += "    " + json_family(s.families[i]) + (i + 1 < s.families.size() ? ",\n" : "\n");
+  o += "  ],\n  \"overall\": " + json_family(s.overall) + "\n}\n";
+  return o;
+}
+
+std::string validation_svg(const ValidationSummary& s) {
+  // Log-log axes over the decades that hold every simulated point.
+  double lo = 1e300, hi = 0;
+  for (const auto& r : s.rows)
+    if (r.simulated) {
+      for (double v : {r.measured_tps_gpu, r.predicted_tps_gpu})
+        if (v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+  if (hi <= 0) lo = 1, hi = 10;
+  const double d0 = std::floor(std::log10(lo)), d1 = std::max(d0 + 1, std::ceil(std::log10(hi)));
+  const double W = 720, H = 720, left = 80, right = 200, top = 40, bottom = 70;
+  const double pw = W - left - right, ph = H - top - bottom;
+  auto px = [&](double v) { return left + (std::log10(v) - d0) / (d1 - d0) * pw; };
+  auto py = [&](double v) { return top + ph - (std::log10(v) - d0) / (d1 - d0) * ph; };
+  std::map<std::string, std::string> colors;
+  const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                           "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"};
+  for (const auto& f : s.families) colors[f.family] = palette[colors.size() % 16];
+  std::string o;
+  o += fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+                   "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", W, H);
+  o += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">clustersim validate: predicted vs measured tokens/s per "
+                   "GPU (log-log)</text>\n", left);
+  for (double d = d0; d <= d1; ++d) {
+    const double v = std::pow(10.0, d);
+    o += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>\n", px(v), top,
+                     top + ph);
+    o += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\" stroke=\"#ddd\"/>\n", py(v), left,
+                     left + pw);
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">1e{}</text>\n", px(v), top + ph + 18, int(d));
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">1e{}</text>\n", left - 6, py(v) + 4, int(d));
+  }
+  o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", left, top, pw, ph);
+  o += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"black\" stroke-dasharray=\"6 4\"/>\n",
+                   px(std::pow(10.0, d0)), py(std::pow(10.0, d0)), px(std::pow(10.0, d1)), py(std::pow(10.0, d1)));
+  o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">measured tokens/s per GPU</text>\n",
+                   left + pw / 2, H - 25);
+  o += fmt::format("<text transform=\"translate(22,{:.1f}) rotate(-90)\" text-anchor=\"middle\">predicted tokens/s per "
+                   "GPU</text>\n", top + ph / 2);
+  for (const auto& r : s.rows) {
+    if (!r.simulated || r.measured_tps_gpu <= 0 || r.predicted_tps_gpu <= 0) continue;
+    const std::string& c = colors[r.family];
+    o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\">"
+                     "<title>{} {:+.1f}%</title></circle>\n",
+                     px(r.measured_tps_gpu), py(r.predicted_tps_gpu), r.headline() ? c : "none",
+                     r.headline() ? "0.8" : "0", c, r.id, 100 * r.error);
+  }
+  double ly = top + 10;
+  for (const auto& f : s.families) {
+    if (!f.simulated) continue;
+    o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"/>\n", left + pw + 16, ly, colors[f.family]);
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{} ({})</text>\n", left + pw + 26, ly + 4, f.family, f.simulated);
+    ly += 18;
+  }
+  o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">hollow: flagged, not in headline</text>\n", left + pw + 10, ly + 10);
+  o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">headline MAPE {:.1f}% (n={})</text>\n", left + pw + 10, ly + 28,
+                   100 * s.overall.headline.mape, s.overall.headline.count);
+  return o + "</svg>\n";
+}
+
+}  // namespace clustersim::tools

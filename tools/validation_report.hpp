@@ -1,0 +1,14 @@
+#pragma once
+// Reporters for a validation run: terminal table, JSON, and an SVG scatter plot of predicted
+// vs measured tokens/s per GPU on log axes with the y = x line.
+#include <string>
+
+#include "tools/validation.hpp"
+
+namespace clustersim::tools {
+
+std::string format_validation_text(const ValidationSummary& s);
+std::string format_validation_json(const ValidationSummary& s);
+std::string validation_svg(const ValidationSummary& s);
+
+}  // namespace clustersim::tools
