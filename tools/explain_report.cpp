@@ -1,21 +1,13 @@
 #include "tools/explain_report.hpp"
 
+#include "tools/json_text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
 namespace clustersim::tools {
 namespace {
-
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (c == '<') o += "\\u003c";
-    else o += c;
-  }
-  return o;
-}
 
 std::string xml(const std::string& s) {
   std::string o;
@@ -56,28 +48,28 @@ std::string format_explain_text(const scenarios::Explanation& ex, const scenario
 }
 
 std::string format_explain_json(const scenarios::Explanation& ex, const scenarios::Report&) {
-  std::string o = "{\n    \"method\": \"" + esc(ex.method) + "\",\n    \"waterfall\": [";
+  std::string o = "{\n    \"method\": " + json_quote(ex.method) + ",\n    \"waterfall\": [";
   for (std::size_t i = 0; i < ex.waterfall.size(); ++i) {
     const auto& w = ex.waterfall[i];
-    o += fmt::format("{}\n      {{\"cause\": \"{}\", \"mfu_points\": {:.10g}, \"seconds\": {:.10g}}}", i ? "," : "",
-                     esc(w.cause), w.mfu_points, w.seconds);
+    o += fmt::format("{}\n      {{\"cause\": {}, \"mfu_points\": {:.10g}, \"seconds\": {:.10g}}}", i ? "," : "",
+                     json_quote(w.cause), w.mfu_points, w.seconds);
   }
   o += fmt::format("\n    ],\n    \"ridge_flop_per_byte\": {:.10g},\n    \"ops\": [", ex.ridge_flop_per_byte);
   for (std::size_t i = 0; i < ex.ops.size(); ++i) {
     const auto& op = ex.ops[i];
     o += fmt::format(
-        "{}\n      {{\"name\": \"{}\", \"kind\": \"{}\", \"bound\": \"{}\", \"seconds_per_step\": {:.10g}, "
+        "{}\n      {{\"name\": {}, \"kind\": {}, \"bound\": {}, \"seconds_per_step\": {:.10g}, "
         "\"calls_per_step\": {:.10g}, \"flop\": {:.10g}, \"bytes\": {:.10g}, \"flop_per_byte\": {:.10g}, "
         "\"achieved_flops\": {:.10g}}}",
-        i ? "," : "", esc(op.name), op.kind, op.bound, op.seconds_per_step, op.calls_per_step, op.flop, op.bytes,
+        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), op.seconds_per_step, op.calls_per_step, op.flop, op.bytes,
         op.intensity, op.achieved_flops);
   }
   o += "\n    ],\n    \"advice\": [";
   for (std::size_t i = 0; i < ex.advice.size(); ++i) {
     const auto& a = ex.advice[i];
-    o += fmt::format("{}\n      {{\"symptom\": \"{}\", \"change\": \"{}\", \"mfu_before\": {:.10g}, "
+    o += fmt::format("{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {:.10g}, "
                      "\"mfu_after\": {:.10g}, \"fits_in_memory\": {}}}",
-                     i ? "," : "", esc(a.symptom), esc(a.change), a.mfu_before, a.mfu_after, a.fits ? "true" : "false");
+                     i ? "," : "", json_quote(a.symptom), json_quote(a.change), a.mfu_before, a.mfu_after, a.fits ? "true" : "false");
   }
   return o + "\n    ]\n  }";
 }
@@ -88,7 +80,7 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
   const int height = 70 + n * bar_h + 30;
   auto x_of = [&](double frac) { return left + frac * plot_w; };
   std::string o = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width={} height={} font-family=\"sans-serif\" "
       "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}: where the MFU went</text>\n",
       width, height, xml(r.scenario.name));
@@ -100,8 +92,8 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
   auto bar = [&](const std::string& label, double from, double to, const char* color, const std::string& value) {
     const double y = 45 + row++ * bar_h;
     const double x0 = x_of(std::min(from, to)), x1 = x_of(std::max(from, to));
-    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16, xml(label));
-    o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", x0, y + 3,
+    o += fmt::format("<text x={} y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16, xml(label));
+    o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height={} fill={}/>\n", x0, y + 3,
                      std::max(1.0, x1 - x0), bar_h - 6, color);
     o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#333\">{}</text>\n", x1 + 4, y + 16, value);
   };

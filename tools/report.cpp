@@ -1,5 +1,7 @@
 #include "tools/report.hpp"
 
+#include "tools/json_text.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -19,17 +21,7 @@ std::string si(double v, const char* unit) {
   return fmt::format("{:.3g}{}{}", v, prefixes[i], unit);
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
-    else out += c;
-  }
-  return out + "\"";
-}
-
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
+std::string num(double v) { return json_number(v); }
 
 class JsonObject {
  public:
@@ -38,12 +30,12 @@ class JsonObject {
     return *this;
   }
   JsonObject& num(const std::string& k, double v) { return add(k, tools::num(v)); }
-  JsonObject& str(const std::string& k, const std::string& v) { return add(k, json_string(v)); }
+  JsonObject& str(const std::string& k, const std::string& v) { return add(k, json_quote(v)); }
   JsonObject& boolean(const std::string& k, bool v) { return add(k, v ? "true" : "false"); }
   std::string render(int indent = 2) const {
     std::string pad(std::size_t(indent), ' '), out = "{\n";
     for (std::size_t i = 0; i < items_.size(); ++i)
-      out += fmt::format("{}{}: {}{}\n", pad, json_string(items_[i].first), items_[i].second,
+      out += fmt::format("{}{}: {}{}\n", pad, json_quote(items_[i].first), items_[i].second,
                          i + 1 < items_.size() ? "," : "");
     return out + std::string(std::size_t(indent - 2), ' ') + "}";
   }

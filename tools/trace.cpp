@@ -1,5 +1,7 @@
 #include "tools/trace.hpp"
 
+#include "tools/json_text.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -17,15 +19,6 @@ std::string event_name(const models::TimelineEntry& e) {
   return std::string(models::name(e.kind)) + where + mb;
 }
 
-std::string quoted(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o + "\"";
-}
-
 }  // namespace
 
 std::string chrome_trace(const std::vector<models::TimelineEntry>& timeline, const std::string& title) {
@@ -38,7 +31,7 @@ std::string chrome_trace(const std::vector<models::TimelineEntry>& timeline, con
   }
   int next = 1;
   for (auto& [key, id] : tids) id = next++;
-  std::string o = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"title\": " + quoted(title) + "},\n\"traceEvents\": [\n";
+  std::string o = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"title\": " + json_quote(title) + "},\n\"traceEvents\": [\n";
   bool first = true;
   auto emit = [&](const std::string& ev) {
     o += (first ? "" : ",\n") + ev;
@@ -48,12 +41,12 @@ std::string chrome_trace(const std::vector<models::TimelineEntry>& timeline, con
     emit(fmt::format("{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"args\": {{\"name\": \"pipeline stage {}\"}}}}", s, s));
   for (const auto& [key, id] : tids)
     emit(fmt::format("{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": {}}}}}",
-                     key.first, id, quoted(key.second)));
+                     key.first, id, json_quote(key.second)));
   for (const auto& e : timeline) {
     const int tid = tids.at({e.stage, std::string(e.stream)});
     emit(fmt::format("{{\"ph\": \"X\", \"name\": {}, \"cat\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {:.6f}, \"dur\": {:.6f}, "
                      "\"args\": {{\"micro_batch\": {}, \"layer\": {}}}}}",
-                     quoted(event_name(e)), models::name(e.kind), e.stage, tid, e.start_s * 1e6,
+                     json_quote(event_name(e)), models::name(e.kind), e.stage, tid, e.start_s * 1e6,
                      (e.end_s - e.start_s) * 1e6, e.micro_batch, e.layer));
   }
   return o + "\n]}\n";

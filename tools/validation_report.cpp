@@ -1,5 +1,7 @@
 #include "tools/validation_report.hpp"
 
+#include "tools/json_text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,31 +24,21 @@ std::string stats_line(const ErrorStats& e) {
                      100 * e.median_abs, pct(e.worst), e.worst_id);
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
-    else out += c;
-  }
-  return out + "\"";
-}
-
 std::string json_list(const std::vector<std::string>& v) {
   std::string out = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_string(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_quote(v[i]);
   return out + "]";
 }
 
 std::string json_stats(const ErrorStats& e) {
   return fmt::format("{{\"count\": {}, \"mape\": {:.6g}, \"median_abs_error\": {:.6g}, \"worst_error\": {:.6g}, "
                      "\"worst_id\": {}}}",
-                     e.count, e.mape, e.median_abs, e.worst, json_string(e.worst_id));
+                     e.count, e.mape, e.median_abs, e.worst, json_quote(e.worst_id));
 }
 
 std::string json_family(const FamilySummary& f) {
   return fmt::format("{{\"family\": {}, \"rows\": {}, \"simulated\": {}, \"headline\": {}, \"flagged\": {}}}",
-                     json_string(f.family), f.rows, f.simulated, json_stats(f.headline), json_stats(f.flagged));
+                     json_quote(f.family), f.rows, f.simulated, json_stats(f.headline), json_stats(f.flagged));
 }
 
 }  // namespace
@@ -93,13 +85,13 @@ std::string format_validation_json(const ValidationSummary& s) {
   std::string o = "{\n  \"rows\": [\n";
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const auto& r = s.rows[i];
-    o += fmt::format("    {{\"id\": {}, \"family\": {}, \"measured_tps_gpu\": {:.6g}, \"simulated\": {}, ", json_string(r.id),
-                     json_string(r.family), r.measured_tps_gpu, r.simulated ? "true" : "false");
+    o += fmt::format("    {{\"id\": {}, \"family\": {}, \"measured_tps_gpu\": {:.6g}, \"simulated\": {}, ", json_quote(r.id),
+                     json_quote(r.family), r.measured_tps_gpu, r.simulated ? "true" : "false");
     if (r.simulated)
       o += fmt::format("\"predicted_tps_gpu\": {:.6g}, \"error\": {:.6g}, \"predicted_mfu\": {:.6g}, \"fits_memory\": {}, ",
                        r.predicted_tps_gpu, r.error, r.predicted_mfu, r.fits_memory ? "true" : "false");
     else
-      o += fmt::format("\"reason\": {}, ", json_string(r.reason));
+      o += fmt::format("\"reason\": {}, ", json_quote(r.reason));
     o += fmt::format("\"headline\": {}, \"flags\": {}, \"assumptions\": {}}}{}\n", r.headline() ? "true" : "false",
                      json_list(r.flags), json_list(r.assumptions), i + 1 < s.rows.size() ? "," : "");
   }
