@@ -80,7 +80,7 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
   const int height = 70 + n * bar_h + 30;
   auto x_of = [&](double frac) { return left + frac * plot_w; };
   std::string o = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width={} height={} font-family=\"sans-serif\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
       "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}: where the MFU went</text>\n",
       width, height, xml(r.scenario.name));
@@ -92,8 +92,8 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
   auto bar = [&](const std::string& label, double from, double to, const char* color, const std::string& value) {
     const double y = 45 + row++ * bar_h;
     const double x0 = x_of(std::min(from, to)), x1 = x_of(std::max(from, to));
-    o += fmt::format("<text x={} y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16, xml(label));
-    o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height={} fill={}/>\n", x0, y + 3,
+    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16, xml(label));
+    o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", x0, y + 3,
                      std::max(1.0, x1 - x0), bar_h - 6, color);
     o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#333\">{}</text>\n", x1 + 4, y + 16, value);
   };
