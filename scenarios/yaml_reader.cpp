@@ -65,7 +65,10 @@ void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const s
 }
 
 void YamlReader::fail(const std::string& key, const std::string& message) const {
-  throw ScenarioError(fmt::format("{}: {}: {}", location(key), key_path(key), message));
+  const std::string where = location(key);
+  // "--set training.seq_len" already names the key; a file location needs the key path after it.
+  if (where == "--set " + key_path(key)) throw ScenarioError(fmt::format("{}: {}", where, message));
+  throw ScenarioError(fmt::format("{}: {}: {}", where, key_path(key), message));
 }
 
 void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
