@@ -103,8 +103,12 @@ double step_time_lower_bound_s(const scenarios::Scenario& sc) {
   const auto& p = sc.parallel;
   const auto costs = models::step_costs(sc.model, sc.training, p, sc.gpu);
   const double per_layer = costs.layer_fwd.time_s + costs.layer_bwd.time_s + costs.layer_recompute.time_s;
-  const int layers_on_least_loaded_stage = sc.model.layers / std::max(1, p.pp);
-  return double(sc.training.micro_batches(p)) * layers_on_least_loaded_stage * per_layer;
+  const int pp = std::max(1, p.pp), chunks = pp * std::max(1, p.vpp);
+  const int layers_on_least_loaded_stage = sc.model.layers / pp;
+  // The last stage has nothing to do until the first micro-batch's forward has crossed the
+  // pp − 1 stages before it, one model chunk each (the pipeline fill).
+  const double fill_s = (pp - 1) * double(sc.model.layers / chunks) * costs.layer_fwd.time_s;
+  return fill_s + double(sc.training.micro_batches(p)) * layers_on_least_loaded_stage * per_layer;
 }
 
 int resolve_threads(int requested) {

@@ -46,9 +46,10 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
              const std::string& reason, const scenarios::Report* report);
 
 /// A lower bound on the simulated step time: the kernel time of one rank's layers (forward,
-/// backward, recompute) over all micro-batches, on the least loaded pipeline stage. The
-/// simulation only adds to it (embedding, head, bubbles, exposed communication, contention), so
-/// a plan whose bound is already slower than a simulated one cannot beat it. Used to skip
+/// backward, recompute) over all micro-batches on the least loaded pipeline stage, plus the
+/// pipeline fill the last stage waits for (pp − 1 chunk forwards). The simulation only adds to
+/// it (embedding, head, the rest of the bubble, exposed communication, contention), so a plan
+/// whose bound is already slower than a simulated one cannot beat it. Used to skip
 /// simulations, never as a result.
 double step_time_lower_bound_s(const scenarios::Scenario& sc);
 
