@@ -14,7 +14,7 @@
 #include "scenarios/explain.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
-#include "tools/atomic_file.hpp"
+#include "tools/output_file.hpp"
 #include "tools/explain_report.hpp"
 #include "tools/mfu_command.hpp"
 #include "tools/collective_command.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // A streamed output file (sweep CSV / JSON lines, possibly millions of rows) written under a
 // temporary name and renamed into place by commit(), so that an error or Ctrl-C never leaves a
-// truncated file that looks complete (the same rule as atomic_file.hpp, for streams).
+// truncated file that looks complete.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -38,5 +38,12 @@ class OutputFile {
   std::ofstream out_;
   bool committed_ = false;
 };
+
+/// A whole file written the same way (plots, traces).
+inline void write_file_atomically(const std::string& path, const std::string& content) {
+  OutputFile file(path);
+  file.stream() << content;
+  file.commit();
+}
 
 }  // namespace clustersim::tools

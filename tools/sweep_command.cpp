@@ -13,6 +13,7 @@
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/sweep_engine.hpp"
+#include "tools/sweep_plot.hpp"
 #include "tools/sweep_table.hpp"
 
 namespace clustersim::tools {
@@ -24,7 +25,7 @@ struct SweepArgs {
   std::string scenario;
   std::vector<std::string> vary, sets;
   bool auto_parallel = false;
-  std::string csv, jsonl, shard = "0/1", by = "mfu";
+  std::string csv, jsonl, plot, shard = "0/1", by = "mfu";
   std::size_t top = 10;
   int threads = 0;
   double cost_per_gpu_hour = 0;
@@ -74,13 +75,25 @@ int run_sweep_command(const SweepArgs& a) {
   TopK top(header, by, a.top);
   ReasonTally reasons;
   const std::size_t reason_col = *column_of(header, "reason");
+  // --plot: the ranking metric against the first swept key.
+  const char* metric = by == RankBy::mfu ? "mfu" : by == RankBy::step_time ? "step_time_s"
+                       : by == RankBy::days ? "days_to_train" : "cost_usd";
+  const auto metric_col = column_of(header, metric);
+  const auto x_col = space.columns().empty() ? std::nullopt : column_of(header, space.columns().front());
+  if (!a.plot.empty() && (!metric_col || !x_col))
+    throw ScenarioError(fmt::format("--plot {}: needs at least one swept key (--vary or --auto-parallel)", a.plot));
+  std::vector<SweepPoint> points;
   const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
     if (csv) csv->stream() << csv_line(r.cells);
     if (jsonl) jsonl->stream() << r.json << '\n';
     top.offer(r.index, r.cells);
     if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
+    if (!a.plot.empty() && r.status == Status::ok && !r.cells[*metric_col].empty())
+      points.push_back({r.cells[*x_col], std::stod(r.cells[*metric_col])});
   });
   bar.finish();
+  if (!a.plot.empty())
+    write_file_atomically(a.plot, sweep_plot_svg(points, space.columns().front(), metric, by == RankBy::mfu));
   if (csv) csv->commit();
   if (jsonl) jsonl->commit();
   fmt::print(stderr, "swept {} configurations (shard {}/{} of {}) in {:.2f} s: {:.0f} configurations/s on {} threads\n",
@@ -226,6 +239,7 @@ Subcommand add_sweep_command(CLI::App& app) {
               "also enumerate every tp/pp/cp/vpp/micro_batch/zero_stage/recompute plan for the GPU count");
   c->add_option("--csv", args->csv, "write every configuration and its metrics to this CSV file");
   c->add_option("--jsonl", args->jsonl, "write every configuration as one JSON object per line");
+  c->add_option("--plot", args->plot, "write the --by metric against the first swept key as an SVG chart");
   c->add_option("--top", args->top, "print the best K configurations (0: none)")->capture_default_str();
   c->add_option("--by", args->by, "rank by mfu | step_time | days | cost")->capture_default_str();
   c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();

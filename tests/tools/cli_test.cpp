@@ -162,3 +162,16 @@ TEST_CASE("run with a trace file writes Chrome trace JSON whose events span the 
   REQUIRE(end_us / 1e6 == Approx(json_number(r.out, "step_time_s")).epsilon(1e-6));
   for (const char* stream : {"compute", "tp_comm", "pp_send_fwd", "dp_reduce"}) REQUIRE(threads.count(stream) == 1);
 }
+
+TEST_CASE("sweep writes its metric against the swept key as an SVG that renders", "[tools]") {
+  const std::string svg = "/tmp/clustersim_test_sweep.svg", png = "/tmp/clustersim_test_sweep.png";
+  std::remove(svg.c_str());
+  const auto r = run_command(kBin + " sweep " + kSrc + "/scenarios/7b_256xh100.yaml --vary cluster.gpus=64..256:x2 " +
+                             "--vary parallelism.dp=64..256:x2 --top 0 --plot " + svg + " 2>/dev/null");
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(svg);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(std::count(text.begin(), text.end(), '\n') > 10);
+  REQUIRE(text.find("<polyline") != std::string::npos);  // the best-per-value line
+  REQUIRE(run_command("rsvg-convert " + svg + " -o " + png).exit_code == 0);
+}

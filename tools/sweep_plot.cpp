@@ -1,0 +1,91 @@
+#include "tools/sweep_plot.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace clustersim::tools {
+namespace {
+
+std::string xml(const std::string& s) {
+  std::string o;
+  for (char c : s) o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+  return o;
+}
+
+bool numeric(const std::string& s, double* v) {
+  char* end = nullptr;
+  *v = std::strtod(s.c_str(), &end);
+  return end && *end == '\0' && !s.empty() && std::isfinite(*v);
+}
+
+}  // namespace
+
+std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::string& x_label,
+                           const std::string& y_label, bool higher_is_better) {
+  const double W = 760, H = 440, L = 80, R = 20, T = 30, B = 60;
+  // X positions: numeric values on a linear or (spanning ≥ 8×, all positive) log axis, else
+  // categories in order of first appearance.
+  bool all_numeric = !points.empty();
+  double xmin = 1e300, xmax = -1e300;
+  for (const auto& p : points) {
+    double v;
+    if (!numeric(p.x, &v)) all_numeric = false;
+    else xmin = std::min(xmin, v), xmax = std::max(xmax, v);
+  }
+  const bool log_x = all_numeric && xmin > 0 && xmax / xmin >= 8;
+  std::vector<std::string> categories;
+  for (const auto& p : points)
+    if (std::find(categories.begin(), categories.end(), p.x) == categories.end()) categories.push_back(p.x);
+  if (all_numeric)
+    std::sort(categories.begin(), categories.end(),
+              [](const std::string& a, const std::string& b) { return std::stod(a) < std::stod(b); });
+  auto x_of = [&](const std::string& x) {
+    if (!all_numeric || xmax == xmin) {
+      const auto i = std::find(categories.begin(), categories.end(), x) - categories.begin();
+      return L + (W - L - R) * (double(i) + 0.5) / std::max<std::size_t>(1, categories.size());
+    }
+    const double v = std::stod(x);
+    const double f = log_x ? std::log(v / xmin) / std::log(xmax / xmin) : (v - xmin) / (xmax - xmin);
+    return L + 20 + (W - L - R - 40) * f;
+  };
+  double ymax = 0;
+  for (const auto& p : points) ymax = std::max(ymax, p.y);
+  ymax = ymax > 0 ? ymax * 1.1 : 1;
+  auto y_of = [&](double y) { return T + (H - T - B) * (1 - y / ymax); };
+  std::string o = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n",
+      W, H, L, H - B, W - R, H - B, L, T, L, H - B);
+  for (int i = 0; i <= 5; ++i) {
+    const double y = ymax * i / 5;
+    o += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#eee\"/><text x=\"{}\" y=\"{:.1f}\" "
+                     "text-anchor=\"end\" fill=\"#555\">{:.3g}</text>\n",
+                     L, y_of(y), W - R, y_of(y), L - 6, y_of(y) + 4, y);
+  }
+  for (const auto& c : categories)
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">{}</text>\n", x_of(c), H - B + 16,
+                     xml(c));
+  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", (L + W - R) / 2, H - 18, xml(x_label),
+                   log_x ? " (log scale)" : "");
+  o += fmt::format("<text transform=\"translate(18,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n", (T + H - B) / 2,
+                   xml(y_label));
+  std::map<std::string, double> best;
+  for (const auto& p : points) {
+    auto [it, fresh] = best.emplace(p.x, p.y);
+    if (!fresh) it->second = higher_is_better ? std::max(it->second, p.y) : std::min(it->second, p.y);
+    o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"#4c78a8\" fill-opacity=\"0.5\"/>\n", x_of(p.x),
+                     y_of(p.y));
+  }
+  std::string path;
+  for (const auto& c : categories)
+    path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", x_of(c), y_of(best[c]));
+  if (!path.empty())
+    o += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#e45756\" stroke-width=\"2\"/>\n", path);
+  return o + "</svg>\n";
+}
+
+}  // namespace clustersim::tools

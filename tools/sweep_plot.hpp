@@ -1,0 +1,19 @@
+#pragma once
+// A standalone SVG chart of a sweep: the ranking metric against one swept key, every ok
+// configuration as a point and the best per key value joined by a line.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clustersim::tools {
+
+struct SweepPoint {
+  std::string x;  ///< the swept key's value as written (numeric values get a numeric axis)
+  double y = 0;
+};
+
+/// `higher_is_better` picks the per-x best for the line (MFU: max; step time, days, cost: min).
+std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::string& x_label,
+                           const std::string& y_label, bool higher_is_better);
+
+}  // namespace clustersim::tools
