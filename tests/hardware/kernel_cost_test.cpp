@@ -44,7 +44,7 @@ TEST_CASE("no GEMM shape beats the measured MAMF anchor (times the sustained fra
   CHECK(rate(g, Precision::bf16, 8192, 8192, 8192) <= 0.5 * g.gemm_anchor.flops * 1.0001);
 }
 
-TEST_CASE("FP8 linears add memory-bound cast-transpose kernels; BF16 ones do not", "[hardware][models]") {
+TEST_CASE("FP8 linears add memory-bound cast-transpose kernels, BF16 ones do not", "[hardware][models]") {
   const auto fp8 = h100("fp8"), bf16 = h100("bf16");
   const auto c8 = models::step_costs(fp8.model, fp8.training, fp8.parallel, fp8.gpu);
   const auto c16 = models::step_costs(bf16.model, bf16.training, bf16.parallel, bf16.gpu);

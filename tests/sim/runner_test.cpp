@@ -47,7 +47,7 @@ TEST_CASE("two tasks demanding a whole resource share it equally", "[sim]") {
   REQUIRE(r.timing[1].end == Time::from_ps(200));
 }
 
-TEST_CASE("a high-priority task takes its share first; the rest is slowed while it runs", "[sim]") {
+TEST_CASE("a high-priority task takes its share first, the rest is slowed while it runs", "[sim]") {
   TaskGraph g;
   g.add(task(0, 1000, {}, {{0, 1.0}}));            // compute on all SMs
   g.add(task(1, 400, {}, {{0, 0.2}}, /*priority*/ 1));  // comm holding 20% of SMs

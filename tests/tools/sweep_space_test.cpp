@@ -57,7 +57,7 @@ TEST_CASE("a key may not be both varied and fixed, nor varied twice", "[tools][s
   CHECK_THROWS_AS(SweepSpace({{"parallelism.tp", {"1"}}}, true, {}, 8), ScenarioError);
 }
 
-TEST_CASE("auto-parallel plans divide the GPU count; vpp only with pp", "[tools][sweep]") {
+TEST_CASE("auto-parallel plans divide the GPU count, vpp only with pp", "[tools][sweep]") {
   PlanGrid g;
   g.tp = {1, 2};
   g.pp = {1, 2};

@@ -35,7 +35,7 @@ TEST_CASE("a Llama row becomes a SwiGLU/RoPE scenario that loads and simulates",
   CHECK(o.headline());
 }
 
-TEST_CASE("rows that cannot be simulated carry a reason; doubtful rows carry a flag", "[tools][validation]") {
+TEST_CASE("rows that cannot be simulated carry a reason, doubtful rows carry a flag", "[tools][validation]") {
   auto row = llama_row();
   row["precision"] = "nvfp4";
   CHECK(validate_row(row).reason == "NVFP4 training is not simulated yet");
