@@ -1,5 +1,7 @@
 #include "tools/sweep_table.hpp"
 
+#include "tools/json_text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -153,16 +155,6 @@ std::string compact_json(const std::string& json) {
     }
   }
   return out;
-}
-
-std::string json_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
-    else out += c;
-  }
-  return out + "\"";
 }
 
 // JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?

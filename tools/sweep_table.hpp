@@ -7,6 +7,8 @@
 #include <optional>
 #include <set>
 #include <string>
+
+#include "tools/json_text.hpp"
 #include <utility>
 #include <vector>
 
@@ -19,7 +21,7 @@ const std::vector<std::string>& metric_columns();
 std::vector<std::pair<std::string, std::string>> flatten_json(const std::string& json);
 /// The same JSON without insignificant whitespace (one line).
 std::string compact_json(const std::string& json);
-std::string json_quote(const std::string& s);
+
 /// A cell as a JSON value: null when empty, a number when it reads as one, else a string.
 std::string json_scalar(const std::string& cell);
 
