@@ -61,6 +61,7 @@ void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const s
   if (!mark.is_null() && where.rfind("--set", 0) != 0) {
     where = source_of_(key) + fmt::format(":{}:{}", mark.line + 1, mark.column + 1);
   }
+  if (!key.empty() && where == "--set " + key_path(key)) throw ScenarioError(fmt::format("{}: {}", where, message));
   throw ScenarioError(fmt::format("{}: {}: {}", where, key.empty() ? (path_.empty() ? "(top level)" : path_) : key_path(key), message));
 }
 
