@@ -39,17 +39,19 @@ std::vector<Cause> causes() {
       {"memory-bound element-wise ops (norms, activations, residuals, loss)",
        [](Scenario& s) { s.gpu.hbm_bps = kHuge; }},
       {"kernel launch gaps", [](Scenario& s) { s.gpu.kernel_gap_s = 0; }},
-      {"attention kernel efficiency",
+      {"attention kernel efficiency (incl. sustained fraction)",
        [](Scenario& s) {
          s.gpu.attention = {1.0, 0.0, 1.0, 0.0};
+         s.gpu.attention_sustained_fraction = 1.0;
        }},
       {"GEMM wave quantization and small shapes",
        [](Scenario& s) {
          s.gpu.gemm_tile_m = s.gpu.gemm_tile_n = 1;
          s.gpu.gemm_k_overhead = 0;
        }},
-      {"GEMM main-loop efficiency below peak",
+      {"GEMM main-loop efficiency below peak (incl. sustained-clock fraction)",
        [](Scenario& s) {
+         s.gpu.gemm_sustained_fraction = 1.0;  // the calibrated sustained-clock share (issue #5)
          s.gpu.gemm_anchor.flops = s.gpu.peak(hardware::Precision::bf16);
          s.gpu.gemm_anchor.m = s.gpu.gemm_anchor.n = s.gpu.gemm_anchor.k = 4096;
          if (s.gpu.gemm_anchor_fp8.flops > 0) {
