@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "scenarios/error.hpp"
@@ -102,7 +103,9 @@ double fit_gemm(const std::vector<const FitRow*>& rows, double attention) {
   return 0.5 * (a + b);
 }
 
-Values fit_per_hardware_gemm(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles) {
+// Fits each profile's rows with `fit_one`; profiles without rows get the global pair.
+Values fit_each_profile(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles,
+                        const std::function<HardwareFit(const std::vector<const FitRow*>&, const HardwareFit&)>& fit_one) {
   HardwareFit global = fit_pair(rows);
   global.rows = 0;
   Values v;
@@ -110,22 +113,20 @@ Values fit_per_hardware_gemm(const std::vector<const FitRow*>& rows, const std::
     std::vector<const FitRow*> mine;
     for (const FitRow* r : rows)
       if (r->hardware == hw) mine.push_back(r);
-    v[hw] = mine.empty() ? global : HardwareFit{fit_gemm(mine, global.attention), global.attention, int(mine.size())};
+    v[hw] = mine.empty() ? global : fit_one(mine, global);
   }
   return v;
 }
 
+Values fit_per_hardware_gemm(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles) {
+  return fit_each_profile(rows, profiles, [](const std::vector<const FitRow*>& mine, const HardwareFit& global) {
+    return HardwareFit{fit_gemm(mine, global.attention), global.attention, int(mine.size())};
+  });
+}
+
 Values fit_per_hardware(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles) {
-  HardwareFit global = fit_pair(rows);
-  global.rows = 0;
-  Values v;
-  for (const auto& hw : profiles) {
-    std::vector<const FitRow*> mine;
-    for (const FitRow* r : rows)
-      if (r->hardware == hw) mine.push_back(r);
-    v[hw] = mine.empty() ? global : fit_pair(mine);
-  }
-  return v;
+  return fit_each_profile(rows, profiles,
+                          [](const std::vector<const FitRow*>& mine, const HardwareFit&) { return fit_pair(mine); });
 }
 
 }  // namespace
