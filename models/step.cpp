@@ -104,6 +104,16 @@ struct Bucket {
   int ready_unit = 0;  // index in backward order of the unit whose gradient completes it
 };
 
+/// Where the time of a merged task went when its kernels and transfers ran alone: a whole pass
+/// (or one block) simulated once at kernel granularity, then run as one task of `total_s`.
+struct PassProfile {
+  double total_s = 0;
+  double forward_s = 0, backward_s = 0, recompute_s = 0;
+  double tp_exposed_s = 0, cp_exposed_s = 0;  ///< transfer time with no kernel running
+  double tp_busy_s = 0, cp_busy_s = 0;
+  double slowdown_s = 0;  ///< kernel time lost to SMs taken by the overlapped transfers
+};
+
 /// Per-stage bookkeeping while tasks are added.
 struct StageState {
   TaskId last_compute = -1, prev_compute = -1;
@@ -129,7 +139,7 @@ class StepBuilder {
   StepBuilder(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
               const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net,
               std::vector<TimelineEntry>* timeline)
-      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net), timeline_(timeline),
+      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net), timeline_(timeline), fine_(timeline != nullptr),
         place_(make_placement(p, gpu.node.gpus_per_node)),
         mbs_(t.micro_batches(p)), vlayers_(virtual_stage_layers(m.layers, p)),
         dp_ranks_(p.dp * p.cp), zero_(dp_ranks_ > 1 ? p.zero_stage : 0) {}
@@ -317,7 +327,7 @@ class StepBuilder {
             deps = it->second;
           }
           outputs_[{op.forward, op.micro_batch, vs}] =
-              op.forward ? emit_forward(s, op, deps) : emit_backward(s, op, deps);
+              emit_pass(s, op, std::move(deps));
           ++i, --remaining, progressed = true;
         }
       }
@@ -325,39 +335,129 @@ class StepBuilder {
     }
   }
 
-  std::vector<TaskId> emit_forward(int s, const PipeOp& op, std::vector<TaskId> deps) {
-    const int vs = op.chunk * p_.pp + s;
-    const TaskKind kind = TaskKind::forward;
-    label_mb_ = op.micro_batch;
-    label_layer_ = -1;
-    if (vs == 0) emit_unit(s, op, unit_of(s, op.chunk, vlayers_[0]), embed_fwd_, kind, &deps, true);
-    for (int l = 0; l < vlayers_[static_cast<std::size_t>(vs)]; ++l) {
-      label_layer_ = first_layer(vs) + l;
-      emit_unit(s, op, unit_of(s, op.chunk, l), fwd_items_, kind, &deps, true);
+  // The units of virtual stage vs's forward or backward pass, in execution order:
+  // f(which, items, kind, forward, block, layer label), `which` as unit_of() takes it.
+  template <class F>
+  void for_each_unit(int vs, bool forward, F&& f) {
+    const int layers = vlayers_[static_cast<std::size_t>(vs)];
+    const bool first = vs == 0, last = vs == vstages() - 1;
+    if (forward) {
+      if (first) f(layers, embed_fwd_, TaskKind::forward, true, false, -1);
+      for (int l = 0; l < layers; ++l) f(l, fwd_items_, TaskKind::forward, true, false, first_layer(vs) + l);
+      if (last) f(-1, head_fwd_, TaskKind::forward, true, false, -2);
+    } else {
+      if (last) f(-1, head_bwd_, TaskKind::backward, false, false, -2);
+      for (int l = layers - 1; l >= 0; --l) f(l, bwd_items_, TaskKind::backward, false, true, first_layer(vs) + l);
+      if (first) f(layers, embed_bwd_, TaskKind::backward, false, false, -1);
     }
-    if (vs == vstages() - 1) {
-      label_layer_ = -2;
-      emit_unit(s, op, unit_of(s, op.chunk, -1), head_fwd_, kind, &deps, true);
-      return flush(s);
-    }
-    return send(s, true);
   }
 
-  std::vector<TaskId> emit_backward(int s, const PipeOp& op, std::vector<TaskId> deps) {
+  // Whether a pass has ZeRO / DP traffic tied to its individual units (so it cannot run as one
+  // merged task): ZeRO-3 gathers and scatters per unit; the first forward waits for overlapped
+  // parameter gathers; backward passes whose gradients are reduced launch buckets per unit.
+  bool unit_traffic(const PipeOp& op) const {
+    if (zero_ == 3) return true;
+    if (op.forward) return op.micro_batch == 0 && zero_ >= 1 && t_.overlap_param_gather;
+    return dp_ranks_ > 1 && (zero_ == 2 || op.micro_batch == mbs_ - 1);
+  }
+
+  std::vector<TaskId> emit_pass(int s, const PipeOp& op, std::vector<TaskId> deps) {
     const int vs = op.chunk * p_.pp + s;
     label_mb_ = op.micro_batch;
-    label_layer_ = -2;
-    if (vs == vstages() - 1) emit_unit(s, op, unit_of(s, op.chunk, -1), head_bwd_, TaskKind::backward, &deps, false);
-    for (int l = vlayers_[static_cast<std::size_t>(vs)] - 1; l >= 0; --l) {
-      label_layer_ = first_layer(vs) + l;
-      emit_unit(s, op, unit_of(s, op.chunk, l), bwd_items_, TaskKind::backward, &deps, false, true);
+    if (!fine_ && !unit_traffic(op)) {
+      // Consecutive kernels and TP / CP transfers whose durations are already known run as one
+      // task, which the other streams (DP, PP) still slow down through the shared SMs.
+      const std::size_t prof = profile({op.forward, vs == 0, vs == vstages() - 1, vlayers_[static_cast<std::size_t>(vs)]},
+                                        [&](std::vector<TaskId>* d) {
+                                          for_each_unit(vs, op.forward, [&](int, const std::vector<Item>& items, TaskKind kind,
+                                                                            bool, bool block, int) {
+                                            emit_unit_body(0, items, kind, block, d);
+                                          });
+                                        });
+      add_profiled(s, op.forward ? TaskKind::forward : TaskKind::backward, prof, &deps);
+    } else {
+      for_each_unit(vs, op.forward, [&](int which, const std::vector<Item>& items, TaskKind kind, bool forward,
+                                        bool block, int label) {
+        label_layer_ = label;
+        emit_unit(s, op, unit_of(s, op.chunk, which), items, kind, &deps, forward, block);
+      });
     }
-    if (vs == 0) {
-      label_layer_ = -1;
-      emit_unit(s, op, unit_of(s, op.chunk, vlayers_[0]), embed_bwd_, TaskKind::backward, &deps, false);
-      return flush(s);
+    const bool ends_model = op.forward ? vs == vstages() - 1 : vs == 0;
+    return ends_model ? flush(s) : send(s, op.forward);
+  }
+
+  // A unit's kernels and transfers (its recomputed forward first, for a block's backward).
+  void emit_unit_body(int s, const std::vector<Item>& items, TaskKind kind, bool block, std::vector<TaskId>* deps) {
+    if (block && t_.recompute == Recompute::full)
+      emit_items(s, fwd_items_, TaskKind::recompute, deps);
+    else if (block && t_.recompute == Recompute::selective)
+      add_compute(s, TaskKind::recompute, c_.layer_recompute.time_s, deps);
+    emit_items(s, items, kind, deps);
+  }
+
+  using ProfileKey = std::tuple<bool, bool, bool, int>;  // forward, has embedding, has head, layers (−1: one unit)
+
+  // The profile of what `emit` adds on stage 0, simulated alone on an empty graph at kernel
+  // granularity; cached by `key` for the rest of the step.
+  template <class Emit>
+  std::size_t profile(const ProfileKey& key, Emit&& emit) {
+    if (auto it = profile_index_.find(key); it != profile_index_.end()) return it->second;
+    sim::TaskGraph graph;
+    std::vector<std::int32_t> task_profile;
+    StageState state;
+    std::swap(graph, graph_), std::swap(task_profile, task_profile_), std::swap(state, stages_.front());
+    std::vector<TaskId> deps;
+    emit(&deps);
+    const sim::RunResult run = sim::run_task_graph(graph_);
+    PassProfile p = summarize(run);
+    std::swap(graph, graph_), std::swap(task_profile, task_profile_), std::swap(state, stages_.front());
+    profiles_.push_back(p);
+    profile_index_.emplace(key, profiles_.size() - 1);
+    return profiles_.size() - 1;
+  }
+
+  PassProfile summarize(const sim::RunResult& run) const {
+    PassProfile p;
+    p.total_s = run.makespan.seconds();
+    struct Edge {
+      Time at;
+      int delta, cat;  // 0 kernel, 1 TP, 2 CP
+    };
+    std::vector<Edge> edges;
+    for (std::size_t i = 0; i < graph_.size(); ++i) {
+      const auto& tm = run.timing[i];
+      if (tm.end <= tm.start) continue;
+      const double d = (tm.end - tm.start).seconds();
+      const auto& task = graph_.tasks()[i];
+      int cat = 0;
+      if (task.stream % kStreams == kCompute) p.slowdown_s += d - task.work.seconds();
+      switch (static_cast<TaskKind>(graph_.tasks()[i].tag)) {
+        case TaskKind::forward: p.forward_s += d; break;
+        case TaskKind::backward: p.backward_s += d; break;
+        case TaskKind::recompute: p.recompute_s += d; break;
+        case TaskKind::tp_comm: p.tp_busy_s += d, cat = 1; break;
+        case TaskKind::cp_comm: p.cp_busy_s += d, cat = 2; break;
+        default: break;
+      }
+      edges.push_back({tm.start, +1, cat});
+      edges.push_back({tm.end, -1, cat});
     }
-    return send(s, false);
+    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
+    int active[3] = {};
+    Time prev{};
+    for (const Edge& e : edges) {
+      if (e.at > prev && active[0] == 0) (active[2] > 0 && active[1] == 0 ? p.cp_exposed_s : p.tp_exposed_s) += (e.at - prev).seconds();
+      prev = e.at;
+      active[e.cat] += e.delta;
+    }
+    return p;
+  }
+
+  // One merged task on the compute stream for a profiled pass or unit.
+  void add_profiled(int s, TaskKind kind, std::size_t profile, std::vector<TaskId>* deps) {
+    const double seconds = profiles_[profile].total_s;
+    const TaskId id = add_compute(s, kind, seconds, deps);
+    if (seconds > 0) task_profile_[static_cast<std::size_t>(id)] = std::int32_t(profile);
   }
 
   // One gradient unit's pass, with the ZeRO traffic around it.
@@ -376,11 +476,15 @@ class StepBuilder {
       if (g >= 0) deps->push_back(g);
     }
     // A block's recomputed forward runs right before its backward, once its parameters are here.
-    if (block && t_.recompute == Recompute::full)
-      emit_items(s, fwd_items_, TaskKind::recompute, deps);
-    else if (block && t_.recompute == Recompute::selective)
-      add_compute(s, TaskKind::recompute, c_.layer_recompute.time_s, deps);
-    const TaskId done = emit_items(s, items, kind, deps);
+    if (fine_) {
+      emit_unit_body(s, items, kind, block, deps);
+    } else {
+      const int which = &items == &fwd_items_ || &items == &bwd_items_ ? 0 : &items == &head_fwd_ || &items == &head_bwd_ ? 1 : 2;
+      add_profiled(s, kind, profile({forward, which == 2, which == 1, -1},
+                                    [&](std::vector<TaskId>* d) { emit_unit_body(0, items, kind, block, d); }),
+                   deps);
+    }
+    const TaskId done = stage(s).last_compute;
     st.block_end_prev = st.block_end_cur;
     st.block_end_cur = done;
     if (forward || dp_ranks_ <= 1) return;
@@ -514,6 +618,7 @@ class StepBuilder {
     const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, std::move(deps),
                                                       s * kResources + kLinkBase, {sms}, 1,
                                                       static_cast<std::int32_t>(kind));
+    task_profile_.resize(graph_.size(), -1);
     if (timeline_)
       for (std::size_t i = before; i < graph_.size(); ++i)
         labels_.push_back({s, stream_names()[static_cast<std::size_t>(stream)], kind, label_mb_, label_layer_});
@@ -549,6 +654,7 @@ class StepBuilder {
     t.uses = std::move(uses);
     t.priority = priority;
     t.tag = static_cast<std::int32_t>(kind);
+    task_profile_.push_back(-1);
     return graph_.add(std::move(t));
   }
 
@@ -572,6 +678,7 @@ class StepBuilder {
   const StepCosts& c_;
   const topologies::Network& net_;
   std::vector<TimelineEntry>* timeline_;
+  const bool fine_;  ///< one task per kernel group and transfer (timelines); else merged passes
   std::vector<TimelineEntry> labels_;  // one per task, only when a timeline is wanted
   int label_mb_ = -1, label_layer_ = -3;  // what the tasks being added belong to
   const Placement place_;
@@ -584,6 +691,9 @@ class StepBuilder {
   std::map<std::tuple<bool, int, int>, std::vector<TaskId>> outputs_;  // (forward, mb, vstage)
   std::map<TaskId, int> send_receiver_;
   sim::TaskGraph graph_;
+  std::vector<std::int32_t> task_profile_;  ///< per task: index in profiles_, or −1
+  std::vector<PassProfile> profiles_;
+  std::map<ProfileKey, std::size_t> profile_index_;
 };
 
 // Attribution of one stage's timeline; see StepBreakdown.
@@ -625,7 +735,17 @@ StepResult StepBuilder::measure() {
     const double dur = (tm.end - tm.start).seconds();
     const auto kind = static_cast<TaskKind>(task.tag);
     Category cat = kCatCompute;
-    switch (kind) {
+    if (const std::int32_t k = task_profile_[i]; k >= 0) {
+      // A merged pass: its parts stretch with it when other streams slowed it down.
+      const PassProfile& prof = profiles_[static_cast<std::size_t>(k)];
+      const double scale = dur / prof.total_s;
+      auto& b = bd[s];
+      b.forward_s += prof.forward_s * scale, b.backward_s += prof.backward_s * scale;
+      b.recompute_s += prof.recompute_s * scale;
+      b.tp_comm_exposed_s += prof.tp_exposed_s * scale, b.cp_comm_exposed_s += prof.cp_exposed_s * scale;
+      tp_busy[s] += prof.tp_busy_s * scale, cp_busy[s] += prof.cp_busy_s * scale;
+      slowdown[s] += prof.slowdown_s * scale;
+    } else switch (kind) {
       case TaskKind::forward: bd[s].forward_s += dur; break;
       case TaskKind::backward: bd[s].backward_s += dur; break;
       case TaskKind::recompute: bd[s].recompute_s += dur; break;

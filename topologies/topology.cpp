@@ -40,6 +40,7 @@ constexpr int kIntraNodeCost = 1;   // route cost of a hop inside a node
 constexpr int kNicCost = 10;        // a hop between a NIC and its leaf
 constexpr int kUplinkCost = 20;     // a hop between a leaf and the spine: taken only when needed
 constexpr int kSpineGroup = -1;
+constexpr int kNoNode = -1;
 
 using EdgeProps = boost::property<boost::edge_index_t, int, boost::property<boost::edge_weight_t, int>>;
 using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProps>;
@@ -73,12 +74,15 @@ struct Topology::Graph {
   std::vector<Vertex> gpu;           // GPU index → vertex
   std::vector<Vertex> link_source;   // link id → the vertex it leaves
   std::vector<int> group;            // vertex → leaf group (kSpineGroup for the spine)
+  std::vector<int> node;             // vertex → node (kNoNode for leaf and spine switches)
   // Scratch for routes_from, reset only where a search touched it.
   mutable std::vector<int> pred;     // vertex → link id it was reached by (−1: none)
   mutable std::vector<int> dist;
   mutable std::vector<boost::default_color_type> color;
   mutable std::vector<Vertex> touched;
   mutable std::vector<char> is_target;
+  mutable std::vector<char> target_node;   // node → holds a target of the current search
+  mutable std::vector<char> target_group;  // leaf group → holds a target of the current search
 };
 
 Topology::~Topology() = default;
@@ -91,6 +95,7 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
   auto& g = g_->g;
   auto vertex = [&](int group) {
     g_->group.push_back(group);
+    g_->node.push_back(kNoNode);
     return boost::add_vertex(g);
   };
   // One link each way; returns nothing, records bandwidth/kind per direction.
@@ -123,6 +128,7 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
   for (int n = 0; n < nodes; ++n) {
     auto vertex = [&, group = n / spec.nodes_per_leaf] {
       g_->group.push_back(group);
+      g_->node.push_back(n);
       return boost::add_vertex(g);
     };
     std::vector<Vertex> gpus(static_cast<std::size_t>(k));
@@ -158,6 +164,8 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
   g_->dist.assign(nv, std::numeric_limits<int>::max());
   g_->color.assign(nv, boost::white_color);
   g_->is_target.assign(nv, 0);
+  g_->target_node.assign(static_cast<std::size_t>(nodes), 0);
+  g_->target_group.assign(static_cast<std::size_t>(groups), 0);
   // Every GPU must reach every other one (it can fail only if a generator above is wrong).
   std::vector<int> all(static_cast<std::size_t>(gpus()));
   for (int i = 0; i < gpus(); ++i) all[static_cast<std::size_t>(i)] = i;
@@ -170,12 +178,15 @@ struct Reached {};
 
 // A* as Boost's breadth_first_visit over a min-priority buffer (lazy deletion), so a search
 // costs what it touches rather than the whole graph (a collective routes one search per GPU).
-// The heuristic is a lower bound on the cost left: 0 inside a target's leaf group, one uplink
-// at the spine, two uplinks elsewhere; it keeps cross-leaf searches from flooding the fabric.
+// The heuristic is a consistent lower bound on the cost left: 0 inside a target's node; from
+// another node, out through a NIC and back in through one; from a leaf, down a NIC link; plus
+// two uplinks when no target hangs off the same leaf group. It keeps a search from flooding
+// the fabric or the nodes under a leaf.
 class MinQueue {
  public:
-  MinQueue(const std::vector<int>* dist, const std::vector<int>* group, std::vector<int> target_groups)
-      : dist_(dist), group_(group), target_groups_(std::move(target_groups)) {}
+  MinQueue(const std::vector<int>* dist, const std::vector<int>* group, const std::vector<int>* node,
+           const std::vector<char>* target_node, const std::vector<char>* target_group)
+      : dist_(dist), group_(group), node_(node), target_node_(target_node), target_group_(target_group) {}
   void push(Vertex v) { heap_.push({(*dist_)[v] + estimate(v), v, (*dist_)[v]}); }
   Vertex top() { drop_stale(); return heap_.top().second; }
   void pop() { drop_stale(); heap_.pop(); }
@@ -189,16 +200,19 @@ class MinQueue {
     bool operator>(const Entry& o) const { return key != o.key ? key > o.key : second > o.second; }
   };
   int estimate(Vertex v) const {
-    const int g = (*group_)[v];
-    if (std::find(target_groups_.begin(), target_groups_.end(), g) != target_groups_.end()) return 0;
-    return g == kSpineGroup ? kUplinkCost : 2 * kUplinkCost;
+    const int n = (*node_)[v], g = (*group_)[v];
+    if (n != kNoNode && (*target_node_)[static_cast<std::size_t>(n)]) return 0;
+    const int fabric = g == kSpineGroup ? kUplinkCost : (*target_group_)[static_cast<std::size_t>(g)] ? 0 : 2 * kUplinkCost;
+    return fabric + (n != kNoNode ? 2 * kNicCost : kNicCost);
   }
   void drop_stale() {
     while (!heap_.empty() && heap_.top().dist != (*dist_)[heap_.top().second]) heap_.pop();
   }
   const std::vector<int>* dist_;
   const std::vector<int>* group_;
-  std::vector<int> target_groups_;
+  const std::vector<int>* node_;
+  const std::vector<char>* target_node_;
+  const std::vector<char>* target_group_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
 };
 
@@ -245,18 +259,17 @@ void Topology::routes_from(int src, std::span<const int> dsts,
   for (int d : dsts) check(d >= 0 && d < gpus(), "route to a GPU outside the topology");
   std::vector<char>& is_target = G.is_target;  // all zero between calls
   std::size_t left = 0;
-  std::vector<int> target_groups;
   for (int d : dsts) {
     const Vertex v = G.gpu[static_cast<std::size_t>(d)];
     if (!is_target[v]) ++left, is_target[v] = 1;
-    if (std::find(target_groups.begin(), target_groups.end(), G.group[v]) == target_groups.end())
-      target_groups.push_back(G.group[v]);
+    G.target_node[static_cast<std::size_t>(G.node[v])] = 1;
+    G.target_group[static_cast<std::size_t>(G.group[v])] = 1;
   }
   const Vertex s = G.gpu[static_cast<std::size_t>(src)];
   G.touched.clear();
   G.dist[s] = 0;
   if (left > 0) {
-    MinQueue queue(&G.dist, &G.group, std::move(target_groups));
+    MinQueue queue(&G.dist, &G.group, &G.node, &G.target_node, &G.target_group);
     try {
       auto index = boost::get(boost::vertex_index, G.g);
       boost::breadth_first_visit(G.g, s, queue, Relax(&G.dist, &G.pred, &is_target, &left, &G.touched, &queue),
@@ -284,7 +297,12 @@ void Topology::routes_from(int src, std::span<const int> dsts,
     G.dist[v] = std::numeric_limits<int>::max();
     G.color[v] = boost::white_color;
   }
-  for (int d : dsts) is_target[G.gpu[static_cast<std::size_t>(d)]] = 0;
+  for (int d : dsts) {
+    const Vertex v = G.gpu[static_cast<std::size_t>(d)];
+    is_target[v] = 0;
+    G.target_node[static_cast<std::size_t>(G.node[v])] = 0;
+    G.target_group[static_cast<std::size_t>(G.group[v])] = 0;
+  }
   check(!unreachable, "the topology is disconnected: GPU " + std::to_string(src) + " cannot reach every GPU it must");
 }
 
