@@ -1,13 +1,66 @@
 #include "topologies/network.hpp"
 
+#include <fmt/format.h>
+
+#include <mutex>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 namespace clustersim::topologies {
 
+namespace {
+
+// Process-wide plans by everything a plan depends on. Routing a plan is the costly part of a
+// small simulation; configurations of a sweep differ mostly in batch, ZeRO and recompute
+// settings and so share them. Thread-safe; plans are immutable once made.
+class PlanCache {
+ public:
+  std::shared_ptr<const Plan> find(const std::string& key) {
+    std::lock_guard lock(mutex_);
+    auto it = plans_.find(key);
+    return it == plans_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<const Plan> add(const std::string& key, Plan plan) {
+    auto p = std::make_shared<const Plan>(std::move(plan));
+    std::lock_guard lock(mutex_);
+    if (plans_.size() >= kMaxPlans) plans_.clear();  // bounded: a long sweep over many layouts
+    return plans_.emplace(key, std::move(p)).first->second;
+  }
+
+ private:
+  static constexpr std::size_t kMaxPlans = 100000;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
+};
+
+PlanCache& plan_cache() {
+  static PlanCache cache;
+  return cache;
+}
+
+std::string plan_key(const TopologySpec& t, int nodes, const Layout& l, Collective c, GroupDim dim, Algorithm a) {
+  std::string order;
+  for (GroupDim d : l.order) order += std::to_string(int(d));
+  return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {} | {} {} | {} {} {} {}", int(t.node_kind),
+                     t.gpus_per_node, t.nvlink_bps, t.nvlink_efficiency, t.nvls_efficiency, t.pcie_bps,
+                     t.pcie_efficiency, t.gpus_per_pcie_switch, t.nics_per_node, t.nic_bps, t.nic_efficiency,
+                     t.nodes_per_leaf, t.oversubscription, t.rail_optimized, nodes, order,
+                     fmt::format("{} {} {} {}", l.tp, l.cp, l.pp, l.dp), int(c), int(dim), int(a));
+}
+
+}  // namespace
+
 Network::Network(const TopologySpec& spec, int nodes, Layout layout, AlgorithmChoice choice)
-    : topo_(spec, nodes), layout_(layout), choice_(choice) {
-  if (layout.ranks() > topo_.gpus())
+    : spec_(spec), nodes_(nodes), layout_(layout), choice_(choice) {
+  Topology::validate(spec, nodes);
+  if (layout.ranks() > nodes * spec.gpus_per_node)
     throw std::invalid_argument("the layout has more ranks than the topology has GPUs");
+}
+
+const Topology& Network::topology() const {
+  if (!topo_) topo_ = std::make_unique<Topology>(spec_, nodes_);
+  return *topo_;
 }
 
 int Network::nodes_for(const TopologySpec& spec, int gpus) {
@@ -17,8 +70,11 @@ int Network::nodes_for(const TopologySpec& spec, int gpus) {
 const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a) const {
   const auto key = std::make_tuple(int(c), int(dim), int(a));
   auto it = plans_.find(key);
-  if (it == plans_.end()) it = plans_.emplace(key, make_plan(topo_, groups_of(layout_, dim), c, a)).first;
-  return it->second;
+  if (it != plans_.end()) return *it->second;
+  const std::string shared_key = plan_key(spec_, nodes_, layout_, c, dim, a);
+  auto plan = plan_cache().find(shared_key);
+  if (!plan) plan = plan_cache().add(shared_key, make_plan(topology(), groups_of(layout_, dim), c, a));
+  return *plans_.emplace(key, std::move(plan)).first->second;
 }
 
 CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes) const {
@@ -32,8 +88,8 @@ CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes) const {
     if (inner == dim) break;
     stride *= layout_.size(inner);
   }
-  const bool multi_node = topo_.node_of(first) != topo_.node_of(last * stride);
-  const bool nvls_applies = !multi_node && topo_.spec().nvls_efficiency > 0 && topo_.has_nvlink() &&
+  const bool multi_node = node_of(first) != node_of(last * stride);
+  const bool nvls_applies = !multi_node && spec_.nvls_efficiency > 0 && spec_.node_kind != NodeKind::pcie &&
                             layout_.size(dim) >= kNvlsMinRanks;
   switch (choice_) {
     case AlgorithmChoice::ring: return time_of(plan(c, dim, Algorithm::ring), bytes);

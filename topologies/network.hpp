@@ -2,8 +2,11 @@
 // A cluster's network as the models use it: the topology graph, the rank placement and the
 // algorithm policy; answers "how long does this collective of the DP (TP, PP, ...) groups
 // take, and which link classes does it load". Plans (routed link loads) are computed once per
-// (collective, group dimension, algorithm) and reused for every size.
+// (fabric, node count, layout, collective, group dimension, algorithm) in the whole process and
+// reused for every size and by every Network with the same inputs (a sweep's configurations
+// share them), so the graph itself is built only when a plan must be routed.
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "sim/task_graph.hpp"
@@ -21,7 +24,8 @@ class Network {
   /// Nodes needed to hold `gpus` GPUs of `spec`.
   static int nodes_for(const TopologySpec& spec, int gpus);
 
-  const Topology& topology() const { return topo_; }
+  /// The routed graph, built on first use.
+  const Topology& topology() const;
   const Layout& layout() const { return layout_; }
 
   /// One collective of `bytes` (nccl-tests S) by every group of `dim` at once. The algorithm
@@ -32,11 +36,14 @@ class Network {
 
  private:
   const Plan& plan(Collective c, GroupDim dim, Algorithm a) const;
+  int node_of(int gpu) const { return gpu / spec_.gpus_per_node; }
 
-  Topology topo_;
+  TopologySpec spec_;
+  int nodes_;
   Layout layout_;
   AlgorithmChoice choice_;
-  mutable std::map<std::tuple<int, int, int>, Plan> plans_;
+  mutable std::unique_ptr<Topology> topo_;
+  mutable std::map<std::tuple<int, int, int>, std::shared_ptr<const Plan>> plans_;
 };
 
 /// Appends one task per phase of `t` to `graph` on `stream`, in order, the first after `deps`.

@@ -85,6 +85,8 @@ struct Topology::Graph {
   mutable std::vector<char> target_group;  // leaf group → holds a target of the current search
 };
 
+void Topology::validate(const TopologySpec& spec, int nodes) { topologies::validate(spec, nodes); }
+
 Topology::~Topology() = default;
 Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;

@@ -32,6 +32,9 @@ class Topology {
   /// Builds `nodes` scale-up nodes and the fabric joining them. Throws std::invalid_argument
   /// with a one-line reason when the spec cannot make a working network.
   Topology(const TopologySpec& spec, int nodes);
+  /// Throws std::invalid_argument with a one-line reason when `spec` cannot make a network of
+  /// `nodes` nodes (what the constructor checks before building).
+  static void validate(const TopologySpec& spec, int nodes);
   ~Topology();
   Topology(Topology&&) noexcept;
   Topology& operator=(Topology&&) noexcept;
