@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -32,7 +34,6 @@ const char* name(TaskKind k) {
 
 namespace {
 
-using sim::Task;
 using sim::TaskId;
 using sim::Time;
 using topologies::Collective;
@@ -428,10 +429,10 @@ class StepBuilder {
       const auto& tm = run.timing[i];
       if (tm.end <= tm.start) continue;
       const double d = (tm.end - tm.start).seconds();
-      const auto& task = graph_.tasks()[i];
+      const sim::TaskView task = graph_[TaskId(i)];
       int cat = 0;
       if (task.stream % kStreams == kCompute) p.slowdown_s += d - task.work.seconds();
-      switch (static_cast<TaskKind>(graph_.tasks()[i].tag)) {
+      switch (static_cast<TaskKind>(task.tag)) {
         case TaskKind::forward: p.forward_s += d; break;
         case TaskKind::backward: p.backward_s += d; break;
         case TaskKind::recompute: p.recompute_s += d; break;
@@ -615,8 +616,9 @@ class StepBuilder {
     // so concurrent DP collectives of the stage share them (issue #4).
     const auto cost = net_.cost(c, topologies::GroupDim::dp, bytes);
     const std::size_t before = graph_.size();
-    const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, std::move(deps),
-                                                      s * kResources + kLinkBase, {sms}, 1,
+    const sim::ResourceUse extra[] = {sms};
+    const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, deps,
+                                                      s * kResources + kLinkBase, extra, 1,
                                                       static_cast<std::int32_t>(kind));
     task_profile_.resize(graph_.size(), -1);
     if (timeline_)
@@ -639,23 +641,18 @@ class StepBuilder {
     return id;
   }
 
-  TaskId add_task(int s, Stream stream, TaskKind kind, double seconds, std::vector<TaskId> deps,
-                  std::vector<sim::ResourceUse> uses, std::int32_t priority) {
-    Task t;
-    t.stream = s * kStreams + stream;
+  TaskId add_task(int s, Stream stream, TaskKind kind, double seconds, std::span<const TaskId> deps,
+                  std::initializer_list<sim::ResourceUse> uses, std::int32_t priority) {
     const auto& free = t_.free_comm;
     if ((kind == TaskKind::tp_comm && free.tp) || (kind == TaskKind::cp_comm && free.cp) ||
         (kind == TaskKind::pp_send && free.pp) ||
         ((kind == TaskKind::dp_grad_reduce || kind == TaskKind::dp_param_gather) && free.dp))
       seconds = 0;
-    t.work = Time::from_seconds(seconds);
     if (timeline_) labels_.push_back({s, stream_names()[static_cast<std::size_t>(stream)], kind, label_mb_, label_layer_});
-    t.deps = std::move(deps);
-    t.uses = std::move(uses);
-    t.priority = priority;
-    t.tag = static_cast<std::int32_t>(kind);
     task_profile_.push_back(-1);
-    return graph_.add(std::move(t));
+    return graph_.add(s * kStreams + stream, Time::from_seconds(seconds), deps,
+                      std::span<const sim::ResourceUse>(uses.begin(), uses.size()), priority,
+                      static_cast<std::int32_t>(kind));
   }
 
   StepResult measure();
@@ -728,7 +725,7 @@ StepResult StepBuilder::measure() {
   std::vector<double> busy(P, 0.0), slowdown(P, 0.0), dp_busy(P, 0.0), tp_busy(P, 0.0), cp_busy(P, 0.0);
   std::vector<Time> last_pass_end(P);
   for (std::size_t i = 0; i < graph_.size(); ++i) {
-    const auto& task = graph_.tasks()[i];
+    const sim::TaskView task = graph_[TaskId(i)];
     const auto& tm = run.timing[i];
     if (tm.end <= tm.start) continue;
     auto s = static_cast<std::size_t>(task.stream / kStreams);

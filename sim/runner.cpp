@@ -22,7 +22,7 @@ class Runner {
     std::vector<TaskId> last_in_stream(static_cast<std::size_t>(g.num_streams()), -1);
     std::vector<std::int32_t> out_count(n_ + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) {
-      const Task& t = g.tasks()[i];
+      const TaskView t = g[static_cast<TaskId>(i)];
       remaining_ps_[i] = static_cast<double>(t.work.ps());
       pending_[i] = static_cast<std::int32_t>(t.deps.size());
       for (TaskId d : t.deps) {
@@ -42,7 +42,7 @@ class Runner {
     dependents_.resize(static_cast<std::size_t>(out_count[n_]));
     std::vector<std::int32_t> fill(out_count.begin(), out_count.end() - 1);
     for (std::size_t i = 0; i < n_; ++i)
-      for (TaskId d : g.tasks()[i].deps)
+      for (TaskId d : g[static_cast<TaskId>(i)].deps)
         dependents_[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] =
             static_cast<TaskId>(i);
     capacity_.assign(static_cast<std::size_t>(g.num_resources()), 1.0);
@@ -110,9 +110,12 @@ class Runner {
   // for every task whose rate changed. Only the tasks connected (through shared resources) to
   // a resource whose set of users changed are re-solved: other components keep their rates.
   void reshare() {
-    std::vector<TaskId> comp = std::move(unconstrained_);
+    // Scratch vectors are members: this runs once per event, and allocating here dominated.
+    std::vector<TaskId>& comp = comp_;
+    comp.swap(unconstrained_);
     unconstrained_.clear();
-    std::vector<std::size_t> res;
+    std::vector<std::size_t>& res = res_;
+    res.clear();
     for (std::size_t q = 0; q < dirty_.size(); ++q) {
       const auto r = static_cast<std::size_t>(dirty_[q]);
       res.push_back(r);
@@ -130,13 +133,15 @@ class Runner {
     std::sort(comp.begin(), comp.end(), [this](TaskId a, TaskId b) {
       return g_[a].priority != g_[b].priority ? g_[a].priority > g_[b].priority : a < b;
     });
-    std::vector<double> new_rate(comp.size(), 1.0);
+    std::vector<double>& new_rate = new_rate_;
+    new_rate.assign(comp.size(), 1.0);
     std::size_t begin = 0;
     while (begin < comp.size()) {
       std::size_t end = begin;
       const auto prio = g_[comp[begin]].priority;
       while (end < comp.size() && g_[comp[end]].priority == prio) ++end;
-      std::vector<std::size_t> unfrozen;
+      std::vector<std::size_t>& unfrozen = unfrozen_;
+      unfrozen.clear();
       for (std::size_t k = begin; k < end; ++k) unfrozen.push_back(k);
       while (!unfrozen.empty()) {
         for (auto r : res) load_[r] = 0.0;
@@ -145,7 +150,8 @@ class Runner {
         double level = 1.0;
         for (auto r : res)
           if (load_[r] > kEps) level = std::min(level, std::max(0.0, capacity_[r]) / load_[r]);
-        std::vector<std::size_t> still;
+        std::vector<std::size_t>& still = still_;
+        still.clear();
         for (auto k : unfrozen) {
           bool bottlenecked = level >= 1.0 - kEps;
           for (const auto& u : g_[comp[k]].uses) {
@@ -179,6 +185,7 @@ class Runner {
       const auto dt = static_cast<std::int64_t>(std::ceil(remaining_ps_[i] / rate_[i] - 1e-6));
       engine_.schedule_at(now + Time::from_ps(dt), [this, id, gen] { finish(id, gen); });
     }
+    comp.clear();
   }
 
   const TaskGraph& g_;
@@ -200,6 +207,10 @@ class Runner {
   std::vector<char> dirty_mark_;
   std::vector<char> in_comp_;
   std::vector<TaskId> unconstrained_;        // started tasks that use no resource
+  // reshare() scratch, kept between events.
+  std::vector<TaskId> comp_;
+  std::vector<std::size_t> res_, unfrozen_, still_;
+  std::vector<double> new_rate_;
   std::size_t finished_ = 0;
 };
 

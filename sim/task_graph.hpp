@@ -4,6 +4,7 @@
 // wait for tasks on other streams (like cudaStreamWaitEvent). Nothing here knows what a task
 // computes; models attach their own meaning through `tag`.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/units.hpp"
@@ -20,6 +21,7 @@ struct ResourceUse {
   double demand = 1.0;
 };
 
+/// A task as a caller describes it (convenient for hand-built graphs and tests).
 struct Task {
   std::int32_t stream = 0;
   Time work{};                       ///< duration when it runs alone at full rate
@@ -29,24 +31,53 @@ struct Task {
   std::int32_t tag = 0;              ///< opaque to the engine: the model's task kind
 };
 
+/// A stored task: dependencies and resource uses live in two flat arrays of the graph (one
+/// allocation per graph rather than two per task; a step has up to ~10^5 tasks). The spans
+/// stay valid until the next add().
+struct TaskView {
+  std::int32_t stream;
+  Time work;
+  std::span<const TaskId> deps;
+  std::span<const ResourceUse> uses;
+  std::int32_t priority;
+  std::int32_t tag;
+};
+
 class TaskGraph {
  public:
-  TaskId add(Task t) {
-    if (t.stream >= num_streams_) num_streams_ = t.stream + 1;
-    for (const auto& u : t.uses)
+  TaskId add(std::int32_t stream, Time work, std::span<const TaskId> deps, std::span<const ResourceUse> uses,
+             std::int32_t priority = 0, std::int32_t tag = 0) {
+    if (stream >= num_streams_) num_streams_ = stream + 1;
+    for (const auto& u : uses)
       if (u.resource >= num_resources_) num_resources_ = u.resource + 1;
-    tasks_.push_back(std::move(t));
+    Stored t{stream, work, static_cast<std::uint32_t>(deps_.size()), static_cast<std::uint32_t>(deps.size()),
+             static_cast<std::uint32_t>(uses_.size()), static_cast<std::uint32_t>(uses.size()), priority, tag};
+    deps_.insert(deps_.end(), deps.begin(), deps.end());
+    uses_.insert(uses_.end(), uses.begin(), uses.end());
+    tasks_.push_back(t);
     return static_cast<TaskId>(tasks_.size() - 1);
   }
-  const std::vector<Task>& tasks() const { return tasks_; }
-  const Task& operator[](TaskId id) const { return tasks_[static_cast<std::size_t>(id)]; }
+  TaskId add(const Task& t) { return add(t.stream, t.work, t.deps, t.uses, t.priority, t.tag); }
+  TaskView operator[](TaskId id) const {
+    const Stored& t = tasks_[static_cast<std::size_t>(id)];
+    return {t.stream, t.work, {deps_.data() + t.deps_at, t.deps_n}, {uses_.data() + t.uses_at, t.uses_n}, t.priority,
+            t.tag};
+  }
   std::int32_t num_streams() const { return num_streams_; }
   std::int32_t num_resources() const { return num_resources_; }
   std::size_t size() const { return tasks_.size(); }
   void reserve(std::size_t n) { tasks_.reserve(n); }
 
  private:
-  std::vector<Task> tasks_;
+  struct Stored {
+    std::int32_t stream;
+    Time work;
+    std::uint32_t deps_at, deps_n, uses_at, uses_n;
+    std::int32_t priority, tag;
+  };
+  std::vector<Stored> tasks_;
+  std::vector<TaskId> deps_;
+  std::vector<ResourceUse> uses_;
   std::int32_t num_streams_ = 0;
   std::int32_t num_resources_ = 0;
 };

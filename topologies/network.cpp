@@ -114,28 +114,20 @@ CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes) const {
 }
 
 sim::TaskId append_collective(sim::TaskGraph& graph, const CollectiveTime& t, std::int32_t stream,
-                              std::vector<sim::TaskId> deps, std::int32_t link_resource_base,
-                              std::vector<sim::ResourceUse> extra_uses, std::int32_t priority, std::int32_t tag) {
+                              std::span<const sim::TaskId> deps, std::int32_t link_resource_base,
+                              std::span<const sim::ResourceUse> extra_uses, std::int32_t priority, std::int32_t tag) {
   sim::TaskId last = -1;
-  if (t.phases.empty()) {  // nothing to move: a zero-work marker keeps the dependency chain
-    sim::Task task;
-    task.stream = stream;
-    task.deps = std::move(deps);
-    task.priority = priority;
-    task.tag = tag;
-    return graph.add(std::move(task));
-  }
+  if (t.phases.empty())  // nothing to move: a zero-work marker keeps the dependency chain
+    return graph.add(stream, sim::Time{}, deps, {}, priority, tag);
+  std::vector<sim::ResourceUse> uses;
   for (const PhaseTime& ph : t.phases) {
-    sim::Task task;
-    task.stream = stream;
-    task.work = sim::Time::from_seconds(ph.time_s);
-    task.deps = last >= 0 ? std::vector<sim::TaskId>{last} : std::move(deps);
-    task.uses = extra_uses;
+    uses.assign(extra_uses.begin(), extra_uses.end());
     for (std::size_t c = 0; c < ph.demand.size(); ++c)
-      if (ph.demand[c] > 0) task.uses.push_back({link_resource_base + std::int32_t(c), ph.demand[c]});
-    task.priority = priority;
-    task.tag = tag;
-    last = graph.add(std::move(task));
+      if (ph.demand[c] > 0) uses.push_back({link_resource_base + std::int32_t(c), ph.demand[c]});
+    const sim::TaskId prev[] = {last};
+    last = graph.add(stream, sim::Time::from_seconds(ph.time_s),
+                     last >= 0 ? std::span<const sim::TaskId>(prev) : std::span<const sim::TaskId>(deps), uses,
+                     priority, tag);
   }
   return last;
 }

@@ -7,6 +7,7 @@
 // share them), so the graph itself is built only when a plan must be routed.
 #include <map>
 #include <memory>
+#include <span>
 #include <tuple>
 
 #include "sim/task_graph.hpp"
@@ -51,8 +52,8 @@ class Network {
 /// so concurrent collectives over the same link class share its bandwidth (max-min, runner).
 /// Returns the last task's id.
 sim::TaskId append_collective(sim::TaskGraph& graph, const CollectiveTime& t, std::int32_t stream,
-                              std::vector<sim::TaskId> deps, std::int32_t link_resource_base,
-                              std::vector<sim::ResourceUse> extra_uses = {}, std::int32_t priority = 0,
+                              std::span<const sim::TaskId> deps, std::int32_t link_resource_base,
+                              std::span<const sim::ResourceUse> extra_uses = {}, std::int32_t priority = 0,
                               std::int32_t tag = 0);
 
 }  // namespace clustersim::topologies
