@@ -303,7 +303,18 @@ class StepBuilder {
 
   // Emits every stage's passes in a global order that respects the cross-stage dependencies,
   // so that each task's dependencies exist when it is added.
+  // What a pass (forward or backward, micro-batch, virtual stage) produced, once emitted.
+  std::size_t output_index(bool forward, int mb, int vs) const {
+    return (static_cast<std::size_t>(mb) * static_cast<std::size_t>(vstages()) + static_cast<std::size_t>(vs)) * 2 +
+           (forward ? 1 : 0);
+  }
+  const std::vector<TaskId>* output(bool forward, int mb, int vs) const {
+    const auto& o = outputs_[output_index(forward, mb, vs)];
+    return o.first ? &o.second : nullptr;
+  }
+
   void emit_schedule() {
+    outputs_.assign(static_cast<std::size_t>(mbs_) * static_cast<std::size_t>(vstages()) * 2, {});
     std::vector<std::vector<PipeOp>> order;
     for (int s = 0; s < p_.pp; ++s) order.push_back(stage_schedule(p_, s, mbs_));
     std::vector<std::size_t> next(static_cast<std::size_t>(p_.pp), 0);
@@ -319,16 +330,16 @@ class StepBuilder {
           const int vs = op.chunk * p_.pp + s;
           std::vector<TaskId> deps;
           if (op.forward && vs > 0) {
-            auto it = outputs_.find({true, op.micro_batch, vs - 1});
-            if (it == outputs_.end()) break;
-            deps = it->second;
+            const auto* out = output(true, op.micro_batch, vs - 1);
+            if (!out) break;
+            deps = *out;
           } else if (!op.forward) {
-            auto it = outputs_.find({vs == vstages() - 1, op.micro_batch, vs == vstages() - 1 ? vs : vs + 1});
-            if (it == outputs_.end()) break;
-            deps = it->second;
+            const bool last = vs == vstages() - 1;
+            const auto* out = output(last, op.micro_batch, last ? vs : vs + 1);
+            if (!out) break;
+            deps = *out;
           }
-          outputs_[{op.forward, op.micro_batch, vs}] =
-              emit_pass(s, op, std::move(deps));
+          outputs_[output_index(op.forward, op.micro_batch, vs)] = {true, emit_pass(s, op, std::move(deps))};
           ++i, --remaining, progressed = true;
         }
       }
@@ -614,7 +625,9 @@ class StepBuilder {
     if (t_.free_comm.dp) return add_task(s, stream, kind, 0.0, std::move(deps), {sms}, 1);
     // All DP groups run this collective at once; its phases load the topology's link classes,
     // so concurrent DP collectives of the stage share them (issue #4).
-    const auto cost = net_.cost(c, topologies::GroupDim::dp, bytes);
+    auto [at, fresh] = dp_costs_.try_emplace({int(c), bytes});
+    if (fresh) at->second = net_.cost(c, topologies::GroupDim::dp, bytes);  // units repeat sizes
+    const auto& cost = at->second;
     const std::size_t before = graph_.size();
     const sim::ResourceUse extra[] = {sms};
     const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, deps,
@@ -685,9 +698,10 @@ class StepBuilder {
   const int zero_;
   std::vector<Item> fwd_items_, bwd_items_, embed_fwd_, embed_bwd_, head_fwd_, head_bwd_;
   std::vector<StageState> stages_;
-  std::map<std::tuple<bool, int, int>, std::vector<TaskId>> outputs_;  // (forward, mb, vstage)
+  std::vector<std::pair<bool, std::vector<TaskId>>> outputs_;  // by output_index(): emitted?, its tasks
   std::map<TaskId, int> send_receiver_;
   sim::TaskGraph graph_;
+  std::map<std::pair<int, double>, topologies::CollectiveTime> dp_costs_;
   std::vector<std::int32_t> task_profile_;  ///< per task: index in profiles_, or −1
   std::vector<PassProfile> profiles_;
   std::map<ProfileKey, std::size_t> profile_index_;

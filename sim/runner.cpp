@@ -129,6 +129,13 @@ class Runner {
     for (auto r : res) dirty_mark_[r] = 0, capacity_[r] = 1.0;
     dirty_.clear();
     for (TaskId id : comp) in_comp_[static_cast<std::size_t>(id)] = 0;
+    if (comp.size() == 1) {  // alone on its resources: full rate (or what its largest demand allows)
+      double rate = 1.0;
+      for (const auto& u : g_[comp[0]].uses) rate = std::min(rate, u.demand > kEps ? 1.0 / u.demand : 1.0);
+      repredict(comp[0], rate);
+      comp.clear();
+      return;
+    }
     // Deterministic order: by priority, then by task id.
     std::sort(comp.begin(), comp.end(), [this](TaskId a, TaskId b) {
       return g_[a].priority != g_[b].priority ? g_[a].priority > g_[b].priority : a < b;
@@ -171,21 +178,23 @@ class Runner {
       }
       begin = end;
     }
-    const Time now = engine_.now();
-    for (std::size_t k = 0; k < comp.size(); ++k) {
-      const TaskId id = comp[k];
-      const auto i = static_cast<std::size_t>(id);
-      if (std::abs(new_rate[k] - rate_[i]) <= 1e-12 && rate_[i] > 0.0) continue;
-      remaining_ps_[i] -= rate_[i] * static_cast<double>((now - ref_[i]).ps());
-      remaining_ps_[i] = std::max(0.0, remaining_ps_[i]);
-      ref_[i] = now;
-      rate_[i] = new_rate[k];
-      const std::uint32_t gen = ++gen_[i];
-      if (rate_[i] <= kEps) continue;  // starved until a higher-priority task ends
-      const auto dt = static_cast<std::int64_t>(std::ceil(remaining_ps_[i] / rate_[i] - 1e-6));
-      engine_.schedule_at(now + Time::from_ps(dt), [this, id, gen] { finish(id, gen); });
-    }
+    for (std::size_t k = 0; k < comp.size(); ++k) repredict(comp[k], new_rate[k]);
     comp.clear();
+  }
+
+  // Gives task `id` its new rate and, if it changed, a new predicted finish.
+  void repredict(TaskId id, double rate) {
+    const auto i = static_cast<std::size_t>(id);
+    if (std::abs(rate - rate_[i]) <= 1e-12 && rate_[i] > 0.0) return;
+    const Time now = engine_.now();
+    remaining_ps_[i] -= rate_[i] * static_cast<double>((now - ref_[i]).ps());
+    remaining_ps_[i] = std::max(0.0, remaining_ps_[i]);
+    ref_[i] = now;
+    rate_[i] = rate;
+    const std::uint32_t gen = ++gen_[i];
+    if (rate <= kEps) return;  // starved until a higher-priority task ends
+    const auto dt = static_cast<std::int64_t>(std::ceil(remaining_ps_[i] / rate - 1e-6));
+    engine_.schedule_at(now + Time::from_ps(dt), [this, id, gen] { finish(id, gen); });
   }
 
   const TaskGraph& g_;
