@@ -18,6 +18,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
+#include "tools/allocator_tuning.hpp"
 #include "tools/sweep_engine.hpp"
 
 using namespace clustersim;
@@ -62,6 +63,7 @@ void bench_sweep(const char* what, const std::string& yaml, int gpus, int thread
 }  // namespace
 
 int main(int argc, char** argv) {
+  tools::keep_freed_memory_for_reuse();
   const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
   const std::uint64_t every = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   fmt::print("hardware threads: {}\n", std::thread::hardware_concurrency());

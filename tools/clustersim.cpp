@@ -21,6 +21,7 @@
 #include "tools/report.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/trace.hpp"
+#include "tools/allocator_tuning.hpp"
 #include "tools/calibrate.hpp"
 #include "tools/validation.hpp"
 #include "tools/validation_report.hpp"
@@ -100,6 +101,7 @@ int calibrate_command(const std::string& csv, const std::string& prefix, bool wr
 }  // namespace
 
 int main(int argc, char** argv) {
+  clustersim::tools::keep_freed_memory_for_reuse();
   CLI::App app{"clustersim: predicts step time, throughput, MFU and memory of large-model training"};
   app.require_subcommand(1);
   RunOptions ro;

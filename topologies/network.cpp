@@ -120,6 +120,7 @@ sim::TaskId append_collective(sim::TaskGraph& graph, const CollectiveTime& t, st
   if (t.phases.empty())  // nothing to move: a zero-work marker keeps the dependency chain
     return graph.add(stream, sim::Time{}, deps, {}, priority, tag);
   std::vector<sim::ResourceUse> uses;
+  uses.reserve(extra_uses.size() + kLinkClasses);
   for (const PhaseTime& ph : t.phases) {
     uses.assign(extra_uses.begin(), extra_uses.end());
     for (std::size_t c = 0; c < ph.demand.size(); ++c)
