@@ -68,7 +68,7 @@ class Runner {
     result_.timing[i].start = engine_.now();
     ref_[i] = engine_.now();
     if (g_[id].work.ps() == 0) {  // zero-work tasks complete at once, outside the sharing
-      engine_.schedule_at(engine_.now(), [this, id] { finish(id, gen_[static_cast<std::size_t>(id)]); });
+      schedule_finish(engine_.now(), id, gen_[static_cast<std::size_t>(id)]);
       return;
     }
     rate_[i] = 0.0;  // forces reshare() to give it a rate and a finish event
@@ -182,6 +182,14 @@ class Runner {
     comp.clear();
   }
 
+  void schedule_finish(Time at, TaskId id, std::uint32_t gen) {
+    const std::uint64_t arg = (std::uint64_t(std::uint32_t(id)) << 32) | gen;
+    engine_.schedule_at(at, &Runner::on_finish, this, arg);
+  }
+  static void on_finish(void* self, std::uint64_t arg) {
+    static_cast<Runner*>(self)->finish(TaskId(std::uint32_t(arg >> 32)), std::uint32_t(arg));
+  }
+
   // Gives task `id` its new rate and, if it changed, a new predicted finish.
   void repredict(TaskId id, double rate) {
     const auto i = static_cast<std::size_t>(id);
@@ -194,7 +202,7 @@ class Runner {
     const std::uint32_t gen = ++gen_[i];
     if (rate <= kEps) return;  // starved until a higher-priority task ends
     const auto dt = static_cast<std::int64_t>(std::ceil(remaining_ps_[i] / rate - 1e-6));
-    engine_.schedule_at(now + Time::from_ps(dt), [this, id, gen] { finish(id, gen); });
+    schedule_finish(now + Time::from_ps(dt), id, gen);
   }
 
   const TaskGraph& g_;
