@@ -1,8 +1,13 @@
 #include "topologies/collective.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
 #include <stdexcept>
 
 #include "topologies/placement.hpp"
@@ -341,6 +346,55 @@ CollectiveTime time_of(const Plan& plan, double bytes) {
   return best;
 }
 
+namespace {
+
+// Process-wide plans by everything a plan depends on. Routing a plan is the costly part of a
+// small simulation; configurations of a sweep differ mostly in batch, ZeRO and recompute
+// settings and so share them. Thread-safe; plans are immutable once made.
+class PlanCache {
+ public:
+  std::shared_ptr<const Plan> find(const std::string& key) {
+    std::lock_guard lock(mutex_);
+    auto it = plans_.find(key);
+    return it == plans_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<const Plan> add(const std::string& key, Plan plan) {
+    auto p = std::make_shared<const Plan>(std::move(plan));
+    std::lock_guard lock(mutex_);
+    if (plans_.size() >= kMaxPlans) plans_.clear();  // bounded: a long sweep over many layouts
+    return plans_.emplace(key, std::move(p)).first->second;
+  }
+
+ private:
+  static constexpr std::size_t kMaxPlans = 100000;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
+};
+
+PlanCache& plan_cache() {
+  static PlanCache cache;
+  return cache;
+}
+
+std::string plan_key(const TopologySpec& t, int nodes, const Layout& l, Collective c, GroupDim dim, Algorithm a) {
+  std::string order;
+  for (GroupDim d : l.order) order += std::to_string(int(d));
+  return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {} | {} {} | {} {} {} {}", int(t.node_kind),
+                     t.gpus_per_node, t.nvlink_bps, t.nvlink_efficiency, t.nvls_efficiency, t.pcie_bps,
+                     t.pcie_efficiency, t.gpus_per_pcie_switch, t.nics_per_node, t.nic_bps, t.nic_efficiency,
+                     t.nodes_per_leaf, t.oversubscription, t.rail_optimized, nodes, order,
+                     fmt::format("{} {} {} {}", l.tp, l.cp, l.pp, l.dp), int(c), int(dim), int(a));
+}
+
+}  // namespace
+
+std::shared_ptr<const Plan> shared_plan(const TopologySpec& spec, int nodes, const Layout& layout, GroupDim dim,
+                                        Collective c, Algorithm a, const std::function<const Topology&()>& topology) {
+  const std::string key = plan_key(spec, nodes, layout, c, dim, a);
+  if (auto plan = plan_cache().find(key)) return plan;
+  return plan_cache().add(key, make_plan(topology(), groups_of(layout, dim), c, a));
+}
+
 CollectiveCost collective_cost(const hardware::NodeSpec& node, Collective c, double bytes, const GroupShape& g) {
   CollectiveCost out;
   if (g.ranks <= 1 || bytes <= 0) return out;
@@ -350,14 +404,18 @@ CollectiveCost collective_cost(const hardware::NodeSpec& node, Collective c, dou
   layout.tp = std::max(1, k / per_node);  // the node's other GPUs form the concurrent groups
   layout.dp = g.ranks;
   const int nodes = (layout.ranks() + k - 1) / k;
-  const Topology topo(topology_from_node(node), nodes);
-  const auto groups = groups_of(layout, GroupDim::dp);
+  const TopologySpec spec = topology_from_node(node);
+  std::optional<Topology> topo;  // built only if a plan is not cached yet
+  const auto graph = [&]() -> const Topology& {
+    if (!topo) topo.emplace(spec, nodes);
+    return *topo;
+  };
   std::vector<Algorithm> algs;
   if (c == Collective::all_to_all || c == Collective::send_recv) algs = {Algorithm::direct};
   else algs = {Algorithm::ring};
   if (c == Collective::all_reduce && g.nodes() > 1) algs.push_back(Algorithm::tree);
   for (Algorithm a : algs) {
-    const CollectiveTime t = time_of(make_plan(topo, groups, c, a), bytes);
+    const CollectiveTime t = time_of(*shared_plan(spec, nodes, layout, GroupDim::dp, c, a, graph), bytes);
     if (out.time_s == 0 || t.time_s < out.time_s) out = {t.time_s, 0.0, a};
   }
   out.busbw_bps = out.time_s > 0 ? bytes * bus_factor(c, g.ranks) / out.time_s : 0.0;

@@ -6,11 +6,14 @@
 // (nccl_tuning.hpp). nccl-tests conventions: S is the whole buffer in bytes (per rank for
 // all-to-all and send/recv); busbw = algbw · bus_factor (hardware.md §3.6).
 #include <array>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
 #include "topologies/nccl_tuning.hpp"
+#include "topologies/placement.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim::topologies {
@@ -48,6 +51,13 @@ struct Plan {
 /// whose topology has an nvls_efficiency; hierarchical also does reduce-scatter/all-gather).
 Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups, Collective op,
                Algorithm algorithm);
+
+/// make_plan() for the groups of `dim` in `layout` on `nodes` nodes of `spec`, cached for the
+/// whole process by everything the plan depends on (thread-safe): routing is the costly part
+/// of a small simulation, and a sweep's configurations share layouts. `topology` supplies the
+/// graph; it is called only when the plan is not cached yet.
+std::shared_ptr<const Plan> shared_plan(const TopologySpec& spec, int nodes, const Layout& layout, GroupDim dim,
+                                        Collective c, Algorithm a, const std::function<const Topology&()>& topology);
 
 struct PhaseTime {
   double time_s = 0;

@@ -1,55 +1,8 @@
 #include "topologies/network.hpp"
 
-#include <fmt/format.h>
-
-#include <mutex>
 #include <stdexcept>
-#include <string>
-#include <unordered_map>
 
 namespace clustersim::topologies {
-
-namespace {
-
-// Process-wide plans by everything a plan depends on. Routing a plan is the costly part of a
-// small simulation; configurations of a sweep differ mostly in batch, ZeRO and recompute
-// settings and so share them. Thread-safe; plans are immutable once made.
-class PlanCache {
- public:
-  std::shared_ptr<const Plan> find(const std::string& key) {
-    std::lock_guard lock(mutex_);
-    auto it = plans_.find(key);
-    return it == plans_.end() ? nullptr : it->second;
-  }
-  std::shared_ptr<const Plan> add(const std::string& key, Plan plan) {
-    auto p = std::make_shared<const Plan>(std::move(plan));
-    std::lock_guard lock(mutex_);
-    if (plans_.size() >= kMaxPlans) plans_.clear();  // bounded: a long sweep over many layouts
-    return plans_.emplace(key, std::move(p)).first->second;
-  }
-
- private:
-  static constexpr std::size_t kMaxPlans = 100000;
-  std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
-};
-
-PlanCache& plan_cache() {
-  static PlanCache cache;
-  return cache;
-}
-
-std::string plan_key(const TopologySpec& t, int nodes, const Layout& l, Collective c, GroupDim dim, Algorithm a) {
-  std::string order;
-  for (GroupDim d : l.order) order += std::to_string(int(d));
-  return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {} | {} {} | {} {} {} {}", int(t.node_kind),
-                     t.gpus_per_node, t.nvlink_bps, t.nvlink_efficiency, t.nvls_efficiency, t.pcie_bps,
-                     t.pcie_efficiency, t.gpus_per_pcie_switch, t.nics_per_node, t.nic_bps, t.nic_efficiency,
-                     t.nodes_per_leaf, t.oversubscription, t.rail_optimized, nodes, order,
-                     fmt::format("{} {} {} {}", l.tp, l.cp, l.pp, l.dp), int(c), int(dim), int(a));
-}
-
-}  // namespace
 
 Network::Network(const TopologySpec& spec, int nodes, Layout layout, AlgorithmChoice choice)
     : spec_(spec), nodes_(nodes), layout_(layout), choice_(choice) {
@@ -71,9 +24,7 @@ const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a) const {
   const auto key = std::make_tuple(int(c), int(dim), int(a));
   auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
-  const std::string shared_key = plan_key(spec_, nodes_, layout_, c, dim, a);
-  auto plan = plan_cache().find(shared_key);
-  if (!plan) plan = plan_cache().add(shared_key, make_plan(topology(), groups_of(layout_, dim), c, a));
+  auto plan = shared_plan(spec_, nodes_, layout_, dim, c, a, [this]() -> const Topology& { return topology(); });
   return *plans_.emplace(key, std::move(plan)).first->second;
 }
 
