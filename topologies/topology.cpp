@@ -176,8 +176,6 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
 
 namespace {
 
-struct Reached {};
-
 // A* as Boost's breadth_first_visit over a min-priority buffer (lazy deletion), so a search
 // costs what it touches rather than the whole graph (a collective routes one search per GPU).
 // The heuristic is a consistent lower bound on the cost left: 0 inside a target's node; from
@@ -192,7 +190,13 @@ class MinQueue {
   void push(Vertex v) { heap_.push({(*dist_)[v] + estimate(v), v, (*dist_)[v]}); }
   Vertex top() { drop_stale(); return heap_.top().second; }
   void pop() { drop_stale(); heap_.pop(); }
-  bool empty() { drop_stale(); return heap_.empty(); }
+  /// Also true once every target is reached: that ends Boost's loop without an exception.
+  bool empty() {
+    if (done_) return true;
+    drop_stale();
+    return heap_.empty();
+  }
+  void finish() { done_ = true; }
 
  private:
   struct Entry {
@@ -216,6 +220,7 @@ class MinQueue {
   const std::vector<char>* target_node_;
   const std::vector<char>* target_group_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+  bool done_ = false;
 };
 
 class Relax : public boost::default_bfs_visitor {
@@ -227,7 +232,7 @@ class Relax : public boost::default_bfs_visitor {
   void examine_vertex(Vertex v, const BoostGraph&) const {
     if ((*is_target_)[v]) {
       (*is_target_)[v] = 0;
-      if (--*left_ == 0) throw Reached{};
+      if (--*left_ == 0) queue_->finish();
     }
   }
   void tree_edge(boost::graph_traits<BoostGraph>::edge_descriptor e, const BoostGraph& g) const { relax(e, g); }
@@ -272,12 +277,9 @@ void Topology::routes_from(int src, std::span<const int> dsts,
   G.dist[s] = 0;
   if (left > 0) {
     MinQueue queue(&G.dist, &G.group, &G.node, &G.target_node, &G.target_group);
-    try {
-      auto index = boost::get(boost::vertex_index, G.g);
-      boost::breadth_first_visit(G.g, s, queue, Relax(&G.dist, &G.pred, &is_target, &left, &G.touched, &queue),
-                                 boost::make_iterator_property_map(G.color.begin(), index));
-    } catch (const Reached&) {
-    }
+    auto index = boost::get(boost::vertex_index, G.g);
+    boost::breadth_first_visit(G.g, s, queue, Relax(&G.dist, &G.pred, &is_target, &left, &G.touched, &queue),
+                               boost::make_iterator_property_map(G.color.begin(), index));
   }
   std::vector<int> route;
   bool unreachable = left > 0;
