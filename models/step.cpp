@@ -613,7 +613,8 @@ class StepBuilder {
     const double secs = topologies::p2p_cost(gpu_.node, bytes, same_node).time_s;
     const TaskId id = add_task(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, secs, flush(s),
                                {{s * kResources + kPpLink, 1.0}}, 1);
-    send_receiver_[id] = to;
+    send_receiver_.resize(graph_.size(), -1);
+    send_receiver_[static_cast<std::size_t>(id)] = to;
     if (!p_.pp_comm_overlap) stage(s).wait_next.push_back(id);
     return {id};
   }
@@ -699,7 +700,7 @@ class StepBuilder {
   std::vector<Item> fwd_items_, bwd_items_, embed_fwd_, embed_bwd_, head_fwd_, head_bwd_;
   std::vector<StageState> stages_;
   std::vector<std::pair<bool, std::vector<TaskId>>> outputs_;  // by output_index(): emitted?, its tasks
-  std::map<TaskId, int> send_receiver_;
+  std::vector<int> send_receiver_;  ///< per task: the stage a pipeline send goes to (−1: not a send)
   sim::TaskGraph graph_;
   std::map<std::pair<int, double>, topologies::CollectiveTime> dp_costs_;
   std::vector<std::int32_t> task_profile_;  ///< per task: index in profiles_, or −1
@@ -765,7 +766,7 @@ StepResult StepBuilder::measure() {
       case TaskKind::cp_comm: cat = kCatCp; cp_busy[s] += dur; break;
       case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
         cat = kCatPp;
-        const auto to = static_cast<std::size_t>(send_receiver_.at(TaskId(i)));
+        const auto to = static_cast<std::size_t>(send_receiver_[i]);
         if (!p_.pp_comm_overlap) edges[s].push_back({tm.start, +1, cat}), edges[s].push_back({tm.end, -1, cat});
         s = to;
         break;
