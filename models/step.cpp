@@ -379,13 +379,7 @@ class StepBuilder {
     if (!fine_ && !unit_traffic(op)) {
       // Consecutive kernels and TP / CP transfers whose durations are already known run as one
       // task, which the other streams (DP, PP) still slow down through the shared SMs.
-      const std::size_t prof = profile({op.forward, vs == 0, vs == vstages() - 1, vlayers_[static_cast<std::size_t>(vs)]},
-                                        [&](std::vector<TaskId>* d) {
-                                          for_each_unit(vs, op.forward, [&](int, const std::vector<Item>& items, TaskKind kind,
-                                                                            bool, bool block, int) {
-                                            emit_unit_body(0, items, kind, block, d);
-                                          });
-                                        });
+      const std::size_t prof = pass_profile(vs, op.forward);
       add_profiled(s, op.forward ? TaskKind::forward : TaskKind::backward, prof, &deps);
     } else {
       for_each_unit(vs, op.forward, [&](int which, const std::vector<Item>& items, TaskKind kind, bool forward,
@@ -465,6 +459,30 @@ class StepBuilder {
     return p;
   }
 
+  // One unit (block, embedding or head) of a forward or backward pass, alone.
+  std::size_t unit_profile(const std::vector<Item>& items, TaskKind kind, bool forward, bool block) {
+    const int which = &items == &fwd_items_ || &items == &bwd_items_ ? 0 : &items == &head_fwd_ || &items == &head_bwd_ ? 1 : 2;
+    return profile({forward, which == 2, which == 1, -1},
+                   [&](std::vector<TaskId>* d) { emit_unit_body(0, items, kind, block, d); });
+  }
+
+  // A whole pass of virtual stage vs: its units run back to back (each starts when the one
+  // before has finished its kernels and transfers), so its profile is the sum of theirs.
+  std::size_t pass_profile(int vs, bool forward) {
+    const ProfileKey key{forward, vs == 0, vs == vstages() - 1, vlayers_[static_cast<std::size_t>(vs)]};
+    if (auto it = profile_index_.find(key); it != profile_index_.end()) return it->second;
+    PassProfile sum;
+    for_each_unit(vs, forward, [&](int, const std::vector<Item>& items, TaskKind kind, bool fwd, bool block, int) {
+      const PassProfile& u = profiles_[unit_profile(items, kind, fwd, block)];
+      sum.total_s += u.total_s, sum.forward_s += u.forward_s, sum.backward_s += u.backward_s;
+      sum.recompute_s += u.recompute_s, sum.tp_exposed_s += u.tp_exposed_s, sum.cp_exposed_s += u.cp_exposed_s;
+      sum.tp_busy_s += u.tp_busy_s, sum.cp_busy_s += u.cp_busy_s, sum.slowdown_s += u.slowdown_s;
+    });
+    profiles_.push_back(sum);
+    profile_index_.emplace(key, profiles_.size() - 1);
+    return profiles_.size() - 1;
+  }
+
   // One merged task on the compute stream for a profiled pass or unit.
   void add_profiled(int s, TaskKind kind, std::size_t profile, std::vector<TaskId>* deps) {
     const double seconds = profiles_[profile].total_s;
@@ -491,10 +509,7 @@ class StepBuilder {
     if (fine_) {
       emit_unit_body(s, items, kind, block, deps);
     } else {
-      const int which = &items == &fwd_items_ || &items == &bwd_items_ ? 0 : &items == &head_fwd_ || &items == &head_bwd_ ? 1 : 2;
-      add_profiled(s, kind, profile({forward, which == 2, which == 1, -1},
-                                    [&](std::vector<TaskId>* d) { emit_unit_body(0, items, kind, block, d); }),
-                   deps);
+      add_profiled(s, kind, unit_profile(items, kind, forward, block), deps);
     }
     const TaskId done = stage(s).last_compute;
     st.block_end_prev = st.block_end_cur;
