@@ -147,6 +147,16 @@ class Runner {
       std::size_t end = begin;
       const auto prio = g_[comp[begin]].priority;
       while (end < comp.size() && g_[comp[end]].priority == prio) ++end;
+      if (end - begin == 1) {  // alone in its class: what the classes above left, capped at 1
+        double rate = 1.0;
+        const auto uses = g_[comp[begin]].uses;
+        for (const auto& u : uses)
+          if (u.demand > kEps) rate = std::min(rate, std::max(0.0, capacity_[static_cast<std::size_t>(u.resource)]) / u.demand);
+        new_rate[begin] = rate;
+        for (const auto& u : uses) capacity_[static_cast<std::size_t>(u.resource)] -= u.demand * rate;
+        begin = end;
+        continue;
+      }
       std::vector<std::size_t>& unfrozen = unfrozen_;
       unfrozen.clear();
       for (std::size_t k = begin; k < end; ++k) unfrozen.push_back(k);
