@@ -1,5 +1,6 @@
 #include "topologies/network.hpp"
 
+#include <array>
 #include <stdexcept>
 
 namespace clustersim::topologies {
@@ -70,16 +71,17 @@ sim::TaskId append_collective(sim::TaskGraph& graph, const CollectiveTime& t, st
   sim::TaskId last = -1;
   if (t.phases.empty())  // nothing to move: a zero-work marker keeps the dependency chain
     return graph.add(stream, sim::Time{}, deps, {}, priority, tag);
-  std::vector<sim::ResourceUse> uses;
-  uses.reserve(extra_uses.size() + kLinkClasses);
+  if (extra_uses.size() > kMaxExtraUses) throw std::invalid_argument("append_collective: too many extra resource uses");
+  std::array<sim::ResourceUse, kMaxExtraUses + kLinkClasses> uses;  // no allocation per phase
   for (const PhaseTime& ph : t.phases) {
-    uses.assign(extra_uses.begin(), extra_uses.end());
+    std::size_t n = 0;
+    for (const auto& u : extra_uses) uses[n++] = u;
     for (std::size_t c = 0; c < ph.demand.size(); ++c)
-      if (ph.demand[c] > 0) uses.push_back({link_resource_base + std::int32_t(c), ph.demand[c]});
+      if (ph.demand[c] > 0) uses[n++] = {link_resource_base + std::int32_t(c), ph.demand[c]};
     const sim::TaskId prev[] = {last};
     last = graph.add(stream, sim::Time::from_seconds(ph.time_s),
-                     last >= 0 ? std::span<const sim::TaskId>(prev) : std::span<const sim::TaskId>(deps), uses,
-                     priority, tag);
+                     last >= 0 ? std::span<const sim::TaskId>(prev) : std::span<const sim::TaskId>(deps),
+                     std::span<const sim::ResourceUse>(uses.data(), n), priority, tag);
   }
   return last;
 }

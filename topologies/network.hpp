@@ -47,10 +47,12 @@ class Network {
   mutable std::map<std::tuple<int, int, int>, std::shared_ptr<const Plan>> plans_;
 };
 
+inline constexpr std::size_t kMaxExtraUses = 4;
+
 /// Appends one task per phase of `t` to `graph` on `stream`, in order, the first after `deps`.
 /// Each phase task uses link class c as resource `link_resource_base + c` with its demand,
 /// so concurrent collectives over the same link class share its bandwidth (max-min, runner).
-/// Returns the last task's id.
+/// Returns the last task's id. At most kMaxExtraUses extra uses.
 sim::TaskId append_collective(sim::TaskGraph& graph, const CollectiveTime& t, std::int32_t stream,
                               std::span<const sim::TaskId> deps, std::int32_t link_resource_base,
                               std::span<const sim::ResourceUse> extra_uses = {}, std::int32_t priority = 0,
