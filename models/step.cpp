@@ -498,9 +498,10 @@ class StepBuilder {
     if (zero_ == 3) {
       // FSDP / ZeRO-3: gather this unit's parameters, issued when the unit before the previous
       // one has finished (one unit of prefetch).
-      std::vector<TaskId> after;
-      if (st.block_end_prev >= 0) after.push_back(st.block_end_prev);
-      deps->push_back(add_dp(s, TaskKind::dp_param_gather, Collective::all_gather, params * weight_bytes(), after));
+      const double bytes = params * weight_bytes();
+      deps->push_back(st.block_end_prev >= 0
+                          ? add_dp(s, TaskKind::dp_param_gather, Collective::all_gather, bytes, {st.block_end_prev})
+                          : add_dp(s, TaskKind::dp_param_gather, Collective::all_gather, bytes, {}));
     } else if (forward && op.micro_batch == 0) {
       const TaskId g = st.gather_done[static_cast<std::size_t>(st.bucket_of_unit[static_cast<std::size_t>(unit)])];
       if (g >= 0) deps->push_back(g);
@@ -634,11 +635,12 @@ class StepBuilder {
     return {id};
   }
 
-  TaskId add_dp(int s, TaskKind kind, Collective c, double bytes, std::vector<TaskId> deps) {
+  TaskId add_dp(int s, TaskKind kind, Collective c, double bytes, std::initializer_list<TaskId> after) {
+    const std::span<const TaskId> deps(after.begin(), after.size());
     const Stream stream = kind == TaskKind::dp_param_gather ? kDpGatherStream : kDpReduceStream;
     // NCCL kernels occupy comm_sms SMs while they run (hardware.md §3.9), slowing compute.
     const sim::ResourceUse sms{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms};
-    if (t_.free_comm.dp) return add_task(s, stream, kind, 0.0, std::move(deps), {sms}, 1);
+    if (t_.free_comm.dp) return add_task(s, stream, kind, 0.0, deps, {sms}, 1);
     // All DP groups run this collective at once; its phases load the topology's link classes,
     // so concurrent DP collectives of the stage share them (issue #4).
     auto [at, fresh] = dp_costs_.try_emplace({int(c), bytes});
@@ -659,12 +661,13 @@ class StepBuilder {
   TaskId add_compute(int s, TaskKind kind, double seconds, std::vector<TaskId>* deps, bool always = false) {
     auto& st = stage(s);
     if (seconds <= 0 && !always && deps->empty() && st.wait_next.empty()) return st.last_compute;
-    std::vector<TaskId> d = std::move(*deps);
+    std::vector<TaskId>& d = deps_scratch_;  // reused: one task is added at a time
+    d.assign(deps->begin(), deps->end());
     deps->clear();
     d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
-    st.wait_next = std::move(st.wait_later);
+    st.wait_next.swap(st.wait_later);
     st.wait_later.clear();
-    const TaskId id = add_task(s, kCompute, kind, seconds, std::move(d), {{s * kResources + kSm, 1.0}}, 0);
+    const TaskId id = add_task(s, kCompute, kind, seconds, d, {{s * kResources + kSm, 1.0}}, 0);
     st.prev_compute = st.last_compute;
     st.last_compute = id;
     return id;
@@ -718,6 +721,7 @@ class StepBuilder {
   std::vector<int> send_receiver_;  ///< per task: the stage a pipeline send goes to (−1: not a send)
   sim::TaskGraph graph_;
   std::map<std::pair<int, double>, topologies::CollectiveTime> dp_costs_;
+  std::vector<TaskId> deps_scratch_;
   std::vector<std::int32_t> task_profile_;  ///< per task: index in profiles_, or −1
   std::vector<PassProfile> profiles_;
   std::map<ProfileKey, std::size_t> profile_index_;
