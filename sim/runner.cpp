@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace clustersim::sim {
 namespace {
 
 constexpr double kEps = 1e-12;
+constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
 class Runner {
  public:
@@ -47,6 +49,7 @@ class Runner {
             static_cast<TaskId>(i);
     capacity_.assign(static_cast<std::size_t>(g.num_resources()), 1.0);
     load_.assign(capacity_.size(), 0.0);
+    share_.assign(capacity_.size(), 0.0);
     users_.resize(capacity_.size());
     dirty_mark_.assign(capacity_.size(), 0);
     in_comp_.assign(n_, 0);
@@ -165,17 +168,17 @@ class Runner {
         for (auto k : unfrozen)
           for (const auto& u : g_[comp[k]].uses) load_[static_cast<std::size_t>(u.resource)] += u.demand;
         double level = 1.0;
-        for (auto r : res)
-          if (load_[r] > kEps) level = std::min(level, std::max(0.0, capacity_[r]) / load_[r]);
+        for (auto r : res) {  // share_[r]: the rate resource r allows every unfrozen user
+          share_[r] = load_[r] > kEps ? std::max(0.0, capacity_[r]) / load_[r] : kUnlimited;
+          level = std::min(level, share_[r]);
+        }
+        const double tight = level * (1 + 1e-9) + kEps;
         std::vector<std::size_t>& still = still_;
         still.clear();
         for (auto k : unfrozen) {
           bool bottlenecked = level >= 1.0 - kEps;
-          for (const auto& u : g_[comp[k]].uses) {
-            auto r = static_cast<std::size_t>(u.resource);
-            if (load_[r] > kEps && std::max(0.0, capacity_[r]) / load_[r] <= level * (1 + 1e-9) + kEps)
-              bottlenecked = true;
-          }
+          for (const auto& u : g_[comp[k]].uses)
+            if (share_[static_cast<std::size_t>(u.resource)] <= tight) bottlenecked = true;
           if (bottlenecked) {
             new_rate[k] = std::min(1.0, level);
             for (const auto& u : g_[comp[k]].uses)
@@ -229,6 +232,7 @@ class Runner {
   std::vector<TaskId> dependents_;
   std::vector<double> capacity_;
   std::vector<double> load_;
+  std::vector<double> share_;
   std::vector<std::vector<TaskId>> users_;  // active tasks per resource
   std::vector<std::int32_t> dirty_;          // resources whose users changed since the last reshare
   std::vector<char> dirty_mark_;
