@@ -308,7 +308,7 @@ void read_network(const YamlReader& top, Scenario* sc) {
     sc->cluster.gpus_per_node = sc->gpu.node.gpus_per_node = k;
   }
   try {
-    (void)topologies::Topology(sc->network.topology, 1);
+    topologies::Topology::validate(sc->network.topology, 1);
   } catch (const std::invalid_argument& e) {
     top.child("cluster").fail("gpus_per_node", fmt::format("the nodes cannot be wired as topology '{}': {}",
                                                            sc->network.topology.name, e.what()));
