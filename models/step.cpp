@@ -767,15 +767,17 @@ StepResult StepBuilder::measure() {
     const auto kind = static_cast<TaskKind>(task.tag);
     Category cat = kCatCompute;
     if (const std::int32_t k = task_profile_[i]; k >= 0) {
-      // A merged pass: its parts stretch with it when other streams slowed it down.
+      // A merged pass: when other streams' SMs slowed it down, the stretch belongs to its kernels
+      // (transfers are not slowed by SM sharing); its transfers keep their isolated times.
       const PassProfile& prof = profiles_[static_cast<std::size_t>(k)];
-      const double scale = dur / prof.total_s;
+      const double kernels = prof.forward_s + prof.backward_s + prof.recompute_s;
+      const double stretch = kernels > 0 ? (kernels + dur - prof.total_s) / kernels : 1.0;
       auto& b = bd[s];
-      b.forward_s += prof.forward_s * scale, b.backward_s += prof.backward_s * scale;
-      b.recompute_s += prof.recompute_s * scale;
-      b.tp_comm_exposed_s += prof.tp_exposed_s * scale, b.cp_comm_exposed_s += prof.cp_exposed_s * scale;
-      tp_busy[s] += prof.tp_busy_s * scale, cp_busy[s] += prof.cp_busy_s * scale;
-      slowdown[s] += prof.slowdown_s * scale;
+      b.forward_s += prof.forward_s * stretch, b.backward_s += prof.backward_s * stretch;
+      b.recompute_s += prof.recompute_s * stretch;
+      b.tp_comm_exposed_s += prof.tp_exposed_s, b.cp_comm_exposed_s += prof.cp_exposed_s;
+      tp_busy[s] += prof.tp_busy_s, cp_busy[s] += prof.cp_busy_s;
+      slowdown[s] += prof.slowdown_s;
     } else switch (kind) {
       case TaskKind::forward: bd[s].forward_s += dur; break;
       case TaskKind::backward: bd[s].backward_s += dur; break;

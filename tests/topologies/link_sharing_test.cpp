@@ -102,3 +102,20 @@ TEST_CASE("a broken topology spec is refused with the reason", "[topologies]") {
   t.nvlink_bps = 0;
   CHECK_THROWS_WITH(Topology(t, 2), Catch::Contains("nvlink_bandwidth"));
 }
+
+TEST_CASE("plans shared between networks never mix up fabrics", "[topologies]") {
+  const Layout dp{1, 1, 1, 32};
+  const double bytes = 1e9;
+  const double base = Network(small_fabric(1), 4, dp).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s;
+  // The same inputs again (now served from the process-wide cache) give the same answer...
+  CHECK(Network(small_fabric(1), 4, dp).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s == base);
+  // ...and any fabric property that changes routing or bandwidth gives its own plan.
+  TopologySpec slower_nic = small_fabric(1);
+  slower_nic.nic_bps = 25e9;
+  CHECK(Network(slower_nic, 4, dp).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s > 1.5 * base);
+  TopologySpec slower_nvlink = small_fabric(1);
+  slower_nvlink.nvlink_bps = 225e9;
+  const Layout one_node{1, 1, 1, 8};
+  CHECK(Network(slower_nvlink, 1, one_node).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s >
+        1.5 * Network(small_fabric(1), 1, one_node).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s);
+}
