@@ -6,7 +6,7 @@
 //  3. the wall time of one `run` of Llama-3 405B on 16,384 H100 (TP8 PP16 DP128, seq 8192,
 //     global batch 2048, 126 layers split 15x8 + 6), or the loader's reason when it cannot be
 //     simulated yet;
-//  4. events simulated per second by one step simulation.
+//  4. events simulated per second by one large step simulation (70B, ZeRO-3, 13k tasks).
 // Usage: clustersim_bench_sweep [threads (0: every core)] [n: sweep only every n-th configuration]
 #include <fmt/format.h>
 
@@ -87,15 +87,22 @@ int main(int argc, char** argv) {
     fmt::print("run Llama-3 405B on 16384 H100 (TP8 PP16 DP128): not simulated yet: {}\n", e.what());
   }
 
-  // Events per second: Llama-3 8B, 64 GPUs, 32 micro-batches per step.
-  const auto sc = scenarios::ScenarioTemplate(scenario("llama3-8b", 64, 4096, 2048), "bench")
-                      .instantiate({"parallelism.zero_stage=1", "training.recompute=full"});
-  std::uint64_t events = 0;
+  // Events per second on one large step graph: Llama-3 70B on 1024 H100, TP8 PP4 DP32 with
+  // ZeRO-3 (per-block gathers and reduce-scatters in every pass), 32 micro-batches.
+  const auto sc = scenarios::ScenarioTemplate(scenario("llama3-70b", 1024, 8192, 1024), "bench")
+                      .instantiate({"parallelism.tp=8", "parallelism.pp=4", "parallelism.sequence_parallel=true",
+                                    "parallelism.zero_stage=3", "training.recompute=full"});
+  std::uint64_t events = 0, tasks = 0;
   int runs = 0;
   const auto t = Clock::now();
-  while (seconds_since(t) < 1.0) events += scenarios::simulate(sc).step.events, ++runs;
+  while (seconds_since(t) < 2.0) {
+    const auto r = scenarios::simulate(sc);
+    events += r.step.events, tasks += r.step.tasks, ++runs;
+  }
   const double s = seconds_since(t);
-  fmt::print("events: {:.3g} events/s (Llama-3 8B, 64 H100, {} micro-batches: {} events per step, {:.2f} ms per step)\n",
-             double(events) / s, scenarios::simulate(sc).step.micro_batches, events / std::uint64_t(runs), 1e3 * s / runs);
+  fmt::print("events: {:.3g} events/s, {:.3g} tasks/s (Llama-3 70B ZeRO-3 TP8 PP4 DP32, 32 micro-batches: {} tasks, "
+             "{} events per step, {:.2f} ms per step, one thread)\n",
+             double(events) / s, double(tasks) / s, tasks / std::uint64_t(runs), events / std::uint64_t(runs),
+             1e3 * s / runs);
   return 0;
 }
