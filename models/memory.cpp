@@ -57,6 +57,10 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
   const double ob = fp32_weights ? 8.0 : 12.0;
   const double shard = double(p.dp) * p.cp;
   const int zero = shard > 1 ? p.zero_stage : 0;
+  // With pipeline parallelism, ZeRO-2/3 keep the stage's weights and gradients unsharded for
+  // the whole step (PyTorch pipelining with FSDP; see models/step.cpp): only the optimizer
+  // state stays sharded at its peak.
+  const int held = p.pp > 1 ? std::min(zero, 1) : zero;
   const auto vlayers = virtual_stage_layers(m.layers, p);
   const int vstages = p.pp * p.vpp;
   const int mbs = t.micro_batches(p);
@@ -77,8 +81,8 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     }
     MemoryEstimate e;
     e.stage = s;
-    e.weights_bytes = params * wb / (zero >= 3 ? shard : 1.0) + (zero >= 3 ? 2 * block * wb : 0.0);
-    e.gradients_bytes = params * gb / (zero >= 2 ? shard : 1.0) + (zero >= 2 ? 2 * block * gb : 0.0);
+    e.weights_bytes = params * wb / (held >= 3 ? shard : 1.0) + (held >= 3 ? 2 * block * wb : 0.0);
+    e.gradients_bytes = params * gb / (held >= 2 ? shard : 1.0) + (held >= 2 ? 2 * block * gb : 0.0);
     e.optimizer_bytes = params * ob / (zero >= 1 ? shard : 1.0);
     const int in_flight = peak_layers_in_flight(p, s, mbs, vlayers);
     e.layers_in_flight = in_flight;

@@ -208,6 +208,12 @@ RowScenario row_scenario(const Row& r) {
   if (!global_batch) return fail("global_batch not published");
   long micro = integer(r, "micro_batch");
   const long dp = gpus / std::max(1L, tp * pp * cp);
+  if (family == "TORCHTITAN" && pp > 1 && micro % pp == 0 && contains(field(r, "notes"), "before pp microbatching")) {
+    // torchtitan splits a rank's local batch into pipeline_parallel_microbatches micro-batches,
+    // which defaults to the number of pipeline stages (torchtitan config help, Dec 2024).
+    micro /= pp;
+    assume(fmt::format("local batch split into pp = {} micro-batches of {} (torchtitan's default)", pp, micro));
+  }
   if (!micro) {
     if (pp == 1 && dp > 0 && global_batch % dp == 0) {
       micro = global_batch / dp;
