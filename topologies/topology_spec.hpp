@@ -14,6 +14,8 @@ inline const char* name(NodeKind k) {
   return k == NodeKind::nvswitch ? "nvswitch" : k == NodeKind::nvl_domain ? "nvl_domain" : "pcie";
 }
 
+/// Every field except name and description shapes routing or bandwidth, so every one of them
+/// must also be part of plan_key() in collective.cpp (the process-wide plan cache).
 struct TopologySpec {
   std::string name = "derived";
   std::string description;
