@@ -57,10 +57,11 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
   const double ob = fp32_weights ? 8.0 : 12.0;
   const double shard = double(p.dp) * p.cp;
   const int zero = shard > 1 ? p.zero_stage : 0;
-  // With pipeline parallelism, ZeRO-2/3 keep the stage's weights and gradients unsharded for
-  // the whole step (PyTorch pipelining with FSDP; see models/step.cpp): only the optimizer
-  // state stays sharded at its peak.
-  const int held = p.pp > 1 ? std::min(zero, 1) : zero;
+  // What is sharded at the step's peak. With pipeline parallelism, ZeRO-2/3 accumulate
+  // unsharded gradients until the last micro-batch (PyTorch pipelining with FSDP; see
+  // models/step.cpp); ZeRO-3 that keeps gathered parameters holds them all.
+  const bool grads_sharded = zero >= 2 && p.pp == 1;
+  const bool weights_sharded = zero >= 3 && !p.keeps_gathered_params();
   const auto vlayers = virtual_stage_layers(m.layers, p);
   const int vstages = p.pp * p.vpp;
   const int mbs = t.micro_batches(p);
@@ -81,8 +82,8 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     }
     MemoryEstimate e;
     e.stage = s;
-    e.weights_bytes = params * wb / (held >= 3 ? shard : 1.0) + (held >= 3 ? 2 * block * wb : 0.0);
-    e.gradients_bytes = params * gb / (held >= 2 ? shard : 1.0) + (held >= 2 ? 2 * block * gb : 0.0);
+    e.weights_bytes = params * wb / (weights_sharded ? shard : 1.0) + (weights_sharded ? 2 * block * wb : 0.0);
+    e.gradients_bytes = params * gb / (grads_sharded ? shard : 1.0) + (grads_sharded ? 2 * block * gb : 0.0);
     e.optimizer_bytes = params * ob / (zero >= 1 ? shard : 1.0);
     const int in_flight = peak_layers_in_flight(p, s, mbs, vlayers);
     e.layers_in_flight = in_flight;

@@ -368,17 +368,23 @@ class StepBuilder {
   // merged task): ZeRO-3 gathers and scatters per unit; the first forward waits for overlapped
   // parameter gathers; backward passes whose gradients are reduced launch buckets per unit.
   bool unit_traffic(const PipeOp& op) const {
-    if (zero_ == 3) return !pipelined_sharding() || op.micro_batch == (op.forward ? 0 : mbs_ - 1);
+    if (zero_ == 3) {
+      const bool gathers = !keeps_params() || (op.forward && op.micro_batch == 0);
+      return gathers || (!op.forward && reduces_in(op));
+    }
     if (op.forward) return op.micro_batch == 0 && zero_ >= 1 && t_.overlap_param_gather;
-    return dp_ranks_ > 1 && ((zero_ == 2 && !pipelined_sharding()) || op.micro_batch == mbs_ - 1);
+    return dp_ranks_ > 1 && reduces_in(op);
   }
 
-  // ZeRO-2/3 under pipeline parallelism as PyTorch's pipelining runs FSDP (torchtitan, the
-  // framework that combines them): gradients accumulate unsharded and are reduce-scattered in the
-  // last micro-batch's backward only (stage.backward_maybe_with_nosync), and ZeRO-3 parameters
-  // are gathered at their first forward and kept for the step (torchtitan's default
-  // reshard_after_forward = not pp_enabled: "avoid per-microbatch all-gathers").
-  bool pipelined_sharding() const { return p_.pp > 1 && zero_ >= 2; }
+  // Whether this backward pass reduces (or reduce-scatters) its gradients. ZeRO-2/3 without
+  // pipelining do it every micro-batch; under pipelining they accumulate unsharded gradients
+  // and reduce-scatter them in the last micro-batch only, as PyTorch's pipelining does with
+  // FSDP (stage.backward_maybe_with_nosync; torchtitan). ZeRO-0/1 reduce once, at the end.
+  bool reduces_in(const PipeOp& op) const {
+    return (zero_ >= 2 && p_.pp == 1) || op.micro_batch == mbs_ - 1;
+  }
+  // ZeRO-3 keeps each block's gathered parameters for the step (see FsdpReshard).
+  bool keeps_params() const { return zero_ == 3 && p_.keeps_gathered_params(); }
 
   std::vector<TaskId> emit_pass(int s, const PipeOp& op, std::vector<TaskId> deps) {
     const int vs = op.chunk * p_.pp + s;
@@ -502,7 +508,7 @@ class StepBuilder {
                  std::vector<TaskId>* deps, bool forward, bool block = false) {
     auto& st = stage(s);
     const double params = st.unit_params[static_cast<std::size_t>(unit)];
-    if (zero_ == 3 && (!pipelined_sharding() || (forward && op.micro_batch == 0))) {
+    if (zero_ == 3 && (!keeps_params() || (forward && op.micro_batch == 0))) {
       // FSDP / ZeRO-3: gather this unit's parameters, issued when the unit before the previous
       // one has finished (one unit of prefetch).
       const double bytes = params * weight_bytes();
@@ -523,14 +529,12 @@ class StepBuilder {
     st.block_end_prev = st.block_end_cur;
     st.block_end_cur = done;
     if (forward || dp_ranks_ <= 1) return;
+    if (!reduces_in(op)) return;
     if (zero_ == 3) {
-      if (!pipelined_sharding() || op.micro_batch == mbs_ - 1)
-        st.reduce_done.push_back(add_dp(s, TaskKind::dp_grad_reduce, Collective::reduce_scatter,
-                                        params * grad_bytes(), {done}));
-    } else if ((zero_ == 2 && !pipelined_sharding()) || op.micro_batch == mbs_ - 1) {
-      // ZeRO-2 keeps only its gradient shard, so every micro-batch's gradients are
-      // reduce-scattered as their buckets fill (without pipelining); otherwise only the last
-      // micro-batch's.
+      st.reduce_done.push_back(add_dp(s, TaskKind::dp_grad_reduce, Collective::reduce_scatter,
+                                      params * grad_bytes(), {done}));
+    } else {
+      // Buckets are reduced (ZeRO-2: reduce-scattered) as they fill.
       launch_ready_buckets(s, op, unit, done);
     }
   }

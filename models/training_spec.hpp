@@ -12,14 +12,21 @@ enum class FlopsFormula { megatron, palm };
 enum class PipelineSchedule { one_f_one_b, gpipe, interleaved };
 
 /// Rank placement (Megatron order): TP innermost, then CP, then PP, then DP.
+/// ZeRO-3 / FSDP: whether a block's gathered parameters are freed after its forward (and
+/// gathered again for its backward and for every micro-batch). automatic: yes unless pp > 1,
+/// torchtitan's default ("for PP, do not reshard after forward to avoid per-microbatch
+/// all-gathers").
+enum class FsdpReshard { automatic, always, never };
+
 struct ParallelSpec {
   int tp = 1;
   int pp = 1;
   int cp = 1;
   int dp = 1;
   /// 0: gradient all-reduce; 1: optimizer states sharded over DP×CP (distributed optimizer);
-  /// 2: gradients sharded too (reduce-scattered every micro-batch); 3 (≡ FSDP): parameters
-  /// sharded too, all-gathered per block in forward and backward.
+  /// 2: gradients sharded too (reduce-scattered every micro-batch; with pp > 1 in the last
+  /// micro-batch only, as PyTorch pipelining does); 3 (≡ FSDP): parameters sharded too,
+  /// all-gathered per block (see fsdp_reshard_after_forward).
   int zero_stage = 0;
   int vpp = 1;                       ///< virtual pipeline stages (model chunks) per rank
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
@@ -31,6 +38,13 @@ struct ParallelSpec {
   /// Pipeline sends overlap the sender's next compute (Megatron --overlap-p2p-communication);
   /// otherwise the sender waits for its send, as batch_isend_irecv + wait does by default.
   bool pp_comm_overlap = false;
+  FsdpReshard fsdp_reshard_after_forward = FsdpReshard::automatic;
+
+  /// ZeRO-3 keeps each block's gathered parameters for the whole step (see FsdpReshard).
+  bool keeps_gathered_params() const {
+    return fsdp_reshard_after_forward == FsdpReshard::never ||
+           (fsdp_reshard_after_forward == FsdpReshard::automatic && pp > 1);
+  }
 };
 
 struct TrainingSpec {

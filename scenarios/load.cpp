@@ -354,7 +354,8 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 
   const YamlReader par = top.child("parallelism");
   par.allow_only({"tp", "pp", "cp", "dp", "zero_stage", "fsdp", "vpp", "schedule", "pp_layers",
-                  "sequence_parallel", "tp_comm_overlap", "tp_across_nodes", "pp_comm_overlap"});
+                  "sequence_parallel", "tp_comm_overlap", "tp_across_nodes", "pp_comm_overlap",
+                  "fsdp_reshard_after_forward"});
   auto& p = sc.parallel;
   p.tp = par.integer("tp", 1, 1, 1024);
   p.pp = par.integer("pp", 1, 1, 4096);
@@ -369,6 +370,11 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   p.tp_comm_overlap = par.boolean("tp_comm_overlap", false);
   p.tp_across_nodes = par.boolean("tp_across_nodes", false);
   p.pp_comm_overlap = par.boolean("pp_comm_overlap", false);
+  p.fsdp_reshard_after_forward =
+      static_cast<models::FsdpReshard>(par.choice("fsdp_reshard_after_forward", {"auto", "always", "never"}, 0));
+  if (par.has("fsdp_reshard_after_forward") && p.zero_stage != 3)
+    par.fail("fsdp_reshard_after_forward",
+             fmt::format("applies to ZeRO-3 (fsdp: true) only, but zero_stage is {}", p.zero_stage));
   p.vpp = par.integer("vpp", 1, 1, 1024);
   p.schedule = static_cast<models::PipelineSchedule>(
       par.choice("schedule", {"1f1b", "gpipe", "interleaved"}, p.vpp > 1 ? 2 : 0));

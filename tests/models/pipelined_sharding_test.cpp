@@ -1,7 +1,8 @@
 // ZeRO-2/3 combined with pipeline parallelism follow PyTorch's pipelining with FSDP (torchtitan):
 // gradients are reduce-scattered in the last micro-batch's backward only, ZeRO-3 parameters are
-// gathered once per step at their first forward, and weights and gradients stay unsharded for
-// the step. Without pipeline parallelism, FSDP / ZeRO-3 gathers for every micro-batch.
+// gathered once per step at their first forward (torchtitan's default; fsdp_reshard_after_forward
+// overrides it), and weights and gradients stay unsharded for the step. Without pipeline
+// parallelism, FSDP / ZeRO-3 gathers and reduce-scatters for every micro-batch.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -18,10 +19,11 @@ struct Counts {
 };
 
 // DP collective phases on stage 0 over one step (timeline = kernel-level graph).
-Counts dp_collectives(int pp, int zero, int global_batch) {
+Counts dp_collectives(int pp, int zero, int global_batch, const std::string& reshard = "") {
+  std::vector<std::string> sets = {"parallelism.pp=" + std::to_string(pp), "parallelism.zero_stage=" + std::to_string(zero)};
+  if (!reshard.empty()) sets.push_back("parallelism.fsdp_reshard_after_forward=" + reshard);
   const auto sc = scenarios::load_scenario_string(
-      testing::scenario_text("llama3-8b", "h100-sxm", 32, 2048, global_batch, "", "  micro_batch: 1\n"), "<test>",
-      {"parallelism.pp=" + std::to_string(pp), "parallelism.zero_stage=" + std::to_string(zero)});
+      testing::scenario_text("llama3-8b", "h100-sxm", 32, 2048, global_batch, "", "  micro_batch: 1\n"), "<test>", sets);
   std::vector<models::TimelineEntry> timeline;
   scenarios::simulate(sc, &timeline);
   Counts c;
@@ -68,4 +70,28 @@ TEST_CASE("with pipeline parallelism ZeRO-3 holds the stage's weights and gradie
   CHECK(z3.gradients_bytes == Approx(z1.gradients_bytes));
   CHECK(z3.optimizer_bytes == Approx(z1.optimizer_bytes));
   CHECK(alone.weights_bytes < 0.2 * memory(1, 1).weights_bytes);  // sharded when not pipelined
+}
+
+TEST_CASE("fsdp_reshard_after_forward overrides the default in both directions", "[step][zero]") {
+  // Resharding under pipelining gathers again for every micro-batch; gradients still wait for
+  // the last one.
+  const Counts always_few = dp_collectives(2, 3, 32, "always"), always_many = dp_collectives(2, 3, 128, "always");
+  CHECK(always_many.gathers > 3 * always_few.gathers);
+  CHECK(always_many.reduces == always_few.reduces);
+  // Keeping parameters without pipelining gathers once; gradients are still reduce-scattered
+  // every micro-batch.
+  const Counts never_few = dp_collectives(1, 3, 64, "never"), never_many = dp_collectives(1, 3, 256, "never");
+  CHECK(never_many.gathers == never_few.gathers);
+  CHECK(never_many.reduces > 3 * never_few.reduces);
+}
+
+TEST_CASE("fsdp_reshard_after_forward without ZeRO-3 is refused with the reason", "[scenarios][zero]") {
+  const std::string yaml = testing::scenario_text("llama3-8b", "h100-sxm", 32, 2048, 64,
+                                                  "  zero_stage: 1\n  fsdp_reshard_after_forward: never\n");
+  CHECK_THROWS_WITH(scenarios::load_scenario_string(yaml, "<test>"),
+                    Catch::Contains("fsdp_reshard_after_forward") && Catch::Contains("ZeRO-3"));
+  CHECK_THROWS_WITH(scenarios::load_scenario_string(testing::scenario_text("llama3-8b", "h100-sxm", 32, 2048, 64,
+                                                                           "  fsdp: true\n  fsdp_reshard_after_forward: sometimes\n"),
+                                                    "<test>"),
+                    Catch::Contains("always") && Catch::Contains("never"));
 }
