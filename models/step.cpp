@@ -301,8 +301,6 @@ class StepBuilder {
     return u + (has_head ? 1 : 0) + (layers - 1 - which);
   }
 
-  // Emits every stage's passes in a global order that respects the cross-stage dependencies,
-  // so that each task's dependencies exist when it is added.
   // What a pass (forward or backward, micro-batch, virtual stage) produced, once emitted.
   std::size_t output_index(bool forward, int mb, int vs) const {
     return (static_cast<std::size_t>(mb) * static_cast<std::size_t>(vstages()) + static_cast<std::size_t>(vs)) * 2 +
@@ -313,6 +311,8 @@ class StepBuilder {
     return o.first ? &o.second : nullptr;
   }
 
+  // Emits every stage's passes in a global order that respects the cross-stage dependencies,
+  // so that each task's dependencies exist when it is added.
   void emit_schedule() {
     outputs_.assign(static_cast<std::size_t>(mbs_) * static_cast<std::size_t>(vstages()) * 2, {});
     std::vector<std::vector<PipeOp>> order;
@@ -416,25 +416,6 @@ class StepBuilder {
 
   using ProfileKey = std::tuple<bool, bool, bool, int>;  // forward, has embedding, has head, layers (−1: one unit)
 
-  // The profile of what `emit` adds on stage 0, simulated alone on an empty graph at kernel
-  // granularity; cached by `key` for the rest of the step.
-  template <class Emit>
-  std::size_t profile(const ProfileKey& key, Emit&& emit) {
-    if (auto it = profile_index_.find(key); it != profile_index_.end()) return it->second;
-    sim::TaskGraph graph;
-    std::vector<std::int32_t> task_profile;
-    StageState state;
-    std::swap(graph, graph_), std::swap(task_profile, task_profile_), std::swap(state, stages_.front());
-    std::vector<TaskId> deps;
-    emit(&deps);
-    const sim::RunResult run = sim::run_task_graph(graph_);
-    PassProfile p = summarize(run);
-    std::swap(graph, graph_), std::swap(task_profile, task_profile_), std::swap(state, stages_.front());
-    profiles_.push_back(p);
-    profile_index_.emplace(key, profiles_.size() - 1);
-    return profiles_.size() - 1;
-  }
-
   PassProfile summarize(const sim::RunResult& run) const {
     PassProfile p;
     p.total_s = run.makespan.seconds();
@@ -465,18 +446,33 @@ class StepBuilder {
     int active[3] = {};
     Time prev{};
     for (const Edge& e : edges) {
-      if (e.at > prev && active[0] == 0) (active[2] > 0 && active[1] == 0 ? p.cp_exposed_s : p.tp_exposed_s) += (e.at - prev).seconds();
+      if (e.at > prev && active[0] == 0) {  // no kernel running: a transfer is exposed (TP first)
+        double& exposed = active[2] > 0 && active[1] == 0 ? p.cp_exposed_s : p.tp_exposed_s;
+        exposed += (e.at - prev).seconds();
+      }
       prev = e.at;
       active[e.cat] += e.delta;
     }
     return p;
   }
 
-  // One unit (block, embedding or head) of a forward or backward pass, alone.
+  // One unit (block, embedding or head) of a forward or backward pass, simulated alone on an
+  // empty graph at kernel granularity (on stage 0's streams); cached for the rest of the step.
   std::size_t unit_profile(const std::vector<Item>& items, TaskKind kind, bool forward, bool block) {
     const int which = &items == &fwd_items_ || &items == &bwd_items_ ? 0 : &items == &head_fwd_ || &items == &head_bwd_ ? 1 : 2;
-    return profile({forward, which == 2, which == 1, -1},
-                   [&](std::vector<TaskId>* d) { emit_unit_body(0, items, kind, block, d); });
+    const ProfileKey key{forward, which == 2, which == 1, -1};
+    if (auto it = profile_index_.find(key); it != profile_index_.end()) return it->second;
+    sim::TaskGraph graph;
+    std::vector<std::int32_t> task_profile;
+    StageState state;
+    std::swap(graph, graph_), std::swap(task_profile, task_profile_), std::swap(state, stages_.front());
+    std::vector<TaskId> deps;
+    emit_unit_body(0, items, kind, block, &deps);
+    const PassProfile p = summarize(sim::run_task_graph(graph_));
+    std::swap(graph, graph_), std::swap(task_profile, task_profile_), std::swap(state, stages_.front());
+    profiles_.push_back(p);
+    profile_index_.emplace(key, profiles_.size() - 1);
+    return profiles_.size() - 1;
   }
 
   // A whole pass of virtual stage vs: its units run back to back (each starts when the one
