@@ -60,7 +60,7 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
   // What is sharded at the step's peak. With pipeline parallelism, ZeRO-2/3 accumulate
   // unsharded gradients until the last micro-batch (PyTorch pipelining with FSDP; see
   // models/step.cpp); ZeRO-3 that keeps gathered parameters holds them all.
-  const bool grads_sharded = zero >= 2 && p.pp == 1;
+  const bool grads_sharded = zero >= 2 && p.reduces_grads_every_micro_batch();
   const bool weights_sharded = zero >= 3 && !p.keeps_gathered_params();
   const auto vlayers = virtual_stage_layers(m.layers, p);
   const int vstages = p.pp * p.vpp;

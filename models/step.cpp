@@ -376,12 +376,10 @@ class StepBuilder {
     return dp_ranks_ > 1 && reduces_in(op);
   }
 
-  // Whether this backward pass reduces (or reduce-scatters) its gradients. ZeRO-2/3 without
-  // pipelining do it every micro-batch; under pipelining they accumulate unsharded gradients
-  // and reduce-scatter them in the last micro-batch only, as PyTorch's pipelining does with
-  // FSDP (stage.backward_maybe_with_nosync; torchtitan). ZeRO-0/1 reduce once, at the end.
+  // Whether this backward pass reduces (or reduce-scatters) its gradients: ZeRO-0/1 and
+  // pipelined ZeRO-2/3 in the last micro-batch only (see ParallelSpec).
   bool reduces_in(const PipeOp& op) const {
-    return (zero_ >= 2 && p_.pp == 1) || op.micro_batch == mbs_ - 1;
+    return (zero_ >= 2 && p_.reduces_grads_every_micro_batch()) || op.micro_batch == mbs_ - 1;
   }
   // ZeRO-3 keeps each block's gathered parameters for the step (see FsdpReshard).
   bool keeps_params() const { return zero_ == 3 && p_.keeps_gathered_params(); }
@@ -496,7 +494,9 @@ class StepBuilder {
   void add_profiled(int s, TaskKind kind, std::size_t profile, std::vector<TaskId>* deps) {
     const double seconds = profiles_[profile].total_s;
     const TaskId id = add_compute(s, kind, seconds, deps);
-    if (seconds > 0) task_profile_[static_cast<std::size_t>(id)] = std::int32_t(profile);
+    if (seconds <= 0) return;
+    task_profile_.resize(static_cast<std::size_t>(id) + 1, -1);
+    task_profile_[static_cast<std::size_t>(id)] = std::int32_t(profile);
   }
 
   // One gradient unit's pass, with the ZeRO traffic around it.
@@ -660,7 +660,6 @@ class StepBuilder {
     const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, deps,
                                                       s * kResources + kLinkBase, extra, 1,
                                                       static_cast<std::int32_t>(kind));
-    task_profile_.resize(graph_.size(), -1);
     if (timeline_)
       for (std::size_t i = before; i < graph_.size(); ++i)
         labels_.push_back({s, stream_names()[static_cast<std::size_t>(stream)], kind, label_mb_, label_layer_});
@@ -690,7 +689,6 @@ class StepBuilder {
         ((kind == TaskKind::dp_grad_reduce || kind == TaskKind::dp_param_gather) && free.dp))
       seconds = 0;
     if (timeline_) labels_.push_back({s, stream_names()[static_cast<std::size_t>(stream)], kind, label_mb_, label_layer_});
-    task_profile_.push_back(-1);
     return graph_.add(s * kStreams + stream, Time::from_seconds(seconds), deps,
                       std::span<const sim::ResourceUse>(uses.begin(), uses.size()), priority,
                       static_cast<std::int32_t>(kind));
@@ -731,7 +729,7 @@ class StepBuilder {
   sim::TaskGraph graph_;
   std::map<std::pair<int, double>, topologies::CollectiveTime> dp_costs_;
   std::vector<TaskId> deps_scratch_;
-  std::vector<std::int32_t> task_profile_;  ///< per task: index in profiles_, or −1
+  std::vector<std::int32_t> task_profile_;  ///< per task id: index in profiles_, or −1 (shorter: −1)
   std::vector<PassProfile> profiles_;
   std::map<ProfileKey, std::size_t> profile_index_;
 };
@@ -775,7 +773,7 @@ StepResult StepBuilder::measure() {
     const double dur = (tm.end - tm.start).seconds();
     const auto kind = static_cast<TaskKind>(task.tag);
     Category cat = kCatCompute;
-    if (const std::int32_t k = task_profile_[i]; k >= 0) {
+    if (const std::int32_t k = i < task_profile_.size() ? task_profile_[i] : -1; k >= 0) {
       // A merged pass: when other streams' SMs slowed it down, the stretch belongs to its kernels
       // (transfers are not slowed by SM sharing); its transfers keep their isolated times.
       const PassProfile& prof = profiles_[static_cast<std::size_t>(k)];

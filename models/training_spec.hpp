@@ -40,6 +40,10 @@ struct ParallelSpec {
   bool pp_comm_overlap = false;
   FsdpReshard fsdp_reshard_after_forward = FsdpReshard::automatic;
 
+  /// ZeRO-2/3 reduce-scatter gradients every micro-batch and keep only their shard; under
+  /// pipelining they accumulate them unsharded and reduce-scatter in the last micro-batch, as
+  /// PyTorch's pipelining does with FSDP (stage.backward_maybe_with_nosync; torchtitan).
+  bool reduces_grads_every_micro_batch() const { return pp == 1; }
   /// ZeRO-3 keeps each block's gathered parameters for the whole step (see FsdpReshard).
   bool keeps_gathered_params() const {
     return fsdp_reshard_after_forward == FsdpReshard::never ||
