@@ -12,6 +12,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load_node.hpp"
 #include "scenarios/load_reliability.hpp"
+#include "scenarios/preset_files.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/topology_load.hpp"
 #include "scenarios/yaml_reader.hpp"
@@ -76,6 +77,9 @@ YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
   return out;
 }
 
+// "models/presets" -> "model", "hardware/profiles" -> "hardware": the section a preset file may hold.
+std::string kind_of(const std::string& folder) { return folder.substr(0, folder.find('/')) == "models" ? "model" : "hardware"; }
+
 struct Resolved {
   YAML::Node node;
   std::string preset;  // preset name or "inline"
@@ -89,6 +93,7 @@ Resolved resolve_preset(const YamlReader& parent, const std::string& key,
   if (!parent.has(key)) parent.fail(key, fmt::format("is required; a preset name ({}) or a mapping", join(names_of(presets))));
   YAML::Node value = parent.node()[key];
   auto preset_node = [&](const std::string& name, const std::string& at_key) {
+    if (names_a_file(name)) return read_preset_file(name, kind_of(folder), scenario_source, parent.where(at_key)).node;
     auto it = presets.find(name);
     if (it == presets.end()) {
       const std::string near = nearest(name, names_of(presets));
@@ -100,6 +105,10 @@ Resolved resolve_preset(const YamlReader& parent, const std::string& key,
   };
   if (value.IsScalar()) {
     const std::string name = value.Scalar();
+    if (names_a_file(name)) {
+      PresetFile f = read_preset_file(name, kind_of(folder), scenario_source, parent.where(key));
+      return {f.node, f.name, [path = f.path](const std::string&) { return path; }};
+    }
     const std::string file = folder + "/" + name + ".yaml";
     return {preset_node(name, key), name, [file](const std::string&) { return file; }};
   }
@@ -295,12 +304,16 @@ void read_network(const YamlReader& top, Scenario* sc) {
   const YamlReader& named = net.has("topology") ? net : cluster;
   if (named.has("topology")) {
     const std::string name = named.text("topology", "");
-    if (!topology_preset_texts().count(name)) {
+    if (names_a_file(name)) {
+      const PresetFile f = read_preset_file(name, "topology", sc->source, named.where("topology"));
+      sc->network.topology = read_topology(YamlReader(f.node, "", [p = f.path](const std::string&) { return p; }, nullptr), f.name);
+    } else if (!topology_preset_texts().count(name)) {
       const std::string near = nearest(name, topology_names());
       named.fail("topology", fmt::format("unknown topology '{}'{}; available: {}", name,
                                        near.empty() ? "" : " (did you mean '" + near + "'?)", join(topology_names())));
+    } else {
+      sc->network.topology = topology_preset(name);
     }
-    sc->network.topology = topology_preset(name);
     const int k = sc->network.topology.gpus_per_node;
     if (cluster.has("gpus_per_node") && sc->cluster.gpus_per_node != k)
       cluster.fail("gpus_per_node", fmt::format("is {} but topology '{}' has {} GPUs per node; omit it or make them agree",

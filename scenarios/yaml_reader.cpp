@@ -65,6 +65,11 @@ void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const s
   throw ScenarioError(fmt::format("{}: {}: {}", where, key.empty() ? (path_.empty() ? "(top level)" : path_) : key_path(key), message));
 }
 
+std::string YamlReader::where(const std::string& key) const {
+  const std::string w = location(key);
+  return w == "--set " + key_path(key) ? w : w + ": " + key_path(key);
+}
+
 void YamlReader::fail(const std::string& key, const std::string& message) const {
   const std::string where = location(key);
   // "--set training.seq_len" already names the key; a file location needs the key path after it.

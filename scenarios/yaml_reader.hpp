@@ -36,6 +36,8 @@ class YamlReader {
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
   [[noreturn]] void fail_at(const YAML::Mark& mark, const std::string& key, const std::string& message) const;
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  /// "file:line:column: key.path" (or "--set key.path"), the prefix fail() writes.
+  std::string where(const std::string& key) const;
   const YAML::Node& node() const { return node_; }
 
  private:

@@ -3,7 +3,8 @@
 # (or with sudo available). Used by the README's first command and by .ci/run.
 set -euo pipefail
 packages=(build-essential cmake ninja-build libeigen3-dev libyaml-cpp-dev libboost-graph-dev
-          libcli11-dev catch2 libfmt-dev librsvg2-bin)  # rsvg-convert: tests render the SVG charts
+          libcli11-dev catch2 libfmt-dev librsvg2-bin
+          libtomlplusplus-dev)  # rsvg-convert: tests render the SVG charts
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,173 @@
+// A Hugging Face config.json -> the model section of a scenario. Field names and defaults are those of
+// the transformers configuration classes (LlamaConfig, Qwen2Config, Qwen3Config, Qwen3MoeConfig,
+// MistralConfig, MixtralConfig, GemmaConfig, Gemma2Config, DeepseekV3Config, GptOssConfig, Llama4TextConfig).
+// JSON is read with yaml-cpp (JSON is a subset of YAML 1.2).
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+#include "scenarios/error.hpp"
+#include "scenarios/import/importers.hpp"
+#include "scenarios/import/moe_layer_pattern.hpp"
+
+namespace clustersim::scenarios::importers {
+namespace {
+
+using fmt::format;
+
+struct Config {
+  YAML::Node n;
+  const ImportOptions& opt;
+  Imported& out;
+  std::string type;
+
+  bool has(const char* key) const { return n[key] && !n[key].IsNull(); }
+  long long integer(const char* key) const {
+    if (!has(key)) throw ScenarioError(format("{}: \"{}\" is missing (model_type {})", opt.source, key, type));
+    try {
+      return n[key].as<long long>();
+    } catch (const YAML::Exception&) {
+      throw ScenarioError(format("{}:{}: \"{}\": expected an integer", opt.source, n[key].Mark().line + 1, key));
+    }
+  }
+  long long integer_or(const char* key, long long fallback) const { return has(key) ? integer(key) : fallback; }
+  std::string text_or(const char* key, const std::string& fallback) const { return has(key) ? n[key].as<std::string>() : fallback; }
+  bool flag_or(const char* key, bool fallback) const { return has(key) ? n[key].as<bool>() : fallback; }
+  void set_int(const std::string& path, const char* key) const { out.set(path, format("{}", integer(key)), format("\"{}\"", key)); }
+};
+
+// Families whose MLP is gated (SwiGLU / GeGLU) and normalized with RMSNorm.
+const std::set<std::string> kLlamaLike = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+                                          "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",
+                                          "gpt_oss", "llama4_text", "granite", "olmo2", "phi3"};
+// Families whose word embeddings are tied unless the config says otherwise (their config class default).
+const std::set<std::string> kTiedByDefault = {"gemma", "gemma2", "gemma3_text", "gpt2"};
+
+void import_core(const Config& c) {
+  c.set_int("model.layers", "num_hidden_layers");
+  c.set_int("model.hidden", "hidden_size");
+  c.set_int("model.heads", "num_attention_heads");
+  const long long heads = c.integer("num_attention_heads");
+  const bool mla = c.has("kv_lora_rank");
+  if (!mla) c.out.set("model.kv_heads", format("{}", c.integer_or("num_key_value_heads", heads)),
+                      c.has("num_key_value_heads") ? "\"num_key_value_heads\"" : "no \"num_key_value_heads\": multi-head attention");
+  if (c.has("head_dim") && c.integer("head_dim") * heads != c.integer("hidden_size")) c.set_int("model.head_dim", "head_dim");
+  c.set_int("model.vocab", "vocab_size");
+  const bool tied = c.flag_or("tie_word_embeddings", kTiedByDefault.count(c.type) > 0);
+  c.out.set("model.tied_embeddings", tied ? "true" : "false",
+            c.has("tie_word_embeddings") ? "\"tie_word_embeddings\"" : format("the {} config default", c.type));
+  const bool gated = kLlamaLike.count(c.type) > 0;
+  const std::string act = c.text_or("hidden_act", c.text_or("hidden_activation", "silu"));
+  const bool gelu = act.rfind("gelu", 0) == 0;
+  const char* activation = gated ? (gelu ? "geglu" : "swiglu") : act == "relu2" ? "relu2" : "gelu";
+  c.out.set("model.activation", activation, format("\"hidden_act\": \"{}\"{}", act, gated ? ", gated MLP" : ""));
+  c.out.set("model.norm", gated ? "rmsnorm" : "layernorm", gated ? format("{} uses RMSNorm", c.type) : format("{} uses LayerNorm", c.type));
+  c.out.set("model.position", c.type == "gpt2" ? "learned" : "rope", c.type == "gpt2" ? "GPT-2 learned positions" : "rotary embeddings");
+  const bool attn_bias = c.flag_or("attention_bias", c.type == "gpt_oss" || c.type == "gpt2");
+  const bool qkv_bias = attn_bias || c.type == "qwen2" || c.type == "qwen2_moe";  // Qwen2 always biases q, k, v
+  const bool mlp_bias = c.flag_or("mlp_bias", c.type == "gpt2");
+  c.out.set("model.bias", mlp_bias && attn_bias ? "true" : "false", "\"attention_bias\" and \"mlp_bias\"");
+  if (qkv_bias && !(mlp_bias && attn_bias))
+    c.out.set("model.qkv_bias", "true", c.type.rfind("qwen2", 0) == 0 ? "Qwen2 attention has q, k, v biases" : "\"attention_bias\"");
+  const double dropout = c.has("attention_dropout") ? c.n["attention_dropout"].as<double>() : 0.0;
+  c.out.set("model.dropout", yaml_number(dropout), c.has("attention_dropout") ? "\"attention_dropout\"" : "none in the config");
+}
+
+// Sliding-window layers from "layer_types" (GPT-OSS, Gemma 3, newer Qwen) or the family's rule.
+void import_sliding_window(const Config& c) {
+  if (!c.has("sliding_window")) return;
+  const long long window = c.integer("sliding_window");
+  const long long layers = c.integer("num_hidden_layers");
+  long long sliding = 0;
+  if (c.n["layer_types"] && c.n["layer_types"].IsSequence()) {
+    for (const auto& t : c.n["layer_types"]) sliding += t.as<std::string>() == "sliding_attention" ? 1 : 0;
+  } else if (c.type == "mistral" || c.type == "mixtral") {
+    sliding = layers;
+  } else if (c.type == "gemma2") {
+    sliding = layers / 2;  // Gemma 2 alternates local and global attention layers
+  } else if (c.flag_or("use_sliding_window", false)) {
+    sliding = layers - c.integer_or("max_window_layers", 0);
+  }
+  if (sliding == 0) return;
+  const long long every = std::max(1LL, (layers + sliding / 2) / sliding);
+  if (layers / every != sliding)
+    c.out.warn(format("{} of {} layers use the sliding window: approximated as every {}-th layer", sliding, layers, every));
+  c.out.set("model.sliding_window.tokens", format("{}", window), "\"sliding_window\"");
+  c.out.set("model.sliding_window.every", format("{}", every), c.n["layer_types"] ? "\"layer_types\"" : format("the {} layer pattern", c.type));
+}
+
+std::string first_of(const Config& c, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (c.has(k)) return k;
+  return "";
+}
+
+void import_moe(const Config& c) {
+  const std::string experts_key = first_of(c, {"n_routed_experts", "num_local_experts", "num_experts"});
+  if (experts_key.empty() || c.integer(experts_key.c_str()) <= 1) {
+    c.set_int("model.ffn_hidden", c.has("intermediate_size_mlp") ? "intermediate_size_mlp" : "intermediate_size");
+    return;
+  }
+  c.set_int("model.moe.experts", experts_key.c_str());
+  c.set_int("model.moe.top_k", first_of(c, {"num_experts_per_tok", "experts_per_token"}).c_str());
+  const std::string expert_ffn = first_of(c, {"moe_intermediate_size", "intermediate_size"});
+  c.set_int("model.moe.expert_ffn_hidden", expert_ffn.c_str());
+  const std::string dense_ffn = expert_ffn == "intermediate_size" ? first_of(c, {"intermediate_size_mlp", "intermediate_size"}) : "intermediate_size";
+  c.set_int("model.ffn_hidden", dense_ffn.c_str());
+  if (c.has("n_shared_experts") && c.integer("n_shared_experts") > 0) c.set_int("model.moe.shared_experts", "n_shared_experts");
+  if (c.has("shared_expert_intermediate_size") && c.integer("shared_expert_intermediate_size") > 0)
+    c.out.set("model.moe.shared_experts", format("{}", std::max(1LL, c.integer("shared_expert_intermediate_size") / c.integer(expert_ffn.c_str()))),
+              "\"shared_expert_intermediate_size\" / expert width");
+  if (c.type == "llama4_text") c.out.set("model.moe.shared_experts", "1", "Llama 4 MoE layers have one shared expert");
+  const long long layers = c.integer("num_hidden_layers");
+  std::vector<bool> is_moe(static_cast<std::size_t>(layers), true);
+  const long long first_dense = c.integer_or("first_k_dense_replace", 0);
+  const long long step = c.integer_or("moe_layer_freq", c.integer_or("decoder_sparse_step", c.integer_or("interleave_moe_layer_step", 1)));
+  for (long long i = 0; i < layers; ++i)
+    is_moe[static_cast<std::size_t>(i)] = i >= first_dense && (step <= 1 || (i + 1) % step == 0);
+  if (c.n["mlp_only_layers"] && c.n["mlp_only_layers"].IsSequence())
+    for (const auto& l : c.n["mlp_only_layers"])
+      if (l.as<long long>() >= 0 && l.as<long long>() < layers) is_moe[l.as<std::size_t>()] = false;
+  const MoeLayerPattern p = moe_pattern_of(is_moe);
+  if (p.dense_layers > 0) c.out.set("model.moe.dense_layers", format("{}", p.dense_layers), "\"first_k_dense_replace\" / \"mlp_only_layers\"");
+  if (p.frequency != 1) c.out.set("model.moe.frequency", format("{}", p.frequency), "the MoE layer step");
+  if (!p.note.empty()) c.out.warn(p.note);
+}
+
+void import_mla(const Config& c) {
+  if (!c.has("kv_lora_rank")) return;
+  c.out.set("model.mla.q_lora_rank", format("{}", c.integer_or("q_lora_rank", 0)), c.has("q_lora_rank") ? "\"q_lora_rank\"" : "\"q_lora_rank\": null (no query compression)");
+  c.set_int("model.mla.kv_lora_rank", "kv_lora_rank");
+  c.set_int("model.mla.qk_nope_head_dim", "qk_nope_head_dim");
+  c.set_int("model.mla.qk_rope_head_dim", "qk_rope_head_dim");
+  c.set_int("model.mla.v_head_dim", "v_head_dim");
+  if (c.integer_or("num_nextn_predict_layers", 0) > 0) c.set_int("model.mtp_layers", "num_nextn_predict_layers");
+}
+
+}  // namespace
+
+Imported import_hf(const std::string& text, const ImportOptions& opt) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(format("{}:{}:{}: not valid JSON: {}", opt.source, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap()) throw ScenarioError(format("{}: expected a JSON object (a Hugging Face config.json)", opt.source));
+  YAML::Node n = root["text_config"] && root["text_config"].IsMap() ? root["text_config"] : root;  // Llama 4, Gemma 3
+  Imported out;
+  const std::string type = n["model_type"] ? n["model_type"].as<std::string>() : root["model_type"] ? root["model_type"].as<std::string>() : "";
+  if (type.empty()) throw ScenarioError(format("{}: \"model_type\" is missing: is this a Hugging Face config.json?", opt.source));
+  out.name = root["_name_or_path"] ? root["_name_or_path"].as<std::string>() : format("{} (imported from {})", type, opt.source);
+  const Config c{n, opt, out, type};
+  if (!kLlamaLike.count(type) && type != "gpt2")
+    out.warn(format("model_type \"{}\" is not one of the families the importer knows; read as a Llama-style decoder", type));
+  import_core(c);
+  import_moe(c);
+  import_mla(c);
+  import_sliding_window(c);
+  return out;
+}
+
+}  // namespace clustersim::scenarios::importers

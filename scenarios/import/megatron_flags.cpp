@@ -1,0 +1,78 @@
+#include "scenarios/import/megatron_flags.hpp"
+
+#include <string_view>
+
+namespace clustersim::scenarios::importers {
+
+const std::set<std::string>& megatron_boolean_flags() {
+  static const std::set<std::string> flags = {
+      "swiglu", "squared-relu", "untie-embeddings-and-output-weights", "group-query-attention",
+      "disable-bias-linear", "add-qkv-bias", "add-bias-linear", "sequence-parallel", "use-distributed-optimizer",
+      "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap", "bf16", "fp16", "use-flash-attn",
+      "recompute-activations", "multi-latent-attention", "use-torch-fsdp2", "use-custom-fsdp", "use-megatron-fsdp",
+      "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph", "external-cuda-graph",
+      "moe-grouped-gemm", "moe-enable-deepep", "account-for-embedding-in-pipeline-split",
+      "account-for-loss-in-pipeline-split", "use-mcore-models", "use-legacy-models", "no-masked-softmax-fusion",
+      "no-bias-gelu-fusion", "no-bias-dropout-fusion", "no-gradient-accumulation-fusion", "use-rotary-position-embeddings",
+      "attention-softmax-in-fp32", "mock-data", "no-load-optim", "no-load-rng", "finetune", "qk-layernorm",
+      "apply-layernorm-1p", "no-async-tensor-model-parallel-allreduce", "log-throughput", "log-timers-to-tensorboard",
+      "use-checkpoint-args", "no-position-embedding", "moe-router-enable-expert-bias", "moe-router-pre-softmax",
+      "manual-gc", "no-create-attention-mask-in-dataloader", "cpu-offloading", "defer-embedding-wgrad-compute",
+      "overlap-moe-expert-parallel-comm", "moe-permute-fusion", "cross-entropy-loss-fusion", "no-rope-fusion",
+      "check-for-nan-in-loss-and-grad", "distributed-optimizer", "standalone", "no-python", "tensorboard-log-interval"};
+  return flags;
+}
+
+const std::set<std::string>& megatron_mapped_flags() {
+  static const std::set<std::string> flags = {
+      // model
+      "num-layers", "hidden-size", "num-attention-heads", "group-query-attention", "num-query-groups",
+      "ffn-hidden-size", "swiglu", "squared-relu", "untie-embeddings-and-output-weights", "normalization",
+      "position-embedding-type", "use-rotary-position-embeddings", "no-position-embedding", "disable-bias-linear",
+      "add-bias-linear", "add-qkv-bias", "hidden-dropout", "attention-dropout", "kv-channels", "vocab-size",
+      "tokenizer-type", "tokenizer-model", "make-vocab-size-divisible-by", "max-position-embeddings",
+      "num-experts", "moe-router-topk", "moe-ffn-hidden-size", "moe-shared-expert-intermediate-size",
+      "moe-layer-freq", "moe-expert-capacity-factor", "moe-token-dispatcher-type", "moe-enable-deepep",
+      "moe-flex-dispatcher-backend", "moe-grouped-gemm", "multi-latent-attention", "q-lora-rank", "kv-lora-rank",
+      "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim", "mtp-num-layers",
+      // parallelism
+      "tensor-model-parallel-size", "pipeline-model-parallel-size", "num-layers-per-virtual-pipeline-stage",
+      "virtual-pipeline-model-parallel-size", "context-parallel-size", "expert-model-parallel-size",
+      "expert-tensor-parallel-size", "sequence-parallel", "use-distributed-optimizer", "use-torch-fsdp2",
+      "use-custom-fsdp", "use-megatron-fsdp", "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
+      "decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",
+      "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
+      // training
+      "seq-length", "micro-batch-size", "global-batch-size", "recompute-granularity", "recompute-method",
+      "recompute-num-layers", "recompute-activations", "recompute-modules", "bf16", "fp16", "fp8-format",
+      "fp8-recipe", "fp4-format", "train-iters", "train-samples", "use-flash-attn", "attention-backend",
+      "transformer-impl", "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph",
+      "external-cuda-graph", "cuda-graph-impl",
+      // cluster (torchrun)
+      "nnodes", "nproc-per-node"};
+  return flags;
+}
+
+bool megatron_flag_is_irrelevant(const std::string& name) {
+  static constexpr std::string_view kPrefixes[] = {
+      "lr", "min-lr", "weight-decay", "start-weight-decay", "end-weight-decay", "clip-grad", "adam-", "sgd-",
+      "init-method", "seed", "data-", "split", "vocab-file", "merge-file", "tokenizer", "save", "load",
+      "eval-", "log-", "tensorboard", "wandb", "exit-", "distributed-", "num-workers", "dataloader", "mock-data",
+      "rotary-", "norm-epsilon", "layernorm-epsilon", "master-", "node-rank", "rdzv", "ckpt", "dist-ckpt",
+      "timing-log", "profile", "moe-aux-loss", "moe-z-loss", "moe-router-", "loss-scale", "initial-loss-scale",
+      "hysteresis", "fp8-amax", "use-mcore"};
+  static const std::set<std::string> kExact = {
+      "use-legacy-models", "no-masked-softmax-fusion", "no-bias-gelu-fusion", "no-bias-dropout-fusion",
+      "no-gradient-accumulation-fusion", "attention-softmax-in-fp32", "no-load-optim", "no-load-rng", "finetune",
+      "use-checkpoint-args", "manual-gc", "manual-gc-interval", "no-create-attention-mask-in-dataloader",
+      "check-for-nan-in-loss-and-grad", "standalone", "no-python", "max-restarts", "qk-layernorm",
+      "apply-layernorm-1p", "cross-entropy-loss-fusion", "moe-permute-fusion", "no-rope-fusion", "optimizer",
+      "use-rope-scaling", "untie-embeddings", "override-opt-param-scheduler", "use-cpu-initialization",
+      "empty-unused-memory-level", "micro-batch-size-per-gpu", "no-async-tensor-model-parallel-allreduce"};
+  if (kExact.count(name)) return true;
+  for (std::string_view p : kPrefixes)
+    if (name.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace clustersim::scenarios::importers

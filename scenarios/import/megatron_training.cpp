@@ -1,0 +1,122 @@
+// Megatron-LM arguments -> the training section of a scenario.
+#include <fmt/format.h>
+
+#include "scenarios/error.hpp"
+#include "scenarios/import/flag_map.hpp"
+#include "scenarios/import/importers.hpp"
+
+namespace clustersim::scenarios::importers {
+namespace {
+
+using fmt::format;
+
+long long required(const FlagMap& f, const std::string& name) {
+  auto v = f.integer(name);
+  if (!v || *v < 1) throw ScenarioError(format("{}: --{} is required and must be positive", f.source(), name));
+  return *v;
+}
+
+// --bf16 / --fp16, and the FP8 / FP4 recipes of Transformer Engine (--fp8-format, --fp8-recipe, --fp4-format).
+void import_precision(Imported& out, const FlagMap& f) {
+  if (f.has("fp4-format")) {
+    out.set("training.precision", "nvfp4", f.origin("fp4-format"));
+    return;
+  }
+  if (f.has("fp8-format")) {
+    const std::string recipe = f.text("fp8-recipe").value_or("delayed");  // Megatron default: delayed scaling
+    if (recipe == "mxfp8") {
+      out.set("training.precision", "mxfp8", f.origin("fp8-format") + " " + f.origin("fp8-recipe"));
+      return;
+    }
+    if (recipe != "delayed" && recipe != "tensorwise" && recipe != "blockwise")
+      throw ScenarioError(format("{}: --fp8-recipe {}: expected delayed, tensorwise, mxfp8 or blockwise", f.source(), recipe));
+    out.set("training.precision", "fp8", f.origin("fp8-format"));
+    out.set("training.fp8_recipe", recipe, f.has("fp8-recipe") ? f.origin("fp8-recipe") : "Megatron default: --fp8-recipe delayed");
+    return;
+  }
+  if (f.has("bf16")) out.set("training.precision", "bf16", "--bf16");
+  else if (f.has("fp16")) out.set("training.precision", "fp16", "--fp16");
+  else {
+    out.set("training.precision", "fp32", "neither --bf16 nor --fp16: Megatron trains in fp32");
+    out.warn("no --bf16 or --fp16: imported as fp32 training (is a flag missing?)");
+  }
+}
+
+void import_recompute(Imported& out, const FlagMap& f, long long layers) {
+  const std::string gran = f.text("recompute-granularity").value_or(f.has("recompute-activations") ? "selective" : "");
+  if (gran.empty()) {
+    out.set("training.recompute", "none", "no --recompute-granularity");
+    return;
+  }
+  if (gran != "full" && gran != "selective")
+    throw ScenarioError(format("{}: --recompute-granularity {}: expected full or selective", f.source(), gran));
+  out.set("training.recompute", gran, f.has("recompute-granularity") ? f.origin("recompute-granularity") : "--recompute-activations");
+  if (auto modules = f.text("recompute-modules"); modules && gran == "selective")
+    out.warn(format("--recompute-modules {}: modelled as selective recompute of the attention core", *modules));
+  if (gran == "full" && f.text("recompute-method").value_or("") == "block") {
+    const long long n = f.integer("recompute-num-layers").value_or(layers);
+    out.warn(format("--recompute-method block --recompute-num-layers {}: recomputing only some layers per stage is "
+                    "modelled as recomputing all of them", n));
+  }
+}
+
+void import_kernels(Imported& out, const FlagMap& f) {
+  const std::string backend = f.text("attention-backend").value_or("auto");
+  if (f.has("use-flash-attn") && !f.has("attention-backend")) {
+    out.set("training.attention_impl", "flash2", "--use-flash-attn (the flash-attn v2 package)");
+  } else if (backend == "fused") {
+    out.set("training.attention_impl", "cudnn", "--attention-backend fused (Transformer Engine's cuDNN attention)");
+  } else if (backend == "unfused" || backend == "local") {
+    out.set("training.attention_impl", "unfused", f.origin("attention-backend"));
+  } else if (backend == "flash") {
+    out.set("training.attention_impl", "flash2", f.origin("attention-backend") + " (flash-attn through Transformer Engine)");
+  } else {
+    out.warn("attention implementation: the hardware profile's default (Megatron's --attention-backend auto lets "
+             "Transformer Engine choose)");
+  }
+  if (f.has("enable-cuda-graph") || f.has("external-cuda-graph") || f.has("cuda-graph-impl"))
+    out.set("training.cuda_graphs", "true", "--enable-cuda-graph / --external-cuda-graph");
+  if (auto d = f.text("moe-token-dispatcher-type")) {
+    const bool deepep = *d == "flex" && (f.has("moe-enable-deepep") || f.text("moe-flex-dispatcher-backend").value_or("") == "deepep");
+    if (*d != "alltoall" && *d != "allgather" && !deepep)
+      out.warn(format("--moe-token-dispatcher-type {}: modelled as alltoall", *d));
+    out.set("training.moe_dispatcher", deepep ? "deepep" : *d == "allgather" ? "allgather" : "alltoall", f.origin("moe-token-dispatcher-type"));
+  }
+}
+
+}  // namespace
+
+void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
+  const long long seq = required(f, "seq-length"), micro = required(f, "micro-batch-size");
+  const long long layers = f.integer("num-layers").value_or(0);
+  out.set("training.seq_len", format("{}", seq), f.origin("seq-length"));
+  out.set("training.micro_batch", format("{}", micro), f.origin("micro-batch-size"));
+  const long long model_ranks = f.integer("tensor-model-parallel-size").value_or(1) *
+                                f.integer("pipeline-model-parallel-size").value_or(1) *
+                                f.integer("context-parallel-size").value_or(1);
+  long long global = 0;
+  if (auto g = f.integer("global-batch-size")) {
+    global = *g;
+    out.set("training.global_batch", format("{}", global), f.origin("global-batch-size"));
+  } else {
+    global = micro * (gpus / model_ranks);
+    out.set("training.global_batch", format("{}", global), "Megatron default: micro-batch x data-parallel size");
+  }
+  if (f.has("rampup-batch-size")) out.warn(format("--rampup-batch-size {}: modelled at the final global batch", *f.text("rampup-batch-size")));
+  import_precision(out, f);
+  import_recompute(out, f, layers);
+  out.set("training.overlap_grad_reduce", f.has("overlap-grad-reduce") ? "true" : "false",
+          f.has("overlap-grad-reduce") ? "--overlap-grad-reduce" : "Megatron default: off");
+  out.set("training.overlap_param_gather", f.has("overlap-param-gather") ? "true" : "false",
+          f.has("overlap-param-gather") ? "--overlap-param-gather" : "Megatron default: off");
+  const bool bf16_reduce = f.has("grad-reduce-in-bf16");
+  out.set("training.grad_reduce_dtype", bf16_reduce ? "bf16" : "fp32",
+          bf16_reduce ? "--grad-reduce-in-bf16" : "Megatron accumulates and reduces gradients in fp32 with --bf16");
+  import_kernels(out, f);
+  if (auto iters = f.integer("train-iters"))
+    out.set("training.tokens", yaml_number(static_cast<double>(*iters) * global * seq), format("{} x global batch x seq length", f.origin("train-iters")));
+  else if (auto samples = f.integer("train-samples"))
+    out.set("training.tokens", yaml_number(static_cast<double>(*samples) * seq), format("{} x seq length", f.origin("train-samples")));
+}
+
+}  // namespace clustersim::scenarios::importers

@@ -1,0 +1,211 @@
+// The importers of users' own configurations (Megatron-LM launch scripts, torchtitan TOML, Hugging Face
+// config.json): the shell reading, the keys each flag or field gives, Megatron's and torchtitan's own
+// defaults, warnings for what is not modelled, and errors that name the file and the field.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "scenarios/error.hpp"
+#include "scenarios/import/importers.hpp"
+#include "scenarios/import/shell_words.hpp"
+
+namespace im = clustersim::scenarios::importers;
+using clustersim::scenarios::ScenarioError;
+
+namespace {
+
+std::string input(const std::string& name) {
+  std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/scenarios/import_inputs/" + name);
+  REQUIRE(in);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string value(const im::Imported& i, const std::string& path) {
+  const im::ImportedKey* k = i.find(path);
+  INFO(path);
+  REQUIRE(k != nullptr);
+  return k->value;
+}
+
+bool warned(const im::Imported& i, const std::string& part) {
+  for (const auto& w : i.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
+}
+
+im::ImportOptions opts(int gpus = 0) {
+  im::ImportOptions o;
+  o.source = "launch.sh";
+  o.gpus = gpus;
+  o.hardware = "h100-sxm";
+  return o;
+}
+
+const std::string kLlama8bArgs =
+    "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --micro-batch-size 1 "
+    "--vocab-size 32000 --bf16 ";
+
+}  // namespace
+
+TEST_CASE("shell words: continuations, arrays, defaults, arithmetic and quotes as bash hands them over", "[import]") {
+  const std::string script =
+      "#!/bin/bash\n"
+      "export NODES=${NNODES:-4}   # a default\n"
+      "GPN=8; WS=$((NODES * GPN))\n"
+      "ARGS=(\n  --a 1   # comment inside an array\n  --b \"two words\"\n)\n"
+      "OPTS=\"--c $WS --d '${GPN}'\"\n"
+      "python train.py \"${ARGS[@]}\" $OPTS \\\n   --e=5 'lit $GPN'\n";
+  const auto sh = im::read_shell_words(script);
+  const std::vector<std::string> expected = {"python", "train.py", "--a", "1", "--b", "two words", "--c", "32",
+                                             "--d", "'8'", "--e=5", "lit $GPN"};
+  CHECK(sh.words == expected);
+  CHECK(sh.vars.at("WS") == std::vector<std::string>{"32"});
+  // A value given on the import command line (WORLD_SIZE=…) beats the script's default.
+  CHECK(im::read_shell_words("N=${WORLD_SIZE:-1}\n", {{"WORLD_SIZE", "64"}}).vars.at("N") == std::vector<std::string>{"64"});
+}
+
+TEST_CASE("megatron: a Llama-3 70B launch script gives its model, plan and training keys", "[import]") {
+  const im::Imported i = im::import_megatron(input("llama3_70b_tp8pp4cp2.sh"), opts());
+  CHECK(value(i, "model.layers") == "80");
+  CHECK(value(i, "model.kv_heads") == "8");
+  CHECK(value(i, "model.ffn_hidden") == "28672");
+  CHECK(value(i, "model.vocab") == "128256");  // named by the tokenizer model
+  CHECK(value(i, "model.activation") == "swiglu");
+  CHECK(value(i, "model.tied_embeddings") == "false");
+  CHECK(value(i, "model.norm") == "rmsnorm");
+  CHECK(value(i, "model.bias") == "false");
+  CHECK(value(i, "cluster.gpus") == "512");  // --nnodes (from ${SLURM_NNODES:-64}) x --nproc_per_node
+  CHECK(value(i, "parallelism.tp") == "8");
+  CHECK(value(i, "parallelism.pp") == "4");
+  CHECK(value(i, "parallelism.cp") == "2");
+  CHECK(value(i, "parallelism.zero_stage") == "1");
+  CHECK(value(i, "training.global_batch") == "512");
+  CHECK(value(i, "training.overlap_grad_reduce") == "true");
+  CHECK(value(i, "training.tokens") == "15000000004096");  // --train-samples x seq length
+  CHECK(i.find("model.moe.experts") == nullptr);
+  CHECK(i.find("model.head_dim") == nullptr);  // --kv-channels absent: hidden / heads
+  // Learning rate, data paths and logging do not change a step: no warnings for them.
+  CHECK_FALSE(warned(i, "--lr"));
+  CHECK_FALSE(warned(i, "--data-path"));
+  CHECK_FALSE(warned(i, "--save"));
+}
+
+TEST_CASE("megatron: flags left out take Megatron's defaults, not clustersim's", "[import]") {
+  const im::Imported i = im::import_megatron(kLlama8bArgs, opts(16));
+  CHECK(value(i, "model.ffn_hidden") == "16384");   // 4h
+  CHECK(value(i, "model.activation") == "gelu");
+  CHECK(value(i, "model.tied_embeddings") == "true");
+  CHECK(value(i, "model.position") == "learned");
+  CHECK(value(i, "model.norm") == "layernorm");
+  CHECK(value(i, "model.bias") == "true");
+  CHECK(value(i, "model.dropout") == "0.1");
+  CHECK(value(i, "parallelism.zero_stage") == "0");
+  CHECK(value(i, "training.overlap_grad_reduce") == "false");  // clustersim's default is true
+  CHECK(value(i, "training.global_batch") == "16");            // micro-batch x DP
+  const im::Imported s = im::import_megatron(kLlama8bArgs + "--swiglu", opts(16));
+  CHECK(value(s, "model.ffn_hidden") == "10880");  // int(8*4096/3 / 64) * 64
+}
+
+TEST_CASE("megatron: MoE, MLA, virtual pipelines and uneven first/last stages", "[import]") {
+  const std::string args =
+      "--num-layers 61 --hidden-size 7168 --num-attention-heads 128 --seq-length 4096 --micro-batch-size 1 "
+      "--global-batch-size 8192 --vocab-size 129280 --bf16 --swiglu --ffn-hidden-size 18432 --num-experts 256 "
+      "--moe-router-topk 8 --moe-ffn-hidden-size 2048 --moe-shared-expert-intermediate-size 2048 "
+      "--moe-layer-freq ([0]*3+[1]*58) --multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 "
+      "--mtp-num-layers 1 --expert-model-parallel-size 64 --pipeline-model-parallel-size 16 "
+      "--decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers 4 "
+      "--moe-token-dispatcher-type flex --moe-enable-deepep";
+  const im::Imported i = im::import_megatron(args, opts(2048));
+  CHECK(value(i, "model.moe.experts") == "256");
+  CHECK(value(i, "model.moe.top_k") == "8");
+  CHECK(value(i, "model.moe.shared_experts") == "1");
+  CHECK(value(i, "model.moe.dense_layers") == "3");
+  CHECK(i.find("model.moe.frequency") == nullptr);
+  CHECK(value(i, "model.mla.kv_lora_rank") == "512");
+  CHECK(value(i, "model.mla.qk_rope_head_dim") == "64");  // Megatron default
+  CHECK(i.find("model.kv_heads") == nullptr);            // MLA has no GQA groups
+  CHECK(value(i, "model.mtp_layers") == "1");
+  CHECK(value(i, "parallelism.ep") == "64");
+  CHECK(value(i, "parallelism.etp") == "1");
+  CHECK(value(i, "parallelism.pp_layers") == "[1, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4]");
+  CHECK(value(i, "training.moe_dispatcher") == "deepep");
+  const im::Imported v = im::import_megatron(kLlama8bArgs + "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2", opts(32));
+  CHECK(value(v, "parallelism.vpp") == "4");
+  CHECK(value(v, "parallelism.schedule") == "interleaved");
+}
+
+TEST_CASE("megatron: what matters but is not modelled is a warning, never silently dropped", "[import]") {
+  const im::Imported i = im::import_megatron(kLlama8bArgs + "--cpu-offloading --recompute-granularity full "
+                                                            "--recompute-method block --recompute-num-layers 2 --rampup-batch-size 32 32 1000",
+                                             opts(8));
+  CHECK(warned(i, "--cpu-offloading"));
+  CHECK(warned(i, "--recompute-num-layers 2"));
+  CHECK(warned(i, "--rampup-batch-size"));
+  CHECK(value(i, "training.recompute") == "full");
+  const im::Imported fp8 = im::import_megatron(kLlama8bArgs + "--fp8-format hybrid --fp8-recipe blockwise", opts(8));
+  CHECK(value(fp8, "training.precision") == "fp8");
+  CHECK(value(fp8, "training.fp8_recipe") == "blockwise");
+  CHECK(value(im::import_megatron(kLlama8bArgs + "--fp8-format e4m3 --fp8-recipe mxfp8", opts(8)), "training.precision") == "mxfp8");
+}
+
+TEST_CASE("megatron: errors name the file and the flag", "[import]") {
+  CHECK_THROWS_WITH(im::import_megatron("--hidden-size 4096 --num-attention-heads 32", opts(8)),
+                    Catch::Contains("launch.sh") && Catch::Contains("--num-layers is required"));
+  CHECK_THROWS_WITH(im::import_megatron(kLlama8bArgs + "--tensor-model-parallel-size eight", opts(8)),
+                    Catch::Contains("--tensor-model-parallel-size: expected an integer, found 'eight'"));
+  CHECK_THROWS_WITH(im::import_megatron(kLlama8bArgs, opts(0)), Catch::Contains("--gpus N"));
+  CHECK_THROWS_WITH(im::import_megatron("--num-layers 2 --hidden-size 64 --num-attention-heads 2 --seq-length 8 "
+                                        "--micro-batch-size 1 --tokenizer-type SentencePieceTokenizer", opts(8)),
+                    Catch::Contains("vocabulary size"));
+  CHECK_THROWS_WITH(im::import_megatron("echo hello", opts(8)), Catch::Contains("no Megatron-LM model arguments"));
+}
+
+TEST_CASE("torchtitan: a job file gives FSDP x TP, op-level recompute and torch.compile", "[import]") {
+  const im::Imported i = im::import_torchtitan(input("llama3_8b.toml"), opts(16));
+  CHECK(value(i, "model") == "llama3-8b");
+  CHECK(value(i, "parallelism.tp") == "2");
+  CHECK(value(i, "parallelism.zero_stage") == "3");  // data_parallel_shard_degree = -1 -> 8-way FSDP
+  CHECK(value(i, "parallelism.sequence_parallel") == "true");
+  CHECK(value(i, "training.global_batch") == "16");  // local batch 2 x 8 DP ranks
+  CHECK(value(i, "training.micro_batch") == "2");
+  CHECK(value(i, "training.recompute") == "selective");
+  CHECK(warned(i, "selective_ac_option"));
+  CHECK(value(i, "training.fused_elementwise") == "true");
+  CHECK(value(i, "training.tokens") == "131072000");  // 1000 steps x 16 x 8192
+  CHECK_THROWS_WITH(im::import_torchtitan(input("llama3_8b.toml"), opts(0)), Catch::Contains("--gpus N"));
+  CHECK_THROWS_WITH(im::import_torchtitan("[model]\nname = \"llama3\"\nflavor = \n", opts(8)), Catch::Contains("launch.sh:3:"));
+  CHECK_THROWS_WITH(im::import_torchtitan("[model]\nname = \"llama3\"\nflavor = \"debugmodel\"\n", opts(8)),
+                    Catch::Contains("no clustersim preset") && Catch::Contains("clustersim import hf"));
+}
+
+TEST_CASE("hf: Llama, DeepSeek-V3 (MoE + MLA + MTP) and GPT-OSS (sliding window, head_dim) configs", "[import]") {
+  const im::Imported l = im::import_hf(input("llama3_8b_config.json"), opts());
+  CHECK(value(l, "model.layers") == "32");
+  CHECK(value(l, "model.kv_heads") == "8");
+  CHECK(value(l, "model.ffn_hidden") == "14336");
+  CHECK(value(l, "model.activation") == "swiglu");
+  CHECK(value(l, "model.norm") == "rmsnorm");
+  CHECK(value(l, "model.tied_embeddings") == "false");
+  CHECK(l.find("model.moe.experts") == nullptr);
+  const im::Imported d = im::import_hf(input("deepseek_v3_config.json"), opts());
+  CHECK(value(d, "model.moe.experts") == "256");
+  CHECK(value(d, "model.moe.expert_ffn_hidden") == "2048");
+  CHECK(value(d, "model.ffn_hidden") == "18432");
+  CHECK(value(d, "model.moe.shared_experts") == "1");
+  CHECK(value(d, "model.moe.dense_layers") == "3");
+  CHECK(value(d, "model.mla.q_lora_rank") == "1536");
+  CHECK(value(d, "model.mtp_layers") == "1");
+  CHECK(d.find("model.kv_heads") == nullptr);
+  const im::Imported g = im::import_hf(input("gpt_oss_120b_config.json"), opts());
+  CHECK(value(g, "model.head_dim") == "64");
+  CHECK(value(g, "model.moe.experts") == "128");
+  CHECK(value(g, "model.moe.top_k") == "4");
+  CHECK(value(g, "model.sliding_window.tokens") == "128");
+  CHECK(value(g, "model.sliding_window.every") == "2");
+  CHECK(value(g, "model.qkv_bias") == "true");
+  CHECK_THROWS_WITH(im::import_hf("{\"model_type\": \"llama\",\n \"hidden_size\": [4096 }", opts()), Catch::Contains("launch.sh:2:"));
+  CHECK_THROWS_WITH(im::import_hf("{\"model_type\": \"llama\"}", opts()), Catch::Contains("\"num_hidden_layers\" is missing"));
+}
