@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -20,13 +22,39 @@
 
 namespace clustersim::scenarios {
 
+namespace {
+
+// yaml-cpp keeps every entry of a mapping whose key repeats and reads the first; a user who wrote the
+// key twice meant one of them, so a repeated key is an error.
+void reject_duplicate_keys(const YAML::Node& node, const std::string& source) {
+  if (node.IsSequence())
+    for (const auto& item : node) reject_duplicate_keys(item, source);
+  if (!node.IsMap()) return;
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto& kv : node) {
+    if (kv.first.IsScalar()) {
+      auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark());
+      if (!fresh)
+        throw ScenarioError(fmt::format("{}:{}:{}: {}: duplicate key (first at line {}); write it once", source,
+                                        kv.first.Mark().line + 1, kv.first.Mark().column + 1, kv.first.Scalar(),
+                                        it->second.line + 1));
+    }
+    reject_duplicate_keys(kv.second, source);
+  }
+}
+
+}  // namespace
+
 YAML::Node parse_scenario_yaml(const std::string& text, const std::string& source) {
+  YAML::Node root;
   try {
-    return YAML::Load(text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));
   }
+  reject_duplicate_keys(root, source);
+  return root;
 }
 
 namespace {
@@ -496,6 +524,9 @@ Scenario load_scenario_string(const std::string& yaml, const std::string& source
 }
 
 Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ScenarioError(fmt::format("{}: is a directory; expected a scenario YAML file", path));
   std::ifstream in(path);
   if (!in) throw ScenarioError(fmt::format("{}: cannot open the scenario file", path));
   std::stringstream ss;

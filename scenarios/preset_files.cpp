@@ -28,7 +28,7 @@ PresetFile read_preset_file(const std::string& value, const std::string& section
   fs::path path(value);
   if (path.is_relative() && !scenario_source.empty() && scenario_source.front() != '<') {
     const fs::path folder = fs::path(scenario_source).parent_path();
-    if (!folder.empty()) path = folder / path;
+    if (!folder.empty()) path = (folder / path).lexically_normal();
   }
   std::error_code ec;
   if (fs::is_directory(path, ec))

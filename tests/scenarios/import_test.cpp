@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "scenarios/error.hpp"
+#include "scenarios/load.hpp"
 #include "scenarios/import/importers.hpp"
 #include "scenarios/import/shell_words.hpp"
 
@@ -208,4 +209,14 @@ TEST_CASE("hf: Llama, DeepSeek-V3 (MoE + MLA + MTP) and GPT-OSS (sliding window,
   CHECK(value(g, "model.qkv_bias") == "true");
   CHECK_THROWS_WITH(im::import_hf("{\"model_type\": \"llama\",\n \"hidden_size\": [4096 }", opts()), Catch::Contains("launch.sh:2:"));
   CHECK_THROWS_WITH(im::import_hf("{\"model_type\": \"llama\"}", opts()), Catch::Contains("\"num_hidden_layers\" is missing"));
+}
+
+TEST_CASE("a scenario that repeats a key, or names a directory, is an error naming the place", "[import]") {
+  CHECK_THROWS_WITH(clustersim::scenarios::load_scenario_string("name: a\nmodel: llama2-7b\nname: b\n", "s.yaml"),
+                    Catch::Contains("s.yaml:3:1: name: duplicate key (first at line 1)"));
+  CHECK_THROWS_WITH(clustersim::scenarios::load_scenario_string(
+                        "name: a\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8, gpus: 16}\n", "s.yaml"),
+                    Catch::Contains("s.yaml:4:20: gpus: duplicate key"));
+  CHECK_THROWS_WITH(clustersim::scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios"),
+                    Catch::Contains("is a directory"));
 }
