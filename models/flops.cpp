@@ -1,20 +1,45 @@
 #include "models/flops.hpp"
 
+#include <algorithm>
+
 namespace clustersim::models {
+
+double attention_keys_fraction(double window, double seq_len) {
+  if (window <= 0 || window >= seq_len) return 1.0;
+  const double r = window / seq_len;
+  return 2 * r - r * r;
+}
+
+namespace {
+
+// Forward attention-core FLOPs per token over the main stack (full s², as the formulas count).
+double attention_fwd_per_token(const ModelSpec& m, double s) {
+  const double per_layer = 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim());
+  const double sliding = m.sliding_layer_count();
+  const double frac = attention_keys_fraction(m.sliding_window.tokens, s);
+  return per_layer * ((m.layers - sliding) + sliding * frac);
+}
+
+}  // namespace
 
 FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t) {
   const ParamCount p = count_params(m, t.seq_len);
-  const double q_width = double(m.heads) * m.head_dim();
-  const double attn_fwd = 4.0 * m.layers * double(t.seq_len) * q_width;  // QKᵀ + A·V, full s²
+  const double s = t.seq_len;
+  const double attn_fwd = attention_fwd_per_token(m, s);
+  // An MTP module's block attends over the full sequence like a main-stack layer.
+  const double mtp_attn_fwd = m.mtp_layers * 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim());
+  const double non_embedding_active = p.active - p.embedding - p.lm_head;
   FlopsPerToken f;
   if (t.flops_formula == FlopsFormula::palm) {
-    f.model = 6.0 * p.non_embedding + 3.0 * attn_fwd;
-    f.formula = "palm: 6*N_non_embedding + 12*L*h*s";
+    f.model = 6.0 * non_embedding_active + 3.0 * attn_fwd;
+    f.formula = m.is_moe() ? "palm: 6*N_active_non_embedding + 12*L*h*s" : "palm: 6*N_non_embedding + 12*L*h*s";
   } else {
-    f.model = 6.0 * p.matmul + 3.0 * attn_fwd;
-    f.formula = "megatron: 6*N_matmul + 12*L*s*h_q";
+    f.model = 6.0 * (p.active_matmul + p.mtp_active_matmul) + 3.0 * (attn_fwd + mtp_attn_fwd);
+    f.formula = m.mtp_layers > 0 ? "megatron: 6*N_active_matmul + 12*L*s*h_q (+ MTP modules)"
+                : m.is_moe()     ? "megatron: 6*N_active_matmul + 12*L*s*h_q"
+                                 : "megatron: 6*N_matmul + 12*L*s*h_q";
   }
-  const double layer_matmul_fwd = 2.0 * (p.matmul - double(m.vocab) * m.hidden);
+  const double layer_matmul_fwd = 2.0 * (p.active_matmul - double(m.vocab) * m.hidden);
   double recompute = 0;
   if (t.recompute == Recompute::full) recompute = layer_matmul_fwd + attn_fwd;
   if (t.recompute == Recompute::selective) recompute = attn_fwd;

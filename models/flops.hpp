@@ -15,8 +15,18 @@ struct FlopsPerToken {
 ///   QKᵀ and A·V over the full s² — Narayanan et al. 2021 eq. 3, generalized to GQA/SwiGLU by
 ///   counting weights; equals 72·L·h²·(1 + s/6h + V/12hL) for GPT with ffn = 4h).
 /// palm: 6·N_non-embedding + 12·L·h·s (Chowdhery et al. 2022, appendix B).
+/// Mixture-of-Experts: N counts the weights one token uses (top_k routed + shared experts and
+/// the router: 6·N_active, as DeepSeek-V3 §4.2's 6N and Megatron's MoE FLOPs formula).
+/// Attention per layer is 2·s_eff·heads·(d_qk + d_v) forward (12·s·h_q for d_qk = d_v = h_q /
+/// heads); MLA uses its qk (nope + rope) and v head widths; sliding-window layers scale the
+/// full-square s by the causal-count ratio (see attention_keys_fraction). MTP modules add their
+/// projection, block and the shared LM head GEMM (Megatron counts MTP likewise).
 /// Recompute adds one forward of the recomputed part: full = (2·N_layers + 4·L·s·h_q),
 /// selective = 4·L·s·h_q (attention core only; Korthikanti et al. 2022).
 FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t);
+
+/// Keys a query attends to in a causal window of w tokens relative to full causal attention,
+/// averaged over a sequence of s: (w − w²/2s) / (s/2) = 2w/s − (w/s)² for w < s, else 1.
+double attention_keys_fraction(double window, double seq_len);
 
 }  // namespace clustersim::models

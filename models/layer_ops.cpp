@@ -55,6 +55,38 @@ struct Builder {
   }
 };
 
+// The residual add that closes a sub-block, with the bias add and dropout of the sub-block's
+// output projection fused in (Megatron bias_dropout_add): read two, write one; dropout also
+// writes its 1-byte mask. Backward: nothing without dropout (the gradient passes through) but
+// the bias gradient's read of dy; with dropout read dy and the mask, write dx.
+struct ResidualBytes {
+  double fwd = 0, bwd = 0;
+};
+ResidualBytes residual_bytes(const ModelSpec& m, double act, double elem_bytes) {
+  const double mask = m.dropout > 0 ? act / elem_bytes : 0.0;
+  ResidualBytes r;
+  r.fwd = 3 * act + mask;
+  r.bwd = m.dropout > 0 ? 2 * act + mask : (m.bias ? act : 0.0);
+  return r;
+}
+
+// The MLP activation on [tokens, f] (`inner` bytes). Gated (SwiGLU, GeGLU): read gate and up,
+// write one; backward reads both and the gradient, writes two. Non-gated (GELU, squared ReLU):
+// read one, write one; backward reads input and gradient, writes one. Eager PyTorch runs the
+// gated ones as act(gate) then * up (10 B against 6 B forward, 16 against 10 backward, 2
+// kernels) and squared ReLU as relu then pow (twice the fused bytes, 2 kernels each way,
+// Megatron squared_relu); GELU is one kernel.
+KernelOp mlp_activation(const Builder& bld, Activation a, double inner, bool eager, bool backward) {
+  static constexpr const char* kNames[] = {"gelu", "swiglu", "relu2", "geglu"};
+  const std::string name = std::string(kNames[int(a)]) + (backward ? ".bwd" : "");
+  if (gated(a)) {
+    const double bytes = (backward ? 5 : 3) * inner;
+    return eager ? bld.unfused(name, bytes, backward ? 1.6 : 10.0 / 6.0, 2) : bld.memory(name, bytes);
+  }
+  const double bytes = (backward ? 3 : 2) * inner;
+  return eager && a == Activation::relu2 ? bld.unfused(name, bytes, 2.0, 2) : bld.memory(name, bytes);
+}
+
 }  // namespace
 
 StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
@@ -67,9 +99,9 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const double q_local = m.heads / tp;
   const double kv_local = std::max(1.0, m.kv_heads / tp);
   const double e = hardware::storage_bytes(t.precision);  // activation bytes per element
-  const bool swiglu = m.activation == Activation::swiglu;
+  const bool is_gated = gated(m.activation);
   const double f_local = f / tp;
-  const double up_width = swiglu ? 2 * f_local : f_local;
+  const double up_width = is_gated ? 2 * f_local : f_local;
   Builder bld{gpu, t.precision, s};
   StepCosts c;
   auto& F = c.part_fwd;
@@ -78,11 +110,10 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const double act = tokens * h * e;  // one [tokens, h] activation tensor
   // Norms, residual adds and dropout run on s/tp tokens with sequence parallelism.
   const double sp_act = p.sequence_parallel ? act / tp : act;
-  const double residual = m.has_bias() ? 3.5 * sp_act : 3 * sp_act;
-  const double residual_bwd = m.has_bias() ? 2.5 * sp_act : 0.0;
-  // Residual add closing the previous block (read two, write one; GELU models also apply
-  // dropout and a bias), then the pre-attention norm: read x, write y (fwd); read x, dy,
-  // write dx (bwd).
+  const ResidualBytes res = residual_bytes(m, sp_act, e);
+  const double residual = res.fwd, residual_bwd = res.bwd;
+  // Residual add closing the previous block (see residual_bytes), then the pre-attention norm:
+  // read x, write y (fwd); read x, dy, write dx (bwd).
   F[norm_attn].add(bld.memory("residual2", residual));
   B[norm_attn].add(bld.memory("residual2.bwd", residual_bwd));
   // Eager PyTorch runs the reference composite ops (Llama reference model.py, torchtitan
@@ -96,7 +127,7 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   // LayerNorm and GELU are single kernels in eager mode too.
   const bool eager = !t.fused_elementwise;
   auto norm = [&](const char* name, double fused_bytes) {
-    return eager && !m.has_bias() ? bld.unfused(name, fused_bytes, 9.0, 8) : bld.memory(name, fused_bytes);
+    return eager && m.norm == Norm::rmsnorm ? bld.unfused(name, fused_bytes, 9.0, 8) : bld.memory(name, fused_bytes);
   };
   F[norm_attn].add(norm("norm1", 2 * sp_act));
   B[norm_attn].add(norm("norm1.bwd", 3 * sp_act));
@@ -145,17 +176,13 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   B[norm_mlp].add(bld.memory("residual1.bwd", residual_bwd));
   F[norm_mlp].add(norm("norm2", 2 * sp_act));
   B[norm_mlp].add(norm("norm2.bwd", 3 * sp_act));
-  F[mlp].add(bld.gemm(swiglu ? "mlp_gate_up" : "mlp_up", tokens, up_width, h));
+  F[mlp].add(bld.gemm(is_gated ? "mlp_gate_up" : "mlp_up", tokens, up_width, h));
   const double inner = tokens * f_local * e;
-  // SwiGLU reads gate and up, writes one; GELU reads one, writes one. Backward reads the saved
-  // inputs and the gradient, writes the input gradients.
-  F[mlp].add(swiglu && eager ? bld.unfused("swiglu", 3 * inner, 10.0 / 6.0, 2)
-                             : bld.memory(swiglu ? "swiglu" : "gelu", swiglu ? 3 * inner : 2 * inner));
+  F[mlp].add(mlp_activation(bld, m.activation, inner, eager, false));
   bld.linear(&F[mlp], &B[mlp], "mlp_down", tokens, h, f_local);
-  B[mlp].add(swiglu && eager ? bld.unfused("swiglu.bwd", 5 * inner, 1.6, 2)
-                             : bld.memory(swiglu ? "swiglu.bwd" : "gelu.bwd", swiglu ? 5 * inner : 3 * inner));
-  B[mlp].add(bld.gemm(swiglu ? "mlp_gate_up.dgrad" : "mlp_up.dgrad", tokens, h, up_width));
-  B[mlp_up_wgrad].add(bld.gemm(swiglu ? "mlp_gate_up.wgrad" : "mlp_up.wgrad", h, up_width, tokens));
+  B[mlp].add(mlp_activation(bld, m.activation, inner, eager, true));
+  B[mlp].add(bld.gemm(is_gated ? "mlp_gate_up.dgrad" : "mlp_up.dgrad", tokens, h, up_width));
+  B[mlp_up_wgrad].add(bld.gemm(is_gated ? "mlp_gate_up.wgrad" : "mlp_up.wgrad", h, up_width, tokens));
 
   for (int part = 0; part < kBlockParts; ++part) {
     for (const auto& op : F[static_cast<std::size_t>(part)].ops) c.layer_fwd.add(op);

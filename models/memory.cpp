@@ -15,7 +15,7 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
   const double tokens = s * b, h = m.hidden, d = m.head_dim();
   const double q = double(m.heads) / p.tp, kv = std::max(1.0, double(m.kv_heads) / p.tp);
   const double f = double(m.ffn_hidden) / p.tp;
-  const bool swiglu = m.activation == Activation::swiglu;
+  const bool is_gated = gated(m.activation);
   // Norm inputs, GEMM inputs of the column-parallel layers and dropout masks are whole
   // [s, b, h] tensors on every TP rank, unless sequence parallelism shards them.
   const double sp = p.sequence_parallel ? p.tp : 1.0;
@@ -31,14 +31,14 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
     } else {
       bytes += tokens * q * d * e;
       bytes += 2.0 * b * q * s * s * e;          // scores and softmax output
-      if (m.has_bias()) bytes += b * q * s * s;  // attention dropout mask
+      if (m.dropout > 0) bytes += b * q * s * s;  // attention dropout mask
     }
   }
   bytes += act;                                  // norm2 input (residual)
   bytes += act;                                  // MLP input
-  bytes += tokens * (swiglu ? 2 * f : f) * e;    // gate/up output
+  bytes += tokens * (is_gated ? 2 * f : f) * e;  // gate/up output
   bytes += tokens * f * e;                       // activation output (down-proj input)
-  if (m.has_bias()) bytes += 2 * tokens * h / sp;  // two hidden dropout masks, 1 B each
+  if (m.dropout > 0) bytes += 2 * tokens * h / sp;  // two hidden dropout masks, 1 B each
   return bytes;
 }
 

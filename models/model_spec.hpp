@@ -1,11 +1,48 @@
 #pragma once
-// Architecture of a dense decoder-only Transformer, as written in models/presets/*.yaml.
+// Architecture of a decoder-only Transformer, as written in models/presets/*.yaml: dense or
+// Mixture-of-Experts, with multi-head or multi-head latent attention (MLA).
 #include <string>
 
 namespace clustersim::models {
 
-enum class Activation { gelu, swiglu };
+/// MLP activation. gelu and relu2 (squared ReLU, So et al. 2021 "Primer"; Nemotron-4) are
+/// non-gated: up [h, f], down [f, h]. swiglu and geglu (Shazeer 2020) are gated: gate and up
+/// [h, f] each, down [f, h].
+enum class Activation { gelu, swiglu, relu2, geglu };
 enum class Position { learned, rope };
+enum class Norm { layernorm, rmsnorm };
+
+inline bool gated(Activation a) { return a == Activation::swiglu || a == Activation::geglu; }
+
+/// Mixture-of-Experts MLP (absent: experts == 0). Routed experts and shared experts have the
+/// same width expert_ffn_hidden (DeepSeek-V2/V3 and Llama 4 configs).
+struct MoeSpec {
+  int experts = 0;             ///< routed experts per MoE layer
+  int top_k = 0;               ///< routed experts per token
+  int shared_experts = 0;      ///< always-active experts
+  int expert_ffn_hidden = 0;   ///< inner width of one expert
+  int dense_layers = 0;        ///< leading layers that keep the dense MLP (ffn_hidden)
+  int frequency = 1;           ///< after them, every frequency-th layer is MoE
+  double capacity_factor = 0;  ///< 0 = dropless
+  bool enabled() const { return experts > 0; }
+};
+
+/// Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1; HF DeepseekV3Attention).
+struct MlaSpec {
+  int q_lora_rank = 0;  ///< 0: queries are not compressed (q_proj h → heads·(nope+rope))
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+  bool enabled() const { return kv_lora_rank > 0; }
+};
+
+/// Every `every`-th layer (the every-th, 2·every-th, ...) attends to a window of `tokens`.
+struct SlidingWindow {
+  int tokens = 0;
+  int every = 1;
+  bool enabled() const { return tokens > 0; }
+};
 
 struct ModelSpec {
   std::string name;
@@ -13,34 +50,75 @@ struct ModelSpec {
   int hidden = 0;
   int heads = 0;
   int kv_heads = 0;      ///< key/value heads (GQA); equals heads for multi-head attention
-  int ffn_hidden = 0;    ///< MLP inner width (gate/up width for SwiGLU)
+  int ffn_hidden = 0;    ///< MLP inner width of a dense layer (gate/up width when gated)
   int vocab = 0;
   Activation activation = Activation::gelu;
   bool tied_embeddings = false;
   Position position = Position::learned;
+  int head_size = 0;     ///< per-head width when set (Gemma, Qwen3, GPT-OSS); 0 = hidden / heads
+  Norm norm = Norm::layernorm;
+  bool bias = false;      ///< biases on every linear layer (GPT-2/3, GPT-OSS), the router included
+  bool qkv_bias = false;  ///< bias on the QKV projection only (Qwen2); implied by bias
+  double dropout = 0;     ///< hidden and attention dropout probability (0: no masks, no kernels)
+  MoeSpec moe;
+  MlaSpec mla;
+  SlidingWindow sliding_window;
+  int mtp_layers = 0;     ///< DeepSeek-V3 multi-token-prediction modules
 
-  int head_dim() const { return hidden / heads; }
+  int head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
+  /// Query/key and value widths per head (MLA: nope + rope and v_head_dim).
+  int qk_head_dim() const { return mla.enabled() ? mla.qk_nope_head_dim + mla.qk_rope_head_dim : head_dim(); }
+  int v_head_dim() const { return mla.enabled() ? mla.v_head_dim : head_dim(); }
   /// Vocabulary as Megatron allocates it: padded up to a multiple of 128·tp
   /// (--make-vocab-size-divisible-by 128, times the TP size) so each TP rank gets equal rows.
   int padded_vocab(int tp) const {
     const int multiple = 128 * tp;
     return (vocab + multiple - 1) / multiple * multiple;
   }
-  /// GELU models (GPT-2/3 style) carry biases and LayerNorm; SwiGLU models (Llama) neither.
-  bool has_bias() const { return activation == Activation::gelu; }
+  bool has_qkv_bias() const { return bias || qkv_bias; }
+  bool is_moe() const { return moe.enabled(); }
+  /// Layer i (0-based) of the main stack has an MoE MLP: after moe.dense_layers, the
+  /// frequency-th, 2·frequency-th, ... layer (HF Llama 4 interleave_moe_layer_step puts MoE on
+  /// layers step−1, 2·step−1, ...; DeepSeek first_k_dense_replace + moe_layer_freq 1).
+  bool moe_layer(int i) const {
+    if (!moe.enabled() || i < moe.dense_layers) return false;
+    return (i - moe.dense_layers) % moe.frequency == moe.frequency - 1;
+  }
+  /// Layer i attends to a sliding window (the every-th, 2·every-th, ... layer).
+  bool sliding_layer(int i) const {
+    return sliding_window.enabled() && i % sliding_window.every == sliding_window.every - 1;
+  }
+  int moe_layer_count() const;
+  int sliding_layer_count() const;
 };
 
-/// Parameter counts (embeddings included; learned position table sized for `seq_len`).
+/// Parameter counts (embeddings included; learned position table sized for `seq_len`). The
+/// main stack only: MTP modules are reported apart (DeepSeek-V3's 671B excludes its 14B MTP).
 struct ParamCount {
-  double per_layer = 0;       ///< one Transformer block
+  double per_layer = 0;       ///< one Transformer block; the mean over blocks for MoE models
   double embedding = 0;       ///< token (+ learned position) embedding
   double lm_head = 0;         ///< separate output projection (0 when tied)
   double final_norm = 0;
   double total = 0;
   double non_embedding = 0;   ///< total − token/position embedding − untied head
   double matmul = 0;          ///< weights used in matrix multiplies, LM head included
+  // Mixture-of-Experts breakdown (dense models: active == total, experts == 0).
+  double attention = 0;       ///< one block's attention (projections, biases, MLA norms)
+  double dense_layer = 0;     ///< one block with a dense MLP
+  double moe_layer = 0;       ///< one block with an MoE MLP, every expert counted
+  double expert = 0;          ///< one routed (or shared) expert
+  double experts = 0;         ///< all routed experts of the stack (what EP shards)
+  double active = 0;          ///< parameters one token uses: top_k + shared experts per MoE layer
+  double active_matmul = 0;   ///< matmul weights one token uses, LM head included
+  double mtp = 0;             ///< MTP modules (projection + block + norms; embedding/head shared)
+  double mtp_active_matmul = 0;
 };
 
 ParamCount count_params(const ModelSpec& m, int seq_len);
+
+/// Per-layer pieces of count_params, for the kernel program and the memory model.
+double attention_params(const ModelSpec& m);
+double mlp_params(const ModelSpec& m, double ffn);  ///< one MLP (or expert) of inner width ffn
+double norm_params(const ModelSpec& m, double width);
 
 }  // namespace clustersim::models

@@ -1,0 +1,39 @@
+#include "models/moe_memory.hpp"
+
+namespace clustersim::models {
+
+MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ExpertParallel& x,
+                     int moe_layers, const MoeLayerOps& ops) {
+  const bool fp32_weights = t.precision == hardware::Precision::fp32 || t.precision == hardware::Precision::tf32;
+  const double wb = fp32_weights ? 4.0 : 2.0;
+  const double gb = (t.grad_reduce_fp32 || fp32_weights) ? 4.0 : 2.0;
+  const double ob = fp32_weights ? 8.0 : 12.0;
+  const int zero = x.edp > 1 ? p.zero_stage : 0;
+  const double edp = x.edp;
+  MoeMemory r;
+  r.expert_params = double(moe_layers) * ops.local_experts * mlp_params(m, m.moe.expert_ffn_hidden) / x.etp;
+  r.expert_weights_bytes = r.expert_params * wb / (zero >= 3 ? edp : 1.0);
+  r.expert_gradients_bytes = r.expert_params * gb / (zero >= 2 ? edp : 1.0);
+  r.expert_optimizer_bytes = r.expert_params * ob / (zero >= 1 ? edp : 1.0);
+
+  // Saved for backward, per layer: fp32 router probabilities [T, E]; on the busiest rank the
+  // permuted expert inputs (fc1 input), fc1 output (gate and up when gated) and activation
+  // output (fc2 input) at ffn/etp, and the expert outputs the weighted combine multiplies (the
+  // probabilities' gradient needs them); the shared experts' fc1 output and activation output.
+  const double e = hardware::storage_bytes(t.precision), h = m.hidden;
+  const double width = double(m.moe.expert_ffn_hidden) / x.etp, up = gated(m.activation) ? 2.0 : 1.0;
+  double a = ops.tokens * m.moe.experts * 4.0;
+  a += ops.routed_tokens * (h + (up + 1) * width) * e;
+  a += ops.routed_tokens / x.etp * h * e;
+  if (m.moe.shared_experts > 0) {
+    const double seq_tokens = double(t.micro_batch) * t.seq_len / p.cp;
+    const double shared = double(m.moe.shared_experts) * m.moe.expert_ffn_hidden / p.tp;
+    a += seq_tokens * (up + 1) * shared * e;
+  }
+  r.routed_activation_bytes = a;
+  // The send buffer holds this rank's token copies, the receive buffer the busiest rank's.
+  r.dispatch_buffer_bytes = (ops.tokens * m.moe.top_k + ops.routed_tokens / x.etp) * h * e;
+  return r;
+}
+
+}  // namespace clustersim::models

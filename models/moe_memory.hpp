@@ -1,0 +1,32 @@
+#pragma once
+// Memory of the Mixture-of-Experts part of a model on one rank: expert model states sharded by
+// EP, ETP and the expert-data-parallel group, routed activations and all-to-all buffers. The
+// dense part (attention, dense layers, embeddings) stays in models/memory.cpp.
+#include "models/model_spec.hpp"
+#include "models/moe_ops.hpp"
+#include "models/training_spec.hpp"
+
+namespace clustersim::models {
+
+struct MoeMemory {
+  double expert_params = 0;           ///< routed-expert parameters held on this rank (unsharded by ZeRO)
+  double expert_weights_bytes = 0;
+  double expert_gradients_bytes = 0;
+  double expert_optimizer_bytes = 0;
+  double routed_activation_bytes = 0; ///< saved for backward per MoE layer per micro-batch
+  double dispatch_buffer_bytes = 0;   ///< all-to-all send + receive buffers of one layer
+};
+
+/// For `moe_layers` MoE layers on this rank (its pipeline stage's share): each layer keeps
+/// experts/ep routed experts, each 1/etp of its weights. Bytes per parameter as the dense
+/// accounting (models/memory.hpp): weights 2 (4 in fp32/tf32), gradients 4 with fp32 reduction
+/// else 2, optimizer 12 (8 with fp32 weights). ZeRO shards expert states over the
+/// expert-data-parallel group (Megatron's distributed optimizer uses the expert-DP group for
+/// expert parameters): optimizer with stage ≥ 1, gradients ≥ 2, weights 3.
+/// Routed activations are what the experts' backward reads on the busiest rank (see
+/// moe_memory.cpp); shared experts are counted with them. `ops` is moe_layer_ops for the same
+/// layer (tokens and load imbalance).
+MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ExpertParallel& x,
+                     int moe_layers, const MoeLayerOps& ops);
+
+}  // namespace clustersim::models

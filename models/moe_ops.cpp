@@ -1,0 +1,138 @@
+#include "models/moe_ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "hardware/kernel_cost.hpp"
+
+namespace clustersim::models {
+
+double normal_quantile(double p) {
+  // P. J. Acklam, "An algorithm for computing the inverse normal cumulative distribution
+  // function" (2003): rational approximations on the central region and the two tails.
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  const double lo = 0.02425;
+  auto tail = [&](double q) {
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  };
+  if (p < lo) return tail(std::sqrt(-2 * std::log(p)));
+  if (p > 1 - lo) return -tail(std::sqrt(-2 * std::log(1 - p)));
+  const double q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+double auto_load_imbalance(int experts, int top_k, int ep, double tokens) {
+  if (ep <= 1 || top_k >= experts || tokens <= 0) return 1.0;
+  const double E = experts, k = top_k, n = ep;
+  const double z = normal_quantile((n - 0.375) / (n + 0.25));
+  const double cv = std::sqrt((1 - 1 / n) * (E - k) / ((E - 1) * tokens * k));
+  // A rank cannot receive more than every token's copies that its experts can take.
+  const double ceiling = std::min(k, E / n) / k * n;
+  return std::min(1 + z * cv, ceiling);
+}
+
+namespace {
+
+using hardware::GpuSpec;
+using hardware::Precision;
+
+struct Kernels {
+  const GpuSpec& gpu;
+  Precision prec;
+
+  KernelOp gemm(std::string name, double m, double n, double k) const { return grouped(std::move(name), 1, m, n, k); }
+  // `groups` GEMMs of [m, k]·[k, n] in one grouped-GEMM launch (one kernel gap): each group is
+  // costed by the shape model at its own M, so a small M per expert runs at small-M efficiency.
+  KernelOp grouped(std::string name, double groups, double m, double n, double k) const {
+    m = std::max(1.0, m), n = std::max(1.0, n), k = std::max(1.0, k);
+    const auto c = hardware::gemm_cost(gpu, prec, m, n, k);
+    const double bytes = (m * k + k * n) * hardware::gemm_operand_bytes(prec) + m * n * hardware::storage_bytes(prec);
+    return {std::move(name), OpKind::gemm, groups * 2 * m * n * k, groups * bytes,
+            groups * (c.time_s - gpu.kernel_gap_s) + gpu.kernel_gap_s, c.bound};
+  }
+  KernelOp memory(std::string name, double bytes) const {
+    const auto c = hardware::memory_cost(gpu, bytes);
+    return {std::move(name), OpKind::memory, 0, bytes, c.time_s, c.bound};
+  }
+  // An MLP of `groups` experts on m tokens each: up (gate+up when gated), activation, down;
+  // backward dgrad and wgrad of both. FP8 casts as in layer_ops (input and output gradient).
+  void mlp(PassCost* fwd, PassCost* bwd, const std::string& name, double groups, double m, double h, double f,
+           bool is_gated) const {
+    const double up = is_gated ? 2 * f : f, e = hardware::storage_bytes(prec), inner = groups * m * f * e;
+    const bool fp8 = prec == Precision::fp8;
+    if (fp8) fwd->add(memory(name + ".fc1.cast_fp8", groups * m * h * 4.0));
+    fwd->add(grouped(name + ".fc1", groups, m, up, h));
+    fwd->add(memory(name + ".act", (is_gated ? 3 : 2) * inner));
+    if (fp8) fwd->add(memory(name + ".fc2.cast_fp8", groups * m * f * 4.0));
+    fwd->add(grouped(name + ".fc2", groups, m, h, f));
+    if (fp8) bwd->add(memory(name + ".fc2.grad_cast_fp8", groups * m * h * 4.0));
+    bwd->add(grouped(name + ".fc2.dgrad", groups, m, f, h));
+    bwd->add(grouped(name + ".fc2.wgrad", groups, f, h, m));
+    bwd->add(memory(name + ".act.bwd", (is_gated ? 5 : 3) * inner));
+    if (fp8) bwd->add(memory(name + ".fc1.grad_cast_fp8", groups * m * up * 4.0));
+    bwd->add(grouped(name + ".fc1.dgrad", groups, m, h, up));
+    bwd->add(grouped(name + ".fc1.wgrad", groups, h, up, m));
+  }
+};
+
+}  // namespace
+
+MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ExpertParallel& x,
+                          const GpuSpec& gpu, double load_imbalance) {
+  const Kernels k{gpu, t.precision};
+  const double h = m.hidden, E = m.moe.experts, topk = m.moe.top_k, e = hardware::storage_bytes(t.precision);
+  const double seq_tokens = double(t.micro_batch) * t.seq_len / p.cp;
+  MoeLayerOps o;
+  o.tokens = p.sequence_parallel ? seq_tokens / p.tp : seq_tokens;
+  o.load_imbalance = load_imbalance > 0 ? load_imbalance : auto_load_imbalance(m.moe.experts, m.moe.top_k, x.ep, o.tokens);
+  // Dropping tokens beyond capacity_factor × the mean caps the busiest expert (GShard, Switch).
+  if (m.moe.capacity_factor > 0) o.load_imbalance = std::min(o.load_imbalance, m.moe.capacity_factor);
+  o.local_experts = std::max(1, m.moe.experts / x.ep);
+  const double received = o.tokens * topk * o.load_imbalance;  // busiest rank, after the dispatch
+  o.routed_tokens = received * x.etp;
+  o.tokens_per_expert = o.routed_tokens / o.local_experts;
+
+  // Router: logits [T, E], then softmax/sigmoid and top-k over fp32 scores (read logits, write
+  // scores, read them for top-k; write k indices and probabilities).
+  const double scores = o.tokens * E * 4.0;
+  o.router_fwd.add(k.gemm("router", o.tokens, E, h));
+  o.router_fwd.add(k.memory("router.topk", 3 * scores + o.tokens * topk * 12.0));
+  o.router_bwd.add(k.memory("router.topk.bwd", 3 * scores));
+  o.router_bwd.add(k.gemm("router.dgrad", o.tokens, h, E));
+  o.router_bwd.add(k.gemm("router.wgrad", h, E, o.tokens));
+
+  // Permute: gather each token once per chosen expert (read T·h, write T·k·h) and, after the
+  // all-to-all, sort the received rows by local expert (read + write); unpermute mirrors both
+  // and sums the k weighted outputs. Backward moves the same bytes.
+  const double permute = 2 * o.tokens * h * e * (1 + topk) + 4 * received * h * e;
+  o.permute_fwd.add(k.memory("moe.permute+unpermute", permute));
+  o.permute_bwd.add(k.memory("moe.permute+unpermute.bwd", permute));
+
+  k.mlp(&o.experts_fwd, &o.experts_bwd, "experts", o.local_experts, o.tokens_per_expert, h,
+        double(m.moe.expert_ffn_hidden) / x.etp, gated(m.activation));
+  if (m.moe.shared_experts > 0)
+    k.mlp(&o.shared_fwd, &o.shared_bwd, "shared_experts", 1, seq_tokens, h,
+          double(m.moe.shared_experts) * m.moe.expert_ffn_hidden / p.tp, gated(m.activation));
+
+  // Dispatch in FP8 when training in FP8, combine in BF16 (DeepSeek-V3 §3.3.2); a 1/ep share of
+  // each rank's token copies stays on the rank.
+  const double remote = double(x.ep - 1) / x.ep;
+  const double dispatch_e = hardware::gemm_operand_bytes(t.precision);
+  o.dispatch_bytes = o.tokens * topk * h * dispatch_e * remote;
+  o.combine_bytes = o.tokens * topk * h * e * remote;
+  o.dispatch_bytes_busiest = received * h * dispatch_e * remote;
+  o.etp_gather_bytes = x.etp > 1 ? o.routed_tokens * h * e : 0.0;
+  return o;
+}
+
+}  // namespace clustersim::models
