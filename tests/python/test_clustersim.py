@@ -1,0 +1,105 @@
+"""The clustersim Python module against the CLI: the same library calls must give the same objects.
+
+Run by ctest with PYTHONPATH pointing at the built module and CLUSTERSIM_BINARY / CLUSTERSIM_SOURCE_DIR set.
+"""
+import csv
+import glob
+import io
+import json
+import os
+import subprocess
+import unittest
+
+import clustersim
+
+BIN = os.environ["CLUSTERSIM_BINARY"]
+SRC = os.environ["CLUSTERSIM_SOURCE_DIR"]
+MAIN = os.path.join(SRC, "scenarios", "7b_256xh100.yaml")
+
+# scenarios/7b_256xh100.yaml written as a dict.
+MAIN_DICT = {
+    "name": "Llama-2 7B on 256x H100",
+    "model": "llama2-7b",
+    "hardware": "h100-sxm",
+    "cluster": {"gpus": 256, "gpus_per_node": 8},
+    "parallelism": {"tp": 1, "pp": 1, "dp": 256, "zero_stage": 1},
+    "training": {"seq_len": 4096, "global_batch": 1024, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "flash_attention": True, "overlap_grad_reduce": True, "tokens": 1.0e12},
+}
+
+
+def cli(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True)
+
+
+class RunTest(unittest.TestCase):
+    def test_every_shipped_scenario_equals_run_json(self):
+        scenarios = sorted(glob.glob(os.path.join(SRC, "scenarios", "*.yaml")))
+        self.assertGreaterEqual(len(scenarios), 4)
+        for path in scenarios:
+            with self.subTest(path=path):
+                out = cli("run", path, "--json")
+                self.assertIn(out.returncode, (0, 3), out.stderr)  # 3: the plan does not fit, report still printed
+                self.assertEqual(clustersim.run(path), json.loads(out.stdout))
+
+    def test_overrides_and_explain_equal_the_cli(self):
+        out = cli("run", MAIN, "--json", "--explain", "--set", "training.micro_batch=2")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        got = clustersim.run(MAIN, set={"training.micro_batch": 2}, explain=True)
+        self.assertEqual(got, json.loads(out.stdout))
+        self.assertIn("waterfall", got["explain"])
+
+    def test_a_dict_is_a_scenario(self):
+        from_dict = clustersim.run(MAIN_DICT)
+        from_file = clustersim.run(MAIN)
+        self.assertEqual(from_dict, from_file)
+        self.assertEqual(clustersim.run(MAIN_DICT, set={"parallelism.zero_stage": 0})["fits_in_memory"], False)
+
+    def test_errors_raise_scenario_error_with_the_cli_message(self):
+        out = cli("run", MAIN, "--set", "training.micro_batch=0")
+        self.assertEqual(out.returncode, 2)
+        with self.assertRaises(clustersim.ScenarioError) as caught:
+            clustersim.run(MAIN, set={"training.micro_batch": 0})
+        self.assertEqual("error: " + str(caught.exception) + "\n", out.stderr)
+        with self.assertRaises(clustersim.ScenarioError):
+            clustersim.run({"name": "x", "model": "llama2-7b"})
+        with self.assertRaises(TypeError):
+            clustersim.run(42)
+
+
+class SweepTest(unittest.TestCase):
+    def test_rows_equal_the_cli_csv(self):
+        out_csv = os.path.join(os.environ.get("TMPDIR", "/tmp"), "clustersim_py_sweep.csv")
+        out = cli("sweep", MAIN, "--vary", "training.micro_batch=1,2,4", "--vary", "cluster.gpus=64..256",
+                  "--set", "parallelism.dp=null", "--csv", out_csv, "--top", "0", "--no-progress")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(out_csv) as f:
+            expected = list(csv.DictReader(f))
+        rows = clustersim.sweep(MAIN, vary={"training.micro_batch": [1, 2, 4], "cluster.gpus": "64..256"},
+                                set={"parallelism.dp": None})
+        self.assertEqual(len(rows), len(expected))
+        for got, want in zip(rows, expected):
+            self.assertEqual(set(got), set(want))
+            for key, text in want.items():
+                value = got[key]
+                if value is None:
+                    self.assertEqual(text, "")
+                elif isinstance(value, (bool, str)):
+                    self.assertEqual(str(value).lower() if isinstance(value, bool) else value, text)
+                else:
+                    self.assertEqual(value, type(value)(text), key)
+
+    def test_as_frame(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            with self.assertRaises(ImportError):
+                clustersim.sweep(MAIN, vary={"training.micro_batch": [1, 2]}, as_frame=True)
+            return
+        frame = clustersim.sweep(MAIN, vary={"training.micro_batch": [1, 2]}, as_frame=True)
+        self.assertEqual(len(frame), 2)
+        self.assertIn("mfu", frame.columns)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

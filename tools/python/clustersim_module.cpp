@@ -1,0 +1,123 @@
+// The `clustersim` Python module: the same library calls as the CLI, returning Python objects.
+//   clustersim.run(scenario, set=None, explain=False)  -> dict, the same object as `clustersim run --json`
+//   clustersim.sweep(base, vary=None, auto_parallel=False, set=None, threads=0, as_frame=False)
+//                                                       -> list of row dicts (or a pandas DataFrame)
+//   clustersim.ScenarioError                            -> raised with the CLI's one-line message
+// A scenario is a file path or a dict in the scenario format. The GIL is released while simulating.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "python/bindings.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// "key=value" overrides from a dict {key: value}; values written as YAML scalars (True -> true).
+std::vector<std::string> overrides_of(const py::object& set) {
+  std::vector<std::string> out;
+  if (set.is_none()) return out;
+  for (const auto& [k, v] : set.cast<py::dict>()) {
+    std::string value;
+    if (py::isinstance<py::bool_>(v)) value = v.cast<bool>() ? "true" : "false";
+    else if (v.is_none()) value = "null";
+    else value = py::str(v).cast<std::string>();
+    out.push_back(py::str(k).cast<std::string>() + "=" + value);
+  }
+  return out;
+}
+
+// A path stays a path; a dict becomes scenario text (JSON is YAML) named "<dict>".
+clustersim::python::ScenarioInput input_of(const py::object& scenario) {
+  if (py::isinstance<py::str>(scenario)) return {scenario.cast<std::string>(), true};
+  if (py::hasattr(scenario, "__fspath__")) return {py::str(scenario.attr("__fspath__")()).cast<std::string>(), true};
+  if (!py::isinstance<py::dict>(scenario)) throw py::type_error("scenario: expected a file path or a dict");
+  const py::object dumps = py::module_::import("json").attr("dumps");
+  return {dumps(scenario, py::arg("indent") = 1).cast<std::string>(), false};
+}
+
+py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
+// A CSV cell as the Python value a user expects: int, float, bool, None for "", else the string.
+py::object cell_value(const std::string& s) {
+  if (s.empty()) return py::none();
+  if (s == "true" || s == "false") return py::bool_(s == "true");
+  char* end = nullptr;
+  const long long i = std::strtoll(s.c_str(), &end, 10);
+  if (*end == '\0') return py::int_(i);
+  const double d = std::strtod(s.c_str(), &end);
+  if (*end == '\0') return py::float_(d);
+  return py::str(s);
+}
+
+py::object run(const py::object& scenario, const py::object& set, bool explain) {
+  const auto in = input_of(scenario);
+  const auto sets = overrides_of(set);
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    json = clustersim::python::run_json(in, sets, explain);
+  }
+  return json_loads(json);
+}
+
+py::object sweep(const py::object& base, const py::object& vary, bool auto_parallel, const py::object& set, int threads,
+                 bool as_frame) {
+  const auto in = input_of(base);
+  std::vector<std::string> axes;
+  if (!vary.is_none())
+    for (const auto& [k, v] : vary.cast<py::dict>()) {
+      std::string values;
+      if (py::isinstance<py::str>(v)) values = v.cast<std::string>();
+      else
+        for (const auto& item : v) values += (values.empty() ? "" : ",") + py::str(item).cast<std::string>();
+      axes.push_back(py::str(k).cast<std::string>() + "=" + values);
+    }
+  const auto sets = overrides_of(set);
+  clustersim::python::SweepTable table;
+  {
+    py::gil_scoped_release release;
+    table = clustersim::python::sweep_table(in, axes, auto_parallel, sets, threads);
+  }
+  py::list rows;
+  for (const auto& cells : table.rows) {
+    py::dict row;
+    for (std::size_t c = 0; c < table.header.size(); ++c) row[py::str(table.header[c])] = cell_value(cells[c]);
+    rows.append(row);
+  }
+  if (!as_frame) return std::move(rows);
+  py::object pandas;
+  try {
+    pandas = py::module_::import("pandas");
+  } catch (const py::error_already_set&) {
+    throw py::import_error("as_frame=True needs pandas (apt-get install python3-pandas); as_frame=False returns a list of dicts");
+  }
+  return pandas.attr("DataFrame")(rows);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(clustersim, m) {
+  m.doc() = "clustersim: predicts step time, throughput, MFU and memory of large-model training";
+  static py::exception<clustersim::scenarios::ScenarioError> scenario_error(m, "ScenarioError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const clustersim::scenarios::ScenarioError& e) {
+      scenario_error(e.what());
+    }
+  });
+  m.attr("__version__") = clustersim::python::version();
+  m.def("run", &run, py::arg("scenario"), py::arg("set") = py::none(), py::arg("explain") = false,
+        "Simulate one training step; returns the object `clustersim run --json` prints.");
+  m.def("sweep", &sweep, py::arg("base"), py::arg("vary") = py::none(), py::arg("auto_parallel") = false,
+        py::arg("set") = py::none(), py::arg("threads") = 0, py::arg("as_frame") = false,
+        "Evaluate every configuration of --vary axes (dict key -> list or range text) and/or --auto-parallel; "
+        "returns one dict per configuration with the columns of `clustersim sweep --csv`.");
+}
