@@ -1,6 +1,7 @@
 #include "tools/validation_report.hpp"
 
-#include "tools/json_text.hpp"
+#include "studies/json_text.hpp"
+#include "tools/svg.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +9,8 @@
 #include <cmath>
 
 namespace clustersim::tools {
+
+using namespace studies;  // the library this front end prints
 namespace {
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -121,8 +124,7 @@ std::string validation_svg(const ValidationSummary& s) {
                            "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"};
   for (const auto& f : s.families) colors[f.family] = palette[colors.size() % 16];
   std::string o;
-  o += fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
-                   "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", W, H);
+  o += svg_open(W, H);
   o += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">clustersim validate: predicted vs measured tokens/s per "
                    "GPU (log-log)</text>\n", left);
   for (double d = d0; d <= d1; ++d) {
@@ -147,7 +149,7 @@ std::string validation_svg(const ValidationSummary& s) {
     o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\">"
                      "<title>{} {:+.1f}%</title></circle>\n",
                      px(r.measured_tps_gpu), py(r.predicted_tps_gpu), r.headline() ? c : "none",
-                     r.headline() ? "0.8" : "0", c, r.id, 100 * r.error);
+                     r.headline() ? "0.8" : "0", c, svg_escape(r.id), 100 * r.error);
   }
   double ly = top + 10;
   for (const auto& f : s.families) {
@@ -159,7 +161,7 @@ std::string validation_svg(const ValidationSummary& s) {
   o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">hollow: flagged, not in headline</text>\n", left + pw + 10, ly + 10);
   o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">headline MAPE {:.1f}% (n={})</text>\n", left + pw + 10, ly + 28,
                    100 * s.overall.headline.mape, s.overall.headline.count);
-  return o + "</svg>\n";
+  return o + svg_close();
 }
 
 }  // namespace clustersim::tools

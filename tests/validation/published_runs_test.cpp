@@ -10,9 +10,9 @@
 #include <sstream>
 #include <string>
 
-#include "tools/validation.hpp"
+#include "studies/validation.hpp"
 
-using namespace clustersim::tools;
+using namespace clustersim::studies;
 
 namespace {
 constexpr double kMaxHeadlineMape = 0.105;  // measured 0.099 on 287 rows on 2026-11-30

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "scenarios/error.hpp"
-#include "tools/calibrate.hpp"
+#include "studies/calibrate.hpp"
 
-using namespace clustersim::tools;
+using namespace clustersim::studies;
 namespace fs = std::filesystem;
 
 namespace {

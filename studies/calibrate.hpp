@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/csv_table.hpp"
-#include "tools/validation.hpp"
+#include "studies/csv_table.hpp"
+#include "studies/validation.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 struct HardwareFit {
   double gemm = 1;       ///< fitted gemm_sustained_fraction
@@ -68,4 +68,4 @@ std::string format_calibration_text(const CalibrationResult& r);
 std::vector<std::string> write_calibration(const CalibrationResult& r, const std::string& profiles_dir,
                                            const std::string& date, FitMode mode);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/validation.hpp"
+#include "studies/validation.hpp"
 
-using namespace clustersim::tools;
+using namespace clustersim::studies;
 
 namespace {
 
@@ -69,15 +69,16 @@ TEST_CASE("error statistics: MAPE, median and the signed worst error", "[tools][
 }
 
 TEST_CASE("a stated inter-node bandwidth replaces the profile's NICs", "[tools][validation]") {
+  // 400 Gb/s per node over 8 NICs is 50 Gb/s = 6.25 GB/s per NIC (the row YAML speaks bytes/s).
   auto row = llama_row();
   row["hw_notes"] = "A100-80G (400Gbps inter-node, GPUDirect RDMA)";
   row["gpu_type"] = "A100-80G";
   const RowScenario rs = row_scenario(row);
   CHECK_THAT(rs.yaml, Catch::Contains("base: a100-80gb"));
-  CHECK_THAT(rs.yaml, Catch::Contains("nic_bandwidth: 50 Gb/s"));
+  CHECK_THAT(rs.yaml, Catch::Contains("nic_bandwidth: 6.25 GB/s"));
   row["hw_notes"] = "H100-80G (3.2Tbps inter-node)";
   row["gpu_type"] = "H100-SXM";
-  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("nic_bandwidth: 400 Gb/s"));
+  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("nic_bandwidth: 50 GB/s"));
   row["hw_notes"] = "H100-SXM 80GB";
   CHECK_THAT(row_scenario(row).yaml, Catch::Contains("hardware: h100-sxm\n"));
 }

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/csv_table.hpp"
+#include "studies/csv_table.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 /// One published row turned into scenario YAML, or the reason it cannot be.
 struct RowScenario {
@@ -74,4 +74,4 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
 
 ErrorStats error_stats(const std::vector<const RowOutcome*>& rows);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

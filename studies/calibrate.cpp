@@ -1,4 +1,4 @@
-#include "tools/calibrate.hpp"
+#include "studies/calibrate.hpp"
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 namespace {
 
 struct FitRow {
@@ -329,4 +329,4 @@ std::vector<std::string> write_calibration(const CalibrationResult& r, const std
   return written;
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies
