@@ -79,7 +79,9 @@ clustersim::studies::CsvTable load_runs(const std::string& csv) {
 
 int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json) {
   using namespace clustersim;
-  const studies::ValidationSummary summary = studies::validate_table(load_runs(csv), prefix);
+  const studies::CsvTable table = load_runs(csv);
+  studies::ValidationSummary summary = studies::validate_table(table, prefix);
+  studies::add_out_of_sample(table, prefix, &summary);
   if (summary.rows.empty())
     throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", csv, prefix));
   const std::string out = json ? tools::format_validation_json(summary) : tools::format_validation_text(summary);
@@ -106,7 +108,7 @@ int calibrate_command(const std::string& csv, const std::string& prefix, const s
     char date[16];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
     for (const auto& f : studies::write_calibration(result, profiles_dir, date,
-                                                         per_profile ? FitMode::per_profile_pair : result.best_mode()))
+                                                         per_profile ? FitMode::per_profile : result.best_mode()))
       fmt::print("wrote {}\n", f);
     fmt::print("rebuild to embed the updated profiles\n");
   }

@@ -39,9 +39,19 @@ std::string json_stats(const ErrorStats& e) {
                      e.count, e.mape, e.median_abs, e.worst, json_quote(e.worst_id));
 }
 
+// The headline statistics with the out-of-sample figures: lofo_mape is the MAPE of the same
+// rows predicted with constants refitted without the family (null when not computed).
+std::string json_headline(const FamilySummary& f) {
+  std::string o = json_stats(f.headline);
+  o.pop_back();
+  return o + fmt::format(", \"lofo_mape\": {}, \"lofo_count\": {}}}",
+                         f.held_out ? fmt::format("{:.6g}", f.held_out->mape) : "null",
+                         f.held_out ? f.held_out->count : 0);
+}
+
 std::string json_family(const FamilySummary& f) {
   return fmt::format("{{\"family\": {}, \"rows\": {}, \"simulated\": {}, \"headline\": {}, \"flagged\": {}}}",
-                     json_quote(f.family), f.rows, f.simulated, json_stats(f.headline), json_stats(f.flagged));
+                     json_quote(f.family), f.rows, f.simulated, json_headline(f), json_stats(f.flagged));
 }
 
 }  // namespace
@@ -66,11 +76,17 @@ std::string format_validation_text(const ValidationSummary& s) {
   auto fam_line = [&](const FamilySummary& f) {
     std::string line = fmt::format("  {:<14} rows {:>3}  simulated {:>3}  headline {}", f.family, f.rows, f.simulated,
                                    stats_line(f.headline));
+    if (f.held_out) line += fmt::format("  | out of sample MAPE {:5.1f}%", 100 * f.held_out->mape);
     if (f.flagged.count) line += fmt::format("  | flagged {}", stats_line(f.flagged));
     return line + "\n";
   };
   for (const auto& f : s.families) o += fam_line(f);
   o += fam_line(s.overall);
+  if (s.overall.held_out)
+    o += fmt::format("\nHeadline MAPE out of sample (each family predicted with the fitted constants refitted without "
+                     "it, {}): {:.1f}% over {} rows; in sample: {:.1f}%\n",
+                     s.held_out_mode, 100 * s.overall.held_out->mape, s.overall.held_out->count,
+                     100 * s.overall.headline.mape);
   std::map<std::string, int> reasons;
   for (const auto& r : s.rows)
     if (!r.simulated) ++reasons[r.reason];
