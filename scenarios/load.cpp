@@ -60,7 +60,6 @@ YAML::Node parse_scenario_yaml(const std::string& text, const std::string& sourc
 
 namespace {
 
-using sim::Dimension;
 
 constexpr double kMaxFlops = 1e18, kMaxBytes = 1e15, kMaxBw = 1e14;
 

@@ -4,12 +4,11 @@
 
 #include <algorithm>
 
-#include "sim/quantity.hpp"
+#include "scenarios/quantity.hpp"
 
 namespace clustersim::scenarios {
 namespace {
 
-using sim::Dimension;
 constexpr double kMaxBandwidthBps = 1e14;
 
 }  // namespace
@@ -68,8 +67,8 @@ models::DataSpec read_data(const YamlReader& r, int seq_len) {
       if (!bin.IsSequence() || bin.size() != 2 || !bin[0].IsScalar() || !bin[1].IsScalar())
         r.fail("seq_len_histogram", shape);
       std::string why;
-      const auto length = sim::parse_quantity(bin[0].Scalar(), Dimension::count, &why);
-      const auto weight = sim::parse_quantity(bin[1].Scalar(), Dimension::count, &why);
+      const auto length = parse_quantity(bin[0].Scalar(), Dimension::count, &why);
+      const auto weight = parse_quantity(bin[1].Scalar(), Dimension::count, &why);
       if (!length || *length < 1 || *length > 1e9)
         r.fail("seq_len_histogram", fmt::format("length '{}' is not a number in 1..1e9", bin[0].Scalar()));
       if (!weight || *weight < 0) r.fail("seq_len_histogram", fmt::format("weight '{}' is not a number ≥ 0", bin[1].Scalar()));

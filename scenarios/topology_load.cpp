@@ -12,7 +12,6 @@
 
 namespace clustersim::scenarios {
 
-using sim::Dimension;
 
 namespace {
 constexpr double kMaxBw = 1e14;

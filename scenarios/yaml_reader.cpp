@@ -113,7 +113,7 @@ std::string YamlReader::scalar(const std::string& key) const {
 int YamlReader::integer(const std::string& key, int fallback, long lo, long hi) const {
   if (!has(key)) return fallback;
   std::string why;
-  auto v = sim::parse_quantity(scalar(key), sim::Dimension::count, &why);
+  auto v = parse_quantity(scalar(key), Dimension::count, &why);
   if (!v) fail(key, fmt::format("'{}' is not an integer", scalar(key)));
   if (*v != std::floor(*v)) fail(key, fmt::format("'{}' is not a whole number", scalar(key)));
   if (*v < double(lo) || *v > double(hi))
@@ -122,14 +122,14 @@ int YamlReader::integer(const std::string& key, int fallback, long lo, long hi) 
 }
 
 double YamlReader::number(const std::string& key, double fallback, double lo, double hi) const {
-  return quantity(key, sim::Dimension::count, fallback, lo, hi);
+  return quantity(key, Dimension::count, fallback, lo, hi);
 }
 
-double YamlReader::quantity(const std::string& key, sim::Dimension dim, double fallback, double lo,
+double YamlReader::quantity(const std::string& key, Dimension dim, double fallback, double lo,
                             double hi) const {
   if (!has(key)) return fallback;
   std::string why;
-  auto v = sim::parse_quantity(scalar(key), dim, &why);
+  auto v = parse_quantity(scalar(key), dim, &why);
   if (!v) fail(key, why);
   if (!(*v >= lo && *v <= hi))
     fail(key, fmt::format("{} is out of range; allowed {:g}..{:g} (SI units)", scalar(key), lo, hi));
@@ -164,7 +164,7 @@ std::vector<double> YamlReader::numbers(const std::string& key, std::size_t coun
   std::vector<double> out;
   for (const auto& item : n) {
     std::string why;
-    auto v = sim::parse_quantity(item.Scalar(), sim::Dimension::count, &why);
+    auto v = parse_quantity(item.Scalar(), Dimension::count, &why);
     if (!v || *v < lo || *v > hi) fail(key, fmt::format("'{}' is not a number in {:g}..{:g}", item.Scalar(), lo, hi));
     out.push_back(*v);
   }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/quantity.hpp"
+#include "scenarios/quantity.hpp"
 
 namespace clustersim::scenarios {
 
@@ -26,7 +26,7 @@ class YamlReader {
 
   int integer(const std::string& key, int fallback, long lo, long hi) const;
   double number(const std::string& key, double fallback, double lo, double hi) const;
-  double quantity(const std::string& key, sim::Dimension dim, double fallback, double lo, double hi) const;
+  double quantity(const std::string& key, Dimension dim, double fallback, double lo, double hi) const;
   bool boolean(const std::string& key, bool fallback) const;
   std::string text(const std::string& key, const std::string& fallback) const;
   /// One of `choices`; returns its index.

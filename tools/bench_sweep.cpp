@@ -19,7 +19,7 @@
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
 #include "tools/allocator_tuning.hpp"
-#include "tools/sweep_engine.hpp"
+#include "studies/sweep_engine.hpp"
 
 using namespace clustersim;
 using Clock = std::chrono::steady_clock;
@@ -35,28 +35,28 @@ std::string scenario(const char* model, int gpus, int seq, int batch) {
 
 void bench_sweep(const char* what, const std::string& yaml, int gpus, int threads, std::uint64_t every) {
   const scenarios::ScenarioTemplate base(yaml, "bench");
-  const tools::SweepSpace space({}, true, {}, gpus);
-  tools::SweepOptions opt;
+  const studies::SweepSpace space({}, true, {}, gpus);
+  studies::SweepOptions opt;
   opt.threads = threads;
   opt.shard = {0, every};
   std::uint64_t rows = 0;
-  const auto stats = tools::run_sweep(base, space, opt, [&](const tools::Row&) { ++rows; });
+  const auto stats = studies::run_sweep(base, space, opt, [&](const studies::Row&) { ++rows; });
   fmt::print("{}: {} of {} configurations in {:.3f} s on {} threads = {:.0f} configurations/s "
              "({} simulated, {} out of memory, {} invalid; {:.3g} simulated events/s)\n",
              what, stats.evaluated, space.size(), stats.wall_s, stats.threads, double(stats.evaluated) / stats.wall_s,
              stats.ok, stats.out_of_memory, stats.invalid + stats.errors, double(stats.events) / stats.wall_s);
   // Single-thread cost by outcome, over a sample of at most ~300 configurations.
-  std::map<tools::Status, std::pair<double, std::uint64_t>> by_status;
+  std::map<studies::Status, std::pair<double, std::uint64_t>> by_status;
   const std::uint64_t stride = std::max<std::uint64_t>(every, space.size() / 300);
   for (std::uint64_t i = 0; i < space.size(); i += stride) {
     const auto t = Clock::now();
-    const auto row = tools::evaluate(base, space, space.at(i), opt);
+    const auto row = studies::evaluate(base, space, space.at(i), opt);
     auto& [s, n] = by_status[row.status];
     s += seconds_since(t);
     ++n;
   }
   for (const auto& [status, sn] : by_status)
-    fmt::print("    {:>14}: {:8.1f} us per configuration (one thread, {} configurations)\n", tools::name(status),
+    fmt::print("    {:>14}: {:8.1f} us per configuration (one thread, {} configurations)\n", studies::name(status),
                1e6 * sn.first / double(sn.second), sn.second);
 }
 

@@ -22,8 +22,10 @@
 #include "tools/subcommands.hpp"
 #include "tools/trace.hpp"
 #include "tools/allocator_tuning.hpp"
-#include "tools/calibrate.hpp"
-#include "tools/validation.hpp"
+#include "studies/calibrate.hpp"
+#include "studies/memory_advice.hpp"
+#include "studies/conventions.hpp"
+#include "studies/validation.hpp"
 #include "tools/validation_report.hpp"
 
 namespace {
@@ -62,15 +64,24 @@ int run_command(const RunOptions& opt) {
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!report.memory.fits()) {
-    fmt::print(stderr, "error: {}\n", tools::memory_error(report));
+    fmt::print(stderr, "error: {}\n", studies::memory_error(report));
     return 3;
   }
   return 0;
 }
 
+// The published runs: the compiled-in tests/validation/published.csv unless --csv names a file.
+clustersim::studies::CsvTable load_runs(const std::string& csv) {
+  using namespace clustersim;
+  return csv.empty() ? studies::parse_csv(studies::published_csv_text(), "tests/validation/published.csv")
+                     : studies::read_csv_file(csv);
+}
+
 int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json) {
   using namespace clustersim;
-  const tools::ValidationSummary summary = tools::validate_table(tools::read_csv_file(csv), prefix);
+  const studies::CsvTable table = load_runs(csv);
+  studies::ValidationSummary summary = studies::validate_table(table, prefix);
+  studies::add_out_of_sample(table, prefix, &summary);
   if (summary.rows.empty())
     throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", csv, prefix));
   const std::string out = json ? tools::format_validation_json(summary) : tools::format_validation_text(summary);
@@ -85,18 +96,19 @@ int validate_command(const std::string& csv, const std::string& prefix, const st
   return 0;
 }
 
-int calibrate_command(const std::string& csv, const std::string& prefix, bool write, bool per_profile) {
-  using clustersim::tools::FitMode;
+int calibrate_command(const std::string& csv, const std::string& prefix, const std::string& profiles_dir, bool write,
+                      bool per_profile) {
+  using clustersim::studies::FitMode;
   using namespace clustersim;
-  const tools::CalibrationResult result = tools::calibrate(tools::read_csv_file(csv), prefix);
-  const std::string out = tools::format_calibration_text(result);
+  const studies::CalibrationResult result = studies::calibrate(load_runs(csv), prefix);
+  const std::string out = studies::format_calibration_text(result);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (write) {
     const std::time_t now = std::time(nullptr);
     char date[16];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    for (const auto& f : tools::write_calibration(result, CLUSTERSIM_PROFILES_DIR, date,
-                                                         per_profile ? FitMode::per_profile_pair : result.best_mode()))
+    for (const auto& f : studies::write_calibration(result, profiles_dir, date,
+                                                         per_profile ? FitMode::per_profile : result.best_mode()))
       fmt::print("wrote {}\n", f);
     fmt::print("rebuild to embed the updated profiles\n");
   }
@@ -108,6 +120,7 @@ int calibrate_command(const std::string& csv, const std::string& prefix, bool wr
 int main(int argc, char** argv) {
   clustersim::tools::keep_freed_memory_for_reuse();
   CLI::App app{"clustersim: predicts step time, throughput, MFU and memory of large-model training"};
+  app.set_version_flag("--version", std::string("clustersim ") + CLUSTERSIM_VERSION);
   app.require_subcommand(1);
   RunOptions ro;
   auto* run = app.add_subcommand("run", "simulate one training step of a scenario");
@@ -128,7 +141,7 @@ int main(int argc, char** argv) {
   clustersim::tools::CollectiveOptions collective_options;
   auto* collective = clustersim::tools::add_collective_command(app, collective_options);
   const auto subcommands = clustersim::tools::register_subcommands(app);
-  std::string csv = CLUSTERSIM_VALIDATION_CSV, prefix, validation_plot;
+  std::string csv, prefix, validation_plot, profiles_dir = "hardware/profiles";
   bool validate_json = false;
   auto* validate = app.add_subcommand("validate", "predict published training runs and report the error");
   validate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
@@ -139,7 +152,9 @@ int main(int argc, char** argv) {
   calibrate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
   calibrate->add_option("--source", prefix, "only rows whose id starts with this prefix");
   bool write = false;
-  calibrate->add_flag("--write", write, "write the fitted values into the source tree's hardware/profiles/*.yaml");
+  calibrate->add_flag("--write", write, "write the fitted values into the profiles of --profiles-dir");
+  calibrate->add_option("--profiles-dir", profiles_dir, "with --write: the source tree's profiles (default: run from the repository root)")
+      ->capture_default_str();
   bool per_profile = false;
   calibrate->add_flag("--per-profile", per_profile,
                       "with --write: both fractions per profile instead of the mode with the lowest "
@@ -157,7 +172,7 @@ int main(int argc, char** argv) {
     for (const auto& sub : subcommands)
       if (*sub.app) return sub.run();
     if (*validate) return validate_command(csv, prefix, validation_plot, validate_json);
-    if (*calibrate) return calibrate_command(csv, prefix, write, per_profile);
+    if (*calibrate) return calibrate_command(csv, prefix, profiles_dir, write, per_profile);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

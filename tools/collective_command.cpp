@@ -11,7 +11,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/topology_load.hpp"
-#include "sim/quantity.hpp"
+#include "scenarios/quantity.hpp"
 #include "sim/runner.hpp"
 #include "topologies/network.hpp"
 
@@ -25,7 +25,7 @@ const std::vector<std::string> kAlgorithms(topologies::kAlgorithmChoiceNames.beg
 
 double parse_bytes(const std::string& text) {
   std::string why;
-  auto v = sim::parse_quantity(text, sim::Dimension::bytes, &why);
+  auto v = scenarios::parse_quantity(text, scenarios::Dimension::bytes, &why);
   if (!v || *v < 1) throw ScenarioError(fmt::format("--sizes: '{}' is not a size such as 1GiB ({})", text, why));
   return *v;
 }

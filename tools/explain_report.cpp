@@ -1,26 +1,15 @@
 #include "tools/explain_report.hpp"
 
-#include "tools/json_text.hpp"
+#include "studies/json_text.hpp"
+#include "tools/svg.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
 namespace clustersim::tools {
-namespace {
 
-std::string xml(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
-  }
-  return o;
-}
-
-}  // namespace
+using namespace studies;  // the library this front end prints
 
 std::string format_explain_text(const scenarios::Explanation& ex, const scenarios::Report& r, int top_ops) {
   std::string o = "\n  where the MFU went (points of peak; seconds per step)\n";
@@ -79,11 +68,9 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
   const int n = int(ex.waterfall.size()) + 2;
   const int height = 70 + n * bar_h + 30;
   auto x_of = [&](double frac) { return left + frac * plot_w; };
-  std::string o = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
-      "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}: where the MFU went</text>\n",
-      width, height, xml(r.scenario.name));
+  std::string o = svg_open(width, height) +
+                  fmt::format("<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}: where the MFU went</text>\n",
+                              svg_escape(r.scenario.name));
   for (int pct = 0; pct <= 100; pct += 20)
     o += fmt::format("<line x1=\"{0:.1f}\" y1=\"40\" x2=\"{0:.1f}\" y2=\"{1}\" stroke=\"#ddd\"/>"
                      "<text x=\"{0:.1f}\" y=\"{2}\" text-anchor=\"middle\" fill=\"#555\">{3}%</text>\n",
@@ -92,7 +79,7 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
   auto bar = [&](const std::string& label, double from, double to, const char* color, const std::string& value) {
     const double y = 45 + row++ * bar_h;
     const double x0 = x_of(std::min(from, to)), x1 = x_of(std::max(from, to));
-    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16, xml(label));
+    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16, svg_escape(label));
     o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", x0, y + 3,
                      std::max(1.0, x1 - x0), bar_h - 6, color);
     o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#333\">{}</text>\n", x1 + 4, y + 16, value);
@@ -105,7 +92,7 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
     level -= w.mfu_points;
   }
   bar("achieved MFU", 0, r.mfu, "#72b7b2", fmt::format("{:.1f}%", 100 * r.mfu));
-  return o + "</svg>\n";
+  return o + svg_close();
 }
 
 }  // namespace clustersim::tools

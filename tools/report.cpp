@@ -1,6 +1,6 @@
 #include "tools/report.hpp"
 
-#include "tools/json_text.hpp"
+#include "studies/metrics.hpp"
 
 #include <fmt/format.h>
 
@@ -21,51 +21,7 @@ std::string si(double v, const char* unit) {
   return fmt::format("{:.3g}{}{}", v, prefixes[i], unit);
 }
 
-std::string num(double v) { return json_number(v); }
-
-class JsonObject {
- public:
-  JsonObject& add(const std::string& k, const std::string& raw) {
-    items_.emplace_back(k, raw);
-    return *this;
-  }
-  JsonObject& num(const std::string& k, double v) { return add(k, tools::num(v)); }
-  JsonObject& str(const std::string& k, const std::string& v) { return add(k, json_quote(v)); }
-  JsonObject& boolean(const std::string& k, bool v) { return add(k, v ? "true" : "false"); }
-  std::string render(int indent = 2) const {
-    std::string pad(std::size_t(indent), ' '), out = "{\n";
-    for (std::size_t i = 0; i < items_.size(); ++i)
-      out += fmt::format("{}{}: {}{}\n", pad, json_quote(items_[i].first), items_[i].second,
-                         i + 1 < items_.size() ? "," : "");
-    return out + std::string(std::size_t(indent - 2), ' ') + "}";
-  }
-
- private:
-  std::vector<std::pair<std::string, std::string>> items_;
-};
-
 }  // namespace
-
-std::string memory_error(const scenarios::Report& r) {
-  const auto& m = r.memory;
-  const auto& p = r.scenario.parallel;
-  const auto& t = r.scenario.training;
-  // Only what this plan has not tried yet.
-  std::vector<std::string> tries;
-  if (p.zero_stage < 3 && p.dp * p.cp > 1) tries.push_back(fmt::format("parallelism.zero_stage: {}", p.zero_stage + 1));
-  if (t.recompute == models::Recompute::none) tries.push_back("training.recompute: selective or full");
-  if (t.recompute == models::Recompute::selective) tries.push_back("training.recompute: full");
-  if (t.micro_batch > 1) tries.push_back("a smaller training.micro_batch");
-  tries.push_back("a larger parallelism.tp / parallelism.pp");
-  std::string hint;
-  for (std::size_t i = 0; i < tries.size(); ++i) hint += (i == 0 ? "" : i + 1 == tries.size() ? " or " : ", ") + tries[i];
-  return fmt::format(
-      "{}: plan does not fit in memory: needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, "
-      "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB); try {}",
-      r.scenario.source, m.total_bytes / kGiB, m.capacity_bytes / kGiB, m.weights_bytes / kGiB,
-      m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB, m.activations_bytes / kGiB, m.logits_bytes / kGiB,
-      m.reserved_bytes / kGiB, hint);
-}
 
 std::string format_text(const scenarios::Report& r) {
   const auto& sc = r.scenario;
@@ -171,119 +127,7 @@ std::string format_text(const scenarios::Report& r) {
 
 std::string format_json(const scenarios::Report& r,
                         const std::vector<std::pair<std::string, std::string>>& extra) {
-  const auto& b = r.step.breakdown;
-  JsonObject breakdown;
-  breakdown.num("forward_s", b.forward_s)
-      .num("backward_s", b.backward_s)
-      .num("recompute_s", b.recompute_s)
-      .num("optimizer_s", b.optimizer_s)
-      .num("dp_comm_exposed_s", b.dp_comm_exposed_s)
-      .num("idle_s", b.idle_s)
-      .num("tp_comm_exposed_s", b.tp_comm_exposed_s)
-      .num("cp_comm_exposed_s", b.cp_comm_exposed_s)
-      .num("pp_comm_exposed_s", b.pp_comm_exposed_s)
-      .num("bubble_s", b.bubble_s);
-  const auto& m = r.memory;
-  JsonObject memory;
-  memory.num("weights_bytes", m.weights_bytes)
-      .num("gradients_bytes", m.gradients_bytes)
-      .num("optimizer_bytes", m.optimizer_bytes)
-      .num("activations_bytes", m.activations_bytes)
-      .num("logits_bytes", m.logits_bytes)
-      .num("reserved_bytes", m.reserved_bytes)
-      .num("capacity_bytes", m.capacity_bytes)
-      .num("stage", m.stage)
-      .num("layers_in_flight", m.layers_in_flight);
-  const auto& run = r.run;
-  JsonObject lost_time;
-  lost_time.num("padding_s", run.lost.padding_s)
-      .num("stragglers_s", run.lost.stragglers_s)
-      .num("warmup_s", run.lost.warmup_s)
-      .num("checkpoint_s", run.lost.checkpoint_s)
-      .num("restart_s", run.lost.restart_s)
-      .num("lost_work_s", run.lost.lost_work_s);
-  const auto& rel = r.scenario.reliability;
-  JsonObject reliability;
-  reliability.boolean("enabled", rel.enabled)
-      .num("ideal_s", run.ideal_s)
-      .num("expected_s", run.expected_s)
-      .num("useful_s", run.useful_s)
-      .num("job_mtbf_s", run.job_mtbf_s)
-      .num("expected_failures", run.expected_failures)
-      .num("expected_planned_interruptions", run.expected_planned)
-      .str("checkpoint_mode", models::name(rel.checkpoint_mode))
-      .num("checkpoint_bytes", models::checkpoint_bytes(r.params, r.scenario.training.precision))
-      .num("checkpoint_interval_steps", run.checkpoint_interval_steps)
-      .num("checkpoint_save_s", run.checkpoint_save_s)
-      .num("checkpoint_write_s", run.checkpoint_write_s)
-      .num("restart_s", run.restart_s)
-      .num("straggler_factor", run.straggler_factor);
-  if (r.monte_carlo.runs > 0) {
-    JsonObject mc;
-    mc.num("runs", r.monte_carlo.runs)
-        .add("seed", std::to_string(r.monte_carlo.seed))
-        .num("days_mean", r.monte_carlo.days_mean)
-        .num("days_p10", r.monte_carlo.days_p10)
-        .num("days_p50", r.monte_carlo.days_p50)
-        .num("days_p90", r.monte_carlo.days_p90);
-    reliability.add("monte_carlo", mc.render(6));
-  }
-  std::string stages = "[";
-  for (std::size_t i = 0; i < r.memory_per_stage.size(); ++i) {
-    const auto& st = r.memory_per_stage[i];
-    stages += fmt::format("{}{{\"stage\": {}, \"total_bytes\": {}, \"activations_bytes\": {}, \"layers_in_flight\": {}}}",
-                          i ? ", " : "", st.stage, tools::num(st.total_bytes), tools::num(st.activations_bytes),
-                          st.layers_in_flight);
-  }
-  stages += "]";
-  const auto& sc = r.scenario;
-  JsonObject o;
-  o.str("name", sc.name)
-      .str("model", sc.model_preset)
-      .str("hardware", sc.hardware_preset)
-      .str("topology", sc.network.topology.name)
-      .str("algorithm", topologies::kAlgorithmChoiceNames[static_cast<std::size_t>(sc.network.algorithm)])
-      .num("num_gpus", r.num_gpus)
-      .num("tp", sc.parallel.tp)
-      .num("pp", sc.parallel.pp)
-      .num("cp", sc.parallel.cp)
-      .num("dp", sc.parallel.dp)
-      .num("micro_batches", r.step.micro_batches)
-      .num("step_time_s", r.step_time_s)
-      .num("tokens_per_step", r.tokens_per_step)
-      .num("tokens_per_s", r.tokens_per_s)
-      .num("tokens_per_s_per_gpu", r.tokens_per_s_per_gpu)
-      .num("mfu", r.mfu)
-      .num("hfu", r.hfu)
-      .num("tflops_per_gpu", r.tflops_per_gpu)
-      .num("peak_flops_per_gpu", r.peak_flops)
-      .num("days_to_train", r.days_to_train)
-      .num("days_to_train_ideal", r.days_to_train_ideal)
-      .num("goodput", r.run.goodput)
-      .num("expected_interruptions", r.run.expected_interruptions)
-      .num("checkpoint_interval_s", r.run.checkpoint_interval_s)
-      .num("useful_token_fraction", r.useful_token_fraction)
-      .num("peak_memory_bytes", m.total_bytes)
-      .boolean("fits_in_memory", m.fits())
-      .num("model_params", r.params.total)
-      .num("model_params_non_embedding", r.params.non_embedding)
-      .num("flops_per_token", r.flops.model)
-      .num("hardware_flops_per_token", r.flops.hardware)
-      .str("flops_formula", r.flops.formula)
-      .add("breakdown", breakdown.render(4))
-      .add("memory", memory.render(4))
-      .add("lost_time", lost_time.render(4))
-      .add("reliability", reliability.render(4))
-      .add("memory_per_stage", stages)
-      .num("dp_comm_busy_s", r.step.dp_comm_busy_s)
-      .num("compute_slowdown_s", r.step.compute_slowdown_s)
-      .num("tp_comm_busy_s", r.step.tp_comm_busy_s)
-      .num("cp_comm_busy_s", r.step.cp_comm_busy_s)
-      .num("breakdown_stage", r.step.stage)
-      .num("simulated_tasks", double(r.step.tasks))
-      .num("simulated_events", double(r.step.events));
-  for (const auto& [k, v] : extra) o.add(k, v);
-  return o.render() + "\n";
+  return studies::metrics_json(studies::report_metrics(r), extra);
 }
 
 }  // namespace clustersim::tools

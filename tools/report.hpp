@@ -12,7 +12,5 @@ std::string format_text(const scenarios::Report& r);
 /// `extra` members (key, raw JSON value) are appended to the object, e.g. "explain".
 std::string format_json(const scenarios::Report& r,
                         const std::vector<std::pair<std::string, std::string>>& extra = {});
-/// One line for stderr when the plan does not fit in memory, with the numbers.
-std::string memory_error(const scenarios::Report& r);
 
 }  // namespace clustersim::tools

@@ -12,11 +12,14 @@
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
-#include "tools/sweep_engine.hpp"
+#include "studies/sweep_engine.hpp"
 #include "tools/sweep_plot.hpp"
-#include "tools/sweep_table.hpp"
+#include "studies/metrics.hpp"
+#include "studies/sweep_table.hpp"
 
 namespace clustersim::tools {
+
+using namespace studies;  // the library this front end prints
 namespace {
 
 using scenarios::ScenarioError;

@@ -1,5 +1,7 @@
 #include "tools/sweep_plot.hpp"
 
+#include "tools/svg.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,12 +10,6 @@
 
 namespace clustersim::tools {
 namespace {
-
-std::string xml(const std::string& s) {
-  std::string o;
-  for (char c : s) o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
-  return o;
-}
 
 bool numeric(const std::string& s, double* v) {
   char* end = nullptr;
@@ -55,11 +51,9 @@ std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::str
   for (const auto& p : points) ymax = std::max(ymax, p.y);
   ymax = ymax > 0 ? ymax * 1.1 : 1;
   auto y_of = [&](double y) { return T + (H - T - B) * (1 - y / ymax); };
-  std::string o = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+  std::string o = svg_open(W, H) + fmt::format(
       "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n",
-      W, H, L, H - B, W - R, H - B, L, T, L, H - B);
+      L, H - B, W - R, H - B, L, T, L, H - B);
   for (int i = 0; i <= 5; ++i) {
     const double y = ymax * i / 5;
     o += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#eee\"/><text x=\"{}\" y=\"{:.1f}\" "
@@ -68,11 +62,11 @@ std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::str
   }
   for (const auto& c : categories)
     o += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">{}</text>\n", x_of(c), H - B + 16,
-                     xml(c));
-  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", (L + W - R) / 2, H - 18, xml(x_label),
+                     svg_escape(c));
+  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", (L + W - R) / 2, H - 18, svg_escape(x_label),
                    log_x ? " (log scale)" : "");
   o += fmt::format("<text transform=\"translate(18,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n", (T + H - B) / 2,
-                   xml(y_label));
+                   svg_escape(y_label));
   std::map<std::string, double> best;
   for (const auto& p : points) {
     auto [it, fresh] = best.emplace(p.x, p.y);
@@ -85,7 +79,7 @@ std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::str
     path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", x_of(c), y_of(best[c]));
   if (!path.empty())
     o += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#e45756\" stroke-width=\"2\"/>\n", path);
-  return o + "</svg>\n";
+  return o + svg_close();
 }
 
 }  // namespace clustersim::tools

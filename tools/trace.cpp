@@ -1,6 +1,6 @@
 #include "tools/trace.hpp"
 
-#include "tools/json_text.hpp"
+#include "studies/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +8,8 @@
 #include <set>
 
 namespace clustersim::tools {
+
+using namespace studies;  // the library this front end prints
 namespace {
 
 std::string event_name(const models::TimelineEntry& e) {

@@ -1,6 +1,7 @@
 #include "tools/validation_report.hpp"
 
-#include "tools/json_text.hpp"
+#include "studies/json_text.hpp"
+#include "tools/svg.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +9,8 @@
 #include <cmath>
 
 namespace clustersim::tools {
+
+using namespace studies;  // the library this front end prints
 namespace {
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -36,9 +39,19 @@ std::string json_stats(const ErrorStats& e) {
                      e.count, e.mape, e.median_abs, e.worst, json_quote(e.worst_id));
 }
 
+// The headline statistics with the out-of-sample figures: lofo_mape is the MAPE of the same
+// rows predicted with constants refitted without the family (null when not computed).
+std::string json_headline(const FamilySummary& f) {
+  std::string o = json_stats(f.headline);
+  o.pop_back();
+  return o + fmt::format(", \"lofo_mape\": {}, \"lofo_count\": {}}}",
+                         f.held_out ? fmt::format("{:.6g}", f.held_out->mape) : "null",
+                         f.held_out ? f.held_out->count : 0);
+}
+
 std::string json_family(const FamilySummary& f) {
   return fmt::format("{{\"family\": {}, \"rows\": {}, \"simulated\": {}, \"headline\": {}, \"flagged\": {}}}",
-                     json_quote(f.family), f.rows, f.simulated, json_stats(f.headline), json_stats(f.flagged));
+                     json_quote(f.family), f.rows, f.simulated, json_headline(f), json_stats(f.flagged));
 }
 
 }  // namespace
@@ -63,11 +76,17 @@ std::string format_validation_text(const ValidationSummary& s) {
   auto fam_line = [&](const FamilySummary& f) {
     std::string line = fmt::format("  {:<14} rows {:>3}  simulated {:>3}  headline {}", f.family, f.rows, f.simulated,
                                    stats_line(f.headline));
+    if (f.held_out) line += fmt::format("  | out of sample MAPE {:5.1f}%", 100 * f.held_out->mape);
     if (f.flagged.count) line += fmt::format("  | flagged {}", stats_line(f.flagged));
     return line + "\n";
   };
   for (const auto& f : s.families) o += fam_line(f);
   o += fam_line(s.overall);
+  if (s.overall.held_out)
+    o += fmt::format("\nHeadline MAPE out of sample (each family predicted with the fitted constants refitted without "
+                     "it, {}): {:.1f}% over {} rows; in sample: {:.1f}%\n",
+                     s.held_out_mode, 100 * s.overall.held_out->mape, s.overall.held_out->count,
+                     100 * s.overall.headline.mape);
   std::map<std::string, int> reasons;
   for (const auto& r : s.rows)
     if (!r.simulated) ++reasons[r.reason];
@@ -121,8 +140,7 @@ std::string validation_svg(const ValidationSummary& s) {
                            "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"};
   for (const auto& f : s.families) colors[f.family] = palette[colors.size() % 16];
   std::string o;
-  o += fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
-                   "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", W, H);
+  o += svg_open(W, H);
   o += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">clustersim validate: predicted vs measured tokens/s per "
                    "GPU (log-log)</text>\n", left);
   for (double d = d0; d <= d1; ++d) {
@@ -147,7 +165,7 @@ std::string validation_svg(const ValidationSummary& s) {
     o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\">"
                      "<title>{} {:+.1f}%</title></circle>\n",
                      px(r.measured_tps_gpu), py(r.predicted_tps_gpu), r.headline() ? c : "none",
-                     r.headline() ? "0.8" : "0", c, r.id, 100 * r.error);
+                     r.headline() ? "0.8" : "0", c, svg_escape(r.id), 100 * r.error);
   }
   double ly = top + 10;
   for (const auto& f : s.families) {
@@ -159,7 +177,7 @@ std::string validation_svg(const ValidationSummary& s) {
   o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">hollow: flagged, not in headline</text>\n", left + pw + 10, ly + 10);
   o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">headline MAPE {:.1f}% (n={})</text>\n", left + pw + 10, ly + 28,
                    100 * s.overall.headline.mape, s.overall.headline.count);
-  return o + "</svg>\n";
+  return o + svg_close();
 }
 
 }  // namespace clustersim::tools

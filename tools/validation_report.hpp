@@ -3,12 +3,12 @@
 // vs measured tokens/s per GPU on log axes with the y = x line.
 #include <string>
 
-#include "tools/validation.hpp"
+#include "studies/validation.hpp"
 
 namespace clustersim::tools {
 
-std::string format_validation_text(const ValidationSummary& s);
-std::string format_validation_json(const ValidationSummary& s);
-std::string validation_svg(const ValidationSummary& s);
+std::string format_validation_text(const studies::ValidationSummary& s);
+std::string format_validation_json(const studies::ValidationSummary& s);
+std::string validation_svg(const studies::ValidationSummary& s);
 
 }  // namespace clustersim::tools

@@ -46,16 +46,24 @@ TEST_CASE("roofline classes: GEMMs compute-bound, norms memory-bound", "[scenari
   scenarios::Report r;
   const auto ex = explain_main({}, &r);
   REQUIRE(!ex.ops.empty());
+  // Classified by kind, not by name, so a renamed kernel cannot make the checks vacuous: the
+  // main scenario's hidden 4096 GEMMs sit far above the H100 ridge (~300 FLOP/B), its
+  // element-wise kernels (~1 FLOP/B) far below it.
+  int gemms = 0, memory_ops = 0;
   for (const auto& op : ex.ops) {
-    if (op.name == "mlp_gate_up") {
-      REQUIRE(op.bound == "compute");
-      REQUIRE(op.intensity > ex.ridge_flop_per_byte);
+    INFO(op.name << " kind " << op.kind << " bound " << op.bound << " intensity " << op.intensity);
+    if (op.kind == "gemm" && op.intensity > 2 * ex.ridge_flop_per_byte) {
+      ++gemms;
+      CHECK(op.bound == "compute");
     }
-    if (op.name == "norm1") {
-      REQUIRE(op.bound == "memory");
-      REQUIRE(op.intensity < ex.ridge_flop_per_byte);
+    if (op.kind == "memory") {
+      ++memory_ops;
+      CHECK(op.bound != "compute");
+      CHECK(op.intensity < ex.ridge_flop_per_byte);
     }
   }
+  CHECK(gemms > 0);
+  CHECK(memory_ops > 0);
 }
 
 TEST_CASE("the waterfall of a 3D-parallel 175B plan adds up and shows its parallel losses", "[scenarios][explain]") {

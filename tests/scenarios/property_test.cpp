@@ -49,7 +49,9 @@ TEST_CASE("random valid scenarios keep the physical invariants", "[scenarios][pr
                                      g.attention.fwd_max, g.attention.bwd_max});
     REQUIRE(r.hfu < ceiling + 0.08);  // + the causal-skip credit the FLOP formulas give attention
     REQUIRE(r.step_time_s >= r.flops.model * r.tokens_per_step / r.num_gpus / r.peak_flops);
-    REQUIRE(r.tokens_per_s * r.step_time_s == Approx(r.tokens_per_step));
+    // The tokens of a step are the scenario's batch, whatever the plan (not a recomputation of
+    // tokens_per_s, which is defined from it).
+    REQUIRE(r.tokens_per_step == Approx(double(r.scenario.training.global_batch) * r.scenario.training.seq_len));
     const auto& b = r.step.breakdown;
     REQUIRE(b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.dp_comm_exposed_s + b.idle_s ==
             Approx(r.step_time_s).epsilon(1e-9));

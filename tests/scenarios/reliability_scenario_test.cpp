@@ -37,9 +37,11 @@ training: {seq_len: 4096, global_batch: 8}
 
 }  // namespace
 
-// Llama 3 405B on 16,384 H100 (hardware.md §4.1): 419 unexpected + 47 planned interruptions in
-// 54 days and "more than 90% effective training time". The step comes from the published
-// 400 TFLOP/s per GPU and 16M-token batches (parallel layouts beyond DP are not simulated yet).
+// Llama 3 405B on 16,384 H100 (hardware.md §4.1). The failure rates are defined from its 419
+// unexpected + 47 planned interruptions, so counting them back would be circular; the figure
+// tested is the independent one the paper states beside them: "more than 90% effective
+// training time" (also [klock-jobrel]: 90 % uptime). The step comes from the published
+// 400 TFLOP/s per GPU and 16M-token batches.
 TEST_CASE("Llama 3 405B on 16384 GPUs: interruptions in 54 days and goodput", "[scenarios][reliability]") {
   const auto sc = scenarios::load_scenario_string(R"(
 model: llama3-405b
@@ -61,11 +63,8 @@ training: {seq_len: 8192, global_batch: 16384}
   INFO("step " << in.step_time_s << " s, checkpoint " << in.checkpoint_bytes << " B, interval "
                << e.checkpoint_interval_s << " s, goodput " << e.goodput << ", per 54 days: "
                << e.expected_failures * per_54_days << " failures, " << e.expected_planned * per_54_days << " planned");
-  CHECK(e.job_mtbf_s / 3600 == Approx(3.09).epsilon(0.01));
-  CHECK(e.expected_failures * per_54_days == Approx(419).epsilon(0.01));
-  CHECK(e.expected_interruptions * per_54_days == Approx(466).epsilon(0.01));
   CHECK(e.goodput > 0.90);
-  CHECK(e.goodput < 0.99);
+  CHECK(e.goodput < 0.99);  // with a failure every ~3 h, checkpoints and restarts cost > 1 %
 }
 
 TEST_CASE("7B on 256 GPUs: failures and checkpoints cost a little", "[scenarios][reliability]") {

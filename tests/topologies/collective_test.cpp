@@ -111,15 +111,20 @@ TEST_CASE("dgx-b200 busbw matches the measured single-node and 4-node figures", 
   CHECK(std::abs(busbw(whole_cluster(spec, 4), Collective::all_reduce, bytes) / 381.8e9 - 1) < 0.15);
 }
 
-TEST_CASE("small all-reduce latency is tens of microseconds", "[topologies][reference]") {
+TEST_CASE("small all-reduce latency matches the measured tens of microseconds", "[topologies][reference]") {
   const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
-  // hardware.md §3.8: 8 GPUs, 32 KiB ≈ 40–44 µs; 2 x 8 H20 nodes ≈ 46–47 µs; 8 x H20 4 B ≈ 12.5 µs.
-  for (int nodes : {1, 2, 16}) {
-    const double t = whole_cluster(spec, nodes).cost(Collective::all_reduce, GroupDim::dp, 32 * 1024).time_s;
-    INFO(nodes << " nodes: " << t * 1e6 << " us");
-    CHECK(t > 5e-6);
-    CHECK(t < 100e-6);
-  }
+  const auto t_us = [&](int nodes) {
+    return whole_cluster(spec, nodes).cost(Collective::all_reduce, GroupDim::dp, 32 * 1024).time_s * 1e6;
+  };
+  // hardware.md §3.8: 8 GPUs, 32 KiB: 43.8 µs (8x A100, nccl-tests) and ≈40 µs (8x H200):
+  // 40–44 µs, ±10 %.
+  CHECK(t_us(1) > 40 * 0.9);
+  CHECK(t_us(1) < 44 * 1.1);
+  // 2 x 8 nodes, small messages: ≈46–47 µs (H20, NVLSTree), ±20 % for the different algorithm.
+  CHECK(t_us(2) > 46 * 0.8);
+  CHECK(t_us(2) < 47 * 1.2);
+  // More nodes add hops: never faster than two nodes (NCCL's tree latency grows as log2 nodes).
+  CHECK(t_us(16) > t_us(2));
 }
 
 TEST_CASE("automatic choice uses the tree for small multi-node messages and the ring for large ones", "[topologies]") {

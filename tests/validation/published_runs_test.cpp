@@ -1,35 +1,75 @@
-// Regression guard on the accuracy against the published runs (issue #5). The bar is the figure
-// measured when this test was last updated, plus a small margin: a change that makes the
-// predictions worse, or that silently drops rows from the simulated set, fails here.
-// The issue's target is MAPE <= 10 %; the gap is stated in the test name.
+// Regression guard on the accuracy against the published runs (issues #5 and #13 item 10). The
+// guarded figure is the OUT-OF-SAMPLE one: every family predicted with the fitted profile
+// constants refitted without it (leave one family out). The in-sample figure is guarded too,
+// second. Each bar is the figure measured when this test was last updated plus a small margin:
+// a change that makes the predictions worse, or silently drops rows, fails here. The issue's
+// targets (out of sample <= 8 %, in sample <= 7 %) are not met yet: tests/validation/VALIDATION.md
+// states the gap and its reasons.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
-#include "tools/validation.hpp"
+#include "studies/calibrate.hpp"
+#include "studies/validation.hpp"
 
-using namespace clustersim::tools;
+using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxHeadlineMape = 0.105;  // measured 0.099 on 287 rows on 2026-11-30
+constexpr double kMaxOutOfSampleMape = 0.130;  // measured 0.127 on 287 rows on 2026-12-01
+constexpr double kMaxHeadlineMape = 0.105;     // measured 0.100 (in sample) on 2026-12-01
 constexpr int kMinHeadlineRows = 287;
+
+// Families whose out-of-sample MAPE is above the issue's 15 % per-family bar, each with its
+// physics reason (VALIDATION.md "Known gaps"). A family listed here that comes under the bar
+// fails too, so the list cannot go stale.
+const std::map<std::string, const char*> kKnownGaps = {
+    {"IBMFSDP", "eager PyTorch FSDP on H100 over-predicted by 30-60 %: host/launch overhead of uncompiled runs "
+                "is not modelled (issue #13 item 5)"},
+    {"MEG-SC21T2", "DeepSpeed ZeRO-3 rows of GPT-3 175B / 530B, pure data parallel: predicted 2-4x too fast; "
+                   "DeepSpeed's parameter-fetch stalls are not modelled"},
+};
+
+ValidationSummary validated() {
+  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv");
+  ValidationSummary s = validate_table(table);
+  add_out_of_sample(table, "", &s);
+  return s;
+}
 }  // namespace
 
-TEST_CASE("published runs: headline MAPE <= 10.5% (measured 10.0% on 287 rows, leave-one-family-out 12.7%)", "[validation]") {
-  const ValidationSummary s = validate_table(read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv"));
+TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.0%, in sample <= 10.5%", "[validation]") {
+  const ValidationSummary s = validated();
   REQUIRE(s.rows.size() == 346);
-  INFO("headline rows " << s.overall.headline.count << ", MAPE " << 100 * s.overall.headline.mape << "%, worst "
-                        << 100 * s.overall.headline.worst << "% (" << s.overall.headline.worst_id << ")");
+  REQUIRE(s.overall.held_out.has_value());
+  INFO("out of sample: MAPE " << 100 * s.overall.held_out->mape << "% on " << s.overall.held_out->count
+                              << " rows; in sample: " << 100 * s.overall.headline.mape << "% on "
+                              << s.overall.headline.count << " rows, worst " << 100 * s.overall.headline.worst << "% ("
+                              << s.overall.headline.worst_id << ")");
   CHECK(s.overall.headline.count >= kMinHeadlineRows);
+  CHECK(s.overall.held_out->count == s.overall.headline.count);  // every headline row predicted out of sample
+  CHECK(s.overall.held_out->mape <= kMaxOutOfSampleMape);
   CHECK(s.overall.headline.mape <= kMaxHeadlineMape);
   // Every row is accounted for: simulated, or listed with a reason.
   for (const auto& r : s.rows) {
     INFO(r.id);
     CHECK((r.simulated || !r.reason.empty()));
+  }
+}
+
+TEST_CASE("published runs: every family's out-of-sample MAPE <= 15%, or a listed known gap", "[validation]") {
+  const ValidationSummary s = validated();
+  for (const auto& f : s.families) {
+    if (!f.held_out || f.held_out->count == 0) continue;
+    const auto gap = kKnownGaps.find(f.family);
+    INFO(f.family << ": out-of-sample MAPE " << 100 * f.held_out->mape << "% on " << f.held_out->count << " rows"
+                  << (gap != kKnownGaps.end() ? std::string(" (known gap: ") + gap->second + ")" : std::string()));
+    if (gap == kKnownGaps.end()) CHECK(f.held_out->mape <= 0.15);
+    else CHECK(f.held_out->mape > 0.15);  // fixed: remove it from kKnownGaps and VALIDATION.md
   }
 }
 
@@ -53,15 +93,3 @@ TEST_CASE("clustersim validate prints the table and writes the SVG plot", "[vali
   std::remove(out.c_str());
 }
 
-// The issue's second bar. Families above it are reported by this test's output (it may fail
-// without failing the suite, so the gap stays visible): on 2026-11-30 IBMFSDP (16.0 %) and
-// MEG-SC21T2 (19.2 %) were above it.
-TEST_CASE("issue #5 target: every source family's median |error| <= 15%", "[validation][!mayfail]") {
-  const ValidationSummary s = validate_table(read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv"));
-  for (const auto& f : s.families) {
-    if (f.headline.count == 0) continue;
-    INFO(f.family << ": median " << 100 * f.headline.median_abs << "%, MAPE " << 100 * f.headline.mape << "%, worst "
-                  << 100 * f.headline.worst << "% (" << f.headline.worst_id << ")");
-    CHECK(f.headline.median_abs <= 0.15);
-  }
-}

@@ -8,8 +8,8 @@
 #include "scenarios/simulate.hpp"
 #include "tools/explain_report.hpp"
 #include "tools/report.hpp"
-#include "tools/sweep_engine.hpp"
-#include "tools/sweep_space.hpp"
+#include "studies/sweep_engine.hpp"
+#include "studies/sweep_space.hpp"
 
 namespace clustersim::python {
 
@@ -25,15 +25,15 @@ std::string run_json(const ScenarioInput& in, const std::vector<std::string>& se
 SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& axes, bool auto_parallel,
                        const std::vector<std::string>& sets, int threads) {
   const auto base = in.is_path ? scenarios::ScenarioTemplate::from_file(in.text) : scenarios::ScenarioTemplate(in.text, "<dict>");
-  std::vector<tools::Axis> parsed;
-  for (const auto& a : axes) parsed.push_back(tools::parse_axis(a));
+  std::vector<studies::Axis> parsed;
+  for (const auto& a : axes) parsed.push_back(studies::parse_axis(a));
   int base_gpus = 0;
   if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  const tools::SweepSpace space(parsed, auto_parallel, sets, base_gpus);
-  tools::SweepOptions options;
+  const studies::SweepSpace space(parsed, auto_parallel, sets, base_gpus);
+  studies::SweepOptions options;
   options.threads = threads;
-  SweepTable table{tools::sweep_header(space), {}};
-  tools::run_sweep(base, space, options, [&](const tools::Row& r) { table.rows.push_back(r.cells); });
+  SweepTable table{studies::sweep_header(space), {}};
+  studies::run_sweep(base, space, options, [&](const studies::Row& r) { table.rows.push_back(r.cells); });
   return table;
 }
 

@@ -1,4 +1,4 @@
-#include "tools/sweep_space.hpp"
+#include "studies/sweep_space.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 
 #include "scenarios/error.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 namespace {
 
 using scenarios::ScenarioError;
@@ -263,4 +263,4 @@ Shard parse_shard(const std::string& text) {
   return Shard{std::uint64_t(*i), std::uint64_t(*n)};
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

@@ -9,9 +9,9 @@
 
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
-#include "tools/sweep_space.hpp"
+#include "studies/sweep_space.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 enum class Status { ok, out_of_memory, invalid, error, pruned };
 const char* name(Status s);
@@ -74,4 +74,4 @@ void count(const Row& r, SweepStats* stats);
 SweepStats run_sweep(const scenarios::ScenarioTemplate& base, const SweepSpace& space, const SweepOptions& options,
                      const std::function<void(const Row&)>& sink);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

@@ -1,11 +1,11 @@
-#include "sim/quantity.hpp"
+#include "scenarios/quantity.hpp"
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <string>
 
-namespace clustersim::sim {
+namespace clustersim::scenarios {
 namespace {
 
 std::string trim(std::string_view s) {
@@ -157,4 +157,4 @@ std::optional<double> parse_quantity(std::string_view text, Dimension d, std::st
   return out;
 }
 
-}  // namespace clustersim::sim
+}  // namespace clustersim::scenarios

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "sim/quantity.hpp"
+#include "scenarios/quantity.hpp"
 
-using namespace clustersim::sim;
+using namespace clustersim::scenarios;
 
 TEST_CASE("quantities parse with decimal and binary prefixes, bits and bytes", "[sim]") {
   std::string why;

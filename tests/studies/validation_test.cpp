@@ -5,9 +5,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/validation.hpp"
+#include "studies/conventions.hpp"
+#include "studies/validation.hpp"
 
-using namespace clustersim::tools;
+using namespace clustersim::studies;
 
 namespace {
 
@@ -69,15 +70,41 @@ TEST_CASE("error statistics: MAPE, median and the signed worst error", "[tools][
 }
 
 TEST_CASE("a stated inter-node bandwidth replaces the profile's NICs", "[tools][validation]") {
+  // 400 Gb/s per node over 8 NICs is 50 Gb/s = 6.25 GB/s per NIC (the row YAML speaks bytes/s).
   auto row = llama_row();
   row["hw_notes"] = "A100-80G (400Gbps inter-node, GPUDirect RDMA)";
   row["gpu_type"] = "A100-80G";
   const RowScenario rs = row_scenario(row);
   CHECK_THAT(rs.yaml, Catch::Contains("base: a100-80gb"));
-  CHECK_THAT(rs.yaml, Catch::Contains("nic_bandwidth: 50 Gb/s"));
+  CHECK_THAT(rs.yaml, Catch::Contains("nic_bandwidth: 6.25 GB/s"));
   row["hw_notes"] = "H100-80G (3.2Tbps inter-node)";
   row["gpu_type"] = "H100-SXM";
-  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("nic_bandwidth: 400 Gb/s"));
+  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("nic_bandwidth: 50 GB/s"));
   row["hw_notes"] = "H100-SXM 80GB";
   CHECK_THAT(row_scenario(row).yaml, Catch::Contains("hardware: h100-sxm\n"));
+}
+
+TEST_CASE("Mixture-of-Experts rows are listed as not simulated, never run as dense models", "[tools][validation]") {
+  auto row = llama_row();
+  row["num_experts"] = "256";
+  const RowScenario rs = row_scenario(row);
+  CHECK(rs.yaml.empty());
+  CHECK_THAT(rs.reason, Catch::Contains("Mixture-of-Experts"));
+}
+
+TEST_CASE("family conventions come from the cited data file", "[tools][validation]") {
+  const auto& table = default_conventions();
+  REQUIRE(!table.empty());
+  for (const auto& c : table) {
+    INFO(c.family << " " << c.key);
+    CHECK(!c.source.empty());
+  }
+  CHECK_FALSE(conventions_for("MEG-SC21").flash_attention);
+  CHECK(conventions_for("MEG-2020").recompute == "full");
+  CHECK(conventions_for("DGXC-L70B").zero_stage == 1);  // DGXC* matches every DGXC family
+  CHECK(conventions_for("SOMEONE-ELSE").flash_attention);
+  CHECK_THROWS_WITH(parse_conventions("family,key,value,source\nX,zero_stage,7,cited\n", "c.csv"),
+                    Catch::Contains("c.csv:2") && Catch::Contains("allowed: 0, 1, 2, 3"));
+  CHECK_THROWS_WITH(parse_conventions("family,key,value,source\nX,colour,red,cited\n", "c.csv"),
+                    Catch::Contains("unknown key 'colour'"));
 }

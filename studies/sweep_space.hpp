@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 /// One swept scenario key and its values, in the order given.
 struct Axis {
@@ -93,4 +93,4 @@ struct Shard {
 };
 Shard parse_shard(const std::string& text);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 inline std::string json_quote(const std::string& s) {
   std::string out = "\"";
@@ -21,4 +21,4 @@ inline std::string json_quote(const std::string& s) {
 
 inline std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

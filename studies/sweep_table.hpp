@@ -8,15 +8,13 @@
 #include <set>
 #include <string>
 
-#include "tools/json_text.hpp"
+#include "studies/json_text.hpp"
 #include <utility>
 #include <vector>
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
-/// The keys of `run --json`, flattened with dots ("breakdown.forward_s"), in output order.
-const std::vector<std::string>& metric_columns();
-/// Flattens a JSON object as written by format_json into (dotted key, value) pairs; strings
+/// Flattens a JSON object as written by metrics_json (the rows of a JSON-lines file being merged) into (dotted key, value) pairs; strings
 /// are unquoted, numbers/booleans/null kept as written, arrays kept as compact JSON text. Throws std::runtime_error if malformed.
 std::vector<std::pair<std::string, std::string>> flatten_json(const std::string& json);
 /// The same JSON without insignificant whitespace (one line).
@@ -84,4 +82,4 @@ class ReasonTally {
 
 std::optional<std::size_t> column_of(const std::vector<std::string>& header, const std::string& name);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

@@ -1,4 +1,4 @@
-#include "tools/csv_table.hpp"
+#include "studies/csv_table.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "scenarios/error.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 CsvTable parse_csv(const std::string& text, const std::string& source) {
   std::vector<std::vector<std::string>> records;
@@ -66,4 +66,4 @@ CsvTable read_csv_file(const std::string& path) {
   return parse_csv(ss.str(), path);
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

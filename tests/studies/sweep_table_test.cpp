@@ -1,9 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "scenarios/error.hpp"
-#include "tools/sweep_table.hpp"
+#include "studies/metrics.hpp"
+#include "studies/sweep_table.hpp"
 
-using namespace clustersim::tools;
+using namespace clustersim::studies;
 using Strings = std::vector<std::string>;
 
 TEST_CASE("metric columns are the keys of run --json, flattened", "[tools][sweep]") {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 struct CsvTable {
   std::vector<std::string> columns;
@@ -17,4 +17,4 @@ struct CsvTable {
 CsvTable parse_csv(const std::string& text, const std::string& source);
 CsvTable read_csv_file(const std::string& path);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

@@ -3,9 +3,9 @@
 #include <set>
 
 #include "scenarios/error.hpp"
-#include "tools/sweep_space.hpp"
+#include "studies/sweep_space.hpp"
 
-using namespace clustersim::tools;
+using namespace clustersim::studies;
 using clustersim::scenarios::ScenarioError;
 using Strings = std::vector<std::string>;
 

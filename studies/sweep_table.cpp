@@ -1,6 +1,6 @@
-#include "tools/sweep_table.hpp"
+#include "studies/sweep_table.hpp"
 
-#include "tools/json_text.hpp"
+#include "studies/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,8 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/simulate.hpp"
-#include "tools/report.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 namespace {
 
 // A reader for the JSON that format_json writes: objects, strings, numbers, literals.
@@ -125,16 +124,6 @@ double to_double(const std::string& s) {
 
 std::vector<std::pair<std::string, std::string>> flatten_json(const std::string& json) {
   return JsonFlattener(json).run();
-}
-
-const std::vector<std::string>& metric_columns() {
-  // The keys do not depend on the values, so an empty report names them all.
-  static const std::vector<std::string> columns = [] {
-    std::vector<std::string> out;
-    for (auto& [k, v] : flatten_json(format_json(scenarios::Report{}))) out.push_back(k);
-    return out;
-  }();
-  return columns;
 }
 
 std::string compact_json(const std::string& json) {
@@ -361,4 +350,4 @@ std::string format_top_table(const std::vector<std::string>& header, const std::
   return out;
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

@@ -1,4 +1,4 @@
-#include "tools/validation.hpp"
+#include "studies/validation.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,8 +11,10 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
+#include "studies/conventions.hpp"
+#include "units/units.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 namespace {
 
 using Row = std::map<std::string, std::string>;
@@ -52,37 +54,6 @@ std::string yaml_quote(const std::string& s) {
   return out + "\"";
 }
 
-// How each source family's software ran where a row leaves a field blank. These come from the
-// sources' own documentation (tests/validation/README.md and the row notes); every use is
-// recorded as an assumption on the row.
-struct FamilyConventions {
-  bool flash_attention = true;   ///< FlashAttention-style fused attention available to the stack
-  const char* recompute = "none";
-  int zero_stage = 0;            ///< when zero_stage_fsdp is blank
-  bool sequence_parallel_with_tp = false;  ///< Megatron SP on whenever tp > 1
-  bool tp_comm_overlap = false;  ///< TE userbuffers overlap of TP collectives with GEMMs
-};
-
-FamilyConventions conventions(const std::string& family) {
-  FamilyConventions c;
-  // Megatron-LM before FlashAttention (2020–2022): attention as two batched GEMMs + softmax.
-  if (family == "MEG-2020" || family == "MEG-SC21" || family == "MEG-SC21T2" || family == "MEG-GPT3EX" ||
-      family == "KORTH")
-    c.flash_attention = false;
-  // MEG-2020 notes: Megatron GPT examples of that era used --checkpoint-activations.
-  if (family == "MEG-2020") c.recompute = "full";
-  // NeMo / Megatron-Core recipes use the distributed optimizer (ZeRO-1) by default.
-  if (family == "MEG-H100" || family.rfind("DGXC", 0) == 0 || family == "NEMO2407" || family == "MBRIDGE") {
-    c.zero_stage = 1;
-    c.sequence_parallel_with_tp = true;
-    // MEG-H100 notes state --tp-comm-overlap; the NeMo/Megatron-Bridge H100+ recipes enable it.
-    c.tp_comm_overlap = true;
-  }
-  // torchtitan's 2D runs use Megatron-style sequence parallelism on the TP mesh.
-  if (family == "TORCHTITAN") c.sequence_parallel_with_tp = true;
-  return c;
-}
-
 struct Hardware {
   const char* profile = nullptr;  ///< nullptr: no profile
   const char* assumption = nullptr;
@@ -110,8 +81,8 @@ Hardware hardware_for(const std::string& gpu_type) {
 }
 
 // The node's scale-out bandwidth when the source states it ("400Gbps inter-node", "3.2Tbps
-// inter-node", "1600 Gbps RoCE node-node"), in bit/s; 0 when not stated.
-double stated_node_network_bps(const std::string& hw_notes) {
+// inter-node", "1600 Gbps RoCE node-node"), in bytes/s (the sources quote bit/s); 0 when not stated.
+units::BytesPerSecond stated_node_network_bandwidth(const std::string& hw_notes) {
   const std::string n = lower(hw_notes);
   for (const char* unit : {"gbps", "tbps"}) {
     const auto at = n.find(unit);
@@ -121,9 +92,9 @@ double stated_node_network_bps(const std::string& hw_notes) {
     while (start > 0 && (std::isdigit(static_cast<unsigned char>(n[start - 1])) || n[start - 1] == '.' || n[start - 1] == ' '))
       --start;
     const double v = std::atof(n.substr(start, at - start).c_str());
-    if (v > 0) return v * (unit[0] == 't' ? 1e12 : 1e9);
+    if (v > 0) return units::from_bits_per_second(v * (unit[0] == 't' ? 1e12 : 1e9));
   }
-  return 0;
+  return units::BytesPerSecond(0);
 }
 
 }  // namespace
@@ -137,7 +108,7 @@ RowScenario row_scenario(const Row& r) {
   RowScenario out;
   const std::string id = field(r, "id");
   const std::string family = family_of(id);
-  const FamilyConventions conv = conventions(family);
+  const FamilyConventions conv = conventions_for(family);
   auto assume = [&](std::string what) { out.assumptions.push_back(std::move(what)); };
   auto fail = [&](std::string why) {
     out.reason = std::move(why);
@@ -171,6 +142,12 @@ RowScenario row_scenario(const Row& r) {
     assume("precision not stated: bf16");
   }
 
+  // Mixture-of-Experts rows (published_moe.csv) need experts, routing and expert parallelism,
+  // which this converter does not write yet: listed, never simulated as a dense model.
+  if (integer(r, "num_experts") > 1)
+    return fail(fmt::format("Mixture-of-Experts row ({} experts): the published-row converter does not express experts yet",
+                            integer(r, "num_experts")));
+
   // Architecture.
   const long layers = integer(r, "layers"), hidden = integer(r, "hidden"), heads = integer(r, "heads");
   if (!layers || !hidden || !heads) return fail("architecture incomplete (layers/hidden/heads blank)");
@@ -195,7 +172,10 @@ RowScenario row_scenario(const Row& r) {
   if (!pp) pp = 1;
   if (!cp) cp = 1;
   const long vpp = integer(r, "vpp");
-  const std::string zero_text = field(r, "zero_stage_fsdp");
+  // The column's name differs between the published CSVs.
+  std::string zero_text = field(r, "zero_stage_fsdp");
+  for (const char* alt : {"zero_or_fsdp", "zero_or_dist_opt"})
+    if (zero_text.empty()) zero_text = field(r, alt);
   int zero = conv.zero_stage;
   if (contains(zero_text, "shard_grad_op")) zero = 2;
   else if (contains(zero_text, "fsdp") || contains(zero_text, "zero-3") || contains(zero_text, "full_shard")) zero = 3;
@@ -243,11 +223,11 @@ RowScenario row_scenario(const Row& r) {
                    "  vocab: {}\n  activation: {}\n  position: {}\n  tied_embeddings: {}\n",
                    yaml_quote(name), layers, hidden, heads, kv_heads, ffn, vocab, llama ? "swiglu" : "gelu",
                    rope ? "rope" : "learned", tied ? "true" : "false");
-  const double node_bps = stated_node_network_bps(field(r, "hw_notes"));
-  if (node_bps > 0) {
-    // Same node, the source's stated scale-out bandwidth spread over the profile's NICs.
-    y += fmt::format("hardware:\n  base: {}\n  node:\n    nic_bandwidth: {} Gb/s\n    nics_per_node: 8\n", hw.profile,
-                     node_bps / 8 / 1e9);
+  const units::BytesPerSecond node_bw = stated_node_network_bandwidth(field(r, "hw_notes"));
+  if (node_bw.si() > 0) {
+    // Same node, the source's stated scale-out bandwidth spread over the profile's 8 NICs.
+    y += fmt::format("hardware:\n  base: {}\n  node:\n    nic_bandwidth: {} GB/s\n    nics_per_node: 8\n", hw.profile,
+                     (node_bw / 8.0).si() / 1e9);
   } else {
     y += fmt::format("hardware: {}\n", hw.profile);
   }
@@ -370,4 +350,4 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
   return s;
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

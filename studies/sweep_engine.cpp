@@ -1,4 +1,4 @@
-#include "tools/sweep_engine.hpp"
+#include "studies/sweep_engine.hpp"
 
 #include <fmt/format.h>
 
@@ -13,10 +13,11 @@
 #include "models/memory.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/simulate.hpp"
-#include "tools/report.hpp"
-#include "tools/sweep_table.hpp"
+#include "studies/memory_advice.hpp"
+#include "studies/metrics.hpp"
+#include "studies/sweep_table.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 const char* name(Status s) {
   switch (s) {
@@ -66,12 +67,10 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
   Row row;
   row.index = config.index;
   row.status = status;
-  std::string report_json;
-  std::vector<std::string> metrics;
+  std::vector<Metric> metrics;
   double gpu_hours = 0;
   if (report) {
-    report_json = format_json(*report);
-    for (auto& [k, v] : flatten_json(report_json)) metrics.push_back(std::move(v));
+    metrics = report_metrics(*report);
     gpu_hours = report->days_to_train * 24.0 * report->num_gpus;
     row.events = report->step.events;
   }
@@ -83,8 +82,12 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
   row.cells.insert(row.cells.end(), config.values.begin(), config.values.end());
   row.cells.push_back(name(row.status));
   row.cells.push_back(reason);
-  if (metrics.size() == metric_columns().size()) row.cells.insert(row.cells.end(), metrics.begin(), metrics.end());
-  else row.cells.resize(row.cells.size() + metric_columns().size());
+  if (report) {
+    auto cells = metric_cells(metrics);
+    row.cells.insert(row.cells.end(), std::make_move_iterator(cells.begin()), std::make_move_iterator(cells.end()));
+  } else {
+    row.cells.resize(row.cells.size() + metric_columns().size());
+  }
   row.cells.push_back(hours);
   row.cells.push_back(cost);
   if (options.jsonl) {
@@ -93,7 +96,7 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
       j += fmt::format("{}{}:{}", i ? "," : "", json_quote(space.columns()[i]), json_scalar(config.values[i]));
     j += fmt::format("}},\"status\":\"{}\",\"reason\":{},\"gpu_hours\":{},\"cost_usd\":{},\"result\":{}}}",
                      name(row.status), reason.empty() ? "null" : json_quote(reason), json_scalar(hours),
-                     json_scalar(cost), report_json.empty() ? "null" : compact_json(report_json));
+                     json_scalar(cost), report ? metrics_json_compact(metrics) : std::string("null"));
     row.json = std::move(j);
   }
   return row;
@@ -181,4 +184,4 @@ void count(const Row& r, SweepStats* stats) {
   }
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

@@ -3,12 +3,13 @@
 // a scenario through the same loader and checks as a user's YAML, is simulated, and its
 // predicted tokens/s per GPU is compared with the measured one.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "tools/csv_table.hpp"
+#include "studies/csv_table.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::studies {
 
 /// One published row turned into scenario YAML, or the reason it cannot be.
 struct RowScenario {
@@ -51,12 +52,17 @@ struct FamilySummary {
   int simulated = 0;       ///< simulated, headline or flagged
   ErrorStats headline;     ///< simulated and not flagged
   ErrorStats flagged;      ///< simulated but flagged (shown, not in headline)
+  /// Out of sample: the headline rows predicted with the fitted profile constants refitted
+  /// without this family (for `overall`: every family so predicted). Empty when not computed
+  /// or when no other family is left to fit on.
+  std::optional<ErrorStats> held_out;
 };
 
 struct ValidationSummary {
   std::vector<RowOutcome> rows;
   std::vector<FamilySummary> families;  ///< sorted by family name
   FamilySummary overall;
+  std::string held_out_mode;  ///< the calibration mode whose refits gave held_out (FitMode name)
 };
 
 /// The id prefix (everything before the last '-').
@@ -74,4 +80,4 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
 
 ErrorStats error_stats(const std::vector<const RowOutcome*>& rows);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::studies

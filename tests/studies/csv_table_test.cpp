@@ -1,10 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "scenarios/error.hpp"
-#include "tools/csv_table.hpp"
+#include "studies/csv_table.hpp"
 
 using clustersim::scenarios::ScenarioError;
-using clustersim::tools::parse_csv;
+using clustersim::studies::parse_csv;
 
 TEST_CASE("CSV fields may be quoted, hold commas, doubled quotes and newlines", "[tools][csv]") {
   const auto t = parse_csv("id,notes,x\r\nA-1,\"a, \"\"b\"\"\nc\",3\nA-2,,\n", "t.csv");

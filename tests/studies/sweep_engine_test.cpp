@@ -7,12 +7,12 @@
 #include "scenarios/load.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
-#include "tools/report.hpp"
-#include "tools/sweep_engine.hpp"
-#include "tools/sweep_table.hpp"
+#include "studies/metrics.hpp"
+#include "studies/sweep_engine.hpp"
+#include "studies/sweep_table.hpp"
 
 using namespace clustersim;
-using namespace clustersim::tools;
+using namespace clustersim::studies;
 
 namespace {
 
@@ -43,7 +43,7 @@ TEST_CASE("a template instantiates exactly what the loader loads", "[tools][swee
            {}, {"training.micro_batch=2"}, {"model.layers=4", "hardware.memory=40GiB"}, {"hardware=b200"}}) {
     const auto a = scenarios::simulate(t.instantiate(o));
     const auto b = scenarios::simulate(scenarios::load_scenario_string(kSmall, "small.yaml", o));
-    CHECK(format_json(a) == format_json(b));
+    CHECK(metrics_json(report_metrics(a)) == metrics_json(report_metrics(b)));
   }
   CHECK(t.scalar_at("cluster.gpus") == std::optional<std::string>("8"));
   CHECK(!t.scalar_at("cluster.nothing"));

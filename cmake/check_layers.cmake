@@ -1,0 +1,27 @@
+# The layering rule, checked on every build: a file in a layer may include headers of its own
+# layer and of the layers below it only. Order, lowest first (docs/architecture.md):
+#   units <- sim <- hardware <- topologies <- models <- scenarios <- studies <- tools
+# Usage: cmake -DSOURCE_DIR=<repo> -DSTAMP=<file> -P check_layers.cmake (fails with file:line).
+set(layers units sim hardware topologies models scenarios studies tools)
+set(violations "")
+list(LENGTH layers n)
+math(EXPR last "${n} - 1")
+foreach(i RANGE ${last})
+  list(GET layers ${i} layer)
+  file(GLOB_RECURSE files "${SOURCE_DIR}/${layer}/*.hpp" "${SOURCE_DIR}/${layer}/*.cpp" "${SOURCE_DIR}/${layer}/*.in")
+  foreach(f IN LISTS files)
+    file(STRINGS "${f}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"[a-z_]+/")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([a-z_]+)/.*" "\\1" target "${line}")
+      list(FIND layers "${target}" j)
+      if(j GREATER i)
+        file(RELATIVE_PATH rel "${SOURCE_DIR}" "${f}")
+        string(APPEND violations "\n  ${rel}: ${line}  (${layer}/ may not include ${target}/, a higher layer)")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  message(FATAL_ERROR "layering violation:${violations}")
+endif()
+file(WRITE "${STAMP}" "ok\n")

@@ -1,0 +1,78 @@
+#include "studies/conventions.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "scenarios/error.hpp"
+#include "studies/csv_table.hpp"
+
+namespace clustersim::studies {
+namespace {
+
+bool matches(const std::string& pattern, const std::string& family) {
+  if (!pattern.empty() && pattern.back() == '*') return family.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
+  return pattern == family;
+}
+
+bool parse_bool(const Convention& c, const std::string& where) {
+  if (c.value == "true") return true;
+  if (c.value == "false") return false;
+  throw scenarios::ScenarioError(fmt::format("{}: {} = '{}': allowed: true, false", where, c.key, c.value));
+}
+
+// Applies one convention; `where` is file:line for errors.
+void apply(const Convention& c, const std::string& where, FamilyConventions* out) {
+  if (c.key == "flash_attention") out->flash_attention = parse_bool(c, where);
+  else if (c.key == "sequence_parallel_with_tp") out->sequence_parallel_with_tp = parse_bool(c, where);
+  else if (c.key == "tp_comm_overlap") out->tp_comm_overlap = parse_bool(c, where);
+  else if (c.key == "recompute") {
+    if (c.value != "none" && c.value != "selective" && c.value != "full")
+      throw scenarios::ScenarioError(fmt::format("{}: recompute = '{}': allowed: none, selective, full", where, c.value));
+    out->recompute = c.value;
+  } else if (c.key == "zero_stage") {
+    if (c.value.size() != 1 || c.value[0] < '0' || c.value[0] > '3')
+      throw scenarios::ScenarioError(fmt::format("{}: zero_stage = '{}': allowed: 0, 1, 2, 3", where, c.value));
+    out->zero_stage = c.value[0] - '0';
+  } else {
+    throw scenarios::ScenarioError(fmt::format(
+        "{}: unknown key '{}': allowed: flash_attention, recompute, zero_stage, sequence_parallel_with_tp, "
+        "tp_comm_overlap", where, c.key));
+  }
+}
+
+}  // namespace
+
+std::vector<Convention> parse_conventions(const std::string& text, const std::string& source_name) {
+  const CsvTable t = parse_csv(text, source_name);
+  for (const char* col : {"family", "key", "value", "source"})
+    if (std::find(t.columns.begin(), t.columns.end(), col) == t.columns.end())
+      throw scenarios::ScenarioError(fmt::format("{}:1: missing column '{}': allowed header: family,key,value,source",
+                                                 source_name, col));
+  std::vector<Convention> out;
+  FamilyConventions probe;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const auto& r = t.rows[i];
+    Convention c{r.at("family"), r.at("key"), r.at("value"), r.at("source")};
+    const std::string where = fmt::format("{}:{}", source_name, i + 2);
+    if (c.source.empty()) throw scenarios::ScenarioError(fmt::format("{}: source: every convention cites its source", where));
+    apply(c, where, &probe);  // validates key and value
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+const std::vector<Convention>& default_conventions() {
+  static const std::vector<Convention> table =
+      parse_conventions(family_conventions_text(), "tests/validation/family_conventions.csv");
+  return table;
+}
+
+FamilyConventions conventions_for(const std::string& family, const std::vector<Convention>& table) {
+  FamilyConventions out;
+  for (const auto& c : table)
+    if (matches(c.family, family)) apply(c, c.family, &out);
+  return out;
+}
+
+}  // namespace clustersim::studies

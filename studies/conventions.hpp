@@ -1,0 +1,36 @@
+#pragma once
+// How each source family's software ran where a published row leaves a field blank, read from
+// tests/validation/family_conventions.csv (one cited line per convention: family, key, value,
+// source). A family ending in '*' matches every family with that prefix. Every use is
+// recorded as an assumption on the row.
+#include <string>
+#include <vector>
+
+namespace clustersim::studies {
+
+struct FamilyConventions {
+  bool flash_attention = true;             ///< FlashAttention-style fused attention
+  std::string recompute = "none";
+  int zero_stage = 0;                      ///< when the row's optimizer sharding is blank
+  bool sequence_parallel_with_tp = false;  ///< Megatron SP on whenever tp > 1
+  bool tp_comm_overlap = false;            ///< TE userbuffers overlap of TP collectives with GEMMs
+};
+
+/// One line of the conventions file.
+struct Convention {
+  std::string family, key, value, source;
+};
+
+/// Parses the conventions CSV text; throws scenarios::ScenarioError naming `source_name`:line,
+/// the key and what is allowed when a line is malformed.
+std::vector<Convention> parse_conventions(const std::string& text, const std::string& source_name);
+/// The compiled-in tests/validation/family_conventions.csv, parsed once.
+const std::vector<Convention>& default_conventions();
+/// The conventions that apply to `family`.
+FamilyConventions conventions_for(const std::string& family, const std::vector<Convention>& table = default_conventions());
+
+/// The compiled-in data files (generated from tests/validation/).
+const char* published_csv_text();
+const char* family_conventions_text();
+
+}  // namespace clustersim::studies

@@ -1,0 +1,34 @@
+#include "studies/memory_advice.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+namespace clustersim::studies {
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+}  // namespace
+
+std::string memory_error(const scenarios::Report& r) {
+  const auto& m = r.memory;
+  const auto& p = r.scenario.parallel;
+  const auto& t = r.scenario.training;
+  // Only what this plan has not tried yet.
+  std::vector<std::string> tries;
+  if (p.zero_stage < 3 && p.dp * p.cp > 1) tries.push_back(fmt::format("parallelism.zero_stage: {}", p.zero_stage + 1));
+  if (t.recompute == models::Recompute::none) tries.push_back("training.recompute: selective or full");
+  if (t.recompute == models::Recompute::selective) tries.push_back("training.recompute: full");
+  if (t.micro_batch > 1) tries.push_back("a smaller training.micro_batch");
+  tries.push_back("a larger parallelism.tp / parallelism.pp");
+  std::string hint;
+  for (std::size_t i = 0; i < tries.size(); ++i) hint += (i == 0 ? "" : i + 1 == tries.size() ? " or " : ", ") + tries[i];
+  return fmt::format(
+      "{}: plan does not fit in memory: needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, "
+      "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB); try {}",
+      r.scenario.source, m.total_bytes / kGiB, m.capacity_bytes / kGiB, m.weights_bytes / kGiB,
+      m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB, m.activations_bytes / kGiB, m.logits_bytes / kGiB,
+      m.reserved_bytes / kGiB, hint);
+}
+
+}  // namespace clustersim::studies

@@ -1,0 +1,15 @@
+#pragma once
+// The one SVG helper every chart uses (the MFU waterfall, sweep plots, validation scatter):
+// the document frame and XML escaping of text.
+#include <string>
+
+namespace clustersim::tools {
+
+/// Text with <, > and & escaped for an SVG text node or attribute.
+std::string svg_escape(const std::string& s);
+/// `<svg …>` of the given size (sans-serif 12 px) and a white background.
+std::string svg_open(double width, double height);
+/// `</svg>` and a newline.
+std::string svg_close();
+
+}  // namespace clustersim::tools
