@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "models/pipeline.hpp"
-#include "models/placement.hpp"
 #include "topologies/collective.hpp"
 #include "topologies/network.hpp"
 
@@ -41,10 +40,10 @@ using topologies::Collective;
 // Streams and resources of one stage; stage s uses s·kStreams + stream, s·kResources + resource.
 enum Stream : std::int32_t { kCompute, kTpStream, kCpStream, kPpFwdStream, kPpBwdStream, kDpReduceStream,
                              kDpGatherStream, kStreams };
-// DP collectives load the topology's link classes (kLinkBase + class), shared between concurrent
-// collectives of the stage by the runner.
-enum Resource : std::int32_t { kSm, kTpLink, kCpLink, kPpLink, kDpNet, kLinkBase,
-                               kResources = kLinkBase + topologies::kLinkClasses };
+// Every transfer (TP, CP, PP, DP) loads the topology's link classes (kLinkBase + class), shared
+// between the stage's concurrent transfers by the runner, so a pipeline send and a DP collective
+// over the same NICs slow each other down.
+enum Resource : std::int32_t { kSm, kLinkBase, kResources = kLinkBase + topologies::kLinkClasses };
 
 // Adam with fp32 master weights, per local parameter: read grad, master, m, v (16 B), write
 // master, m, v (12 B) and the bf16 weight (2 B), plus the gradient-norm read (4 B).
@@ -54,7 +53,8 @@ constexpr double kAdamBytesPerParam = 34.0;
 struct Item {
   bool comm = false;
   double seconds = 0;
-  Resource channel = kTpLink;
+  TaskKind kind = TaskKind::tp_comm;     ///< comm: tp_comm or cp_comm
+  topologies::CollectiveTime cost;       ///< comm: its phases on the network
   /// Next compute waits for this comm; otherwise it overlaps the next compute and the compute
   /// after that waits.
   bool wait_now = true;
@@ -79,12 +79,13 @@ class ItemList {
     seal_next_ = false;
     items_.push_back(it);
   }
-  void comm(double s, Resource channel, bool wait_now, int start_after) {
-    if (s <= 0) return;
+  void comm(const topologies::CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after) {
+    if (cost.time_s <= 0) return;
     Item it;
     it.comm = true;
-    it.seconds = s;
-    it.channel = channel;
+    it.seconds = cost.time_s;
+    it.kind = kind;
+    it.cost = cost;
     it.wait_now = wait_now;
     it.start_after = start_after;
     if (!items_.empty() && !items_.back().comm) items_.back().sealed = true;
@@ -141,7 +142,6 @@ class StepBuilder {
               const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net,
               std::vector<TimelineEntry>* timeline)
       : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net), timeline_(timeline), fine_(timeline != nullptr),
-        place_(make_placement(p, gpu.node.gpus_per_node)),
         mbs_(t.micro_batches(p)), vlayers_(virtual_stage_layers(m.layers, p)),
         dp_ranks_(p.dp * p.cp), zero_(dp_ranks_ > 1 ? p.zero_stage : 0) {}
 
@@ -171,8 +171,8 @@ class StepBuilder {
   double weight_bytes() const { return hardware::storage_bytes(t_.precision); }
   double grad_bytes() const { return t_.grad_reduce_fp32 ? 4.0 : 2.0; }
 
-  double tp_time(Collective c, double bytes) const {
-    return topologies::collective_cost(gpu_.node, c, bytes, place_.tp).time_s;
+  topologies::CollectiveTime tp_cost(Collective c, double bytes) const {
+    return net_.cost(c, topologies::GroupDim::tp, bytes);
   }
 
   // The pieces of one block's forward and backward, with the TP collectives between them
@@ -182,10 +182,11 @@ class StepBuilder {
   void build_items() {
     const bool tp = p_.tp > 1, sp = tp && p_.sequence_parallel, ov = p_.tp_comm_overlap;
     const double act = c_.activation_bytes;
-    const double ar = tp ? tp_time(Collective::all_reduce, act) : 0;
-    const double ag = sp ? tp_time(Collective::all_gather, act) : 0;
-    const double rs = sp ? tp_time(Collective::reduce_scatter, act) : 0;
-    const double out_comm = sp ? rs : ar;  // after a row-parallel GEMM (fwd)
+    using topologies::CollectiveTime;
+    const CollectiveTime ar = tp ? tp_cost(Collective::all_reduce, act) : CollectiveTime{};
+    const CollectiveTime ag = sp ? tp_cost(Collective::all_gather, act) : CollectiveTime{};
+    const CollectiveTime rs = sp ? tp_cost(Collective::reduce_scatter, act) : CollectiveTime{};
+    const CollectiveTime& out_comm = sp ? rs : ar;  // after a row-parallel GEMM (fwd)
     auto part = [&](const std::array<PassCost, kBlockParts>& a, BlockPart x) {
       return a[static_cast<std::size_t>(x)].time_s;
     };
@@ -193,9 +194,10 @@ class StepBuilder {
     const auto& B = c_.part_bwd;
     auto ring = [&](ItemList& L, double first, double step, double kv_bytes) {
       if (p_.cp == 1) return L.compute(first);
-      const double hop = topologies::p2p_cost(gpu_.node, kv_bytes, place_.cp.nodes() == 1).time_s;
+      // One ring step: every CP rank sends its K/V chunk to the next one at once.
+      const auto hop = net_.cost(Collective::send_recv, topologies::GroupDim::cp, kv_bytes);
       for (int i = 1; i < p_.cp; ++i) {
-        L.comm(hop, kCpLink, false, i == 1 ? 1 : 0);
+        L.comm(hop, TaskKind::cp_comm, false, i == 1 ? 1 : 0);
         L.compute(i == 1 ? first : step);
       }
       L.compute(step);
@@ -203,45 +205,45 @@ class StepBuilder {
     // Forward.
     ItemList f;
     f.compute(part(F, norm_attn));
-    if (sp) f.comm(ag, kTpLink, !ov, 1);
+    if (sp) f.comm(ag, TaskKind::tp_comm, !ov, 1);
     f.compute(part(F, qkv));
     ring(f, part(F, core), c_.ring_step_fwd.time_s, c_.kv_chunk_bytes);
     if (ov) f.split();  // the output collective overlaps the GEMM that produces it
     f.compute(part(F, attn_out));
-    if (tp) f.comm(out_comm, kTpLink, true, ov ? 2 : 1);
+    if (tp) f.comm(out_comm, TaskKind::tp_comm, true, ov ? 2 : 1);
     f.compute(part(F, norm_mlp));
-    if (sp) f.comm(ag, kTpLink, !ov, 1);
+    if (sp) f.comm(ag, TaskKind::tp_comm, !ov, 1);
     if (ov) f.split();
     f.compute(part(F, mlp));
-    if (tp) f.comm(out_comm, kTpLink, true, ov ? 2 : 1);
+    if (tp) f.comm(out_comm, TaskKind::tp_comm, true, ov ? 2 : 1);
     fwd_items_ = f.items();
     // Backward: the input-gradient collective of a column-parallel GEMM overlaps its wgrad.
     ItemList b;
-    if (sp) b.comm(ag, kTpLink, !ov, 1);
+    if (sp) b.comm(ag, TaskKind::tp_comm, !ov, 1);
     b.compute(part(B, mlp));
-    if (tp) b.comm(out_comm, kTpLink, false, 1);
+    if (tp) b.comm(out_comm, TaskKind::tp_comm, false, 1);
     b.compute(part(B, mlp_up_wgrad));
     b.compute(part(B, norm_mlp));
-    if (sp) b.comm(ag, kTpLink, !ov, 1);
+    if (sp) b.comm(ag, TaskKind::tp_comm, !ov, 1);
     b.compute(part(B, attn_out));
     ring(b, part(B, core), c_.ring_step_bwd.time_s, 2 * c_.kv_chunk_bytes);  // K/V and dK/dV
     b.compute(part(B, qkv));
-    if (tp) b.comm(out_comm, kTpLink, false, 1);
+    if (tp) b.comm(out_comm, TaskKind::tp_comm, false, 1);
     b.compute(part(B, qkv_wgrad));
     b.compute(part(B, norm_attn));
     bwd_items_ = b.items();
     // Embedding: vocab-parallel lookup, then all-reduce (reduce-scatter with SP) of the output.
     ItemList ef, eb, hf, hb;
     ef.compute(c_.embed_fwd.time_s);
-    if (tp) ef.comm(out_comm, kTpLink, true, 1);
-    if (sp) eb.comm(ag, kTpLink, true, 1);
+    if (tp) ef.comm(out_comm, TaskKind::tp_comm, true, 1);
+    if (sp) eb.comm(ag, TaskKind::tp_comm, true, 1);
     eb.compute(c_.embed_bwd.time_s);
     // Head: the column-parallel LM head needs the full sequence (all-gather with SP); its input
     // gradient is all-reduced (reduce-scattered with SP).
-    if (sp) hf.comm(ag, kTpLink, true, 1);
+    if (sp) hf.comm(ag, TaskKind::tp_comm, true, 1);
     hf.compute(c_.head_fwd.time_s);
     hb.compute(c_.head_bwd.time_s);
-    if (tp) hb.comm(out_comm, kTpLink, true, 1);
+    if (tp) hb.comm(out_comm, TaskKind::tp_comm, true, 1);
     embed_fwd_ = ef.items(), embed_bwd_ = eb.items(), head_fwd_ = hf.items(), head_bwd_ = hb.items();
   }
 
@@ -568,12 +570,10 @@ class StepBuilder {
   void sync_tied_embedding() {
     const int last = p_.pp - 1;
     const double bytes = double(m_.padded_vocab(p_.tp)) * m_.hidden / p_.tp * grad_bytes();
-    const bool same_node = place_.stages_share_node(0, last);
-    const auto cost = topologies::collective_cost(gpu_.node, Collective::all_reduce, bytes, {2, same_node ? 2 : 1});
+    const auto cost = net_.cost(Collective::all_reduce, topologies::GroupDim::pp, bytes, {0, last});
     std::vector<TaskId> deps = flush(0);
     for (TaskId d : flush(last)) deps.push_back(d);
-    const TaskId id = add_task(0, kDpReduceStream, TaskKind::dp_grad_reduce, cost.time_s, std::move(deps),
-                               {{kDpNet, 1.0}, {last * kResources + kDpNet, 1.0}}, 1);
+    const TaskId id = add_transfer(0, kDpReduceStream, TaskKind::dp_grad_reduce, cost, deps, {});
     stage(0).reduce_done.push_back(id);
     stage(last).reduce_done.push_back(id);
   }
@@ -609,10 +609,8 @@ class StepBuilder {
       deps->clear();
       const TaskId from = it.start_after == 1 ? st.last_compute : it.start_after == 2 ? st.prev_compute : -1;
       if (from >= 0) after.push_back(from);
-      const TaskKind ck = it.channel == kCpLink ? TaskKind::cp_comm : TaskKind::tp_comm;
-      const TaskId id = add_task(s, it.channel == kCpLink ? kCpStream : kTpStream, ck, it.seconds, std::move(after),
-                                 {{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms},
-                                  {s * kResources + it.channel, 1.0}}, 1);
+      const sim::ResourceUse sms[] = {{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms}};
+      const TaskId id = add_transfer(s, it.kind == TaskKind::cp_comm ? kCpStream : kTpStream, it.kind, it.cost, after, sms);
       (it.wait_now ? st.wait_next : st.wait_later).push_back(id);
     }
     return st.last_compute;
@@ -633,13 +631,13 @@ class StepBuilder {
   // 2021 §4.1; with SP the tensor is already sequence-sharded).
   std::vector<TaskId> send(int s, bool forward) {
     const int to = forward ? (s + 1) % p_.pp : (s + p_.pp - 1) % p_.pp;
-    const bool same_node = place_.stages_share_node(s, to);
-    const double bytes = c_.activation_bytes / p_.tp;
-    const double secs = topologies::p2p_cost(gpu_.node, bytes, same_node).time_s;
-    const TaskId id = add_task(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, secs, flush(s),
-                               {{s * kResources + kPpLink, 1.0}}, 1);
+    auto [at, fresh] = send_costs_.try_emplace({s, to});
+    if (fresh)
+      at->second = net_.cost(Collective::send_recv, topologies::GroupDim::pp, c_.activation_bytes / p_.tp, {s, to});
+    const std::size_t first = graph_.size();
+    const TaskId id = add_transfer(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, at->second, flush(s), {});
     send_receiver_.resize(graph_.size(), -1);
-    send_receiver_[static_cast<std::size_t>(id)] = to;
+    for (std::size_t i = first; i < graph_.size(); ++i) send_receiver_[i] = to;
     if (!p_.pp_comm_overlap) stage(s).wait_next.push_back(id);
     return {id};
   }
@@ -648,15 +646,20 @@ class StepBuilder {
     const std::span<const TaskId> deps(after.begin(), after.size());
     const Stream stream = kind == TaskKind::dp_param_gather ? kDpGatherStream : kDpReduceStream;
     // NCCL kernels occupy comm_sms SMs while they run (hardware.md §3.9), slowing compute.
-    const sim::ResourceUse sms{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms};
-    if (t_.free_comm.dp) return add_task(s, stream, kind, 0.0, deps, {sms}, 1);
-    // All DP groups run this collective at once; its phases load the topology's link classes,
-    // so concurrent DP collectives of the stage share them (issue #4).
+    const sim::ResourceUse sms[] = {{s * kResources + kSm, double(gpu_.comm_sms) / gpu_.sms}};
+    // All DP groups run this collective at once.
     auto [at, fresh] = dp_costs_.try_emplace({int(c), bytes});
-    if (fresh) at->second = net_.cost(c, topologies::GroupDim::dp, bytes);  // units repeat sizes
-    const auto& cost = at->second;
+    if (fresh && !t_.free_comm.dp) at->second = net_.cost(c, topologies::GroupDim::dp, bytes);  // units repeat sizes
+    return add_transfer(s, stream, kind, at->second, deps, sms);
+  }
+
+  // A transfer's phases on stream `stream` of stage s; they load the topology's link classes,
+  // so the stage's concurrent transfers share them (issue #4). A free communication class
+  // (explainer what-if) becomes one zero-time task.
+  TaskId add_transfer(int s, Stream stream, TaskKind kind, const topologies::CollectiveTime& cost,
+                      std::span<const TaskId> deps, std::span<const sim::ResourceUse> extra) {
+    if (free_comm(kind)) return add_task(s, stream, kind, 0.0, deps, extra, 1);
     const std::size_t before = graph_.size();
-    const sim::ResourceUse extra[] = {sms};
     const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, deps,
                                                       s * kResources + kLinkBase, extra, 1,
                                                       static_cast<std::int32_t>(kind));
@@ -664,6 +667,13 @@ class StepBuilder {
       for (std::size_t i = before; i < graph_.size(); ++i)
         labels_.push_back({s, stream_names()[static_cast<std::size_t>(stream)], kind, label_mb_, label_layer_});
     return last;
+  }
+
+  bool free_comm(TaskKind kind) const {
+    const auto& free = t_.free_comm;
+    return (kind == TaskKind::tp_comm && free.tp) || (kind == TaskKind::cp_comm && free.cp) ||
+           (kind == TaskKind::pp_send && free.pp) ||
+           ((kind == TaskKind::dp_grad_reduce || kind == TaskKind::dp_param_gather) && free.dp);
   }
 
   TaskId add_compute(int s, TaskKind kind, double seconds, std::vector<TaskId>* deps, bool always = false) {
@@ -675,22 +685,17 @@ class StepBuilder {
     d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
     st.wait_next.swap(st.wait_later);
     st.wait_later.clear();
-    const TaskId id = add_task(s, kCompute, kind, seconds, d, {{s * kResources + kSm, 1.0}}, 0);
+    const sim::ResourceUse sm[] = {{s * kResources + kSm, 1.0}};
+    const TaskId id = add_task(s, kCompute, kind, seconds, d, sm, 0);
     st.prev_compute = st.last_compute;
     st.last_compute = id;
     return id;
   }
 
   TaskId add_task(int s, Stream stream, TaskKind kind, double seconds, std::span<const TaskId> deps,
-                  std::initializer_list<sim::ResourceUse> uses, std::int32_t priority) {
-    const auto& free = t_.free_comm;
-    if ((kind == TaskKind::tp_comm && free.tp) || (kind == TaskKind::cp_comm && free.cp) ||
-        (kind == TaskKind::pp_send && free.pp) ||
-        ((kind == TaskKind::dp_grad_reduce || kind == TaskKind::dp_param_gather) && free.dp))
-      seconds = 0;
+                  std::span<const sim::ResourceUse> uses, std::int32_t priority) {
     if (timeline_) labels_.push_back({s, stream_names()[static_cast<std::size_t>(stream)], kind, label_mb_, label_layer_});
-    return graph_.add(s * kStreams + stream, Time::from_seconds(seconds), deps,
-                      std::span<const sim::ResourceUse>(uses.begin(), uses.size()), priority,
+    return graph_.add(s * kStreams + stream, Time::from_seconds(seconds), deps, uses, priority,
                       static_cast<std::int32_t>(kind));
   }
 
@@ -717,7 +722,6 @@ class StepBuilder {
   const bool fine_;  ///< one task per kernel group and transfer (timelines); else merged passes
   std::vector<TimelineEntry> labels_;  // one per task, only when a timeline is wanted
   int label_mb_ = -1, label_layer_ = -3;  // what the tasks being added belong to
-  const Placement place_;
   const int mbs_;
   const std::vector<int> vlayers_;
   const int dp_ranks_;
@@ -728,6 +732,7 @@ class StepBuilder {
   std::vector<int> send_receiver_;  ///< per task: the stage a pipeline send goes to (−1: not a send)
   sim::TaskGraph graph_;
   std::map<std::pair<int, double>, topologies::CollectiveTime> dp_costs_;
+  std::map<std::pair<int, int>, topologies::CollectiveTime> send_costs_;  ///< by (from, to) stage
   std::vector<TaskId> deps_scratch_;
   std::vector<std::int32_t> task_profile_;  ///< per task id: index in profiles_, or −1 (shorter: −1)
   std::vector<PassProfile> profiles_;
@@ -852,13 +857,9 @@ StepResult StepBuilder::measure() {
 }  // namespace
 
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                         const hardware::GpuSpec& gpu, const StepCosts& costs,
-                         const topologies::Network* network, std::vector<TimelineEntry>* timeline) {
-  if (network) return StepBuilder(m, t, p, gpu, costs, *network, timeline).run();
-  const auto topo = topologies::topology_from_node(gpu.node);
-  const topologies::Network own(topo, topologies::Network::nodes_for(topo, p.tp * p.cp * p.pp * p.dp),
-                                {p.tp, p.cp, p.pp, p.dp});
-  return StepBuilder(m, t, p, gpu, costs, own, timeline).run();
+                         const hardware::GpuSpec& gpu, const StepCosts& costs, const topologies::Network& network,
+                         std::vector<TimelineEntry>* timeline) {
+  return StepBuilder(m, t, p, gpu, costs, network, timeline).run();
 }
 
 }  // namespace clustersim::models

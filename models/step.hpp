@@ -66,12 +66,12 @@ struct TimelineEntry {
   double start_s = 0, end_s = 0;
 };
 
-/// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network`
-/// (the cluster's topology and placement) defaults to the one implied by gpu.node. When
+/// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network` (the
+/// cluster's topology, rank placement and algorithm policy) costs every transfer: TP and CP
+/// collectives, pipeline sends, DP / ZeRO collectives and the tied-embedding sync. When
 /// `timeline` is given it receives every task with a non-zero duration.
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                         const hardware::GpuSpec& gpu, const StepCosts& costs,
-                         const topologies::Network* network = nullptr,
+                         const hardware::GpuSpec& gpu, const StepCosts& costs, const topologies::Network& network,
                          std::vector<TimelineEntry>* timeline = nullptr);
 
 }  // namespace clustersim::models

@@ -245,8 +245,8 @@ RowScenario row_scenario(const Row& r) {
                    rope ? "rope" : "learned", tied ? "true" : "false");
   const double node_bps = stated_node_network_bps(field(r, "hw_notes"));
   if (node_bps > 0) {
-    // Same node, the source's stated scale-out bandwidth spread over the profile's NICs.
-    y += fmt::format("hardware:\n  base: {}\n  node:\n    nic_bandwidth: {} Gb/s\n    nics_per_node: 8\n", hw.profile,
+    // The profile's default topology, with the source's stated scale-out bandwidth over 8 NICs.
+    y += fmt::format("hardware: {}\nnetwork:\n  node:\n    nic_bandwidth: {} Gb/s\n    nics_per_node: 8\n", hw.profile,
                      node_bps / 8 / 1e9);
   } else {
     y += fmt::format("hardware: {}\n", hw.profile);

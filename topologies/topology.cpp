@@ -18,22 +18,6 @@ const char* link_class_name(int c) {
   return c >= 0 && c < kLinkClasses ? names[c] : "?";
 }
 
-TopologySpec topology_from_node(const hardware::NodeSpec& node) {
-  TopologySpec t;
-  t.name = "derived";
-  t.description = "the hardware profile's nodes on a non-blocking rail-optimized fat tree";
-  t.node_kind = node.nvlink_bps > 0 ? NodeKind::nvswitch : NodeKind::pcie;
-  t.gpus_per_node = node.gpus_per_node;
-  t.nvlink_bps = node.nvlink_bps;
-  t.nvlink_efficiency = node.nvlink_efficiency;
-  t.pcie_bps = node.pcie_bps;
-  t.pcie_efficiency = node.pcie_efficiency;
-  t.nics_per_node = node.nics_per_node;
-  t.nic_bps = node.nic_bps;
-  t.nic_efficiency = node.nic_efficiency;
-  return t;
-}
-
 namespace {
 
 constexpr int kIntraNodeCost = 1;   // route cost of a hop inside a node
@@ -53,8 +37,9 @@ void check(bool ok, const std::string& what) {
 void validate(const TopologySpec& s, int nodes) {
   check(nodes >= 1, "the cluster needs at least one node");
   check(s.gpus_per_node >= 1, "gpus_per_node must be at least 1");
-  if (s.node_kind != NodeKind::pcie)
+  if (has_gpu_fabric(s.node_kind))
     check(s.nvlink_bps > 0, "an NVLink node needs nvlink_bandwidth above zero");
+  check(s.nvls_efficiency == 0 || has_nvswitch(s.node_kind), "nvls_efficiency needs an NVSwitch node");
   check(s.pcie_bps > 0, "pcie_bandwidth must be above zero");
   for (double e : {s.nvlink_efficiency, s.pcie_efficiency, s.nic_efficiency})
     check(e > 0 && e <= 1.5, "efficiencies must be in (0, 1.5]");
@@ -149,8 +134,15 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
       for (int j = 0; j < spec.nics_per_node; ++j)
         nic_parent[static_cast<std::size_t>(j)] = sw[static_cast<std::size_t>(j * switches / spec.nics_per_node)];
     } else {
-      const Vertex nvswitch = vertex();
-      for (auto v : gpus) connect(v, nvswitch, nvlink, LinkKind::nvlink);
+      if (spec.node_kind == NodeKind::full_mesh) {
+        // One link per GPU pair, the GPU's fabric bandwidth split evenly over its peers.
+        const double per_peer = k > 1 ? nvlink / (k - 1) : nvlink;
+        for (std::size_t i = 0; i < gpus.size(); ++i)
+          for (std::size_t j = i + 1; j < gpus.size(); ++j) connect(gpus[i], gpus[j], per_peer, LinkKind::nvlink);
+      } else {
+        const Vertex nvswitch = vertex();
+        for (auto v : gpus) connect(v, nvswitch, nvlink, LinkKind::nvlink);
+      }
       for (int j = 0; j < spec.nics_per_node; ++j)
         nic_parent[static_cast<std::size_t>(j)] = gpus[static_cast<std::size_t>(j * k / spec.nics_per_node)];
     }
