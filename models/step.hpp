@@ -10,6 +10,7 @@
 #include "hardware/gpu_spec.hpp"
 #include "models/layer_ops.hpp"
 #include "models/model_spec.hpp"
+#include "models/step_program.hpp"
 #include "models/training_spec.hpp"
 #include "sim/runner.hpp"
 #include "sim/task_graph.hpp"
@@ -17,11 +18,6 @@
 
 namespace clustersim::models {
 
-enum class TaskKind : std::int32_t {
-  forward, backward, recompute, optimizer, dp_grad_reduce, dp_param_gather, sync,
-  tp_comm, cp_comm, pp_send
-};
-const char* name(TaskKind k);
 
 /// Where each of a step's seconds went on one stage's compute stream. The parts add up to
 /// step_time_s exactly. Time with the compute stream idle goes to the first of: a TP

@@ -23,8 +23,8 @@ void require_complete(const ParallelSpec& p, int stage, int m) {
   REQUIRE(ops.size() == std::size_t(2 * m * p.vpp));
   std::set<std::tuple<bool, int, int>> seen;
   for (const auto& op : ops) {
-    REQUIRE(seen.insert({op.forward, op.micro_batch, op.chunk}).second);
-    if (!op.forward) REQUIRE(seen.count({true, op.micro_batch, op.chunk}) == 1);
+    REQUIRE(seen.insert({op.forward(), op.micro_batch, op.chunk}).second);
+    if (!op.forward()) REQUIRE(seen.count({true, op.micro_batch, op.chunk}) == 1);
   }
 }
 
@@ -33,13 +33,13 @@ void require_complete(const ParallelSpec& p, int stage, int m) {
 TEST_CASE("1F1B warms up pp - stage - 1 forwards, then alternates", "[models]") {
   const auto p = pipeline(4, 1, PipelineSchedule::one_f_one_b);
   const auto ops = stage_schedule(p, 0, 8);
-  for (int i = 0; i < 3; ++i) REQUIRE((ops[std::size_t(i)].forward && ops[std::size_t(i)].micro_batch == i));
-  REQUIRE(ops[3].forward);
-  REQUIRE(!ops[4].forward);
+  for (int i = 0; i < 3; ++i) REQUIRE((ops[std::size_t(i)].forward() && ops[std::size_t(i)].micro_batch == i));
+  REQUIRE(ops[3].forward());
+  REQUIRE(!ops[4].forward());
   REQUIRE(ops[4].micro_batch == 0);
   const auto last = stage_schedule(p, 3, 8);
-  REQUIRE(last[0].forward);
-  REQUIRE(!last[1].forward);
+  REQUIRE(last[0].forward());
+  REQUIRE(!last[1].forward());
   for (int s = 0; s < 4; ++s) require_complete(p, s, 8);
 }
 
