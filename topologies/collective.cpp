@@ -243,6 +243,51 @@ void add_double_tree(Flows& f, const std::vector<std::vector<int>>& nodes) {
   }
 }
 
+// All-reduce: reduce-scatter inside each node, all-reduce of 1/r of S across nodes per local
+// rank (one ring per rail), all-gather inside each node. Reduce-scatter: the first two steps
+// with a reduce-scatter across nodes; all-gather: the mirror image.
+std::vector<Phase> hierarchical_phases(const Topology& topo, const std::vector<std::vector<int>>& groups,
+                                       Collective op, const Shape& s) {
+  const bool all_reduce = op == Collective::all_reduce;
+  const double r = s.per_node;
+  const int passes = all_reduce ? 2 : 1;
+  const Shape intra{s.per_node, 1, s.per_node}, inter{s.nodes, s.nodes, 1};
+  Flows f(topo), across(topo);
+  for (const auto& g : groups) {
+    const auto nodes = by_node(topo, g);
+    for (const auto& local : nodes) add_local_rings(f, topo, {local}, (r - 1) / r);
+    for (std::size_t j = 0; j < nodes.front().size(); ++j) {
+      std::vector<std::vector<int>> rail;
+      for (const auto& local : nodes) rail.push_back({local[j % local.size()]});
+      add_rings(across, rail, passes * (s.nodes - 1.0) / s.nodes / r);
+    }
+  }
+  const Phase intra_phase = f.load(ring_latency(topo, intra, 1), ring_fractions());
+  const Phase inter_phase = across.load(ring_latency(topo, inter, passes), ring_fractions());
+  if (all_reduce) return {intra_phase, inter_phase, intra_phase};
+  if (op == Collective::reduce_scatter) return {intra_phase, inter_phase};
+  return {inter_phase, intra_phase};
+}
+
+// NVLink SHARP: each GPU sends its buffer into the NVSwitch once, which reduces it and
+// multicasts the result, so each NVLink carries S each way (spread here over the peers); the
+// rate reached is nvls_efficiency of the NVLink spec instead of the ring's share.
+Phase nvls_phase(const Topology& topo, const std::vector<std::vector<int>>& groups, const Shape& s) {
+  const TopologySpec& spec = topo.spec();
+  if (s.nodes != 1 || spec.nvls_efficiency <= 0 || !has_nvswitch(spec.node_kind))
+    throw std::invalid_argument("nvls needs the group inside one NVSwitch node with an nvls_efficiency");
+  Flows f(topo);
+  const double n = s.ranks;
+  for (const auto& g : groups)
+    for (int a : g)
+      for (int b : g) f.add(a, b, 1.0 / (n - 1));
+  Protos latency{}, fraction{};
+  latency.fill(std::numeric_limits<double>::infinity());  // NVLS runs the Simple protocol only
+  latency[static_cast<std::size_t>(Protocol::simple)] = kNvlsLatency.base_s[2] + kNvlsLatency.hop_s[0][2];
+  fraction.fill(spec.nvls_efficiency / spec.nvlink_efficiency);
+  return f.load(latency, fraction);
+}
+
 }  // namespace
 
 Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups, Collective op, Algorithm alg) {
@@ -276,47 +321,8 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
       for (const auto& g : groups) add_double_tree(f, by_node(topo, g));
       plan.phases.push_back(f.load(tree_latency(topo, s), tree_fractions()));
       break;
-    case Algorithm::hierarchical: {
-      // All-reduce: reduce-scatter inside each node, all-reduce of 1/r of S across nodes per
-      // local rank (one ring per rail), all-gather inside each node. Reduce-scatter: the first
-      // two steps with a reduce-scatter across nodes; all-gather: the mirror image.
-      const double r = s.per_node;
-      const int passes = all_reduce ? 2 : 1;
-      const Shape intra{s.per_node, 1, s.per_node}, inter{s.nodes, s.nodes, 1};
-      Flows across(topo);
-      for (const auto& g : groups) {
-        const auto nodes = by_node(topo, g);
-        for (const auto& local : nodes) add_local_rings(f, topo, {local}, (r - 1) / r);
-        for (std::size_t j = 0; j < nodes.front().size(); ++j) {
-          std::vector<std::vector<int>> rail;
-          for (const auto& local : nodes) rail.push_back({local[j % local.size()]});
-          add_rings(across, rail, passes * (s.nodes - 1.0) / s.nodes / r);
-        }
-      }
-      const Phase intra_phase = f.load(ring_latency(topo, intra, 1), ring_fractions());
-      const Phase inter_phase = across.load(ring_latency(topo, inter, passes), ring_fractions());
-      if (all_reduce) plan.phases = {intra_phase, inter_phase, intra_phase};
-      else if (op == Collective::reduce_scatter) plan.phases = {intra_phase, inter_phase};
-      else plan.phases = {inter_phase, intra_phase};
-      break;
-    }
-    case Algorithm::nvls: {
-      // NVLink SHARP: each GPU sends its buffer into the NVSwitch once, which reduces it and
-      // multicasts the result, so each NVLink carries S each way (spread here over the peers);
-      // the rate reached is nvls_efficiency of the NVLink spec instead of the ring's share.
-      const TopologySpec& spec = topo.spec();
-      if (s.nodes != 1 || spec.nvls_efficiency <= 0 || !has_nvswitch(spec.node_kind))
-        throw std::invalid_argument("nvls needs the group inside one NVSwitch node with an nvls_efficiency");
-      for (const auto& g : groups)
-        for (int a : g)
-          for (int b : g) f.add(a, b, 1.0 / (n - 1));
-      Protos latency{}, fraction{};
-      latency.fill(std::numeric_limits<double>::infinity());  // NVLS runs the Simple protocol only
-      latency[static_cast<std::size_t>(Protocol::simple)] = kNvlsLatency.base_s[2] + kNvlsLatency.hop_s[0][2];
-      fraction.fill(spec.nvls_efficiency / spec.nvlink_efficiency);
-      plan.phases.push_back(f.load(latency, fraction));
-      break;
-    }
+    case Algorithm::hierarchical: plan.phases = hierarchical_phases(topo, groups, op, s); break;
+    case Algorithm::nvls: plan.phases.push_back(nvls_phase(topo, groups, s)); break;
     case Algorithm::direct:
       for (const auto& g : groups) {
         if (op == Collective::all_to_all) {
