@@ -16,7 +16,7 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   const auto& par = sc.parallel;
   const topologies::Network network(sc.network.topology,
                                     topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
-                                    {par.tp, par.cp, par.pp, par.dp, sc.network.placement}, sc.network.algorithm);
+                                    {par.sizes(), sc.network.placement}, sc.network.algorithm);
   r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network, timeline);
 
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);

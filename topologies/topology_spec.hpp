@@ -25,7 +25,7 @@ inline bool has_nvswitch(NodeKind k) { return k == NodeKind::nvswitch || k == No
 /// Every field except name and description shapes routing or bandwidth; the plan cache
 /// (collective.cpp) keys on the whole spec through operator==, so a new field joins the key.
 struct TopologySpec {
-  std::string name = "derived";
+  std::string name;
   std::string description;
   // Scale-up domain ("node": one box, or one NVL72 rack).
   NodeKind node_kind = NodeKind::nvswitch;
