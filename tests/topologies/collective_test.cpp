@@ -175,3 +175,24 @@ TEST_CASE("collective costs are deterministic", "[topologies]") {
   const double b = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, 123456789).time_s;
   CHECK(a == b);
 }
+
+TEST_CASE("a session's plan cache is its own, and keys on every field of the spec", "[topologies]") {
+  const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
+  PlanCache mine;
+  Layout l;
+  l.sizes[index(GroupDim::dp)] = 16;
+  const Network a(spec, 2, l, AlgorithmChoice::automatic, &mine);
+  const double t = a.cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s;
+  // The same plan from another cache is routed again and equal; a spec differing in one field
+  // (oversubscription) is another key.
+  PlanCache other;
+  CHECK(Network(spec, 2, l, AlgorithmChoice::automatic, &other).cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s == t);
+  TopologySpec slower = spec;
+  slower.nic_efficiency /= 2;
+  CHECK(Network(slower, 2, l, AlgorithmChoice::automatic, &mine).cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s > t);
+  const PlanCache::Key k1{spec, 2, l, GroupDim::dp, Collective::all_reduce, Algorithm::ring, {}};
+  PlanCache::Key k2 = k1;
+  CHECK(k1 == k2);
+  k2.spec.oversubscription = 2;
+  CHECK_FALSE(k1 == k2);
+}
