@@ -1,5 +1,6 @@
 #include "models/step.hpp"
 
+#include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <span>
@@ -112,7 +113,9 @@ class StepBuilder {
     const int vs = op.chunk * p_.pp + s;
     const bool forward = op.forward();
     g_.set_label(op.micro_batch, -3);
-    const std::vector<PassUnit> units = units_of(vs, forward);
+    auto& cached = pass_units_[static_cast<std::size_t>(2 * vs + (forward ? 1 : 0))];
+    if (cached.empty()) cached = units_of(vs, forward);  // every pass has at least one unit
+    const std::vector<PassUnit>& units = cached;
     if (!fine_ && !policy_.unit_traffic(op)) {
       // Consecutive kernels and TP / CP transfers whose durations are already known run as one
       // task, which the other streams (DP, PP) still slow down through the shared SMs.
@@ -230,8 +233,11 @@ class StepBuilder {
   // already sequence-sharded).
   std::vector<TaskId> send(int s, bool forward) {
     const int to = forward ? (s + 1) % p_.pp : (s + p_.pp - 1) % p_.pp;
-    auto [at, fresh] = send_costs_.try_emplace({s, to});
-    if (fresh) at->second = net_.cost(Collective::send_recv, GroupDim::pp, c_.activation_bytes / p_.tp, {s, to});
+    // A send and its mirror image cross the same kinds of links at the same rates (the fabric is
+    // symmetric), so both directions of a stage pair share one routed plan.
+    const int lo = std::min(s, to), hi = std::max(s, to);
+    auto [at, fresh] = send_costs_.try_emplace({lo, hi});
+    if (fresh) at->second = net_.cost(Collective::send_recv, GroupDim::pp, c_.activation_bytes / p_.tp, {lo, hi});
     const std::size_t first = g_.size();
     const TaskId id = g_.add_transfer(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, at->second,
                                       g_.flush(s), false);
@@ -293,6 +299,7 @@ class StepBuilder {
   StepGraph g_;
   PassMerger merger_;
   std::vector<StageState> stages_;
+  std::vector<std::vector<PassUnit>> pass_units_ = std::vector<std::vector<PassUnit>>(2 * static_cast<std::size_t>(vstages()));
   std::map<std::pair<int, double>, topologies::CollectiveTime> dp_costs_;
   std::map<std::pair<int, int>, topologies::CollectiveTime> send_costs_;  ///< by (from, to) stage
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <stdexcept>
 
 #include "scenarios/error.hpp"
@@ -115,7 +116,11 @@ topologies::TopologySpec topology_preset(const std::string& name) {
     throw ScenarioError(fmt::format("unknown topology '{}'{}; available: {}", name,
                                     near.empty() ? "" : " (did you mean '" + near + "'?)", join(topology_names())));
   }
-  return parse_topology(it->second, "topologies/presets/" + name + ".yaml");
+  // Parsed once per thread: scenario templates load a preset for every configuration of a sweep.
+  thread_local std::map<std::string, topologies::TopologySpec> parsed;
+  auto at = parsed.find(name);
+  if (at == parsed.end()) at = parsed.emplace(name, parse_topology(it->second, "topologies/presets/" + name + ".yaml")).first;
+  return at->second;
 }
 
 }  // namespace clustersim::scenarios
