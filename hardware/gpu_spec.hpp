@@ -36,18 +36,11 @@ struct AttentionEfficiency {
   double bwd_max = 0.5, bwd_half_seq = 400;
 };
 
+/// The machine a GPU usually ships in: the name of a topology preset (topologies/presets/),
+/// used when a scenario names no network. Link rates, NICs and NCCL latencies live in the
+/// topology only (topologies/), never in a hardware profile.
 struct NodeSpec {
-  int gpus_per_node = 8;
-  double nvlink_bps = 0;            ///< per GPU, per direction (0: no NVLink, PCIe only)
-  double nvlink_efficiency = 0.8;   ///< NCCL ring busbw / nvlink_bps
-  double nvlink_hop_latency_s = 0;  ///< NCCL per-hop latency on NVLink (Simple protocol)
-  double pcie_bps = 0;              ///< per GPU, per direction
-  double pcie_efficiency = 0.8;
-  int nics_per_node = 8;
-  double nic_bps = 0;               ///< per NIC, per direction
-  double nic_efficiency = 0.95;     ///< NCCL busbw per NIC / line rate
-  double net_hop_latency_s = 0;     ///< NCCL per-hop latency across the network
-  double collective_base_latency_s = 0;  ///< NCCL base latency per collective
+  std::string default_topology;
 };
 
 struct GpuSpec {

@@ -1,6 +1,8 @@
 #include "models/pipeline.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
 
 namespace clustersim::models {
 
@@ -12,23 +14,28 @@ std::vector<int> virtual_stage_layers(int layers, const ParallelSpec& p) {
   return out;
 }
 
+namespace {
+PipeOp F(int mb, int chunk) { return {PassKind::forward, mb, chunk}; }
+PipeOp B(int mb, int chunk) { return {PassKind::backward, mb, chunk}; }
+}  // namespace
+
 std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_batches) {
   const int m = micro_batches, P = p.pp;
   std::vector<PipeOp> ops;
   ops.reserve(static_cast<std::size_t>(2 * m * p.vpp));
   if (p.schedule == PipelineSchedule::gpipe) {
-    for (int i = 0; i < m; ++i) ops.push_back({true, i, 0});
-    for (int i = 0; i < m; ++i) ops.push_back({false, i, 0});
+    for (int i = 0; i < m; ++i) ops.push_back(F(i, 0));
+    for (int i = 0; i < m; ++i) ops.push_back(B(i, 0));
     return ops;
   }
   if (p.schedule == PipelineSchedule::one_f_one_b || p.vpp == 1) {
     const int warmup = std::min(P - stage - 1, m);
-    for (int i = 0; i < warmup; ++i) ops.push_back({true, i, 0});
+    for (int i = 0; i < warmup; ++i) ops.push_back(F(i, 0));
     for (int i = 0; i < m - warmup; ++i) {
-      ops.push_back({true, warmup + i, 0});
-      ops.push_back({false, i, 0});
+      ops.push_back(F(warmup + i, 0));
+      ops.push_back(B(i, 0));
     }
-    for (int i = m - warmup; i < m; ++i) ops.push_back({false, i, 0});
+    for (int i = m - warmup; i < m; ++i) ops.push_back(B(i, 0));
     return ops;
   }
   // Interleaved: the k-th chunk-pass of a stage (Megatron get_model_chunk_id and
@@ -37,7 +44,8 @@ std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_b
   auto op = [&](int k, bool forward) {
     int chunk = (k % group) / P;
     if (!forward) chunk = v - 1 - chunk;
-    return PipeOp{forward, (k / group) * P + k % P, chunk};
+    const int mb = (k / group) * P + k % P;
+    return forward ? F(mb, chunk) : B(mb, chunk);
   };
   int warmup = m == P ? total : std::min(total, (P - stage - 1) * 2 + (v - 1) * P);
   for (int k = 0; k < warmup; ++k) ops.push_back(op(k, true));
@@ -54,10 +62,66 @@ int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
   int now = 0, peak = 0;
   for (const PipeOp& op : stage_schedule(p, stage, micro_batches)) {
     const int layers = vstage_layers[static_cast<std::size_t>(op.chunk * p.pp + stage)];
-    now += op.forward ? layers : -layers;
+    if (op.kind == PassKind::forward) now += layers;
+    if (op.kind == PassKind::backward) now -= layers;
     peak = std::max(peak, now);
   }
   return peak;
+}
+
+bool input_of(const PipeOp& op, int vstage, int vstages, PassRef* input) {
+  switch (op.kind) {
+    case PassKind::forward:
+      if (vstage == 0) return false;
+      *input = {PassKind::forward, op.micro_batch, vstage - 1};
+      return true;
+    case PassKind::backward:
+      *input = vstage == vstages - 1 ? PassRef{PassKind::forward, op.micro_batch, vstage}
+                                     : PassRef{PassKind::backward, op.micro_batch, vstage + 1};
+      return true;
+    case PassKind::weight_grad:
+      *input = {PassKind::backward, op.micro_batch, vstage};
+      return true;
+  }
+  return false;
+}
+
+void emit_pipeline(const ParallelSpec& p, int micro_batches, const EmitPass& emit) {
+  const int vstages = p.pp * p.vpp;
+  constexpr std::size_t kKinds = 3;
+  auto slot = [&](PassKind kind, int mb, int vs) {
+    return (static_cast<std::size_t>(mb) * static_cast<std::size_t>(vstages) + static_cast<std::size_t>(vs)) * kKinds +
+           static_cast<std::size_t>(kind);
+  };
+  // What each emitted pass produced: emitted?, its tasks.
+  std::vector<std::pair<bool, std::vector<sim::TaskId>>> outputs(static_cast<std::size_t>(micro_batches) *
+                                                                 static_cast<std::size_t>(vstages) * kKinds);
+  std::vector<std::vector<PipeOp>> order;
+  for (int s = 0; s < p.pp; ++s) order.push_back(stage_schedule(p, s, micro_batches));
+  std::vector<std::size_t> next(static_cast<std::size_t>(p.pp), 0);
+  std::size_t remaining = 0;
+  for (const auto& o : order) remaining += o.size();
+  while (remaining > 0) {
+    bool progressed = false;
+    for (int s = 0; s < p.pp; ++s) {
+      auto& i = next[static_cast<std::size_t>(s)];
+      const auto& ops = order[static_cast<std::size_t>(s)];
+      while (i < ops.size()) {
+        const PipeOp op = ops[i];
+        const int vs = op.chunk * p.pp + s;
+        std::vector<sim::TaskId> deps;
+        PassRef in;
+        if (input_of(op, vs, vstages, &in)) {
+          const auto& out = outputs[slot(in.kind, in.micro_batch, in.vstage)];
+          if (!out.first) break;
+          deps = out.second;
+        }
+        outputs[slot(op.kind, op.micro_batch, vs)] = {true, emit(s, op, std::move(deps))};
+        ++i, --remaining, progressed = true;
+      }
+    }
+    if (!progressed) throw std::logic_error("pipeline schedule deadlocks");
+  }
 }
 
 }  // namespace clustersim::models

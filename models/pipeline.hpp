@@ -2,19 +2,47 @@
 // Pipeline-parallel structure: which layers each (virtual) stage holds, and the order in which
 // a stage runs its forward and backward passes under GPipe, 1F1B and interleaved 1F1B.
 // The bubble is not computed here: it emerges when the step simulation runs these orders
-// with the stages' data dependencies (models/step.cpp).
+// with the stages' data dependencies (emit_pipeline below; models/step.cpp builds the passes).
+// A new schedule (zero-bubble, DualPipe) is a new order here, using weight_grad passes where it
+// splits the backward; the dependency rule below covers them.
+#include <functional>
 #include <vector>
 
 #include "models/training_spec.hpp"
+#include "sim/task_graph.hpp"
 
 namespace clustersim::models {
 
+/// forward (F), backward (B: input and weight gradients, or input gradients only when the
+/// schedule also has a weight_grad pass for the micro-batch) and weight_grad (W).
+enum class PassKind { forward, backward, weight_grad };
+
 /// One pass of one micro-batch through one model chunk on a stage.
 struct PipeOp {
-  bool forward = true;
+  PassKind kind = PassKind::forward;
   int micro_batch = 0;
   int chunk = 0;  ///< model chunk on this rank; virtual stage = chunk·pp + stage
+  bool forward() const { return kind == PassKind::forward; }
 };
+
+/// A pass of one micro-batch on one virtual stage.
+struct PassRef {
+  PassKind kind = PassKind::forward;
+  int micro_batch = 0;
+  int vstage = 0;
+};
+
+/// The schedule's dependency rule: the pass whose output `op` on virtual stage `vstage`
+/// consumes, if any. F takes the previous virtual stage's F output; B the next one's B output
+/// (the last virtual stage: its own F); W its own B (same stage, same micro-batch).
+bool input_of(const PipeOp& op, int vstage, int vstages, PassRef* input);
+
+/// Emits every stage's passes (stage_schedule order) in one global order in which each pass
+/// comes after its input (input_of). `emit(stage, op, deps)` adds the pass, waiting for `deps`
+/// (the tasks its input produced), and returns the tasks its own output is. Throws
+/// std::logic_error when the orders deadlock.
+using EmitPass = std::function<std::vector<sim::TaskId>(int stage, const PipeOp& op, std::vector<sim::TaskId> deps)>;
+void emit_pipeline(const ParallelSpec& p, int micro_batches, const EmitPass& emit);
 
 /// Layers of each virtual stage, pp·vpp entries in pipeline order: p.pp_layers when given,
 /// else an even split (the remainder going to the last stages, which also lack the embedding).

@@ -87,6 +87,27 @@ double daly_segment_s(double work_s, double save_s, double restart_s, double mtb
   return mtbf_s * std::exp(restart_s / mtbf_s) * std::expm1((work_s + save_s) / mtbf_s);
 }
 
+namespace {
+
+// Checkpoints are taken at step boundaries. An async save cannot start before the previous one
+// is durable, so its interval is at least the write time.
+double checkpoint_interval_steps(const ReliabilitySpec& spec, const RunEstimate& e, double mtbf, double step_s,
+                                 bool async) {
+  double interval_steps = 0;
+  if (spec.checkpoint_interval_steps > 0) {
+    interval_steps = double(spec.checkpoint_interval_steps);
+  } else {
+    double target_s = spec.checkpoint_interval_s;
+    if (target_s <= 0 && std::isfinite(mtbf)) target_s = young_interval_s(e.checkpoint_save_s, mtbf);
+    if (target_s > 0) interval_steps = std::max(1.0, std::round(target_s / step_s));
+  }
+  if (interval_steps > 0 && async)
+    interval_steps = std::max(interval_steps, std::ceil((e.checkpoint_write_s - e.checkpoint_save_s) / step_s));
+  return interval_steps;
+}
+
+}  // namespace
+
 RunEstimate estimate_run(const RunInputs& in, const ReliabilitySpec& spec) {
   if (in.steps <= 0) {
     // No token budget: report the steady-state rates of a long run, and no totals.
@@ -136,18 +157,7 @@ RunEstimate estimate_run(const RunInputs& in, const ReliabilitySpec& spec) {
   e.restart_s = spec.restart_overhead_s + in.checkpoint_bytes / read_bps;
   e.segment_restart_s = e.restart_s + warmup_extra_s;
 
-  // Checkpoints are taken at step boundaries. An async save cannot start before the previous one
-  // is durable, so its interval is at least the write time.
-  double interval_steps = 0;
-  if (spec.checkpoint_interval_steps > 0) {
-    interval_steps = double(spec.checkpoint_interval_steps);
-  } else {
-    double target_s = spec.checkpoint_interval_s;
-    if (target_s <= 0 && std::isfinite(mtbf)) target_s = young_interval_s(e.checkpoint_save_s, mtbf);
-    if (target_s > 0) interval_steps = std::max(1.0, std::round(target_s / step_s));
-  }
-  if (interval_steps > 0 && async)
-    interval_steps = std::max(interval_steps, std::ceil((e.checkpoint_write_s - e.checkpoint_save_s) / step_s));
+  const double interval_steps = checkpoint_interval_steps(spec, e, mtbf, step_s, async);
   e.checkpoint_interval_steps = interval_steps;
   e.checkpoint_interval_s = interval_steps * step_s;
 

@@ -10,6 +10,7 @@
 #include "hardware/gpu_spec.hpp"
 #include "models/layer_ops.hpp"
 #include "models/model_spec.hpp"
+#include "models/step_program.hpp"
 #include "models/training_spec.hpp"
 #include "sim/runner.hpp"
 #include "sim/task_graph.hpp"
@@ -17,11 +18,6 @@
 
 namespace clustersim::models {
 
-enum class TaskKind : std::int32_t {
-  forward, backward, recompute, optimizer, dp_grad_reduce, dp_param_gather, sync,
-  tp_comm, cp_comm, pp_send
-};
-const char* name(TaskKind k);
 
 /// Where each of a step's seconds went on one stage's compute stream. The parts add up to
 /// step_time_s exactly. Time with the compute stream idle goes to the first of: a TP
@@ -66,12 +62,12 @@ struct TimelineEntry {
   double start_s = 0, end_s = 0;
 };
 
-/// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network`
-/// (the cluster's topology and placement) defaults to the one implied by gpu.node. When
+/// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network` (the
+/// cluster's topology, rank placement and algorithm policy) costs every transfer: TP and CP
+/// collectives, pipeline sends, DP / ZeRO collectives and the tied-embedding sync. When
 /// `timeline` is given it receives every task with a non-zero duration.
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                         const hardware::GpuSpec& gpu, const StepCosts& costs,
-                         const topologies::Network* network = nullptr,
+                         const hardware::GpuSpec& gpu, const StepCosts& costs, const topologies::Network& network,
                          std::vector<TimelineEntry>* timeline = nullptr);
 
 }  // namespace clustersim::models

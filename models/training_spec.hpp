@@ -1,9 +1,11 @@
 #pragma once
 // How the model is trained: parallel layout, batch, precision, recompute.
+#include <array>
 #include <string>
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
+#include "topologies/placement.hpp"
 
 namespace clustersim::models {
 
@@ -39,6 +41,10 @@ struct ParallelSpec {
   /// otherwise the sender waits for its send, as batch_isend_irecv + wait does by default.
   bool pp_comm_overlap = false;
   FsdpReshard fsdp_reshard_after_forward = FsdpReshard::automatic;
+
+  /// The group sizes as the table the network indexes by topologies::GroupDim (a new
+  /// dimension: a field here, an entry in kGroupDimNames, and this line).
+  std::array<int, topologies::kGroupDims> sizes() const { return {tp, cp, pp, dp}; }
 
   /// ZeRO-2/3 reduce-scatter gradients every micro-batch and keep only their shard; under
   /// pipelining they accumulate them unsharded and reduce-scatter in the last micro-batch, as

@@ -205,22 +205,16 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
   g.runtime_reserved_bytes = r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes);
   const YamlReader n = r.child("node");
-  n.allow_only({"gpus_per_node", "nvlink_bandwidth", "nvlink_efficiency", "nvlink_hop_latency", "pcie_bandwidth",
-                "pcie_efficiency", "nics_per_node", "nic_bandwidth", "nic_efficiency", "net_hop_latency",
-                "collective_base_latency"});
-  auto& nd = g.node;
-  nd.gpus_per_node = n.integer("gpus_per_node", 8, 1, 1024);
-  nd.nvlink_bps = n.quantity("nvlink_bandwidth", Dimension::bandwidth, 0, 0, kMaxBw);
-  nd.nvlink_efficiency = n.number("nvlink_efficiency", 0.8, 0.01, 1.5);
-  nd.nvlink_hop_latency_s = n.quantity("nvlink_hop_latency", Dimension::time, 3.4e-6, 0, 1e-2);
-  nd.pcie_bps = n.quantity("pcie_bandwidth", Dimension::bandwidth, 31.5e9, 1e6, kMaxBw);
-  nd.pcie_efficiency = n.number("pcie_efficiency", 0.8, 0.01, 1.0);
-  nd.nics_per_node = n.integer("nics_per_node", 8, 1, 1024);
-  nd.nic_bps = n.quantity("nic_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
-  if (nd.nic_bps <= 0) n.fail("nic_bandwidth", "is required");
-  nd.nic_efficiency = n.number("nic_efficiency", 0.95, 0.01, 1.0);
-  nd.net_hop_latency_s = n.quantity("net_hop_latency", Dimension::time, 14e-6, 0, 1e-2);
-  nd.collective_base_latency_s = n.quantity("collective_base_latency", Dimension::time, 8.4e-6, 0, 1e-2);
+  n.allow_only({"default_topology"});
+  if (!n.has("default_topology"))
+    n.fail("default_topology", "is required: the topology preset this GPU usually ships in; available: " +
+                                   join(topology_names()));
+  g.node.default_topology = n.text("default_topology", "");
+  if (!topology_preset_texts().count(g.node.default_topology)) {
+    const std::string near = nearest(g.node.default_topology, topology_names());
+    n.fail("default_topology", fmt::format("unknown topology '{}'{}; available: {}", g.node.default_topology,
+                                           near.empty() ? "" : " (did you mean '" + near + "'?)", join(topology_names())));
+  }
   return g;
 }
 
@@ -294,13 +288,28 @@ topologies::PlacementOrder read_placement(const YamlReader& net) {
   return order;
 }
 
-// `network: {topology: NAME, algorithm: auto|ring|tree|hierarchical, placement: [...]}`; without
-// a topology the hardware profile's node section describes a non-blocking rail-optimized fat tree.
+// The hardware profile's default topology, reshaped to `cluster.gpus_per_node` GPUs per node
+// when that differs (keeping its NICs per GPU, at least one NIC per node).
+topologies::TopologySpec default_topology(const YamlReader& cluster, const Scenario& sc) {
+  topologies::TopologySpec t = topology_preset(sc.gpu.node.default_topology);
+  const int k = cluster.integer("gpus_per_node", t.gpus_per_node, 1, 1024);
+  if (k != t.gpus_per_node) {
+    const double nics_per_gpu = double(t.nics_per_node) / t.gpus_per_node;
+    t.nics_per_node = std::max(1, int(std::lround(nics_per_gpu * k)));
+    t.gpus_per_pcie_switch = std::min(t.gpus_per_pcie_switch, k);
+    t.gpus_per_node = k;
+    t.name = fmt::format("{} reshaped to {} GPUs per node", t.name, k);
+  }
+  return t;
+}
+
+// `network: {topology: NAME, algorithm: auto|ring|tree|hierarchical|nvls, placement: [...],
+// node: {...}, fabric: {...}}`; without a topology, the hardware profile's default topology
+// (node.default_topology); node / fabric override its link rates (override_topology).
 void read_network(const YamlReader& top, Scenario* sc) {
   const YamlReader net = top.child("network");
-  net.allow_only({"topology", "algorithm", "placement"});
+  net.allow_only({"topology", "algorithm", "placement", "node", "fabric"});
   if (net.has("placement")) sc->network.placement = read_placement(net);
-  sc->network.topology = topologies::topology_from_node(sc->gpu.node);
   const YamlReader cluster = top.child("cluster");
   // The topology is named as network.topology or, as a shorthand, cluster.topology.
   if (net.has("topology") && cluster.has("topology") && net.text("topology", "") != cluster.text("topology", ""))
@@ -320,16 +329,25 @@ void read_network(const YamlReader& top, Scenario* sc) {
       sc->network.topology = topology_preset(name);
     }
     const int k = sc->network.topology.gpus_per_node;
-    if (cluster.has("gpus_per_node") && sc->cluster.gpus_per_node != k)
+    if (cluster.has("gpus_per_node") && cluster.integer("gpus_per_node", k, 1, 1024) != k)
       cluster.fail("gpus_per_node", fmt::format("is {} but topology '{}' has {} GPUs per node; omit it or make them agree",
-                                                sc->cluster.gpus_per_node, name, k));
-    sc->cluster.gpus_per_node = sc->gpu.node.gpus_per_node = k;
+                                                cluster.integer("gpus_per_node", k, 1, 1024), name, k));
+    // A GPU in a machine of another size is a different product (an NVL72 GPU in an 8-GPU box).
+    const int usual = topology_preset(sc->gpu.node.default_topology).gpus_per_node;
+    if (usual != k)
+      named.fail("topology", fmt::format("'{}' has {} GPUs per node but {} ships in nodes of {} ({}); "
+                                         "pick a topology with {} GPUs per node",
+                                         name, k, sc->gpu.name, usual, sc->gpu.node.default_topology, usual));
+  } else {
+    sc->network.topology = default_topology(cluster, *sc);
   }
+  override_topology(net, &sc->network.topology);
+  sc->cluster.gpus_per_node = sc->network.topology.gpus_per_node;
   try {
     topologies::Topology::validate(sc->network.topology, 1);
   } catch (const std::invalid_argument& e) {
-    top.child("cluster").fail("gpus_per_node", fmt::format("the nodes cannot be wired as topology '{}': {}",
-                                                           sc->network.topology.name, e.what()));
+    cluster.fail("gpus_per_node", fmt::format("the nodes cannot be wired as topology '{}': {}",
+                                              sc->network.topology.name, e.what()));
   }
   sc->network.algorithm = static_cast<topologies::AlgorithmChoice>(
       net.choice("algorithm", {topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end()}, 0));
@@ -374,13 +392,6 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   cluster.allow_only({"gpus", "gpus_per_node", "topology"});
   if (!cluster.has("gpus")) cluster.fail("gpus", "is required (total GPUs in the job)");
   sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
-  sc.cluster.gpus_per_node = cluster.integer("gpus_per_node", sc.gpu.node.gpus_per_node, 1, 1024);
-  if (sc.cluster.gpus_per_node != sc.gpu.node.gpus_per_node) {
-    // A node of another size keeps the profile's NICs per GPU (at least one NIC per node).
-    const double nics_per_gpu = double(sc.gpu.node.nics_per_node) / sc.gpu.node.gpus_per_node;
-    sc.gpu.node.nics_per_node = std::max(1, int(std::lround(nics_per_gpu * sc.cluster.gpus_per_node)));
-    sc.gpu.node.gpus_per_node = sc.cluster.gpus_per_node;
-  }
   read_network(top, &sc);
 
   const YamlReader par = top.child("parallelism");
@@ -416,9 +427,9 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     par.fail("tp", fmt::format("tp = {} must divide the model's kv_heads ({})", p.tp, md.kv_heads));
   if (md.ffn_hidden % p.tp != 0)
     par.fail("tp", fmt::format("tp = {} must divide the model's ffn_hidden ({})", p.tp, md.ffn_hidden));
-  if (p.tp > sc.gpu.node.gpus_per_node && !p.tp_across_nodes)
+  if (p.tp > sc.cluster.gpus_per_node && !p.tp_across_nodes)
     par.fail("tp", fmt::format("tp = {} spans more than one node of {} GPUs; set parallelism.tp_across_nodes: true to allow it",
-                               p.tp, sc.gpu.node.gpus_per_node));
+                               p.tp, sc.cluster.gpus_per_node));
   if (p.schedule == models::PipelineSchedule::interleaved && p.vpp < 2)
     par.fail("schedule", "interleaved needs vpp >= 2 model chunks per stage");
   if (p.schedule != models::PipelineSchedule::interleaved && p.vpp > 1)

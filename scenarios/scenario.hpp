@@ -20,7 +20,7 @@ struct ClusterSpec {
 /// The `network:` section: which topology the cluster is wired as, and the collective
 /// algorithm policy (all-reduce; `automatic` chooses like NCCL).
 struct NetworkSpec {
-  topologies::TopologySpec topology;  ///< a preset, or derived from the hardware profile's node
+  topologies::TopologySpec topology;  ///< a preset: the one named, else the hardware profile's default_topology
   topologies::AlgorithmChoice algorithm = topologies::AlgorithmChoice::automatic;
   topologies::PlacementOrder placement = topologies::kDefaultPlacement;  ///< rank order, innermost first
 };

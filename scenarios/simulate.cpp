@@ -16,8 +16,8 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   const auto& par = sc.parallel;
   const topologies::Network network(sc.network.topology,
                                     topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
-                                    {par.tp, par.cp, par.pp, par.dp, sc.network.placement}, sc.network.algorithm);
-  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, &network, timeline);
+                                    {par.sizes(), sc.network.placement}, sc.network.algorithm);
+  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network, timeline);
 
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
   r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
@@ -41,7 +41,7 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   run.useful_fraction = r.useful_token_fraction;
   run.num_gpus = r.num_gpus;
   run.checkpoint_bytes = models::checkpoint_bytes(r.params, t.precision);
-  run.host_copy_bps = sc.gpu.node.pcie_bps * sc.gpu.node.pcie_efficiency;
+  run.host_copy_bps = sc.network.topology.pcie_bps * sc.network.topology.pcie_efficiency;
   r.run = models::estimate_run(run, sc.reliability);
   r.days_to_train = sc.reliability.enabled ? r.run.expected_s / 86400.0 : r.days_to_train_ideal;
   return r;

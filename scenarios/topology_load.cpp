@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <stdexcept>
 
 #include "scenarios/error.hpp"
@@ -26,8 +27,9 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
   const YamlReader n = r.child("node");
   n.allow_only({"kind", "gpus", "nvlink_bandwidth", "nvlink_efficiency", "nvls_efficiency", "pcie_bandwidth", "pcie_efficiency",
                 "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth", "nic_efficiency"});
-  if (!n.has("kind")) n.fail("kind", "is required; allowed: nvswitch, nvl_domain, pcie");
-  t.node_kind = static_cast<topologies::NodeKind>(n.choice("kind", {"nvswitch", "nvl_domain", "pcie"}, 0));
+  const std::vector<std::string> kinds(topologies::kNodeKindNames.begin(), topologies::kNodeKindNames.end());
+  if (!n.has("kind")) n.fail("kind", "is required; allowed: " + join(kinds));
+  t.node_kind = static_cast<topologies::NodeKind>(n.choice("kind", kinds, 0));
   if (!n.has("gpus")) n.fail("gpus", "is required (GPUs in one node or NVLink domain)");
   t.gpus_per_node = n.integer("gpus", 8, 1, 1024);
   if (t.node_kind != topologies::NodeKind::pcie) {
@@ -38,8 +40,8 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
   }
   t.nvlink_efficiency = n.number("nvlink_efficiency", 0.8, 0.01, 1.5);
   t.nvls_efficiency = n.number("nvls_efficiency", 0.0, 0.0, 1.5);
-  if (t.nvls_efficiency > 0 && t.node_kind == topologies::NodeKind::pcie)
-    n.fail("nvls_efficiency", "NVLink SHARP needs an NVSwitch node; a pcie node has none");
+  if (t.nvls_efficiency > 0 && !topologies::has_nvswitch(t.node_kind))
+    n.fail("nvls_efficiency", fmt::format("NVLink SHARP needs an NVSwitch node; a {} node has none", topologies::name(t.node_kind)));
   if (!n.has("pcie_bandwidth")) n.fail("pcie_bandwidth", "is required (x16 per direction)");
   t.pcie_bps = n.quantity("pcie_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
   t.pcie_efficiency = n.number("pcie_efficiency", 0.8, 0.01, 1.0);
@@ -60,6 +62,32 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
     r.fail("node", e.what());
   }
   return t;
+}
+
+void override_topology(const YamlReader& net, topologies::TopologySpec* t) {
+  if (!net.has("node") && !net.has("fabric")) return;
+  const YamlReader n = net.child("node");
+  n.allow_only({"nvlink_bandwidth", "nvlink_efficiency", "nvls_efficiency", "pcie_bandwidth", "pcie_efficiency",
+                "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth", "nic_efficiency"});
+  if (n.has("nvlink_bandwidth") && !topologies::has_gpu_fabric(t->node_kind))
+    n.fail("nvlink_bandwidth", fmt::format("topology '{}' has no NVLink (a pcie node); name another topology", t->name));
+  t->nvlink_bps = n.quantity("nvlink_bandwidth", Dimension::bandwidth, t->nvlink_bps, 1e6, kMaxBw);
+  t->nvlink_efficiency = n.number("nvlink_efficiency", t->nvlink_efficiency, 0.01, 1.5);
+  t->nvls_efficiency = n.number("nvls_efficiency", t->nvls_efficiency, 0.0, 1.5);
+  if (t->nvls_efficiency > 0 && !topologies::has_nvswitch(t->node_kind))
+    n.fail("nvls_efficiency", fmt::format("NVLink SHARP needs an NVSwitch node; a {} node has none", topologies::name(t->node_kind)));
+  t->pcie_bps = n.quantity("pcie_bandwidth", Dimension::bandwidth, t->pcie_bps, 1e6, kMaxBw);
+  t->pcie_efficiency = n.number("pcie_efficiency", t->pcie_efficiency, 0.01, 1.0);
+  t->gpus_per_pcie_switch = n.integer("gpus_per_pcie_switch", t->gpus_per_pcie_switch, 1, t->gpus_per_node);
+  t->nics_per_node = n.integer("nics_per_node", t->nics_per_node, 1, t->gpus_per_node);
+  t->nic_bps = n.quantity("nic_bandwidth", Dimension::bandwidth, t->nic_bps, 1e6, kMaxBw);
+  t->nic_efficiency = n.number("nic_efficiency", t->nic_efficiency, 0.01, 1.0);
+  const YamlReader f = net.child("fabric");
+  f.allow_only({"nodes_per_leaf", "oversubscription", "rail_optimized"});
+  t->nodes_per_leaf = f.integer("nodes_per_leaf", t->nodes_per_leaf, 1, 100000);
+  t->oversubscription = f.number("oversubscription", t->oversubscription, 1.0, 1000.0);
+  t->rail_optimized = f.boolean("rail_optimized", t->rail_optimized);
+  t->name += " (modified by network.node / network.fabric)";
 }
 
 topologies::TopologySpec parse_topology(const std::string& yaml, const std::string& source) {
@@ -87,7 +115,11 @@ topologies::TopologySpec topology_preset(const std::string& name) {
     throw ScenarioError(fmt::format("unknown topology '{}'{}; available: {}", name,
                                     near.empty() ? "" : " (did you mean '" + near + "'?)", join(topology_names())));
   }
-  return parse_topology(it->second, "topologies/presets/" + name + ".yaml");
+  // Parsed once per thread: scenario templates load a preset for every configuration of a sweep.
+  thread_local std::map<std::string, topologies::TopologySpec> parsed;
+  auto at = parsed.find(name);
+  if (at == parsed.end()) at = parsed.emplace(name, parse_topology(it->second, "topologies/presets/" + name + ".yaml")).first;
+  return at->second;
 }
 
 }  // namespace clustersim::scenarios

@@ -11,6 +11,10 @@ class YamlReader;
 
 /// Reads one topology description; errors name the file, key path and what is allowed.
 topologies::TopologySpec read_topology(const YamlReader& r, const std::string& name);
+/// Applies a scenario's `network.node` / `network.fabric` keys (rates, efficiencies, NIC count,
+/// leaf size, oversubscription, rails) on top of the topology it names: a what-if on one link
+/// without writing a topology file. The node kind and GPU count are not overridable.
+void override_topology(const YamlReader& net, topologies::TopologySpec* t);
 /// Parses a topology description from YAML text (`source` names it in errors).
 topologies::TopologySpec parse_topology(const std::string& yaml, const std::string& source);
 /// A shipped topology by name; throws ScenarioError listing the available ones.

@@ -225,8 +225,8 @@ RowScenario row_scenario(const Row& r) {
                    rope ? "rope" : "learned", tied ? "true" : "false");
   const units::BytesPerSecond node_bw = stated_node_network_bandwidth(field(r, "hw_notes"));
   if (node_bw.si() > 0) {
-    // Same node, the source's stated scale-out bandwidth spread over the profile's 8 NICs.
-    y += fmt::format("hardware:\n  base: {}\n  node:\n    nic_bandwidth: {} GB/s\n    nics_per_node: 8\n", hw.profile,
+    // The profile's default topology, with the source's stated scale-out bandwidth over 8 NICs.
+    y += fmt::format("hardware: {}\nnetwork:\n  node:\n    nic_bandwidth: {} GB/s\n    nics_per_node: 8\n", hw.profile,
                      (node_bw / 8.0).si() / 1e9);
   } else {
     y += fmt::format("hardware: {}\n", hw.profile);

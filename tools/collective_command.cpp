@@ -88,7 +88,7 @@ int run_collective(const CollectiveOptions& o) {
   const int gpus = o.nodes * spec.gpus_per_node, inner = o.tp * o.cp * o.pp;
   if (gpus % inner != 0)
     throw ScenarioError(fmt::format("--tp x --cp x --pp = {} does not divide the {} GPUs of {} node(s)", inner, gpus, o.nodes));
-  layout.dp = gpus / inner;
+  layout.sizes[index(GroupDim::dp)] = gpus / inner;
   const std::vector<std::string> dims = {"tp", "cp", "pp", "dp"};
   const auto dim = static_cast<GroupDim>(std::find(dims.begin(), dims.end(), o.group) - dims.begin());
   const int ranks = layout.size(dim);
@@ -119,8 +119,8 @@ int run_collective(const CollectiveOptions& o) {
   } else {
     out += fmt::format("# clustersim collective: {} on {} ({}), {} node(s) x {} GPUs\n", o.op, spec.name,
                        spec.description, o.nodes, spec.gpus_per_node);
-    out += fmt::format("# layout tp {} x cp {} x pp {} x dp {}; {} concurrent {} groups of {} ranks\n", layout.tp,
-                       layout.cp, layout.pp, layout.dp, gpus / ranks, o.group, ranks);
+    out += fmt::format("# layout tp {} x cp {} x pp {} x dp {}; {} concurrent {} groups of {} ranks\n", layout.sizes[0],
+                       layout.sizes[1], layout.sizes[2], layout.sizes[3], gpus / ranks, o.group, ranks);
     out += fmt::format("# {:>14} {:>12} {:>12} {:>12}  {:<13} {}\n", "size(B)", "time(us)", "algbw(GB/s)",
                        "busbw(GB/s)", "algorithm", "protocol");
     for (const Row& r : rows)

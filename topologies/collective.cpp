@@ -1,14 +1,12 @@
 #include "topologies/collective.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "topologies/placement.hpp"
 
@@ -190,6 +188,18 @@ void add_rings(Flows& f, const std::vector<std::vector<int>>& nodes, double edge
   }
 }
 
+// Ring traffic of a group inside one node. On a full mesh (AMD xGMI) RCCL runs its channels
+// over different peer links, so each rank's ring traffic spreads evenly over its links to the
+// group's other ranks: 8 × MI300X reach 7 links' worth of busbw (hardware.md §3.6: 312.9 GB/s
+// = 70 % of 448). Elsewhere, NCCL's rings.
+void add_local_rings(Flows& f, const Topology& t, const std::vector<std::vector<int>>& nodes, double edge_bytes) {
+  if (t.spec().node_kind != NodeKind::full_mesh || nodes.size() != 1 || nodes.front().size() < 3)
+    return add_rings(f, nodes, edge_bytes);
+  const auto& g = nodes.front();
+  for (int a : g)
+    for (int b : g) f.add(a, b, edge_bytes / double(g.size() - 1));
+}
+
 // NCCL's binary tree over positions 0..n−1 (trees.cc): the parent of p > 0 clears p's lowest
 // set bit b and sets the next one, or just clears b when that falls outside; odd positions are
 // leaves. Returns parent[p] (−1 for the root, position 0).
@@ -233,6 +243,51 @@ void add_double_tree(Flows& f, const std::vector<std::vector<int>>& nodes) {
   }
 }
 
+// All-reduce: reduce-scatter inside each node, all-reduce of 1/r of S across nodes per local
+// rank (one ring per rail), all-gather inside each node. Reduce-scatter: the first two steps
+// with a reduce-scatter across nodes; all-gather: the mirror image.
+std::vector<Phase> hierarchical_phases(const Topology& topo, const std::vector<std::vector<int>>& groups,
+                                       Collective op, const Shape& s) {
+  const bool all_reduce = op == Collective::all_reduce;
+  const double r = s.per_node;
+  const int passes = all_reduce ? 2 : 1;
+  const Shape intra{s.per_node, 1, s.per_node}, inter{s.nodes, s.nodes, 1};
+  Flows f(topo), across(topo);
+  for (const auto& g : groups) {
+    const auto nodes = by_node(topo, g);
+    for (const auto& local : nodes) add_local_rings(f, topo, {local}, (r - 1) / r);
+    for (std::size_t j = 0; j < nodes.front().size(); ++j) {
+      std::vector<std::vector<int>> rail;
+      for (const auto& local : nodes) rail.push_back({local[j % local.size()]});
+      add_rings(across, rail, passes * (s.nodes - 1.0) / s.nodes / r);
+    }
+  }
+  const Phase intra_phase = f.load(ring_latency(topo, intra, 1), ring_fractions());
+  const Phase inter_phase = across.load(ring_latency(topo, inter, passes), ring_fractions());
+  if (all_reduce) return {intra_phase, inter_phase, intra_phase};
+  if (op == Collective::reduce_scatter) return {intra_phase, inter_phase};
+  return {inter_phase, intra_phase};
+}
+
+// NVLink SHARP: each GPU sends its buffer into the NVSwitch once, which reduces it and
+// multicasts the result, so each NVLink carries S each way (spread here over the peers); the
+// rate reached is nvls_efficiency of the NVLink spec instead of the ring's share.
+Phase nvls_phase(const Topology& topo, const std::vector<std::vector<int>>& groups, const Shape& s) {
+  const TopologySpec& spec = topo.spec();
+  if (s.nodes != 1 || spec.nvls_efficiency <= 0 || !has_nvswitch(spec.node_kind))
+    throw std::invalid_argument("nvls needs the group inside one NVSwitch node with an nvls_efficiency");
+  Flows f(topo);
+  const double n = s.ranks;
+  for (const auto& g : groups)
+    for (int a : g)
+      for (int b : g) f.add(a, b, 1.0 / (n - 1));
+  Protos latency{}, fraction{};
+  latency.fill(std::numeric_limits<double>::infinity());  // NVLS runs the Simple protocol only
+  latency[static_cast<std::size_t>(Protocol::simple)] = kNvlsLatency.base_s[2] + kNvlsLatency.hop_s[0][2];
+  fraction.fill(spec.nvls_efficiency / spec.nvlink_efficiency);
+  return f.load(latency, fraction);
+}
+
 }  // namespace
 
 Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups, Collective op, Algorithm alg) {
@@ -258,7 +313,7 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
       if (op == Collective::all_to_all || op == Collective::send_recv)
         throw std::invalid_argument("ring applies to all_reduce, reduce_scatter and all_gather");
       const int passes = all_reduce ? 2 : 1;
-      for (const auto& g : groups) add_rings(f, by_node(topo, g), passes * (n - 1) / n);
+      for (const auto& g : groups) add_local_rings(f, topo, by_node(topo, g), passes * (n - 1) / n);
       plan.phases.push_back(f.load(ring_latency(topo, s, passes), ring_fractions()));
       break;
     }
@@ -266,47 +321,8 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
       for (const auto& g : groups) add_double_tree(f, by_node(topo, g));
       plan.phases.push_back(f.load(tree_latency(topo, s), tree_fractions()));
       break;
-    case Algorithm::hierarchical: {
-      // All-reduce: reduce-scatter inside each node, all-reduce of 1/r of S across nodes per
-      // local rank (one ring per rail), all-gather inside each node. Reduce-scatter: the first
-      // two steps with a reduce-scatter across nodes; all-gather: the mirror image.
-      const double r = s.per_node;
-      const int passes = all_reduce ? 2 : 1;
-      const Shape intra{s.per_node, 1, s.per_node}, inter{s.nodes, s.nodes, 1};
-      Flows across(topo);
-      for (const auto& g : groups) {
-        const auto nodes = by_node(topo, g);
-        for (const auto& local : nodes) add_rings(f, {local}, (r - 1) / r);
-        for (std::size_t j = 0; j < nodes.front().size(); ++j) {
-          std::vector<std::vector<int>> rail;
-          for (const auto& local : nodes) rail.push_back({local[j % local.size()]});
-          add_rings(across, rail, passes * (s.nodes - 1.0) / s.nodes / r);
-        }
-      }
-      const Phase intra_phase = f.load(ring_latency(topo, intra, 1), ring_fractions());
-      const Phase inter_phase = across.load(ring_latency(topo, inter, passes), ring_fractions());
-      if (all_reduce) plan.phases = {intra_phase, inter_phase, intra_phase};
-      else if (op == Collective::reduce_scatter) plan.phases = {intra_phase, inter_phase};
-      else plan.phases = {inter_phase, intra_phase};
-      break;
-    }
-    case Algorithm::nvls: {
-      // NVLink SHARP: each GPU sends its buffer into the NVSwitch once, which reduces it and
-      // multicasts the result, so each NVLink carries S each way (spread here over the peers);
-      // the rate reached is nvls_efficiency of the NVLink spec instead of the ring's share.
-      const TopologySpec& spec = topo.spec();
-      if (s.nodes != 1 || spec.nvls_efficiency <= 0 || spec.node_kind == NodeKind::pcie)
-        throw std::invalid_argument("nvls needs the group inside one NVSwitch node with an nvls_efficiency");
-      for (const auto& g : groups)
-        for (int a : g)
-          for (int b : g) f.add(a, b, 1.0 / (n - 1));
-      Protos latency{}, fraction{};
-      latency.fill(std::numeric_limits<double>::infinity());  // NVLS runs the Simple protocol only
-      latency[static_cast<std::size_t>(Protocol::simple)] = kNvlsLatency.base_s[2] + kNvlsLatency.hop_s[0][2];
-      fraction.fill(spec.nvls_efficiency / spec.nvlink_efficiency);
-      plan.phases.push_back(f.load(latency, fraction));
-      break;
-    }
+    case Algorithm::hierarchical: plan.phases = hierarchical_phases(topo, groups, op, s); break;
+    case Algorithm::nvls: plan.phases.push_back(nvls_phase(topo, groups, s)); break;
     case Algorithm::direct:
       for (const auto& g : groups) {
         if (op == Collective::all_to_all) {
@@ -346,99 +362,69 @@ CollectiveTime time_of(const Plan& plan, double bytes) {
   return best;
 }
 
+std::vector<std::vector<int>> member_groups(const Layout& layout, GroupDim dim, const std::vector<int>& members) {
+  std::vector<std::vector<int>> groups = groups_of(layout, dim);
+  if (members.empty()) return groups;
+  for (auto& g : groups) {
+    std::vector<int> picked;
+    for (int m : members) {
+      if (m < 0 || m >= int(g.size())) throw std::invalid_argument("a member rank lies outside its group");
+      picked.push_back(g[static_cast<std::size_t>(m)]);
+    }
+    g = std::move(picked);
+  }
+  return groups;
+}
+
 namespace {
 
-// Process-wide plans by everything a plan depends on. Routing a plan is the costly part of a
-// small simulation; configurations of a sweep differ mostly in batch, ZeRO and recompute
-// settings and so share them. Thread-safe; plans are immutable once made.
-class PlanCache {
- public:
-  std::shared_ptr<const Plan> find(const std::string& key) {
-    std::lock_guard lock(mutex_);
-    auto it = plans_.find(key);
-    return it == plans_.end() ? nullptr : it->second;
-  }
-  std::shared_ptr<const Plan> add(const std::string& key, Plan plan) {
-    auto p = std::make_shared<const Plan>(std::move(plan));
-    std::lock_guard lock(mutex_);
-    if (plans_.size() >= kMaxPlans) plans_.clear();  // bounded: a long sweep over many layouts
-    return plans_.emplace(key, std::move(p)).first->second;
-  }
+template <class T>
+void mix(std::size_t& h, const T& v) {
+  h ^= std::hash<T>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+}
 
- private:
-  static constexpr std::size_t kMaxPlans = 100000;
-  std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
+struct KeyHash {
+  std::size_t operator()(const PlanCache::Key& k) const {
+    const TopologySpec& t = k.spec;
+    std::size_t h = 0;
+    mix(h, int(t.node_kind)), mix(h, t.gpus_per_node), mix(h, t.nvlink_bps), mix(h, t.nvlink_efficiency);
+    mix(h, t.nvls_efficiency), mix(h, t.pcie_bps), mix(h, t.pcie_efficiency), mix(h, t.gpus_per_pcie_switch);
+    mix(h, t.nics_per_node), mix(h, t.nic_bps), mix(h, t.nic_efficiency), mix(h, t.nodes_per_leaf);
+    mix(h, t.oversubscription), mix(h, t.rail_optimized), mix(h, k.nodes);
+    for (std::size_t d = 0; d < kGroupDims; ++d) mix(h, int(k.layout.order[d])), mix(h, k.layout.sizes[d]);
+    mix(h, int(k.dim)), mix(h, int(k.op)), mix(h, int(k.algorithm));
+    for (int m : k.members) mix(h, m);
+    return h;
+  }
 };
 
-PlanCache& plan_cache() {
+}  // namespace
+
+struct PlanCache::Impl {
+  static constexpr std::size_t kMaxPlans = 100000;  // bounded: a long sweep over many layouts
+  std::mutex mutex;
+  std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash> plans;
+};
+
+PlanCache::PlanCache() : impl_(std::make_unique<Impl>()) {}
+PlanCache::~PlanCache() = default;
+
+PlanCache& PlanCache::shared() {
   static PlanCache cache;
   return cache;
 }
 
-std::string plan_key(const TopologySpec& t, int nodes, const Layout& l, Collective c, GroupDim dim, Algorithm a) {
-  std::string order;
-  for (GroupDim d : l.order) order += std::to_string(int(d));
-  return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {} | {} {} | {} {} {} {}", int(t.node_kind),
-                     t.gpus_per_node, t.nvlink_bps, t.nvlink_efficiency, t.nvls_efficiency, t.pcie_bps,
-                     t.pcie_efficiency, t.gpus_per_pcie_switch, t.nics_per_node, t.nic_bps, t.nic_efficiency,
-                     t.nodes_per_leaf, t.oversubscription, t.rail_optimized, nodes, order,
-                     fmt::format("{} {} {} {}", l.tp, l.cp, l.pp, l.dp), int(c), int(dim), int(a));
-}
-
-}  // namespace
-
-std::shared_ptr<const Plan> shared_plan(const TopologySpec& spec, int nodes, const Layout& layout, GroupDim dim,
-                                        Collective c, Algorithm a, const std::function<const Topology&()>& topology) {
-  const std::string key = plan_key(spec, nodes, layout, c, dim, a);
-  if (auto plan = plan_cache().find(key)) return plan;
-  return plan_cache().add(key, make_plan(topology(), groups_of(layout, dim), c, a));
-}
-
-CollectiveCost collective_cost(const hardware::NodeSpec& node, Collective c, double bytes, const GroupShape& g) {
-  CollectiveCost out;
-  if (g.ranks <= 1 || bytes <= 0) return out;
-  const int k = node.gpus_per_node;
-  const int per_node = std::clamp(g.ranks_per_node, 1, k);
-  Layout layout;
-  layout.tp = std::max(1, k / per_node);  // the node's other GPUs form the concurrent groups
-  layout.dp = g.ranks;
-  const int nodes = (layout.ranks() + k - 1) / k;
-  const TopologySpec spec = topology_from_node(node);
-  std::optional<Topology> topo;  // built only if a plan is not cached yet
-  const auto graph = [&]() -> const Topology& {
-    if (!topo) topo.emplace(spec, nodes);
-    return *topo;
-  };
-  std::vector<Algorithm> algs;
-  if (c == Collective::all_to_all || c == Collective::send_recv) algs = {Algorithm::direct};
-  else algs = {Algorithm::ring};
-  if (c == Collective::all_reduce && g.nodes() > 1) algs.push_back(Algorithm::tree);
-  for (Algorithm a : algs) {
-    const CollectiveTime t = time_of(*shared_plan(spec, nodes, layout, GroupDim::dp, c, a, graph), bytes);
-    if (out.time_s == 0 || t.time_s < out.time_s) out = {t.time_s, 0.0, a};
+std::shared_ptr<const Plan> PlanCache::get(const Key& key, const std::function<const Topology&()>& topology) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (auto it = impl_->plans.find(key); it != impl_->plans.end()) return it->second;
   }
-  out.busbw_bps = out.time_s > 0 ? bytes * bus_factor(c, g.ranks) / out.time_s : 0.0;
-  return out;
-}
-
-}  // namespace clustersim::topologies
-
-namespace clustersim::topologies {
-
-CollectiveCost p2p_cost(const hardware::NodeSpec& node, double bytes, bool same_node) {
-  CollectiveCost out;
-  if (bytes <= 0) return out;
-  double bw = node.nic_bps * node.nic_efficiency;
-  double hop = node.net_hop_latency_s;
-  if (same_node) {
-    bw = node.nvlink_bps > 0 ? node.nvlink_bps * node.nvlink_efficiency : node.pcie_bps * node.pcie_efficiency;
-    hop = node.nvlink_hop_latency_s;
-  }
-  const double latency_s = node.collective_base_latency_s + hop;
-  out.busbw_bps = bw;
-  out.time_s = latency_s + bytes / bw;
-  return out;
+  // Routed outside the lock: two threads may both route a missing plan; the first one stored wins.
+  auto plan = std::make_shared<const Plan>(
+      make_plan(topology(), member_groups(key.layout, key.dim, key.members), key.op, key.algorithm));
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->plans.size() >= Impl::kMaxPlans) impl_->plans.clear();
+  return impl_->plans.emplace(key, std::move(plan)).first->second;
 }
 
 }  // namespace clustersim::topologies

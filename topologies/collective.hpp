@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "hardware/gpu_spec.hpp"
 #include "topologies/nccl_tuning.hpp"
 #include "topologies/placement.hpp"
 #include "topologies/topology.hpp"
@@ -52,12 +51,40 @@ struct Plan {
 Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups, Collective op,
                Algorithm algorithm);
 
-/// make_plan() for the groups of `dim` in `layout` on `nodes` nodes of `spec`, cached for the
-/// whole process by everything the plan depends on (thread-safe): routing is the costly part
-/// of a small simulation, and a sweep's configurations share layouts. `topology` supplies the
-/// graph; it is called only when the plan is not cached yet.
-std::shared_ptr<const Plan> shared_plan(const TopologySpec& spec, int nodes, const Layout& layout, GroupDim dim,
-                                        Collective c, Algorithm a, const std::function<const Topology&()>& topology);
+/// Plans already routed, by everything a plan depends on (the topology spec, node count, layout,
+/// group dimension, collective, algorithm and member ranks), compared with the key's defaulted
+/// operator==. Routing is the costly part of a small simulation and a sweep's configurations
+/// share layouts, so a session (a sweep, a CLI run) owns one cache and hands it to every
+/// Network it builds. Thread-safe; plans are immutable once made; bounded.
+class PlanCache {
+ public:
+  struct Key {
+    TopologySpec spec;
+    int nodes = 0;
+    Layout layout;
+    GroupDim dim = GroupDim::dp;
+    Collective op = Collective::all_reduce;
+    Algorithm algorithm = Algorithm::ring;
+    std::vector<int> members;  ///< group ranks taking part; empty: the whole group
+    bool operator==(const Key&) const = default;
+  };
+  PlanCache();
+  ~PlanCache();
+  PlanCache(const PlanCache&) = delete;
+  PlanCache& operator=(const PlanCache&) = delete;
+  /// The plan for `key`, routed on `topology()` (called only on a miss).
+  std::shared_ptr<const Plan> get(const Key& key, const std::function<const Topology&()>& topology);
+  /// The process-wide cache, for callers that do not own one.
+  static PlanCache& shared();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The communicators of `dim` in `layout`, each restricted to `members` (group ranks, in order;
+/// empty: all of them).
+std::vector<std::vector<int>> member_groups(const Layout& layout, GroupDim dim, const std::vector<int>& members);
 
 struct PhaseTime {
   double time_s = 0;
@@ -74,34 +101,5 @@ struct CollectiveTime {
 
 /// Time of one collective of `bytes` following `plan`, with the fastest protocol.
 CollectiveTime time_of(const Plan& plan, double bytes);
-
-// ---- Compatibility with the foundation's analytical interface -------------------------------
-
-/// Shape of one communicator: `ranks` in total, `ranks_per_node` of them in each node; the
-/// node's other GPUs run the same collective in their own groups at the same time.
-struct GroupShape {
-  int ranks = 1;
-  int ranks_per_node = 1;
-  int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
-};
-
-struct CollectiveCost {
-  double time_s = 0;
-  double busbw_bps = 0;
-  Algorithm algorithm = Algorithm::ring;
-};
-
-/// A collective over DGX-like nodes described by a hardware profile's node section (the
-/// topology derived by topology_from_node), NCCL's automatic algorithm choice.
-CollectiveCost collective_cost(const hardware::NodeSpec& node, Collective c, double bytes, const GroupShape& g);
-
-}  // namespace clustersim::topologies
-
-namespace clustersim::topologies {
-
-/// One point-to-point transfer of `bytes` between two GPUs (pipeline send/recv): over NVLink
-/// when both are in one node, else over the sender's own NIC (rail-optimized, one NIC per GPU).
-/// α is NCCL's base latency plus one hop of the link class (hardware.md §3.8).
-CollectiveCost p2p_cost(const hardware::NodeSpec& node, double bytes, bool same_node);
 
 }  // namespace clustersim::topologies

@@ -5,14 +5,19 @@
 
 namespace clustersim::topologies {
 
-Network::Network(const TopologySpec& spec, int nodes, Layout layout, AlgorithmChoice choice)
-    : spec_(spec), nodes_(nodes), layout_(layout), choice_(choice) {
+Network::Network(const TopologySpec& spec, int nodes, Layout layout, AlgorithmChoice choice, PlanCache* cache)
+    : spec_(spec), nodes_(nodes), layout_(layout), choice_(choice), cache_(cache ? cache : &PlanCache::shared()),
+      mutex_(std::make_unique<std::mutex>()) {
   Topology::validate(spec, nodes);
   if (layout.ranks() > nodes * spec.gpus_per_node)
     throw std::invalid_argument("the layout has more ranks than the topology has GPUs");
 }
 
+Network::Network(Network&&) noexcept = default;
+Network::~Network() = default;
+
 const Topology& Network::topology() const {
+  std::lock_guard lock(*mutex_);
   if (!topo_) topo_ = std::make_unique<Topology>(spec_, nodes_);
   return *topo_;
 }
@@ -21,45 +26,57 @@ int Network::nodes_for(const TopologySpec& spec, int gpus) {
   return (gpus + spec.gpus_per_node - 1) / spec.gpus_per_node;
 }
 
-const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a) const {
-  const auto key = std::make_tuple(int(c), int(dim), int(a));
+const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a, const std::vector<int>& members) const {
+  auto key = std::make_tuple(int(c), int(dim), int(a), members);
+  std::unique_lock lock(*mutex_);
   auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
-  auto plan = shared_plan(spec_, nodes_, layout_, dim, c, a, [this]() -> const Topology& { return topology(); });
-  return *plans_.emplace(key, std::move(plan)).first->second;
+  const PlanCache::Key cache_key{spec_, nodes_, layout_, dim, c, a, members};
+  auto plan = cache_->get(cache_key, [this]() -> const Topology& {
+    if (!topo_) topo_ = std::make_unique<Topology>(spec_, nodes_);  // under the lock held by plan()
+    return *topo_;
+  });
+  return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 
-CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes) const {
-  if (c == Collective::all_to_all || c == Collective::send_recv) return time_of(plan(c, dim, Algorithm::direct), bytes);
+bool Network::spans_nodes(GroupDim dim, const std::vector<int>& members) const {
+  // Groups are rank ranges base + i·stride and rank r runs on GPU r, so the group at base 0
+  // tells (every group has the same node pattern when the node size divides the strides, and
+  // the first group is the representative one otherwise, as in the step model).
+  const int stride = layout_.stride(dim);
+  const int first = members.empty() ? 0 : members.front(), last = members.empty() ? layout_.size(dim) - 1 : members.back();
+  for (int m : members)
+    if (node_of(m * stride) != node_of(first * stride)) return true;
+  return node_of(first * stride) != node_of(last * stride);
+}
+
+CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes, const std::vector<int>& members) const {
+  if (c == Collective::all_to_all || c == Collective::send_recv)
+    return time_of(plan(c, dim, Algorithm::direct, members), bytes);
   if (c != Collective::all_reduce)  // reduce-scatter, all-gather: NCCL's ring unless forced hierarchical
-    return time_of(plan(c, dim, choice_ == AlgorithmChoice::hierarchical ? Algorithm::hierarchical : Algorithm::ring), bytes);
-  // Groups are rank ranges base + i·stride, so the first and last rank tell whether one spans nodes.
-  const int first = 0, last = layout_.ranks() > 0 ? layout_.size(dim) - 1 : 0;
-  int stride = 1;
-  for (GroupDim inner : layout_.order) {
-    if (inner == dim) break;
-    stride *= layout_.size(inner);
-  }
-  const bool multi_node = node_of(first) != node_of(last * stride);
-  const bool nvls_applies = !multi_node && spec_.nvls_efficiency > 0 && spec_.node_kind != NodeKind::pcie &&
-                            layout_.size(dim) >= kNvlsMinRanks;
+    return time_of(plan(c, dim, choice_ == AlgorithmChoice::hierarchical ? Algorithm::hierarchical : Algorithm::ring, members),
+                   bytes);
+  const bool multi_node = spans_nodes(dim, members);
+  const int ranks = members.empty() ? layout_.size(dim) : int(members.size());
+  const bool nvls_applies = !multi_node && spec_.nvls_efficiency > 0 && has_nvswitch(spec_.node_kind) &&
+                            ranks >= kNvlsMinRanks;
   switch (choice_) {
-    case AlgorithmChoice::ring: return time_of(plan(c, dim, Algorithm::ring), bytes);
-    case AlgorithmChoice::tree: return time_of(plan(c, dim, Algorithm::tree), bytes);
-    case AlgorithmChoice::hierarchical: return time_of(plan(c, dim, Algorithm::hierarchical), bytes);
+    case AlgorithmChoice::ring: return time_of(plan(c, dim, Algorithm::ring, members), bytes);
+    case AlgorithmChoice::tree: return time_of(plan(c, dim, Algorithm::tree, members), bytes);
+    case AlgorithmChoice::hierarchical: return time_of(plan(c, dim, Algorithm::hierarchical, members), bytes);
     case AlgorithmChoice::nvls:  // where NVLS cannot serve the group, NCCL's own choice
-      if (nvls_applies) return time_of(plan(c, dim, Algorithm::nvls), bytes);
+      if (nvls_applies) return time_of(plan(c, dim, Algorithm::nvls, members), bytes);
       break;
     case AlgorithmChoice::automatic: break;
   }
   // NCCL's default: the fastest of its native algorithms for this size (tuning.cc); the
   // double binary tree only spans nodes, NVLS only serves a group inside one NVSwitch node.
-  CollectiveTime best = time_of(plan(c, dim, Algorithm::ring), bytes);
+  CollectiveTime best = time_of(plan(c, dim, Algorithm::ring, members), bytes);
   if (multi_node) {
-    const CollectiveTime tree = time_of(plan(c, dim, Algorithm::tree), bytes);
+    const CollectiveTime tree = time_of(plan(c, dim, Algorithm::tree, members), bytes);
     if (tree.time_s < best.time_s) best = tree;
   } else if (nvls_applies) {
-    const CollectiveTime nvls = time_of(plan(c, dim, Algorithm::nvls), bytes);
+    const CollectiveTime nvls = time_of(plan(c, dim, Algorithm::nvls, members), bytes);
     if (nvls.time_s < best.time_s) best = nvls;
   }
   return best;

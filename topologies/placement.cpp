@@ -3,11 +3,7 @@
 namespace clustersim::topologies {
 
 std::vector<std::vector<int>> groups_of(const Layout& l, GroupDim dim) {
-  int stride = 1;
-  for (GroupDim inner : l.order) {
-    if (inner == dim) break;
-    stride *= l.size(inner);
-  }
+  const int stride = l.stride(dim);
   const int n = l.size(dim);
   const int total = l.ranks();
   std::vector<std::vector<int>> out;

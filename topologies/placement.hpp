@@ -8,18 +8,35 @@
 
 namespace clustersim::topologies {
 
+/// The parallel dimensions, as a table: a new one (ep, etp, edp) is one more entry here and in
+/// the rank order, not a new field in every struct.
 enum class GroupDim { tp, cp, pp, dp };
-inline const char* name(GroupDim d) {
-  return d == GroupDim::tp ? "tp" : d == GroupDim::cp ? "cp" : d == GroupDim::pp ? "pp" : "dp";
-}
-using PlacementOrder = std::array<GroupDim, 4>;  ///< innermost (fastest-varying rank) first
+inline constexpr std::size_t kGroupDims = 4;
+inline constexpr std::array<const char*, kGroupDims> kGroupDimNames = {"tp", "cp", "pp", "dp"};
+inline std::size_t index(GroupDim d) { return static_cast<std::size_t>(d); }
+inline const char* name(GroupDim d) { return kGroupDimNames[index(d)]; }
+using PlacementOrder = std::array<GroupDim, kGroupDims>;  ///< innermost (fastest-varying rank) first
 inline constexpr PlacementOrder kDefaultPlacement = {GroupDim::tp, GroupDim::cp, GroupDim::pp, GroupDim::dp};
 
 struct Layout {
-  int tp = 1, cp = 1, pp = 1, dp = 1;
+  std::array<int, kGroupDims> sizes{1, 1, 1, 1};  ///< by GroupDim
   PlacementOrder order = kDefaultPlacement;
-  int ranks() const { return tp * cp * pp * dp; }
-  int size(GroupDim d) const { return d == GroupDim::tp ? tp : d == GroupDim::cp ? cp : d == GroupDim::pp ? pp : dp; }
+  int size(GroupDim d) const { return sizes[index(d)]; }
+  int ranks() const {
+    int n = 1;
+    for (int s : sizes) n *= s;
+    return n;
+  }
+  /// Ranks between one member of a `dim` group and the next.
+  int stride(GroupDim dim) const {
+    int stride = 1;
+    for (GroupDim inner : order) {
+      if (inner == dim) break;
+      stride *= size(inner);
+    }
+    return stride;
+  }
+  bool operator==(const Layout&) const = default;
 };
 
 /// Every communicator of one dimension (all run concurrently), each listing its GPUs in

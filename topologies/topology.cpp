@@ -18,22 +18,6 @@ const char* link_class_name(int c) {
   return c >= 0 && c < kLinkClasses ? names[c] : "?";
 }
 
-TopologySpec topology_from_node(const hardware::NodeSpec& node) {
-  TopologySpec t;
-  t.name = "derived";
-  t.description = "the hardware profile's nodes on a non-blocking rail-optimized fat tree";
-  t.node_kind = node.nvlink_bps > 0 ? NodeKind::nvswitch : NodeKind::pcie;
-  t.gpus_per_node = node.gpus_per_node;
-  t.nvlink_bps = node.nvlink_bps;
-  t.nvlink_efficiency = node.nvlink_efficiency;
-  t.pcie_bps = node.pcie_bps;
-  t.pcie_efficiency = node.pcie_efficiency;
-  t.nics_per_node = node.nics_per_node;
-  t.nic_bps = node.nic_bps;
-  t.nic_efficiency = node.nic_efficiency;
-  return t;
-}
-
 namespace {
 
 constexpr int kIntraNodeCost = 1;   // route cost of a hop inside a node
@@ -53,8 +37,9 @@ void check(bool ok, const std::string& what) {
 void validate(const TopologySpec& s, int nodes) {
   check(nodes >= 1, "the cluster needs at least one node");
   check(s.gpus_per_node >= 1, "gpus_per_node must be at least 1");
-  if (s.node_kind != NodeKind::pcie)
+  if (has_gpu_fabric(s.node_kind))
     check(s.nvlink_bps > 0, "an NVLink node needs nvlink_bandwidth above zero");
+  check(s.nvls_efficiency == 0 || has_nvswitch(s.node_kind), "nvls_efficiency needs an NVSwitch node");
   check(s.pcie_bps > 0, "pcie_bandwidth must be above zero");
   for (double e : {s.nvlink_efficiency, s.pcie_efficiency, s.nic_efficiency})
     check(e > 0 && e <= 1.5, "efficiencies must be in (0, 1.5]");
@@ -83,6 +68,56 @@ struct Topology::Graph {
   mutable std::vector<char> is_target;
   mutable std::vector<char> target_node;   // node → holds a target of the current search
   mutable std::vector<char> target_group;  // leaf group → holds a target of the current search
+
+  Vertex vertex(int group_id, int node_id) {
+    group.push_back(group_id);
+    node.push_back(node_id);
+    return boost::add_vertex(g);
+  }
+  /// One link each way between `lower` and `upper` (towards the spine), recorded in `links`.
+  void connect(std::vector<Link>& links, Vertex lower, Vertex upper, double bps, LinkKind kind) {
+    const int cost = kind == LinkKind::uplink ? kUplinkCost : kind == LinkKind::nic ? kNicCost : kIntraNodeCost;
+    for (bool up : {true, false}) {
+      const int id = static_cast<int>(links.size());
+      links.push_back({bps, kind, up});
+      boost::add_edge(up ? lower : upper, up ? upper : lower, EdgeProps(id, cost), g);
+      link_source.push_back(up ? lower : upper);
+    }
+  }
+  /// Node n's GPUs and scale-up fabric; returns what each NIC hangs off: the GPU next to it
+  /// (NVLink / xGMI nodes) or a PCIe switch.
+  std::vector<Vertex> wire_node(const TopologySpec& spec, int n, std::vector<Link>& links) {
+    const int k = spec.gpus_per_node, leaf_group = n / spec.nodes_per_leaf;
+    const double nvlink = spec.nvlink_bps * spec.nvlink_efficiency, pcie = spec.pcie_bps * spec.pcie_efficiency;
+    std::vector<Vertex> gpus(static_cast<std::size_t>(k));
+    for (int i = 0; i < k; ++i) gpus[static_cast<std::size_t>(i)] = gpu[static_cast<std::size_t>(n * k + i)] = vertex(leaf_group, n);
+    std::vector<Vertex> nic_parent(static_cast<std::size_t>(spec.nics_per_node));
+    if (spec.node_kind == NodeKind::pcie) {
+      const Vertex host = vertex(leaf_group, n);
+      const int switches = (k + spec.gpus_per_pcie_switch - 1) / spec.gpus_per_pcie_switch;
+      std::vector<Vertex> sw(static_cast<std::size_t>(switches));
+      for (auto& v : sw) {
+        v = vertex(leaf_group, n);
+        connect(links, v, host, pcie, LinkKind::pcie);
+      }
+      for (int i = 0; i < k; ++i) connect(links, gpus[static_cast<std::size_t>(i)], sw[static_cast<std::size_t>(i / spec.gpus_per_pcie_switch)], pcie, LinkKind::pcie);
+      for (int j = 0; j < spec.nics_per_node; ++j)
+        nic_parent[static_cast<std::size_t>(j)] = sw[static_cast<std::size_t>(j * switches / spec.nics_per_node)];
+      return nic_parent;
+    }
+    if (spec.node_kind == NodeKind::full_mesh) {
+      // One link per GPU pair, the GPU's fabric bandwidth split evenly over its peers.
+      const double per_peer = k > 1 ? nvlink / (k - 1) : nvlink;
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        for (std::size_t j = i + 1; j < gpus.size(); ++j) connect(links, gpus[i], gpus[j], per_peer, LinkKind::nvlink);
+    } else {
+      const Vertex nvswitch = vertex(leaf_group, n);
+      for (auto v : gpus) connect(links, v, nvswitch, nvlink, LinkKind::nvlink);
+    }
+    for (int j = 0; j < spec.nics_per_node; ++j)
+      nic_parent[static_cast<std::size_t>(j)] = gpus[static_cast<std::size_t>(j * k / spec.nics_per_node)];
+    return nic_parent;
+  }
 };
 
 void Topology::validate(const TopologySpec& spec, int nodes) { topologies::validate(spec, nodes); }
@@ -95,70 +130,29 @@ std::size_t Topology::num_vertices() const { return boost::num_vertices(g_->g); 
 Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
   validate(spec, nodes);
   auto& g = g_->g;
-  auto vertex = [&](int group) {
-    g_->group.push_back(group);
-    g_->node.push_back(kNoNode);
-    return boost::add_vertex(g);
-  };
-  // One link each way; returns nothing, records bandwidth/kind per direction.
-  auto connect = [&](Vertex lower, Vertex upper, double bps, LinkKind kind) {
-    const int cost = kind == LinkKind::uplink ? kUplinkCost : kind == LinkKind::nic ? kNicCost : kIntraNodeCost;
-    for (bool up : {true, false}) {
-      const int id = static_cast<int>(links_.size());
-      links_.push_back({bps, kind, up});
-      boost::add_edge(up ? lower : upper, up ? upper : lower, EdgeProps(id, cost), g);
-      g_->link_source.push_back(up ? lower : upper);
-    }
-  };
   const int k = spec.gpus_per_node;
-  const double nvlink = spec.nvlink_bps * spec.nvlink_efficiency;
   const double pcie = spec.pcie_bps * spec.pcie_efficiency;
   const double nic = spec.nic_bps * spec.nic_efficiency;
   const int groups = (nodes + spec.nodes_per_leaf - 1) / spec.nodes_per_leaf;
   const int leaves = spec.rail_optimized ? groups * spec.nics_per_node : groups;
   std::vector<Vertex> leaf(static_cast<std::size_t>(leaves));
   for (std::size_t i = 0; i < leaf.size(); ++i)
-    leaf[i] = vertex(spec.rail_optimized ? int(i) / spec.nics_per_node : int(i));
+    leaf[i] = g_->vertex(spec.rail_optimized ? int(i) / spec.nics_per_node : int(i), kNoNode);
   if (leaves > 1) {
     // One spine vertex stands for the spine layer; each leaf's uplinks are one trunk of
     // (downlinks × NIC rate / oversubscription), i.e. ideal ECMP over the parallel uplinks.
-    const Vertex spine = vertex(kSpineGroup);
+    const Vertex spine = g_->vertex(kSpineGroup, kNoNode);
     const int downlinks = spec.nodes_per_leaf * (spec.rail_optimized ? 1 : spec.nics_per_node);
-    for (auto v : leaf) connect(v, spine, downlinks * nic / spec.oversubscription, LinkKind::uplink);
+    for (auto v : leaf) g_->connect(links_, v, spine, downlinks * nic / spec.oversubscription, LinkKind::uplink);
   }
   g_->gpu.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(k));
   for (int n = 0; n < nodes; ++n) {
-    auto vertex = [&, group = n / spec.nodes_per_leaf] {
-      g_->group.push_back(group);
-      g_->node.push_back(n);
-      return boost::add_vertex(g);
-    };
-    std::vector<Vertex> gpus(static_cast<std::size_t>(k));
-    for (int i = 0; i < k; ++i) gpus[static_cast<std::size_t>(i)] = g_->gpu[static_cast<std::size_t>(n * k + i)] = vertex();
-    // What each NIC hangs off: the GPU next to it (NVLink nodes) or a PCIe switch.
-    std::vector<Vertex> nic_parent(static_cast<std::size_t>(spec.nics_per_node));
-    if (spec.node_kind == NodeKind::pcie) {
-      const Vertex host = vertex();
-      const int switches = (k + spec.gpus_per_pcie_switch - 1) / spec.gpus_per_pcie_switch;
-      std::vector<Vertex> sw(static_cast<std::size_t>(switches));
-      for (auto& v : sw) {
-        v = vertex();
-        connect(v, host, pcie, LinkKind::pcie);
-      }
-      for (int i = 0; i < k; ++i) connect(gpus[static_cast<std::size_t>(i)], sw[static_cast<std::size_t>(i / spec.gpus_per_pcie_switch)], pcie, LinkKind::pcie);
-      for (int j = 0; j < spec.nics_per_node; ++j)
-        nic_parent[static_cast<std::size_t>(j)] = sw[static_cast<std::size_t>(j * switches / spec.nics_per_node)];
-    } else {
-      const Vertex nvswitch = vertex();
-      for (auto v : gpus) connect(v, nvswitch, nvlink, LinkKind::nvlink);
-      for (int j = 0; j < spec.nics_per_node; ++j)
-        nic_parent[static_cast<std::size_t>(j)] = gpus[static_cast<std::size_t>(j * k / spec.nics_per_node)];
-    }
+    const std::vector<Vertex> nic_parent = g_->wire_node(spec, n, links_);
+    const int group = n / spec.nodes_per_leaf;
     for (int j = 0; j < spec.nics_per_node; ++j) {
-      const Vertex v = vertex();
-      connect(nic_parent[static_cast<std::size_t>(j)], v, pcie, LinkKind::pcie);
-      const int group = n / spec.nodes_per_leaf;
-      connect(v, leaf[static_cast<std::size_t>(spec.rail_optimized ? group * spec.nics_per_node + j : group)], nic, LinkKind::nic);
+      const Vertex v = g_->vertex(group, n);
+      g_->connect(links_, nic_parent[static_cast<std::size_t>(j)], v, pcie, LinkKind::pcie);
+      g_->connect(links_, v, leaf[static_cast<std::size_t>(spec.rail_optimized ? group * spec.nics_per_node + j : group)], nic, LinkKind::nic);
     }
   }
   const std::size_t nv = boost::num_vertices(g);

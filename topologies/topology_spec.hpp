@@ -1,28 +1,36 @@
 #pragma once
-// A cluster's network as users describe it (topologies/*.yaml): the scale-up domain of a node
-// (NVSwitch, a rack-scale NVLink domain, or PCIe switches only) and the scale-out fabric (a
-// leaf/spine fat tree). Plain aggregate filled by scenarios/topology_load.cpp; topology.cpp
-// expands it into a graph. Bandwidths are per direction, in bytes/s.
+// A cluster's network as users describe it (topologies/presets/*.yaml): the scale-up domain of
+// a node (NVSwitch, a rack-scale NVLink domain, a point-to-point full mesh such as AMD xGMI, or
+// PCIe switches only) and the scale-out fabric (a leaf/spine fat tree). Plain aggregate filled
+// by scenarios/topology_load.cpp; topology.cpp expands it into a graph. This is the only place
+// network data lives: hardware profiles name a default topology, nothing more. Bandwidths are
+// per direction, in bytes/s.
+#include <array>
 #include <string>
-
-#include "hardware/gpu_spec.hpp"
 
 namespace clustersim::topologies {
 
-enum class NodeKind { nvswitch, nvl_domain, pcie };
-inline const char* name(NodeKind k) {
-  return k == NodeKind::nvswitch ? "nvswitch" : k == NodeKind::nvl_domain ? "nvl_domain" : "pcie";
-}
+/// nvswitch, nvl_domain: every GPU has one link into a non-blocking switch (any pair at the full
+/// per-GPU rate). full_mesh: a direct link between every pair of GPUs, nvlink_bps/(gpus−1) each
+/// (AMD MI300X xGMI: 7 × 64 GB/s, hardware.md §2.1), so one pair gets only its own link.
+/// pcie: no GPU-to-GPU fabric; traffic crosses PCIe switches.
+enum class NodeKind { nvswitch, nvl_domain, pcie, full_mesh };
+inline constexpr std::array<const char*, 4> kNodeKindNames = {"nvswitch", "nvl_domain", "pcie", "full_mesh"};
+inline const char* name(NodeKind k) { return kNodeKindNames[static_cast<std::size_t>(k)]; }
+/// Whether the node has a GPU-to-GPU fabric (NVLink / xGMI) rather than PCIe only.
+inline bool has_gpu_fabric(NodeKind k) { return k != NodeKind::pcie; }
+/// Whether the node has a switch that can reduce in the network (NVLink SHARP).
+inline bool has_nvswitch(NodeKind k) { return k == NodeKind::nvswitch || k == NodeKind::nvl_domain; }
 
-/// Every field except name and description shapes routing or bandwidth, so every one of them
-/// must also be part of plan_key() in collective.cpp (the process-wide plan cache).
+/// Every field except name and description shapes routing or bandwidth; the plan cache
+/// (collective.cpp) keys on the whole spec through operator==, so a new field joins the key.
 struct TopologySpec {
-  std::string name = "derived";
+  std::string name;
   std::string description;
   // Scale-up domain ("node": one box, or one NVL72 rack).
   NodeKind node_kind = NodeKind::nvswitch;
   int gpus_per_node = 8;
-  double nvlink_bps = 0;            ///< per GPU, per direction (nvswitch / nvl_domain)
+  double nvlink_bps = 0;            ///< per GPU, per direction, all its links (nvswitch / nvl_domain / full_mesh)
   double nvlink_efficiency = 0.8;   ///< NCCL ring busbw / nvlink_bps
   double nvls_efficiency = 0;       ///< NVLink SHARP all-reduce algbw / nvlink_bps (0: no NVLS)
   double pcie_bps = 31.5e9;         ///< per x16 link, per direction
@@ -35,10 +43,8 @@ struct TopologySpec {
   int nodes_per_leaf = 32;          ///< nodes under one leaf (per rail when rail-optimized)
   double oversubscription = 1.0;    ///< leaf downlink : uplink bandwidth
   bool rail_optimized = true;       ///< NIC i of every node goes to the rail-i leaf
-};
 
-/// The topology implied by a hardware profile's node section: NVSwitch (or PCIe) nodes on a
-/// non-blocking rail-optimized fat tree. Keeps scenarios without a `network:` section working.
-TopologySpec topology_from_node(const hardware::NodeSpec& node);
+  bool operator==(const TopologySpec&) const = default;
+};
 
 }  // namespace clustersim::topologies

@@ -2,8 +2,10 @@
 // into one task profiled once at kernel granularity; --trace keeps one task per kernel group
 // and transfer. The two must tell the same story: the same step time within 0.5 % (merging
 // averages one cross-stream effect: SMs taken by DP collectives slow a whole merged pass rather
-// than only its kernels; measured 0.01–0.4 % here), the same TP time, and breakdowns that add
-// up to the step in both.
+// than only its kernels; measured 0.01–0.4 % here), the same TP time within 5 % (at kernel
+// granularity TP transfers share the NVLink link classes with concurrent DP / ZeRO transfers and
+// stretch, which a pass profiled alone does not see; measured up to 3.8 %, ZeRO-3 with TP), and
+// breakdowns that add up to the step in both.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -29,7 +31,7 @@ void check_same_story(const scenarios::Scenario& sc) {
   }
   // Exposed TP time is carried inside merged passes by their profiles.
   CHECK(merged.step.breakdown.tp_comm_exposed_s == Approx(fine.step.breakdown.tp_comm_exposed_s).epsilon(0.02).margin(1e-4));
-  CHECK(merged.step.tp_comm_busy_s == Approx(fine.step.tp_comm_busy_s).epsilon(0.02).margin(1e-4));
+  CHECK(merged.step.tp_comm_busy_s == Approx(fine.step.tp_comm_busy_s).epsilon(0.05).margin(1e-4));
 }
 
 scenarios::Scenario load(const std::string& yaml, const std::vector<std::string>& sets = {}) {

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -23,8 +24,8 @@ void require_complete(const ParallelSpec& p, int stage, int m) {
   REQUIRE(ops.size() == std::size_t(2 * m * p.vpp));
   std::set<std::tuple<bool, int, int>> seen;
   for (const auto& op : ops) {
-    REQUIRE(seen.insert({op.forward, op.micro_batch, op.chunk}).second);
-    if (!op.forward) REQUIRE(seen.count({true, op.micro_batch, op.chunk}) == 1);
+    REQUIRE(seen.insert({op.forward(), op.micro_batch, op.chunk}).second);
+    if (!op.forward()) REQUIRE(seen.count({true, op.micro_batch, op.chunk}) == 1);
   }
 }
 
@@ -33,13 +34,13 @@ void require_complete(const ParallelSpec& p, int stage, int m) {
 TEST_CASE("1F1B warms up pp - stage - 1 forwards, then alternates", "[models]") {
   const auto p = pipeline(4, 1, PipelineSchedule::one_f_one_b);
   const auto ops = stage_schedule(p, 0, 8);
-  for (int i = 0; i < 3; ++i) REQUIRE((ops[std::size_t(i)].forward && ops[std::size_t(i)].micro_batch == i));
-  REQUIRE(ops[3].forward);
-  REQUIRE(!ops[4].forward);
+  for (int i = 0; i < 3; ++i) REQUIRE((ops[std::size_t(i)].forward() && ops[std::size_t(i)].micro_batch == i));
+  REQUIRE(ops[3].forward());
+  REQUIRE(!ops[4].forward());
   REQUIRE(ops[4].micro_batch == 0);
   const auto last = stage_schedule(p, 3, 8);
-  REQUIRE(last[0].forward);
-  REQUIRE(!last[1].forward);
+  REQUIRE(last[0].forward());
+  REQUIRE(!last[1].forward());
   for (int s = 0; s < 4; ++s) require_complete(p, s, 8);
 }
 
@@ -70,4 +71,42 @@ TEST_CASE("an even layer split puts the remainder on the last stages", "[models]
   REQUIRE(virtual_stage_layers(10, p) == std::vector<int>{2, 2, 3, 3});
   p.pp_layers = {1, 3, 3, 3};
   REQUIRE(virtual_stage_layers(10, p) == std::vector<int>{1, 3, 3, 3});
+}
+
+TEST_CASE("the schedule's dependency rule: F after the previous stage's F, B after the next's B, W after its B", "[models]") {
+  using clustersim::models::PassKind;
+  using clustersim::models::PassRef;
+  using clustersim::models::PipeOp;
+  PassRef in;
+  REQUIRE_FALSE(clustersim::models::input_of(PipeOp{PassKind::forward, 3, 0}, 0, 4, &in));
+  REQUIRE(clustersim::models::input_of(PipeOp{PassKind::forward, 3, 0}, 2, 4, &in));
+  CHECK((in.kind == PassKind::forward && in.micro_batch == 3 && in.vstage == 1));
+  REQUIRE(clustersim::models::input_of(PipeOp{PassKind::backward, 3, 0}, 3, 4, &in));  // last stage: its own F
+  CHECK((in.kind == PassKind::forward && in.vstage == 3));
+  REQUIRE(clustersim::models::input_of(PipeOp{PassKind::backward, 3, 0}, 1, 4, &in));
+  CHECK((in.kind == PassKind::backward && in.vstage == 2));
+  REQUIRE(clustersim::models::input_of(PipeOp{PassKind::weight_grad, 3, 0}, 1, 4, &in));
+  CHECK((in.kind == PassKind::backward && in.micro_batch == 3 && in.vstage == 1));
+}
+
+TEST_CASE("the pipeline emitter adds every pass once, after the pass it consumes", "[models]") {
+  clustersim::models::ParallelSpec p;
+  p.pp = 4, p.vpp = 2, p.schedule = clustersim::models::PipelineSchedule::interleaved;
+  const int m = 8;
+  std::map<std::tuple<int, int, int>, int> emitted;  // (kind, micro-batch, vstage) → emission order
+  int order = 0;
+  clustersim::models::emit_pipeline(p, m, [&](int s, const clustersim::models::PipeOp& op, std::vector<int> deps) {
+    const int vs = op.chunk * p.pp + s;
+    clustersim::models::PassRef in;
+    if (clustersim::models::input_of(op, vs, p.pp * p.vpp, &in)) {
+      const auto it = emitted.find({int(in.kind), in.micro_batch, in.vstage});
+      REQUIRE(it != emitted.end());
+      REQUIRE(deps == std::vector<int>{it->second});  // the tasks its input returned
+    } else {
+      REQUIRE(deps.empty());
+    }
+    REQUIRE(emitted.emplace(std::make_tuple(int(op.kind), op.micro_batch, vs), order).second);
+    return std::vector<int>{order++};
+  });
+  CHECK(order == 2 * m * p.pp * p.vpp);
 }

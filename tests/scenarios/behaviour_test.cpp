@@ -55,7 +55,7 @@ TEST_CASE("step time never rises when HBM or network bandwidth rises", "[scenari
   double previous = 1e9;
   for (const char* bw : {"100Gb/s", "200Gb/s", "400Gb/s", "800Gb/s"}) {
     const auto r = run_main_scenario({"training.overlap_grad_reduce=false",
-                                      std::string("hardware.node.nic_bandwidth=") + bw});
+                                      std::string("network.node.nic_bandwidth=") + bw});
     REQUIRE(r.step_time_s <= previous);
     previous = r.step_time_s;
   }

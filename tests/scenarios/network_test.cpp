@@ -44,11 +44,28 @@ TEST_CASE("every shipped topology loads", "[scenarios][network]") {
 }
 
 TEST_CASE("the scenario's network section selects the topology", "[scenarios][network]") {
-  const Scenario derived = load_scenario_string(kBase);
-  CHECK(derived.network.topology.name == "derived");
+  // Without a network section: the hardware profile's default topology (h100-sxm: dgx-h100).
+  const Scenario plain = load_scenario_string(kBase);
+  CHECK(plain.network.topology == topology_preset("dgx-h100"));
   const Scenario h100 = load_scenario_string(kBase, "<s>", {"network.topology=dgx-h100"});
   CHECK(h100.network.topology.name == "dgx-h100");
-  CHECK(load_scenario_string(kBase, "<s>", {"cluster.topology=gb200-nvl72"}).network.topology.name == "gb200-nvl72");
+  CHECK(load_scenario_string(kBase, "<s>", {"cluster.topology=h100-pcie-ethernet"}).network.topology.name ==
+        "h100-pcie-ethernet");
+  // A GPU in a machine of another size is another product: the profile and the topology disagree.
+  CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"cluster.topology=gb200-nvl72"}),
+                    Catch::Contains("cluster.topology") && Catch::Contains("72 GPUs per node") &&
+                        Catch::Contains("nodes of 8"));
+  // cluster.gpus_per_node reshapes the default topology, keeping its NICs per GPU.
+  const Scenario four = load_scenario_string(kBase, "<s>", {"cluster.gpus_per_node=4"});
+  CHECK(four.network.topology.gpus_per_node == 4);
+  CHECK(four.network.topology.nics_per_node == 4);
+  // network.node / network.fabric override the named topology's link rates.
+  const Scenario fast = load_scenario_string(kBase, "<s>", {"network.node.nic_bandwidth=800Gb/s", "network.fabric.oversubscription=3"});
+  CHECK(fast.network.topology.nic_bps == Approx(100e9));
+  CHECK(fast.network.topology.oversubscription == 3.0);
+  CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet", "network.node.nvlink_bandwidth=900GB/s"}),
+                    Catch::Contains("network.node.nvlink_bandwidth"));
+  CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.node.kind=pcie"}), Catch::Contains("network.node.kind"));
   CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"cluster.topology=dgx-a100", "network.topology=dgx-h100"}),
                     Catch::Contains("cluster.topology"));
   const Scenario eth = load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet", "network.algorithm=ring"});

@@ -75,7 +75,7 @@ TEST_CASE("a stated inter-node bandwidth replaces the profile's NICs", "[tools][
   row["hw_notes"] = "A100-80G (400Gbps inter-node, GPUDirect RDMA)";
   row["gpu_type"] = "A100-80G";
   const RowScenario rs = row_scenario(row);
-  CHECK_THAT(rs.yaml, Catch::Contains("base: a100-80gb"));
+  CHECK_THAT(rs.yaml, Catch::Contains("hardware: a100-80gb\nnetwork:"));
   CHECK_THAT(rs.yaml, Catch::Contains("nic_bandwidth: 6.25 GB/s"));
   row["hw_notes"] = "H100-80G (3.2Tbps inter-node)";
   row["gpu_type"] = "H100-SXM";

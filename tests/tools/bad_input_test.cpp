@@ -57,7 +57,7 @@ std::vector<BadInput> cases() {
       {"kv_heads do not divide heads", m + " --set model.kv_heads=5", nullptr, {"model.kv_heads", "multiple of kv_heads (5)"}},
       {"unknown precision", m + " --set training.precision=bf17", nullptr, {"training.precision", "'bf17' is not allowed", "did you mean 'bf16'"}},
       {"fp8 on a GPU without FP8", m + " --set hardware=a100-80gb --set training.precision=fp8", nullptr, {"training.precision", "no FP8"}},
-      {"bandwidth without /s", m + " --set hardware.node.nic_bandwidth=400Gb", nullptr, {"hardware.node.nic_bandwidth", "expected a bandwidth"}},
+      {"bandwidth without /s", m + " --set network.node.nic_bandwidth=400Gb", nullptr, {"network.node.nic_bandwidth", "expected a bandwidth"}},
       {"negative bandwidth", m + " --set hardware.memory_bandwidth=-3TB/s", nullptr, {"hardware.memory_bandwidth", "out of range"}},
       {"NaN", m + " --set training.tokens=.nan", nullptr, {"training.tokens"}},
       {"not a boolean", m + " --set training.flash_attention=maybe", nullptr, {"training.flash_attention", "not a boolean"}},

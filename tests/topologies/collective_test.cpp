@@ -23,7 +23,7 @@ TopologySpec nvswitch_node(int gpus) {
 
 Network whole_cluster(const TopologySpec& spec, int nodes, AlgorithmChoice a = AlgorithmChoice::automatic) {
   Layout l;
-  l.dp = nodes * spec.gpus_per_node;
+  l.sizes[index(GroupDim::dp)] = nodes * spec.gpus_per_node;
   return Network(spec, nodes, l, a);
 }
 
@@ -181,18 +181,23 @@ TEST_CASE("collective costs are deterministic", "[topologies]") {
   CHECK(a == b);
 }
 
-TEST_CASE("the node-spec interface agrees with the network it derives", "[topologies]") {
-  clustersim::hardware::NodeSpec node;
-  node.gpus_per_node = 8;
-  node.nvlink_bps = 450e9;
-  node.nvlink_efficiency = 0.82;
-  node.pcie_bps = 63e9;
-  node.pcie_efficiency = 0.88;
-  node.nics_per_node = 8;
-  node.nic_bps = 50e9;
-  node.nic_efficiency = 0.94;
-  const CollectiveCost c = collective_cost(node, Collective::all_reduce, 1e9, GroupShape{32, 8});
-  const Network net(topology_from_node(node), 4, Layout{1, 1, 1, 32});
-  CHECK(c.time_s == Approx(net.cost(Collective::all_reduce, GroupDim::dp, 1e9).time_s).epsilon(1e-12));
-  CHECK(c.busbw_bps == Approx(1e9 * bus_factor(Collective::all_reduce, 32) / c.time_s));
+TEST_CASE("a session's plan cache is its own, and keys on every field of the spec", "[topologies]") {
+  const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
+  PlanCache mine;
+  Layout l;
+  l.sizes[index(GroupDim::dp)] = 16;
+  const Network a(spec, 2, l, AlgorithmChoice::automatic, &mine);
+  const double t = a.cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s;
+  // The same plan from another cache is routed again and equal; a spec differing in one field
+  // (oversubscription) is another key.
+  PlanCache other;
+  CHECK(Network(spec, 2, l, AlgorithmChoice::automatic, &other).cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s == t);
+  TopologySpec slower = spec;
+  slower.nic_efficiency /= 2;
+  CHECK(Network(slower, 2, l, AlgorithmChoice::automatic, &mine).cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s > t);
+  const PlanCache::Key k1{spec, 2, l, GroupDim::dp, Collective::all_reduce, Algorithm::ring, {}};
+  PlanCache::Key k2 = k1;
+  CHECK(k1 == k2);
+  k2.spec.oversubscription = 2;
+  CHECK_FALSE(k1 == k2);
 }

@@ -1,0 +1,58 @@
+#include "models/step_gradients.hpp"
+
+namespace clustersim::models {
+
+GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,
+                            const std::vector<int>& vlayers, int s, double cap) {
+  GradientPlan g;
+  const int vstages = p.pp * p.vpp;
+  const ParamCount pc = count_params(m, t.seq_len);
+  const double h = m.hidden, v = m.padded_vocab(p.tp);
+  const double embedding = (v * h + (pc.embedding - double(m.vocab) * h)) / p.tp;
+  // Tied embeddings with pp > 1: the last stage keeps its own copy as the LM head (Megatron).
+  const double head = (m.tied_embeddings && p.pp == 1 ? 0.0 : v * h / p.tp) + pc.final_norm;
+  g.chunk_unit_offset.assign(static_cast<std::size_t>(p.vpp), 0);
+  for (int ch = p.vpp - 1; ch >= 0; --ch) {
+    const int vs = ch * p.pp + s;
+    g.chunk_unit_offset[static_cast<std::size_t>(ch)] = int(g.unit_params.size());
+    if (vs == vstages - 1) g.unit_params.push_back(head);
+    for (int l = 0; l < vlayers[static_cast<std::size_t>(vs)]; ++l) g.unit_params.push_back(c.layer_params);
+    if (vs == 0) g.unit_params.push_back(embedding);
+  }
+  for (double u : g.unit_params) g.params += u;
+  g.chunk_bucket_begin.assign(static_cast<std::size_t>(p.vpp), 0);
+  g.chunk_bucket_end.assign(static_cast<std::size_t>(p.vpp), 0);
+  Bucket cur;
+  for (int ch = p.vpp - 1; ch >= 0; --ch) {
+    g.chunk_bucket_begin[static_cast<std::size_t>(ch)] = g.buckets.size();
+    const int end = ch == 0 ? int(g.unit_params.size()) : g.chunk_unit_offset[static_cast<std::size_t>(ch - 1)];
+    for (int u = g.chunk_unit_offset[static_cast<std::size_t>(ch)]; u < end; ++u) {
+      cur.params += g.unit_params[static_cast<std::size_t>(u)];
+      cur.ready_unit = u;
+      if (cur.params >= cap || u + 1 == end) {
+        g.buckets.push_back(cur);
+        cur = Bucket{};
+      }
+    }
+    g.chunk_bucket_end[static_cast<std::size_t>(ch)] = g.buckets.size();
+  }
+  g.bucket_of_unit.assign(g.unit_params.size(), 0);
+  for (std::size_t bi = 0, u = 0; u < g.unit_params.size(); ++u) {
+    while (bi + 1 < g.buckets.size() && int(u) > g.buckets[bi].ready_unit) ++bi;
+    g.bucket_of_unit[u] = int(bi);
+  }
+  return g;
+}
+
+int unit_index(const GradientPlan& g, const ParallelSpec& p, const std::vector<int>& vlayers, int s, int chunk,
+               int which) {
+  const int vs = chunk * p.pp + s;
+  const int u = g.chunk_unit_offset[static_cast<std::size_t>(chunk)];
+  const bool has_head = vs == p.pp * p.vpp - 1;
+  const int layers = vlayers[static_cast<std::size_t>(vs)];
+  if (which < 0) return u;
+  if (which >= layers) return u + (has_head ? 1 : 0) + layers;
+  return u + (has_head ? 1 : 0) + (layers - 1 - which);
+}
+
+}  // namespace clustersim::models

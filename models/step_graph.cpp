@@ -1,0 +1,105 @@
+#include "models/step_graph.hpp"
+
+#include <array>
+#include <utility>
+
+namespace clustersim::models {
+
+using sim::TaskId;
+
+const char* stream_name(Stream s) {
+  static const std::array<const char*, kStreams> names = {"compute",     "tp_comm",   "cp_comm",  "pp_send_fwd",
+                                                          "pp_send_bwd", "dp_reduce", "dp_gather"};
+  return names[static_cast<std::size_t>(s)];
+}
+
+StepGraph::StepGraph(int stages, const hardware::GpuSpec& gpu, TrainingSpec::FreeComm free, bool labels)
+    : streams_(static_cast<std::size_t>(stages)), comm_sm_share_(double(gpu.comm_sms) / gpu.sms), free_(free),
+      want_labels_(labels) {}
+
+bool StepGraph::is_free(TaskKind kind) const {
+  return (kind == TaskKind::tp_comm && free_.tp) || (kind == TaskKind::cp_comm && free_.cp) ||
+         (kind == TaskKind::pp_send && free_.pp) ||
+         ((kind == TaskKind::dp_grad_reduce || kind == TaskKind::dp_param_gather) && free_.dp);
+}
+
+void StepGraph::label_from(std::size_t first, int s, Stream stream, TaskKind kind) {
+  if (!want_labels_) return;
+  for (std::size_t i = first; i < graph_.size(); ++i)
+    labels_.push_back({s, stream_name(stream), kind, label_mb_, label_layer_});
+}
+
+TaskId StepGraph::add_task(int s, Stream stream, TaskKind kind, double seconds, std::span<const TaskId> deps,
+                           std::span<const sim::ResourceUse> uses, std::int32_t priority) {
+  const std::size_t first = graph_.size();
+  const TaskId id = graph_.add(s * kStreams + stream, sim::Time::from_seconds(seconds), deps, uses, priority,
+                               static_cast<std::int32_t>(kind));
+  label_from(first, s, stream, kind);
+  return id;
+}
+
+TaskId StepGraph::add_compute(int s, TaskKind kind, double seconds, std::vector<TaskId>* deps, bool always) {
+  auto& st = stage(s);
+  if (seconds <= 0 && !always && deps->empty() && st.wait_next.empty()) return st.last_compute;
+  std::vector<TaskId>& d = deps_scratch_;  // reused: one task is added at a time
+  d.assign(deps->begin(), deps->end());
+  deps->clear();
+  d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
+  st.wait_next.swap(st.wait_later);
+  st.wait_later.clear();
+  const sim::ResourceUse sm[] = {{s * kResources + kSm, 1.0}};
+  const TaskId id = add_task(s, kCompute, kind, seconds, d, sm, 0);
+  st.prev_compute = st.last_compute;
+  st.last_compute = id;
+  return id;
+}
+
+TaskId StepGraph::add_transfer(int s, Stream stream, TaskKind kind, const topologies::CollectiveTime& cost,
+                               std::span<const TaskId> deps, bool on_sms) {
+  const sim::ResourceUse sms[] = {{s * kResources + kSm, comm_sm_share_}};
+  const std::span<const sim::ResourceUse> extra = on_sms ? std::span<const sim::ResourceUse>(sms) : std::span<const sim::ResourceUse>();
+  if (is_free(kind)) return add_task(s, stream, kind, 0.0, deps, extra, 1);
+  const std::size_t first = graph_.size();
+  const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, deps, s * kResources + kLinkBase,
+                                                    extra, 1, static_cast<std::int32_t>(kind));
+  label_from(first, s, stream, kind);
+  return last;
+}
+
+TaskId StepGraph::emit(int s, const Program& items, TaskKind kind, std::vector<TaskId>* deps) {
+  auto& st = stage(s);
+  for (const ProgramItem& it : items) {
+    if (!it.comm) {
+      add_compute(s, kind, it.seconds, deps);
+      continue;
+    }
+    std::vector<TaskId> after = std::move(*deps);
+    deps->clear();
+    const TaskId from = it.start_after == 1 ? st.last_compute : it.start_after == 2 ? st.prev_compute : -1;
+    if (from >= 0) after.push_back(from);
+    const TaskId id = add_transfer(s, it.kind == TaskKind::cp_comm ? kCpStream : kTpStream, it.kind, it.cost, after, true);
+    (it.wait_now ? st.wait_next : st.wait_later).push_back(id);
+  }
+  return st.last_compute;
+}
+
+std::vector<TaskId> StepGraph::flush(int s) {
+  auto& st = stage(s);
+  std::vector<TaskId> out = st.wait_next;
+  out.insert(out.end(), st.wait_later.begin(), st.wait_later.end());
+  if (st.last_compute >= 0) out.push_back(st.last_compute);
+  st.wait_next.clear(), st.wait_later.clear();
+  return out;
+}
+
+void StepGraph::mark_merged(TaskId id, int profile) {
+  merged_.resize(static_cast<std::size_t>(id) + 1, -1);
+  merged_[static_cast<std::size_t>(id)] = profile;
+}
+
+void StepGraph::mark_send(std::size_t first_task, int to) {
+  receiver_.resize(graph_.size(), -1);
+  for (std::size_t i = first_task; i < graph_.size(); ++i) receiver_[i] = to;
+}
+
+}  // namespace clustersim::models

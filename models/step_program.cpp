@@ -1,0 +1,138 @@
+#include "models/step_program.hpp"
+
+#include <array>
+
+namespace clustersim::models {
+
+using topologies::Collective;
+using topologies::CollectiveTime;
+using topologies::GroupDim;
+
+const char* name(TaskKind k) {
+  switch (k) {
+    case TaskKind::forward: return "forward";
+    case TaskKind::backward: return "backward";
+    case TaskKind::recompute: return "recompute";
+    case TaskKind::optimizer: return "optimizer";
+    case TaskKind::dp_grad_reduce: return "dp_grad_reduce";
+    case TaskKind::dp_param_gather: return "dp_param_gather";
+    case TaskKind::sync: return "sync";
+    case TaskKind::tp_comm: return "tp_comm";
+    case TaskKind::cp_comm: return "cp_comm";
+    case TaskKind::pp_send: return "pp_send";
+  }
+  return "?";
+}
+
+void ProgramWriter::compute(double s) {
+  if (s <= 0) return;
+  if (!items_.empty() && !items_.back().comm && !items_.back().sealed && !seal_next_) {
+    items_.back().seconds += s;
+    return;
+  }
+  ProgramItem it;
+  it.seconds = s;
+  it.sealed = seal_next_;
+  seal_next_ = false;
+  items_.push_back(it);
+}
+
+void ProgramWriter::comm(const CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after) {
+  if (cost.time_s <= 0) return;
+  ProgramItem it;
+  it.comm = true;
+  it.seconds = cost.time_s;
+  it.kind = kind;
+  it.cost = cost;
+  it.wait_now = wait_now;
+  it.start_after = start_after;
+  if (!items_.empty() && !items_.back().comm) items_.back().sealed = true;
+  if (!wait_now) seal_next_ = true;  // the overlapped compute must stay a task of its own
+  items_.push_back(it);
+}
+
+namespace {
+
+struct TpComms {
+  CollectiveTime ag, out;  ///< SP all-gather; after a row-parallel GEMM: reduce-scatter (SP) or all-reduce
+};
+
+double part(const std::array<PassCost, kBlockParts>& a, BlockPart x) { return a[static_cast<std::size_t>(x)].time_s; }
+
+// The attention core with CP: cp − 1 ring steps, each K/V transfer overlapping the previous
+// chunk's attention (every CP rank sends its chunk to the next one at once).
+void ring(ProgramWriter& w, const ParallelSpec& p, const topologies::Network& net, double first, double step,
+          double kv_bytes) {
+  if (p.cp == 1) return w.compute(first);
+  const CollectiveTime hop = net.cost(Collective::send_recv, GroupDim::cp, kv_bytes);
+  for (int i = 1; i < p.cp; ++i) {
+    w.comm(hop, TaskKind::cp_comm, false, i == 1 ? 1 : 0);
+    w.compute(i == 1 ? first : step);
+  }
+  w.compute(step);
+}
+
+UnitProgram dense_block(const ParallelSpec& p, const StepCosts& c, const topologies::Network& net, const TpComms& x) {
+  const bool tp = p.tp > 1, sp = tp && p.sequence_parallel, ov = p.tp_comm_overlap;
+  const auto& F = c.part_fwd;
+  const auto& B = c.part_bwd;
+  ProgramWriter f;
+  f.compute(part(F, norm_attn));
+  if (sp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
+  f.compute(part(F, qkv));
+  ring(f, p, net, part(F, core), c.ring_step_fwd.time_s, c.kv_chunk_bytes);
+  if (ov) f.split();  // the output collective overlaps the GEMM that produces it
+  f.compute(part(F, attn_out));
+  if (tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
+  f.compute(part(F, norm_mlp));
+  if (sp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
+  if (ov) f.split();
+  f.compute(part(F, mlp));
+  if (tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
+  // Backward: the input-gradient collective of a column-parallel GEMM overlaps its wgrad.
+  ProgramWriter b;
+  if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
+  b.compute(part(B, mlp));
+  if (tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
+  b.compute(part(B, mlp_up_wgrad));
+  b.compute(part(B, norm_mlp));
+  if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
+  b.compute(part(B, attn_out));
+  ring(b, p, net, part(B, core), c.ring_step_bwd.time_s, 2 * c.kv_chunk_bytes);  // K/V and dK/dV
+  b.compute(part(B, qkv));
+  if (tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
+  b.compute(part(B, qkv_wgrad));
+  b.compute(part(B, norm_attn));
+  return {f.take(), b.take()};
+}
+
+}  // namespace
+
+BlockProgram dense_block_program(const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,
+                                 const topologies::Network& net) {
+  const bool tp = p.tp > 1, sp = tp && p.sequence_parallel;
+  const double act = c.activation_bytes;
+  TpComms x;
+  if (sp) x.ag = net.cost(Collective::all_gather, GroupDim::tp, act);
+  if (tp) x.out = net.cost(sp ? Collective::reduce_scatter : Collective::all_reduce, GroupDim::tp, act);
+  BlockProgram prog;
+  prog.blocks.push_back(dense_block(p, c, net, x));
+  if (t.recompute == Recompute::selective) prog.selective_recompute_s = c.layer_recompute.time_s;
+  // Embedding: vocab-parallel lookup, then all-reduce (reduce-scatter with SP) of the output.
+  ProgramWriter ef, eb, hf, hb;
+  ef.compute(c.embed_fwd.time_s);
+  if (tp) ef.comm(x.out, TaskKind::tp_comm, true, 1);
+  if (sp) eb.comm(x.ag, TaskKind::tp_comm, true, 1);
+  eb.compute(c.embed_bwd.time_s);
+  // Head: the column-parallel LM head needs the full sequence (all-gather with SP); its input
+  // gradient is all-reduced (reduce-scattered with SP).
+  if (sp) hf.comm(x.ag, TaskKind::tp_comm, true, 1);
+  hf.compute(c.head_fwd.time_s);
+  hb.compute(c.head_bwd.time_s);
+  if (tp) hb.comm(x.out, TaskKind::tp_comm, true, 1);
+  prog.embedding = {ef.take(), eb.take()};
+  prog.head = {hf.take(), hb.take()};
+  return prog;
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,75 @@
+#pragma once
+// The block program: what each unit of the model (a Transformer block, the embedding, the LM
+// head) runs in a forward and a backward pass, in order, as data: compute pieces and the
+// transfers between them, each transfer costed on the scenario's network. The step builder
+// replays these lists; it knows nothing about which GEMM or collective they stand for. A new
+// kind of block (MoE: router, dispatch all-to-all, grouped expert GEMMs, combine; a
+// sliding-window layer) is another UnitProgram and an entry in `block_kind`.
+#include <cstdint>
+#include <vector>
+
+#include "models/layer_ops.hpp"
+#include "models/training_spec.hpp"
+#include "topologies/network.hpp"
+
+namespace clustersim::models {
+
+enum class TaskKind : std::int32_t {
+  forward, backward, recompute, optimizer, dp_grad_reduce, dp_param_gather, sync,
+  tp_comm, cp_comm, pp_send
+};
+const char* name(TaskKind k);
+
+/// One step of a pass: a compute piece, or a transfer between pieces.
+struct ProgramItem {
+  bool comm = false;
+  double seconds = 0;                  ///< compute time, or the transfer's isolated time
+  TaskKind kind = TaskKind::tp_comm;   ///< comm: its communication class (tp_comm, cp_comm)
+  topologies::CollectiveTime cost;     ///< comm: its phases on the network
+  /// Next compute waits for this comm; otherwise it overlaps the next compute and the compute
+  /// after that waits.
+  bool wait_now = true;
+  /// Starts when the last compute ends; otherwise when the compute before it ends (overlapped
+  /// with the producing GEMM, as TE's userbuffers do) — or, for a CP ring step, right after the
+  /// previous transfer on its stream.
+  int start_after = 1;  // 1: last compute, 2: the compute before it, 0: stream order only
+  bool sealed = false;  ///< compute: later compute pieces must not merge into it
+};
+using Program = std::vector<ProgramItem>;
+
+/// Appends items, merging consecutive compute pieces unless a transfer must overlap one.
+class ProgramWriter {
+ public:
+  void compute(double s);
+  void comm(const topologies::CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after);
+  /// The next compute starts a task of its own.
+  void split() { seal_next_ = true; }
+  Program take() { return std::move(items_); }
+
+ private:
+  Program items_;
+  bool seal_next_ = false;
+};
+
+struct UnitProgram {
+  Program forward, backward;
+};
+
+struct BlockProgram {
+  std::vector<UnitProgram> blocks;  ///< by block kind (one kind today: the dense block)
+  std::vector<int> block_kind;      ///< by layer; empty: every layer is blocks[0]
+  UnitProgram embedding, head;
+  double selective_recompute_s = 0;  ///< per block, before its backward (Recompute::selective)
+  const UnitProgram& block(int layer) const {
+    return blocks[block_kind.empty() ? 0 : static_cast<std::size_t>(block_kind[static_cast<std::size_t>(layer)])];
+  }
+};
+
+/// The programs of a dense Transformer under `p` (Megatron: TP all-reduce after the
+/// row-parallel attention output and MLP down projections, before the column-parallel QKV and
+/// MLP up in backward; with SP all-gather before and reduce-scatter after; CP ring steps around
+/// the attention core).
+BlockProgram dense_block_program(const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,
+                                 const topologies::Network& net);
+
+}  // namespace clustersim::models
