@@ -9,6 +9,7 @@
 #include "scenarios/quantity.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_table.hpp"
+#include "tools/html_report.hpp"
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
@@ -30,7 +31,7 @@ struct PlanArgs {
   int gpu_step = 0;
   std::vector<std::string> fixes;
   bool json = false;
-  std::string csv;
+  std::string csv, html;
   std::size_t top = 10;
   int threads = 0;
   bool no_progress = false;
@@ -55,6 +56,24 @@ double parse_count(const std::string& text, const std::string& option) {
   return *v;
 }
 
+// --html: GPU-hours (or cost) against days for every simulated plan, with the Pareto front, and
+// the tables the terminal prints.
+void write_plan_html(const PlanArgs& a, const studies::PlanResult& res, const std::vector<std::string>& plan_columns) {
+  StudyHtml page(fmt::format("plan: {} on {:.4g} tokens within {:g} days", a.model, res.tokens, a.days), res.header,
+                 plan_columns, "gpu_hours", false);
+  page.add_note(fmt::format("hardware {}; seq {}, global batch {}; {} plans: {} simulated, {} skipped by the bound, {} out "
+                            "of memory, {} invalid", a.hardware, a.seq_len, res.global_batch, res.stats.evaluated,
+                            res.stats.ok, res.stats.pruned, res.stats.out_of_memory, res.stats.invalid + res.stats.errors));
+  for (const auto& row : res.all_rows) page.offer(row);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : res.cheapest) rows.push_back(c.cells);
+  page.add_table(fmt::format("cheapest plans meeting {:g} days", a.days), rows);
+  rows.clear();
+  for (const auto& c : res.fastest_per_gpu_count) rows.push_back(c.cells);
+  page.add_table("fastest plan per GPU count", rows);
+  write_file_atomically(a.html, page.render());
+}
+
 int run_plan_command(const PlanArgs& a) {
   studies::PlanRequest req;
   req.model = a.model;
@@ -69,7 +88,7 @@ int run_plan_command(const PlanArgs& a) {
   req.fixes = a.fixes;
   req.top = a.top;
   req.threads = a.threads;
-  req.keep_all_rows = !a.csv.empty();
+  req.keep_all_rows = !a.csv.empty() || !a.html.empty();
   const bool progress = !a.no_progress && stderr_is_terminal();
   std::optional<OutputFile> csv;
   if (!a.csv.empty()) csv.emplace(a.csv);
@@ -143,6 +162,7 @@ int run_plan_command(const PlanArgs& a) {
       for (const auto& [n, reason] : common) fmt::print("  {} like: {}\n", n, reason);
     }
   }
+  if (!a.html.empty()) write_plan_html(a, res, plan_columns);
   if (csv) csv->commit();
   return meeting.empty() ? 3 : 0;
 }
@@ -165,6 +185,7 @@ Subcommand add_plan_command(CLI::App& app) {
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_flag("--json", args->json, "print one JSON object");
   c->add_option("--csv", args->csv, "write every plan evaluated to this CSV file");
+  c->add_option("--html", args->html, "write a self-contained HTML report: days vs cost with the Pareto front, the tables");
   c->add_option("--top", args->top, "how many cheapest plans to list")->capture_default_str();
   c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();
   c->add_flag("--no-progress", args->no_progress, "never draw the progress bar");
