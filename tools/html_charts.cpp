@@ -21,8 +21,16 @@ std::vector<double> nice_ticks(double lo, double hi, int n) {
   const double raw = (hi - lo) / n, mag = std::pow(10.0, std::floor(std::log10(raw)));
   const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
   std::vector<double> t;
-  for (double v = std::floor(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+  const long first = std::lround(std::floor(lo / step)), last = std::lround(std::ceil(hi / step - 1e-9));
+  for (long i = first; i <= last; ++i) t.push_back(double(i) * step);
   return t;
+}
+
+// A tick label: 4 significant digits, thousands as k and millions as M (never e-notation).
+std::string tick_label(double v) {
+  if (std::abs(v) >= 1e6) return fmt::format("{:.4g} M", v / 1e6);
+  if (std::abs(v) >= 1e4) return fmt::format("{:.4g} k", v / 1e3);
+  return fmt::format("{:.4g}", v);
 }
 
 std::string legend_item(double x, double y, const char* color, const std::string& label) {
@@ -175,12 +183,12 @@ std::string scatter_svg(const ScatterSpec& spec) {
                   fmt::format("<text x=\"{}\" y=\"20\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", left, svg_escape(spec.title));
   for (double t : yt)
     o += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" "
-                     "text-anchor=\"end\" fill=\"#555\">{5:.4g}</text>\n", left, Y(t), left + plot_w, left - 6, Y(t) + 4, t);
+                     "text-anchor=\"end\" fill=\"#555\">{5}</text>\n", left, Y(t), left + plot_w, left - 6, Y(t) + 4, tick_label(t));
   for (std::size_t i = 0; i < (cat ? spec.x_categories.size() : xt.size()); ++i) {
     const double v = cat ? double(i) : xt[i];
     o += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0:.1f}\" y=\"{3}\" "
                      "text-anchor=\"middle\" fill=\"#555\">{4}</text>\n", X(v), top, top + plot_h, top + plot_h + 16,
-                     cat ? svg_escape(spec.x_categories[i]) : fmt::format("{:.4g}", v));
+                     cat ? svg_escape(spec.x_categories[i]) : tick_label(v));
   }
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", left + plot_w / 2, height - 12, svg_escape(spec.x_label));
   o += fmt::format("<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {0})\">{1}</text>\n", top + plot_h / 2,
@@ -188,6 +196,10 @@ std::string scatter_svg(const ScatterSpec& spec) {
   for (const auto& p : spec.points)
     o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"#4c78a8\" fill-opacity=\"0.45\"><title>{}</title></circle>\n",
                      X(p.x), Y(p.y), svg_escape(p.tip));
+  if (!spec.x_marker_label.empty() && spec.x_marker >= x0 && spec.x_marker <= x1)
+    o += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#888\" stroke-dasharray=\"6 4\"/>"
+                     "<text x=\"{3:.1f}\" y=\"{4}\" fill=\"#555\">{5}</text>\n",
+                     X(spec.x_marker), top, top + plot_h, X(spec.x_marker) + 4, top + 14, svg_escape(spec.x_marker_label));
   std::string path;
   for (std::size_t i : spec.front) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", X(spec.points[i].x), Y(spec.points[i].y));
   if (!path.empty()) o += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#e45756\" stroke-width=\"1.5\"/>\n", path);

@@ -29,6 +29,8 @@ struct ScatterSpec {
   std::vector<std::string> x_categories;  ///< non-empty: x is an index into these labels
   std::vector<std::size_t> front;         ///< indices into points, joined in x order
   std::string front_label;                ///< legend text of the front
+  double x_marker = 0;                    ///< a dashed vertical line (e.g. the deadline) when labelled
+  std::string x_marker_label;
 };
 
 std::string scatter_svg(const ScatterSpec& spec);

@@ -17,7 +17,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr const char* kStyle = R"(body{font-family:sans-serif;margin:24px auto;max-width:1280px;color:#222}
 h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc;padding-bottom:3px}
 p.sub{color:#555;margin-top:0}table{border-collapse:collapse;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f4f4f4}td.l,th.l{text-align:left}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}td{white-space:nowrap}th{background:#f4f4f4}td.l,th.l{text-align:left}
 table.kv th{text-align:left}pre{font-size:12px;background:#f8f8f8;padding:8px;overflow-x:auto}
 svg{display:block;margin:8px 0}.note{color:#555;font-size:13px}.bad{color:#b00;font-weight:bold}
 )";

@@ -29,6 +29,8 @@ class StudyHtml {
   StudyHtml(std::string title, std::vector<std::string> header, std::vector<std::string> config_columns,
             std::string metric, bool higher_is_better);
   void add_note(const std::string& text);
+  /// A dashed vertical line on the cost-against-days chart (the plan's deadline).
+  void mark_x(double days, const std::string& label);
   /// Every row may be offered; only rows with status "ok" are kept.
   void offer(const std::vector<std::string>& cells);
   /// A ranked table (best first) under `caption`.
@@ -47,6 +49,8 @@ class StudyHtml {
   std::vector<std::string> header_, config_columns_, notes_;
   std::string metric_;
   bool higher_is_better_;
+  double marker_x_ = 0;
+  std::string marker_label_;
   std::vector<Kept> kept_;
   std::string tables_;
 };

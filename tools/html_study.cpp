@@ -31,7 +31,7 @@ const MetricColumn kMetrics[] = {
     {"mfu", "MFU", [](double v) { return fmt::format("{:.1f} %", 100 * v); }},
     {"step_time_s", "step time (s)", [](double v) { return fmt::format("{:.4g}", v); }},
     {"days_to_train", "days", [](double v) { return fmt::format("{:.2f}", v); }},
-    {"gpu_hours", "GPU-hours", [](double v) { return fmt::format("{:.4g}", v); }},
+    {"gpu_hours", "GPU-hours", [](double v) { return v >= 1e4 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v); }},
     {"cost_usd", "cost (USD)", [](double v) { return fmt::format("{:.0f}", v); }},
     {"peak_memory_bytes", "memory (GiB)", [](double v) { return fmt::format("{:.1f}", v / kGiB); }},
 };
@@ -49,6 +49,8 @@ StudyHtml::StudyHtml(std::string title, std::vector<std::string> header, std::ve
       metric_(std::move(metric)), higher_is_better_(higher_is_better) {}
 
 void StudyHtml::add_note(const std::string& text) { notes_.push_back(text); }
+
+void StudyHtml::mark_x(double x, const std::string& label) { marker_x_ = x, marker_label_ = label; }
 
 void StudyHtml::offer(const std::vector<std::string>& cells) {
   if (cell_or_blank(header_, cells, "status") != "ok") return;
@@ -73,6 +75,7 @@ ScatterSpec StudyHtml::chart() const {
     for (const auto& k : kept_)
       if (k.has_days) s.points.push_back({k.days, cost ? k.cost : k.gpu_hours, fmt::format("{}: {:.2f} days, {:.4g} {}", k.tip, k.days, cost ? k.cost : k.gpu_hours, s.y_label)});
     s.front = pareto_front_min_min(s.points);
+    s.x_marker = marker_x_, s.x_marker_label = marker_label_;
     s.front_label = "Pareto front (no plan is both faster and cheaper)";
     return s;
   }
@@ -102,7 +105,9 @@ void StudyHtml::add_table(const std::string& caption, const std::vector<std::vec
     return;
   }
   o += "<table class=\"best\"><tr><th>#</th>";
-  for (const auto& c : config_columns_) o += fmt::format("<th class=\"l\">{}</th>", svg_escape(c));
+  // Headings without the section ("parallelism.tp" → "tp"); the full key is the hover text.
+  for (const auto& c : config_columns_)
+    o += fmt::format("<th class=\"l\" title=\"{}\">{}</th>", svg_escape_attribute(c), svg_escape(c.substr(c.rfind('.') + 1)));
   for (const auto& m : kMetrics)
     if (studies::column_of(header_, m.key)) o += fmt::format("<th>{}</th>", m.heading);
   o += "</tr>\n";

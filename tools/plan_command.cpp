@@ -64,6 +64,7 @@ void write_plan_html(const PlanArgs& a, const studies::PlanResult& res, const st
   page.add_note(fmt::format("hardware {}; seq {}, global batch {}; {} plans: {} simulated, {} skipped by the bound, {} out "
                             "of memory, {} invalid", a.hardware, a.seq_len, res.global_batch, res.stats.evaluated,
                             res.stats.ok, res.stats.pruned, res.stats.out_of_memory, res.stats.invalid + res.stats.errors));
+  page.mark_x(a.days, fmt::format("deadline {:g} days", a.days));
   for (const auto& row : res.all_rows) page.offer(row);
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : res.cheapest) rows.push_back(c.cells);
