@@ -177,3 +177,22 @@ TEST_CASE("clustersim run / sweep --html write a well-formed file", "[tools][htm
   CHECK(count(b.str(), "<td data-key=\"mfu\"") == 2);
   CHECK(b.str().find("3 configurations (shard 0/1 of 3): 2 ok, 1 out of memory, 0 invalid") != std::string::npos);
 }
+
+TEST_CASE("clustersim plan --html: the deadline among the plans, the front and both tables", "[tools][html]") {
+  const std::string out = "/tmp/clustersim_test_plan.html";
+  std::remove(out.c_str());
+  const auto r = testing::run_command(kBin + " plan --model llama2-7b --tokens 1e9 --days 0.3 --max-gpus 8 --gpu-step 2 --global-batch 16 "
+                                      "--seq-len 2048 --threads 1 --no-progress --html " + out + " >/dev/null 2>&1");
+  REQUIRE(r.exit_code == 0);
+  std::stringstream s;
+  s << std::ifstream(out).rdbuf();
+  const std::string html = s.str();
+  CHECK(well_formed(html).empty());
+  CHECK(html.find("GPU-hours against days to train") != std::string::npos);
+  CHECK(html.find(">deadline 0.3 days<") != std::string::npos);
+  // 2, 4 and 8 GPUs take about 0.5, 0.25 and 0.12 days for 1e9 tokens: the deadline splits them.
+  CHECK(count(html, "class=\"front\"") >= 2);
+  CHECK(html.find("<h2>cheapest plans meeting 0.3 days</h2>") != std::string::npos);
+  CHECK(html.find("<h2>fastest plan per GPU count</h2>") != std::string::npos);
+  CHECK(html.find("http") == std::string::npos);
+}
