@@ -160,6 +160,7 @@ std::string timeline_svg(const std::vector<models::TimelineEntry>& timeline) {
   double x = left;
   for (TaskKind k : {TaskKind::forward, TaskKind::backward, TaskKind::recompute, TaskKind::optimizer, TaskKind::dp_grad_reduce,
                      TaskKind::dp_param_gather, TaskKind::sync, TaskKind::tp_comm, TaskKind::cp_comm, TaskKind::pp_send}) {
+    if (std::none_of(timeline.begin(), timeline.end(), [k](const models::TimelineEntry& e) { return e.kind == k; })) continue;
     o += legend_item(x, 10, kind_color(k), models::name(k));
     x += 30 + 7.0 * std::string(models::name(k)).size();  // 12 px sans-serif is about 7 px a character
   }
