@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "tools/svg.hpp"
@@ -194,9 +195,12 @@ std::string scatter_svg(const ScatterSpec& spec) {
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", left + plot_w / 2, height - 12, svg_escape(spec.x_label));
   o += fmt::format("<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {0})\">{1}</text>\n", top + plot_h / 2,
                    svg_escape(spec.y_label));
-  for (const auto& p : spec.points)
+  std::set<std::pair<long, long>> drawn;  // one circle per pixel: a 10^5-point sweep stays a small file
+  for (const auto& p : spec.points) {
+    if (!drawn.emplace(std::lround(X(p.x)), std::lround(Y(p.y))).second) continue;
     o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"#4c78a8\" fill-opacity=\"0.45\"><title>{}</title></circle>\n",
                      X(p.x), Y(p.y), svg_escape(p.tip));
+  }
   if (!spec.x_marker_label.empty() && spec.x_marker >= x0 && spec.x_marker <= x1)
     o += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#888\" stroke-dasharray=\"6 4\"/>"
                      "<text x=\"{3:.1f}\" y=\"{4}\" fill=\"#555\">{5}</text>\n",
