@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "scenarios/simulate.hpp"
 #include "tools/output_file.hpp"
 #include "tools/explain_report.hpp"
+#include "tools/html_report.hpp"
 #include "tools/mfu_command.hpp"
 #include "tools/collective_command.hpp"
 #include "tools/report.hpp"
@@ -37,6 +39,7 @@ struct RunOptions {
   bool explain = false;
   std::string plot;
   std::string trace;
+  std::string html;
   int monte_carlo = 0;
   std::uint64_t seed = 1;
 };
@@ -45,17 +48,20 @@ int run_command(const RunOptions& opt) {
   using namespace clustersim;
   const scenarios::Scenario sc = scenarios::load_scenario_file(opt.scenario, opt.sets);
   scenarios::Report report = scenarios::simulate(sc);
-  if (!opt.trace.empty()) {
+  std::vector<models::TimelineEntry> timeline;
+  if (!opt.trace.empty() || !opt.html.empty()) {
     // The timeline is the same step simulated kernel by kernel (one task per kernel group and
     // transfer); the report stays the merged-pass simulation every other command uses.
-    std::vector<models::TimelineEntry> timeline;
     scenarios::simulate(sc, &timeline);
-    tools::write_file_atomically(opt.trace, tools::chrome_trace(timeline, sc.name));
+    if (!opt.trace.empty()) tools::write_file_atomically(opt.trace, tools::chrome_trace(timeline, sc.name));
   }
   if (opt.monte_carlo > 0) scenarios::add_monte_carlo(report, opt.monte_carlo, opt.seed);
+  std::optional<scenarios::Explanation> explained;
+  if (opt.explain || !opt.html.empty()) explained = scenarios::explain(sc, report);
+  if (!opt.html.empty()) tools::write_file_atomically(opt.html, tools::run_html(report, *explained, timeline));
   std::string out;
   if (opt.explain) {
-    const scenarios::Explanation ex = scenarios::explain(sc, report);
+    const scenarios::Explanation& ex = *explained;
     out = opt.json ? tools::format_json(report, {{"explain", tools::format_explain_json(ex, report)}})
                    : tools::format_text(report) + tools::format_explain_text(ex, report);
     if (!opt.plot.empty()) tools::write_file_atomically(opt.plot, tools::waterfall_svg(ex, report));
@@ -133,6 +139,7 @@ int main(int argc, char** argv) {
   auto* plot = run->add_option("--plot", ro.plot, "with --explain: write the waterfall as an SVG chart");
   plot->needs(run->get_option("--explain"));
   run->add_option("--trace", ro.trace, "write the simulated step as Chrome trace JSON (open in Perfetto)");
+  run->add_option("--html", ro.html, "write a self-contained HTML report (summary, waterfall, memory, timeline, roofline)");
   run->add_option("--monte-carlo", ro.monte_carlo, "replay the whole run N times with random failure times")
       ->check(CLI::Range(0, 1000000));
   run->add_option("--seed", ro.seed, "random seed for --monte-carlo (same seed, same output)");

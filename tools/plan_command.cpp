@@ -9,6 +9,7 @@
 #include "scenarios/quantity.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_table.hpp"
+#include "tools/html_report.hpp"
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
@@ -30,7 +31,7 @@ struct PlanArgs {
   int gpu_step = 0;
   std::vector<std::string> fixes;
   bool json = false;
-  std::string csv;
+  std::string csv, html;
   std::size_t top = 10;
   int threads = 0;
   bool no_progress = false;
@@ -55,6 +56,95 @@ double parse_count(const std::string& text, const std::string& option) {
   return *v;
 }
 
+// The columns of a plan in the tables and the JSON, besides its figures.
+const std::vector<std::string>& plan_columns() {
+  static const std::vector<std::string> columns = {"hardware", "cluster.gpus", "parallelism.tp", "parallelism.pp",
+                                                   "parallelism.cp", "dp", "parallelism.vpp", "training.micro_batch",
+                                                   "parallelism.zero_stage", "training.recompute"};
+  return columns;
+}
+
+void print_plan_json(const PlanArgs& a, const studies::PlanResult& res) {
+  const auto& stats = res.stats;
+  const auto& header = res.header;
+  const auto& meeting = res.cheapest;
+  const auto& fastest = res.fastest_per_gpu_count;
+  const auto& common = res.common_rejections;
+  const double tokens = res.tokens;
+  const int global_batch = res.global_batch;
+  auto row_json = [&](const studies::PlanCandidate& c) {
+    std::string o = "{";
+    for (const auto& col : plan_columns())
+      o += fmt::format("{}: {}, ", json_quote(col), json_scalar(c.cells[*column_of(header, col)]));
+    for (const char* k : {"mfu", "step_time_s", "days_to_train", "gpu_hours", "cost_usd", "peak_memory_bytes"})
+      o += fmt::format("{}: {}{}", json_quote(k), json_scalar(c.cells[*column_of(header, k)]),
+                       std::string(k) == "peak_memory_bytes" ? "" : ", ");
+    return o + "}";
+  };
+  std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
+                              "  \"global_batch\": {},\n  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n"
+                              "  \"cheapest\": [",
+                              json_quote(a.model), tokens, a.days, a.seq_len, global_batch, stats.evaluated, stats.ok,
+                              stats.pruned);
+  for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
+  o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
+  std::size_t i = 0;
+  for (const auto& c : fastest) o += (i++ ? ",\n    " : "\n    ") + row_json(c);
+  o += fastest.empty() ? "],\n  \"common_rejections\": [" : "\n  ],\n  \"common_rejections\": [";
+  for (std::size_t j = 0; j < common.size(); ++j)
+    o += fmt::format("{}{{\"count\": {}, \"reason\": {}}}", j ? ",\n    " : "\n    ", common[j].first, json_quote(common[j].second));
+  o += common.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  fmt::print("{}", o);
+}
+
+void print_plan_text(const PlanArgs& a, const studies::PlanResult& res) {
+  const auto& stats = res.stats;
+  const auto& header = res.header;
+  const auto& meeting = res.cheapest;
+  const auto& fastest = res.fastest_per_gpu_count;
+  const auto& common = res.common_rejections;
+  const double tokens = res.tokens;
+  const int global_batch = res.global_batch;
+  fmt::print("plan: {} on {:.4g} tokens within {:g} days; seq {}, global batch {} ({:.3g} M tokens/step); hardware {}\n",
+             a.model, tokens, a.days, a.seq_len, global_batch, double(global_batch) * a.seq_len / 1e6, a.hardware);
+  fmt::print("searched {} cluster sizes from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
+             "(could not win: bound on their step time), {} out of memory, {} invalid\n",
+             res.sizes.size(), res.lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
+             stats.invalid + stats.errors);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : meeting) rows.push_back(c.cells);
+  if (rows.empty()) fmt::print("\nno plan meets {:g} days\n", a.days);
+  else fmt::print("\ncheapest plans meeting {:g} days{}:\n{}", a.days,
+                  a.cost_per_gpu_hour > 0 ? fmt::format(" at ${}/GPU-hour", a.cost_per_gpu_hour) : " (by GPU-hours)",
+                  format_top_table(header, plan_columns(), rows));
+  rows.clear();
+  for (const auto& c : fastest) rows.push_back(c.cells);
+  if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, plan_columns(), rows));
+  if (!common.empty()) {
+    fmt::print("\nmost common reasons plans were rejected:\n");
+    for (const auto& [n, reason] : common) fmt::print("  {} like: {}\n", n, reason);
+  }
+}
+
+// --html: GPU-hours (or cost) against days for every simulated plan, with the Pareto front, and
+// the tables the terminal prints.
+void write_plan_html(const PlanArgs& a, const studies::PlanResult& res) {
+  StudyHtml page(fmt::format("plan: {} on {:.4g} tokens within {:g} days", a.model, res.tokens, a.days), res.header,
+                 plan_columns(), "gpu_hours", false);
+  page.add_note(fmt::format("hardware {}; seq {}, global batch {}; {} plans: {} simulated, {} skipped by the bound, {} out "
+                            "of memory, {} invalid", a.hardware, a.seq_len, res.global_batch, res.stats.evaluated,
+                            res.stats.ok, res.stats.pruned, res.stats.out_of_memory, res.stats.invalid + res.stats.errors));
+  page.mark_x(a.days, fmt::format("deadline {:g} days", a.days));
+  for (const auto& row : res.all_rows) page.offer(row);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : res.cheapest) rows.push_back(c.cells);
+  page.add_table(fmt::format("cheapest plans meeting {:g} days", a.days), rows);
+  rows.clear();
+  for (const auto& c : res.fastest_per_gpu_count) rows.push_back(c.cells);
+  page.add_table("fastest plan per GPU count", rows);
+  write_file_atomically(a.html, page.render());
+}
+
 int run_plan_command(const PlanArgs& a) {
   studies::PlanRequest req;
   req.model = a.model;
@@ -69,7 +159,7 @@ int run_plan_command(const PlanArgs& a) {
   req.fixes = a.fixes;
   req.top = a.top;
   req.threads = a.threads;
-  req.keep_all_rows = !a.csv.empty();
+  req.keep_all_rows = !a.csv.empty() || !a.html.empty();
   const bool progress = !a.no_progress && stderr_is_terminal();
   std::optional<OutputFile> csv;
   if (!a.csv.empty()) csv.emplace(a.csv);
@@ -85,66 +175,13 @@ int run_plan_command(const PlanArgs& a) {
     csv->stream() << csv_line(res.header);
     for (const auto& row : res.all_rows) csv->stream() << csv_line(row);
   }
-  const auto& stats = res.stats;
-  const auto& header = res.header;
-  const auto& meeting = res.cheapest;
-  const auto& fastest = res.fastest_per_gpu_count;
-  const auto& common = res.common_rejections;
-  const double tokens = res.tokens;
-  const int global_batch = res.global_batch;
-  fmt::print(stderr, "plan: {} plans in {:.2f} s on {} threads: {} simulated, {} skipped by the bound\n", stats.evaluated,
-             stats.wall_s, stats.threads, stats.ok, stats.pruned);
-
-  const std::vector<std::string> plan_columns = {"hardware", "cluster.gpus", "parallelism.tp", "parallelism.pp",
-                                                 "parallelism.cp", "dp", "parallelism.vpp", "training.micro_batch",
-                                                 "parallelism.zero_stage", "training.recompute"};
-  if (a.json) {
-    auto row_json = [&](const studies::PlanCandidate& c) {
-      std::string o = "{";
-      for (const auto& col : plan_columns)
-        o += fmt::format("{}: {}, ", json_quote(col), json_scalar(c.cells[*column_of(header, col)]));
-      for (const char* k : {"mfu", "step_time_s", "days_to_train", "gpu_hours", "cost_usd", "peak_memory_bytes"})
-        o += fmt::format("{}: {}{}", json_quote(k), json_scalar(c.cells[*column_of(header, k)]),
-                         std::string(k) == "peak_memory_bytes" ? "" : ", ");
-      return o + "}";
-    };
-    std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
-                                "  \"global_batch\": {},\n  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n"
-                                "  \"cheapest\": [",
-                                json_quote(a.model), tokens, a.days, a.seq_len, global_batch, stats.evaluated, stats.ok,
-                                stats.pruned);
-    for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
-    o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
-    std::size_t i = 0;
-    for (const auto& c : fastest) o += (i++ ? ",\n    " : "\n    ") + row_json(c);
-    o += fastest.empty() ? "],\n  \"common_rejections\": [" : "\n  ],\n  \"common_rejections\": [";
-    for (std::size_t j = 0; j < common.size(); ++j)
-      o += fmt::format("{}{{\"count\": {}, \"reason\": {}}}", j ? ",\n    " : "\n    ", common[j].first, json_quote(common[j].second));
-    o += common.empty() ? "]\n}\n" : "\n  ]\n}\n";
-    fmt::print("{}", o);
-  } else {
-    fmt::print("plan: {} on {:.4g} tokens within {:g} days; seq {}, global batch {} ({:.3g} M tokens/step); hardware {}\n",
-               a.model, tokens, a.days, a.seq_len, global_batch, double(global_batch) * a.seq_len / 1e6, a.hardware);
-    fmt::print("searched {} cluster sizes from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
-               "(could not win: bound on their step time), {} out of memory, {} invalid\n",
-               res.sizes.size(), res.lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
-               stats.invalid + stats.errors);
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& c : meeting) rows.push_back(c.cells);
-    if (rows.empty()) fmt::print("\nno plan meets {:g} days\n", a.days);
-    else fmt::print("\ncheapest plans meeting {:g} days{}:\n{}", a.days,
-                    a.cost_per_gpu_hour > 0 ? fmt::format(" at ${}/GPU-hour", a.cost_per_gpu_hour) : " (by GPU-hours)",
-                    format_top_table(header, plan_columns, rows));
-    rows.clear();
-    for (const auto& c : fastest) rows.push_back(c.cells);
-    if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, plan_columns, rows));
-    if (!common.empty()) {
-      fmt::print("\nmost common reasons plans were rejected:\n");
-      for (const auto& [n, reason] : common) fmt::print("  {} like: {}\n", n, reason);
-    }
-  }
+  fmt::print(stderr, "plan: {} plans in {:.2f} s on {} threads: {} simulated, {} skipped by the bound\n",
+             res.stats.evaluated, res.stats.wall_s, res.stats.threads, res.stats.ok, res.stats.pruned);
+  if (a.json) print_plan_json(a, res);
+  else print_plan_text(a, res);
+  if (!a.html.empty()) write_plan_html(a, res);
   if (csv) csv->commit();
-  return meeting.empty() ? 3 : 0;
+  return res.cheapest.empty() ? 3 : 0;
 }
 
 }  // namespace
@@ -165,6 +202,7 @@ Subcommand add_plan_command(CLI::App& app) {
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_flag("--json", args->json, "print one JSON object");
   c->add_option("--csv", args->csv, "write every plan evaluated to this CSV file");
+  c->add_option("--html", args->html, "write a self-contained HTML report: days vs cost with the Pareto front, the tables");
   c->add_option("--top", args->top, "how many cheapest plans to list")->capture_default_str();
   c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();
   c->add_flag("--no-progress", args->no_progress, "never draw the progress bar");

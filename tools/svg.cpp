@@ -24,4 +24,16 @@ std::string svg_open(double width, double height) {
 
 std::string svg_close() { return "</svg>\n"; }
 
+std::string svg_escape_attribute(const std::string& s) {
+  std::string o;
+  for (char c : svg_escape(s)) o += c == '"' ? std::string("&quot;") : std::string(1, c);
+  return o;
+}
+
+std::string svg_inline(std::string svg) {
+  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
+  if (const auto at = svg.find(ns); at != std::string::npos) svg.erase(at, ns.size());
+  return svg;
+}
+
 }  // namespace clustersim::tools

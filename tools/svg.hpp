@@ -11,5 +11,10 @@ std::string svg_escape(const std::string& s);
 std::string svg_open(double width, double height);
 /// `</svg>` and a newline.
 std::string svg_close();
+/// Text escaped for a double-quoted attribute (svg_escape plus the quote).
+std::string svg_escape_attribute(const std::string& s);
+/// A standalone chart made embeddable in HTML, where the SVG namespace is implied: drops the
+/// xmlns attribute so that an inline report holds no URL at all.
+std::string svg_inline(std::string svg);
 
 }  // namespace clustersim::tools

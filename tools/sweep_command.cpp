@@ -13,6 +13,7 @@
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
 #include "studies/sweep_engine.hpp"
+#include "tools/html_report.hpp"
 #include "tools/sweep_plot.hpp"
 #include "studies/metrics.hpp"
 #include "studies/sweep_table.hpp"
@@ -28,7 +29,7 @@ struct SweepArgs {
   std::string scenario;
   std::vector<std::string> vary, sets;
   bool auto_parallel = false;
-  std::string csv, jsonl, plot, shard = "0/1", by = "mfu";
+  std::string csv, jsonl, plot, html, shard = "0/1", by = "mfu";
   std::size_t top = 10;
   int threads = 0;
   double cost_per_gpu_hour = 0;
@@ -49,6 +50,17 @@ void reject_unknown_keys(const scenarios::ScenarioTemplate& base, const std::vec
       if (what.find("unknown key") != std::string::npos && what.find(key) != std::string::npos) throw;
     }
   }
+}
+
+// --html: the chart of every ok configuration and the top-k table.
+void write_sweep_html(const SweepArgs& a, const SweepSpace& space, const SweepStats& stats, const TopK& top,
+                      StudyHtml& page) {
+  page.add_note(fmt::format("{} configurations (shard {}/{} of {}): {} ok, {} out of memory, {} invalid", stats.evaluated,
+                            parse_shard(a.shard).index, parse_shard(a.shard).count, space.size(), stats.ok,
+                            stats.out_of_memory, stats.invalid + stats.errors));
+  for (const auto& s : a.sets) page.add_note("--set " + s);
+  page.add_table(fmt::format("top {} by {}", top.rows().size(), name(parse_rank_by(a.by))), top.rows());
+  write_file_atomically(a.html, page.render());
 }
 
 int run_sweep_command(const SweepArgs& a) {
@@ -86,6 +98,8 @@ int run_sweep_command(const SweepArgs& a) {
   if (!a.plot.empty() && (!metric_col || !x_col))
     throw ScenarioError(fmt::format("--plot {}: needs at least one swept key (--vary or --auto-parallel)", a.plot));
   std::vector<SweepPoint> points;
+  std::optional<StudyHtml> page;
+  if (!a.html.empty()) page.emplace("sweep of " + a.scenario, header, space.columns(), metric, by == RankBy::mfu);
   const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
     if (csv) csv->stream() << csv_line(r.cells);
     if (jsonl) jsonl->stream() << r.json << '\n';
@@ -93,10 +107,12 @@ int run_sweep_command(const SweepArgs& a) {
     if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
     if (!a.plot.empty() && r.status == Status::ok && !r.cells[*metric_col].empty())
       points.push_back({r.cells[*x_col], std::stod(r.cells[*metric_col])});
+    if (page) page->offer(r.cells);
   });
   bar.finish();
   if (!a.plot.empty())
     write_file_atomically(a.plot, sweep_plot_svg(points, space.columns().front(), metric, by == RankBy::mfu));
+  if (page) write_sweep_html(a, space, stats, top, *page);
   if (csv) csv->commit();
   if (jsonl) jsonl->commit();
   fmt::print(stderr, "swept {} configurations (shard {}/{} of {}) in {:.2f} s: {:.0f} configurations/s on {} threads\n",
@@ -243,6 +259,7 @@ Subcommand add_sweep_command(CLI::App& app) {
   c->add_option("--csv", args->csv, "write every configuration and its metrics to this CSV file");
   c->add_option("--jsonl", args->jsonl, "write every configuration as one JSON object per line");
   c->add_option("--plot", args->plot, "write the --by metric against the first swept key as an SVG chart");
+  c->add_option("--html", args->html, "write a self-contained HTML report: chart with the Pareto front, top table");
   c->add_option("--top", args->top, "print the best K configurations (0: none)")->capture_default_str();
   c->add_option("--by", args->by, "rank by mfu | step_time | days | cost")->capture_default_str();
   c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();
