@@ -104,34 +104,32 @@ std::string family_of(const std::string& id) {
   return dash == std::string::npos ? id : id.substr(0, dash);
 }
 
-RowScenario row_scenario(const Row& r) {
-  RowScenario out;
-  const std::string id = field(r, "id");
-  const std::string family = family_of(id);
-  const FamilyConventions conv = conventions_for(family);
-  auto assume = [&](std::string what) { out.assumptions.push_back(std::move(what)); };
-  auto fail = [&](std::string why) {
-    out.reason = std::move(why);
-    out.yaml.clear();
-    return out;
-  };
+namespace {
 
+// Quality flags, the hardware profile, the precision, and rows this converter cannot express.
+// False (with out->reason set) when the row cannot be simulated.
+bool screen_row(const Row& r, RowScenario* out, Hardware* hw_out, std::string* precision_out) {
+  auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
+  auto fail = [&](std::string why) {
+    out->reason = std::move(why);
+    return false;
+  };
   // Quality flags (tests/validation/README.md "Caveats"): shown, kept out of headline figures.
   const std::string name = field(r, "model_name");
-  if (contains(name, "proxy")) out.flags.push_back("proxy model with reduced layer count");
-  if (contains(field(r, "notes"), "approximate")) out.flags.push_back("measurement is approximate");
+  if (contains(name, "proxy")) out->flags.push_back("proxy model with reduced layer count");
+  if (contains(field(r, "notes"), "approximate")) out->flags.push_back("measurement is approximate");
 
   if (number(r, "measured_tps_gpu") <= 0) return fail("no measured tokens/s per GPU (measured_tps_gpu blank)");
 
-  const Hardware hw = hardware_for(field(r, "gpu_type"));
+  const Hardware hw = *hw_out = hardware_for(field(r, "gpu_type"));
   if (hw.reason) return fail(hw.reason);
   if (!hw.profile) return fail(fmt::format("no hardware profile for gpu_type '{}'", field(r, "gpu_type")));
   if (hw.assumption) assume(hw.assumption);
-  if (hw.flag) out.flags.push_back(hw.flag);
+  if (hw.flag) out->flags.push_back(hw.flag);
 
   // Precision: Transformer-Engine / torchao style FP8 (GEMMs at the FP8 rate, the rest BF16).
   const std::string prec_text = field(r, "precision");
-  std::string precision = "bf16";
+  std::string& precision = *precision_out = "bf16";
   if (contains(prec_text, "nvfp4")) return fail("NVFP4 training is not simulated yet");
   if (contains(prec_text, "fp8")) {
     precision = "fp8";
@@ -147,10 +145,16 @@ RowScenario row_scenario(const Row& r) {
   if (integer(r, "num_experts") > 1)
     return fail(fmt::format("Mixture-of-Experts row ({} experts): the published-row converter does not express experts yet",
                             integer(r, "num_experts")));
+  return true;
+}
 
+// The model section of the row's YAML; false (with out->reason) when the architecture is incomplete.
+bool model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* layers_out) {
+  auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
+  const std::string name = field(r, "model_name");
   // Architecture.
   const long layers = integer(r, "layers"), hidden = integer(r, "hidden"), heads = integer(r, "heads");
-  if (!layers || !hidden || !heads) return fail("architecture incomplete (layers/hidden/heads blank)");
+  if (!layers || !hidden || !heads) return out->reason = "architecture incomplete (layers/hidden/heads blank)", false;
   long kv_heads = integer(r, "kv_heads");
   if (!kv_heads) kv_heads = heads;
   long ffn = integer(r, "ffn_hidden");
@@ -160,18 +164,17 @@ RowScenario row_scenario(const Row& r) {
   const bool llama = contains(name, "llama");
   const bool rope = llama || contains(name, "nemotron");
   const bool tied = !llama && !contains(name, "nemotron");  // GPT (Megatron) and MPT tie them
-  const long seq = integer(r, "seq_len");
-  if (!seq) return fail("seq_len blank");
+  *layers_out = layers;
+  *yaml = fmt::format("model:\n  name: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  ffn_hidden: {}\n"
+                      "  vocab: {}\n  activation: {}\n  position: {}\n  tied_embeddings: {}\n",
+                      yaml_quote(name), layers, hidden, heads, kv_heads, ffn, vocab, llama ? "swiglu" : "gelu",
+                      rope ? "rope" : "learned", tied ? "true" : "false");
+  return true;
+}
 
-  // Layout.
-  const long gpus = integer(r, "num_gpus");
-  if (!gpus) return fail("num_gpus blank");
-  long tp = integer(r, "tp"), pp = integer(r, "pp"), cp = integer(r, "cp");
-  if (!tp && !pp && field(r, "dp").empty()) return fail("parallel layout (tp/pp/dp) not published");
-  if (!tp) tp = 1, assume("tp blank: 1");
-  if (!pp) pp = 1;
-  if (!cp) cp = 1;
-  const long vpp = integer(r, "vpp");
+// ZeRO stage from the row's optimizer-sharding text, else the family's stack default.
+int zero_stage_of(const Row& r, const FamilyConventions& conv, RowScenario* out) {
+  auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   // The column's name differs between the published CSVs.
   std::string zero_text = field(r, "zero_stage_fsdp");
   for (const char* alt : {"zero_or_fsdp", "zero_or_dist_opt"})
@@ -182,12 +185,13 @@ RowScenario row_scenario(const Row& r) {
   else if (contains(zero_text, "distributed optimizer")) zero = 1;
   else if (contains(zero_text, "none")) zero = 0;
   else if (zero_text.empty() && zero > 0) assume(fmt::format("optimizer sharding not stated: ZeRO-{} (stack default)", zero));
+  return zero;
+}
 
-  // Batch.
-  const long global_batch = integer(r, "global_batch");
-  if (!global_batch) return fail("global_batch not published");
+// Sequences per micro-batch: as published, torchtitan's pp split, or the whole local batch.
+long micro_batch_of(const Row& r, const std::string& family, long pp, long dp, long global_batch, RowScenario* out) {
+  auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   long micro = integer(r, "micro_batch");
-  const long dp = gpus / std::max(1L, tp * pp * cp);
   if (family == "TORCHTITAN" && pp > 1 && micro % pp == 0 && contains(field(r, "notes"), "before pp microbatching")) {
     // torchtitan splits a rank's local batch into pipeline_parallel_microbatches micro-batches,
     // which defaults to the number of pipeline stages (torchtitan config help, Dec 2024).
@@ -203,37 +207,15 @@ RowScenario row_scenario(const Row& r) {
       assume("micro_batch not stated: 1");
     }
   }
-  std::string recompute = conv.recompute;
-  const std::string rc = field(r, "recompute");
-  if (contains(rc, "full")) recompute = "full";
-  else if (contains(rc, "selective")) recompute = "selective";
-  else if (contains(rc, "none")) recompute = "none";
-  else assume(fmt::format("recompute not stated: {}", recompute));
+  return micro;
+}
 
-  // Eager PyTorch (no torch.compile) where the source says so: IBM's "mode=no-compile", or a
-  // torchtitan techniques list without torch.compile.
-  const std::string other = field(r, "other_metrics");
-  const bool eager = contains(other, "no-compile") ||
-                     (contains(other, "techniques=") && !contains(other, "compile"));
-  if (eager) assume("eager PyTorch (no torch.compile): reference RMSNorm/RoPE/SwiGLU run unfused");
-
+// The parallelism keys after tp, pp, cp, zero_stage and vpp: an uneven pipeline split, sequence
+// parallelism and TP overlap.
+std::string parallelism_extras(const Row& r, const FamilyConventions& conv, long tp, long pp, long vpp, long layers,
+                               RowScenario* out) {
+  auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   std::string y;
-  y += fmt::format("name: {}\n", yaml_quote(id + " " + name));
-  y += fmt::format("model:\n  name: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  ffn_hidden: {}\n"
-                   "  vocab: {}\n  activation: {}\n  position: {}\n  tied_embeddings: {}\n",
-                   yaml_quote(name), layers, hidden, heads, kv_heads, ffn, vocab, llama ? "swiglu" : "gelu",
-                   rope ? "rope" : "learned", tied ? "true" : "false");
-  const units::BytesPerSecond node_bw = stated_node_network_bandwidth(field(r, "hw_notes"));
-  if (node_bw.si() > 0) {
-    // The profile's default topology, with the source's stated scale-out bandwidth over 8 NICs.
-    y += fmt::format("hardware: {}\nnetwork:\n  node:\n    nic_bandwidth: {} GB/s\n    nics_per_node: 8\n", hw.profile,
-                     (node_bw / 8.0).si() / 1e9);
-  } else {
-    y += fmt::format("hardware: {}\n", hw.profile);
-  }
-  y += fmt::format("cluster:\n  gpus: {}\n", gpus);
-  y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
-  if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
   // Megatron's account_for_embedding/loss_in_pipeline_split: the embedding and the loss each
   // take one layer's place, so 126 layers split as 128 over the virtual stages, one fewer on the
   // first and the last (the NeMo Llama-3.1-405B recipes).
@@ -256,6 +238,74 @@ RowScenario row_scenario(const Row& r) {
       assume("TP communication overlapped with GEMMs (stack default, Transformer Engine userbuffers)");
     }
   }
+  return y;
+}
+
+}  // namespace
+
+RowScenario row_scenario(const Row& r) {
+  RowScenario out;
+  const std::string id = field(r, "id");
+  const std::string family = family_of(id);
+  const FamilyConventions conv = conventions_for(family);
+  auto assume = [&](std::string what) { out.assumptions.push_back(std::move(what)); };
+  auto fail = [&](std::string why) {
+    out.reason = std::move(why);
+    out.yaml.clear();
+    return out;
+  };
+  Hardware hw;
+  std::string precision, model;
+  long layers = 0;
+  if (!screen_row(r, &out, &hw, &precision) || !model_yaml(r, &out, &model, &layers)) return fail(out.reason);
+  const long seq = integer(r, "seq_len");
+  if (!seq) return fail("seq_len blank");
+
+  // Layout.
+  const long gpus = integer(r, "num_gpus");
+  if (!gpus) return fail("num_gpus blank");
+  long tp = integer(r, "tp"), pp = integer(r, "pp"), cp = integer(r, "cp");
+  if (!tp && !pp && field(r, "dp").empty()) return fail("parallel layout (tp/pp/dp) not published");
+  if (!tp) tp = 1, assume("tp blank: 1");
+  if (!pp) pp = 1;
+  if (!cp) cp = 1;
+  const long vpp = integer(r, "vpp");
+  const int zero = zero_stage_of(r, conv, &out);
+
+  // Batch.
+  const long global_batch = integer(r, "global_batch");
+  if (!global_batch) return fail("global_batch not published");
+  const long dp = gpus / std::max(1L, tp * pp * cp);
+  const long micro = micro_batch_of(r, family, pp, dp, global_batch, &out);
+  std::string recompute = conv.recompute;
+  const std::string rc = field(r, "recompute");
+  if (contains(rc, "full")) recompute = "full";
+  else if (contains(rc, "selective")) recompute = "selective";
+  else if (contains(rc, "none")) recompute = "none";
+  else assume(fmt::format("recompute not stated: {}", recompute));
+
+  // Eager PyTorch (no torch.compile) where the source says so: IBM's "mode=no-compile", or a
+  // torchtitan techniques list without torch.compile.
+  const std::string other = field(r, "other_metrics");
+  const bool eager = contains(other, "no-compile") ||
+                     (contains(other, "techniques=") && !contains(other, "compile"));
+  if (eager) assume("eager PyTorch (no torch.compile): reference RMSNorm/RoPE/SwiGLU run unfused");
+
+  std::string y;
+  y += fmt::format("name: {}\n", yaml_quote(id + " " + field(r, "model_name")));
+  y += model;
+  const units::BytesPerSecond node_bw = stated_node_network_bandwidth(field(r, "hw_notes"));
+  if (node_bw.si() > 0) {
+    // The profile's default topology, with the source's stated scale-out bandwidth over 8 NICs.
+    y += fmt::format("hardware: {}\nnetwork:\n  node:\n    nic_bandwidth: {} GB/s\n    nics_per_node: 8\n", hw.profile,
+                     (node_bw / 8.0).si() / 1e9);
+  } else {
+    y += fmt::format("hardware: {}\n", hw.profile);
+  }
+  y += fmt::format("cluster:\n  gpus: {}\n", gpus);
+  y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
+  if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
+  y += parallelism_extras(r, conv, tp, pp, vpp, layers, &out);
   y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n"
                    "  recompute: {}\n  flash_attention: {}\n",
                    seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");
