@@ -9,6 +9,7 @@
 #include "scenarios/quantity.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_table.hpp"
+#include "tools/plan_json.hpp"
 #include "tools/html_report.hpp"
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
@@ -64,7 +65,9 @@ const std::vector<std::string>& plan_columns() {
   return columns;
 }
 
-void print_plan_json(const PlanArgs& a, const studies::PlanResult& res) {
+}  // namespace
+
+std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& res) {
   const auto& stats = res.stats;
   const auto& header = res.header;
   const auto& meeting = res.cheapest;
@@ -94,8 +97,10 @@ void print_plan_json(const PlanArgs& a, const studies::PlanResult& res) {
   for (std::size_t j = 0; j < common.size(); ++j)
     o += fmt::format("{}{{\"count\": {}, \"reason\": {}}}", j ? ",\n    " : "\n    ", common[j].first, json_quote(common[j].second));
   o += common.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  fmt::print("{}", o);
+  return o;
 }
+
+namespace {
 
 void print_plan_text(const PlanArgs& a, const studies::PlanResult& res) {
   const auto& stats = res.stats;
@@ -177,7 +182,7 @@ int run_plan_command(const PlanArgs& a) {
   }
   fmt::print(stderr, "plan: {} plans in {:.2f} s on {} threads: {} simulated, {} skipped by the bound\n",
              res.stats.evaluated, res.stats.wall_s, res.stats.threads, res.stats.ok, res.stats.pruned);
-  if (a.json) print_plan_json(a, res);
+  if (a.json) fmt::print("{}", plan_json(req, res));
   else print_plan_text(a, res);
   if (!a.html.empty()) write_plan_html(a, res);
   if (csv) csv->commit();

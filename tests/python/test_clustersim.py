@@ -67,6 +67,23 @@ class RunTest(unittest.TestCase):
             clustersim.run(42)
 
 
+class StudiesTest(unittest.TestCase):
+    def test_explain_validate_and_plan_equal_the_cli(self):
+        out = cli("run", MAIN, "--explain", "--json")
+        self.assertEqual(clustersim.explain(MAIN), json.loads(out.stdout)["explain"])
+        out = cli("validate", "--json", "--source", "MBRIDGE")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(clustersim.validate(source="MBRIDGE"), json.loads(out.stdout))
+        args = ["--model", "llama3-8b", "--tokens", "2e11", "--days", "20", "--max-gpus", "64", "--threads", "1"]
+        out = cli("plan", *args, "--json", "--no-progress")
+        self.assertIn(out.returncode, (0, 3), out.stderr)
+        got = clustersim.plan("llama3-8b", "2e11", 20, max_gpus=64, threads=1)
+        self.assertEqual(got, json.loads(out.stdout))
+        self.assertEqual(clustersim.plan("llama3-8b", 2e11, 20, max_gpus=64, threads=1), got)
+        with self.assertRaises(clustersim.ScenarioError):
+            clustersim.plan("llama3-8b", "lots", 20)
+
+
 class SweepTest(unittest.TestCase):
     def test_rows_equal_the_cli_csv(self):
         out_csv = os.path.join(os.environ.get("TMPDIR", "/tmp"), "clustersim_py_sweep.csv")

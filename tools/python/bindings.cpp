@@ -6,7 +6,14 @@
 #include "scenarios/load.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
+#include "scenarios/quantity.hpp"
+#include "studies/conventions.hpp"
+#include "studies/csv_table.hpp"
+#include "studies/plan_search.hpp"
+#include "studies/validation.hpp"
 #include "tools/explain_report.hpp"
+#include "tools/plan_json.hpp"
+#include "tools/validation_report.hpp"
 #include "tools/report.hpp"
 #include "studies/sweep_engine.hpp"
 #include "studies/sweep_space.hpp"
@@ -35,6 +42,35 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
   SweepTable table{studies::sweep_header(space), {}};
   studies::run_sweep(base, space, options, [&](const studies::Row& r) { table.rows.push_back(r.cells); });
   return table;
+}
+
+std::string validate_json(const std::string& csv, const std::string& source) {
+  const studies::CsvTable table = csv.empty() ? studies::parse_csv(studies::published_csv_text(), "tests/validation/published.csv")
+                                              : studies::read_csv_file(csv);
+  studies::ValidationSummary summary = studies::validate_table(table, source);
+  studies::add_out_of_sample(table, source, &summary);
+  if (summary.rows.empty()) throw ScenarioError(csv + ": no row id starts with '" + source + "'");
+  return tools::format_validation_json(summary);
+}
+
+std::string plan_json(const PlanInput& in) {
+  studies::PlanRequest req;
+  req.model = in.model;
+  std::string why;
+  const auto tokens = scenarios::parse_quantity(in.tokens, scenarios::Dimension::count, &why);
+  if (!tokens || *tokens <= 0) throw ScenarioError("tokens " + in.tokens + ": expected a positive number such as 15e12 or 15T");
+  req.tokens = *tokens;
+  if (!in.hardware.empty()) req.hardware = in.hardware;
+  req.days = in.days;
+  req.seq_len = in.seq_len;
+  req.global_batch = in.global_batch;
+  req.cost_per_gpu_hour = in.cost_per_gpu_hour;
+  req.max_gpus = in.max_gpus;
+  req.gpu_step = in.gpu_step;
+  req.fixes = in.fixes;
+  req.top = static_cast<std::size_t>(in.top);
+  req.threads = in.threads;
+  return tools::plan_json(req, studies::search_plans(req));
 }
 
 const char* version() { return CLUSTERSIM_VERSION; }

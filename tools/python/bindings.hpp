@@ -26,6 +26,20 @@ struct SweepTable {
 SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& axes, bool auto_parallel,
                        const std::vector<std::string>& sets, int threads);
 
+/// The JSON object `clustersim validate --json [--csv F] [--source P]` prints (csv empty: the compiled-in set).
+std::string validate_json(const std::string& csv, const std::string& source);
+
+struct PlanInput {
+  std::string model, tokens;  ///< tokens as the CLI takes them: 15e12, 15T
+  std::vector<std::string> hardware;
+  double days = 0;
+  int seq_len = 4096, global_batch = 0, max_gpus = 0, gpu_step = 0, top = 10, threads = 0;
+  double cost_per_gpu_hour = 0;
+  std::vector<std::string> fixes;
+};
+/// The JSON object `clustersim plan --json` prints.
+std::string plan_json(const PlanInput& in);
+
 const char* version();
 
 }  // namespace clustersim::python

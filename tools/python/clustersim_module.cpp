@@ -2,6 +2,9 @@
 //   clustersim.run(scenario, set=None, explain=False)  -> dict, the same object as `clustersim run --json`
 //   clustersim.sweep(base, vary=None, auto_parallel=False, set=None, threads=0, as_frame=False)
 //                                                       -> list of row dicts (or a pandas DataFrame)
+//   clustersim.explain(scenario, set=None)              -> the `explain` object of `run --explain --json`
+//   clustersim.validate(csv=None, source=None)          -> dict, as `clustersim validate --json`
+//   clustersim.plan(model, tokens, days, hardware=..., ...) -> dict, as `clustersim plan --json`
 //   clustersim.ScenarioError                            -> raised with the CLI's one-line message
 // A scenario is a file path or a dict in the scenario format. The GIL is released while simulating.
 #include <pybind11/pybind11.h>
@@ -101,6 +104,47 @@ py::object sweep(const py::object& base, const py::object& vary, bool auto_paral
   return pandas.attr("DataFrame")(rows);
 }
 
+py::object explain(const py::object& scenario, const py::object& set) {
+  return run(scenario, set, true)["explain"];
+}
+
+py::object validate(const py::object& csv, const py::object& source) {
+  const std::string c = csv.is_none() ? "" : py::str(csv).cast<std::string>();
+  const std::string s = source.is_none() ? "" : py::str(source).cast<std::string>();
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    json = clustersim::python::validate_json(c, s);
+  }
+  return json_loads(json);
+}
+
+py::object plan(const std::string& model, const py::object& tokens, double days, const py::object& hardware, int seq_len,
+                int global_batch, double cost_per_gpu_hour, int max_gpus, int gpu_step, const py::object& fix, int top,
+                int threads) {
+  clustersim::python::PlanInput in;
+  in.model = model;
+  in.tokens = py::str(tokens).cast<std::string>();
+  if (py::isinstance<py::str>(hardware)) in.hardware = {hardware.cast<std::string>()};
+  else
+    for (const auto& h : hardware) in.hardware.push_back(py::str(h).cast<std::string>());
+  in.days = days;
+  in.seq_len = seq_len;
+  in.global_batch = global_batch;
+  in.cost_per_gpu_hour = cost_per_gpu_hour;
+  in.max_gpus = max_gpus;
+  in.gpu_step = gpu_step;
+  in.fixes = overrides_of(fix);
+  in.top = top;
+  in.threads = threads;
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    json = clustersim::python::plan_json(in);
+  }
+  return json_loads(json);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(clustersim, m) {
@@ -120,4 +164,12 @@ PYBIND11_MODULE(clustersim, m) {
         py::arg("set") = py::none(), py::arg("threads") = 0, py::arg("as_frame") = false,
         "Evaluate every configuration of --vary axes (dict key -> list or range text) and/or --auto-parallel; "
         "returns one dict per configuration with the columns of `clustersim sweep --csv`.");
+  m.def("explain", &explain, py::arg("scenario"), py::arg("set") = py::none(),
+        "The MFU waterfall, roofline and advice: the `explain` object of `clustersim run --explain --json`.");
+  m.def("validate", &validate, py::arg("csv") = py::none(), py::arg("source") = py::none(),
+        "Predict published runs; returns the object `clustersim validate --json` prints.");
+  m.def("plan", &plan, py::arg("model"), py::arg("tokens"), py::arg("days"), py::arg("hardware") = "h100-sxm",
+        py::arg("seq_len") = 4096, py::arg("global_batch") = 0, py::arg("cost_per_gpu_hour") = 0.0, py::arg("max_gpus") = 0,
+        py::arg("gpu_step") = 0, py::arg("fix") = py::none(), py::arg("top") = 10, py::arg("threads") = 0,
+        "Find the cluster size and plan that train `model` on `tokens` within `days`; the object `clustersim plan --json` prints.");
 }
