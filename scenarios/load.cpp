@@ -205,6 +205,11 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
   g.runtime_reserved_bytes = r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes);
   const YamlReader n = r.child("node");
+  for (const char* moved : {"gpus_per_node", "nvlink_bandwidth", "nvlink_efficiency", "pcie_bandwidth", "pcie_efficiency",
+                            "nics_per_node", "nic_bandwidth", "nic_efficiency"})
+    if (n.has(moved))
+      n.fail(moved, fmt::format("network data lives in the topology now: set network.node.{} (or name a topology in "
+                                "topologies/presets) instead", std::string(moved) == "gpus_per_node" ? "gpus" : moved));
   n.allow_only({"default_topology"});
   if (!n.has("default_topology"))
     n.fail("default_topology", "is required: the topology preset this GPU usually ships in; available: " +
@@ -333,11 +338,16 @@ void read_network(const YamlReader& top, Scenario* sc) {
       cluster.fail("gpus_per_node", fmt::format("is {} but topology '{}' has {} GPUs per node; omit it or make them agree",
                                                 cluster.integer("gpus_per_node", k, 1, 1024), name, k));
     // A GPU in a machine of another size is a different product (an NVL72 GPU in an 8-GPU box).
-    const int usual = topology_preset(sc->gpu.node.default_topology).gpus_per_node;
-    if (usual != k)
+    const topologies::TopologySpec usual = topology_preset(sc->gpu.node.default_topology);
+    if (usual.gpus_per_node != k)
       named.fail("topology", fmt::format("'{}' has {} GPUs per node but {} ships in nodes of {} ({}); "
                                          "pick a topology with {} GPUs per node",
-                                         name, k, sc->gpu.name, usual, sc->gpu.node.default_topology, usual));
+                                         name, k, sc->gpu.name, usual.gpus_per_node, usual.name, usual.gpus_per_node));
+    if (sc->network.topology.node_kind != usual.node_kind || sc->network.topology.nvlink_bps != usual.nvlink_bps)
+      sc->network.differs_from_default = fmt::format(
+          "{} ships in {} ({}, {:.0f} GB/s per GPU); this network is {} ({:.0f} GB/s)", sc->gpu.name, usual.name,
+          topologies::name(usual.node_kind), usual.nvlink_bps / 1e9, topologies::name(sc->network.topology.node_kind),
+          sc->network.topology.nvlink_bps / 1e9);
   } else {
     sc->network.topology = default_topology(cluster, *sc);
   }

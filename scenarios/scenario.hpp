@@ -23,6 +23,9 @@ struct NetworkSpec {
   topologies::TopologySpec topology;  ///< a preset: the one named, else the hardware profile's default_topology
   topologies::AlgorithmChoice algorithm = topologies::AlgorithmChoice::automatic;
   topologies::PlacementOrder placement = topologies::kDefaultPlacement;  ///< rank order, innermost first
+  /// How the topology differs from the one the GPU ships in (node.default_topology): a what-if
+  /// on another machine (e.g. SXM GPUs in PCIe boxes). Empty when it is that topology.
+  std::string differs_from_default;
 };
 
 struct Scenario {

@@ -38,6 +38,8 @@ std::string format_text(const scenarios::Report& r) {
                    sc.cluster.gpus_per_node, sc.gpu.description);
   o += fmt::format("  network    {}: {}; all-reduce algorithm {}\n", sc.network.topology.name,
                    sc.network.topology.description, topologies::kAlgorithmChoiceNames[static_cast<std::size_t>(sc.network.algorithm)]);
+  if (!sc.network.differs_from_default.empty())
+    o += fmt::format("  warning    the GPU and the network disagree: {}\n", sc.network.differs_from_default);
   o += fmt::format("  plan       tp {} x pp {} x cp {} x dp {}, ZeRO-{}; seq {}, global batch {} ({} tokens), micro-batch {} x {} per step; {}, recompute {}\n",
                    p.tp, p.pp, p.cp, p.dp, p.zero_stage, t.seq_len, t.global_batch, si(r.tokens_per_step, ""),
                    t.micro_batch, r.step.micro_batches, hardware::name(t.precision), models::name(t.recompute));

@@ -66,6 +66,13 @@ TEST_CASE("the scenario's network section selects the topology", "[scenarios][ne
   CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet", "network.node.nvlink_bandwidth=900GB/s"}),
                     Catch::Contains("network.node.nvlink_bandwidth"));
   CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.node.kind=pcie"}), Catch::Contains("network.node.kind"));
+  // A GPU in another machine is a what-if the scenario states: SXM GPUs in PCIe boxes.
+  CHECK(h100.network.differs_from_default.empty());
+  CHECK_THAT(load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet"}).network.differs_from_default,
+             Catch::Contains("dgx-h100") && Catch::Contains("pcie"));
+  // Link rates in a hardware profile are refused with where they live now.
+  CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"hardware.node.nic_bandwidth=800Gb/s"}),
+                    Catch::Contains("hardware.node.nic_bandwidth") && Catch::Contains("network.node.nic_bandwidth"));
   CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"cluster.topology=dgx-a100", "network.topology=dgx-h100"}),
                     Catch::Contains("cluster.topology"));
   const Scenario eth = load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet", "network.algorithm=ring"});
