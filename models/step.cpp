@@ -581,7 +581,7 @@ class StepBuilder {
   void finish_stage(int s) {
     auto& st = stage(s);
     const double local_params = st.params / (zero_ >= 1 ? dp_ranks_ : 1);
-    const double opt_s = hardware::memory_cost(gpu_, local_params * kAdamBytesPerParam).time_s;
+    const double opt_s = hardware::memory_cost(gpu_, local_params * kAdamBytesPerParam).time_s + c_.step_fixed.time_s;
     std::vector<TaskId> deps = st.reduce_done;
     for (TaskId w : st.wait_next) deps.push_back(w);
     for (TaskId w : st.wait_later) deps.push_back(w);

@@ -11,6 +11,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/load_node.hpp"
+#include "scenarios/load_recipe.hpp"
 #include "scenarios/load_reliability.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/topology_load.hpp"
@@ -427,16 +428,18 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   const YamlReader tr = top.child("training");
   tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "fused_elementwise",
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
-                 "tokens", "flops_formula"});
+                 "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
+                 "cuda_graphs"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
     if (!tr.has(k)) tr.fail(k, "is required");
   t.seq_len = tr.integer("seq_len", 0, 1, 10000000);
   t.global_batch = tr.integer("global_batch", 0, 1, 100000000);
   t.micro_batch = tr.integer("micro_batch", 1, 1, 1000000);
-  t.precision = static_cast<hardware::Precision>(tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8"}, 2));
+  t.precision = static_cast<hardware::Precision>(
+      tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"}, 2));
   t.recompute = static_cast<models::Recompute>(tr.choice("recompute", {"none", "selective", "full"}, 0));
-  t.flash_attention = tr.boolean("flash_attention", true);
+  read_recipe_keys(tr, sc.gpu, &t);
   t.fused_elementwise = tr.boolean("fused_elementwise", true);
   t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
   t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);
@@ -455,7 +458,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("seq_len", fmt::format("seq_len ({}) must be divisible by 2*cp = {} (load-balanced ring attention)", t.seq_len, 2 * p.cp));
   if (micro_batches > 100000)
     tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
-  if (t.precision != hardware::Precision::fp8 && sc.gpu.peak(t.precision) <= 0)
+  if (!hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision) <= 0)
     tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists", sc.gpu.name,
                                      hardware::name(t.precision)));
   // The step graph has 2 (no TP) to ~20 (TP + SP) tasks per block pass; this bounds it to ~10M tasks.
@@ -463,8 +466,9 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("global_batch", fmt::format("{} micro-batches x {} layers = {} block passes per step; at most 500000 are "
                                         "simulated (raise training.micro_batch)", micro_batches, sc.model.layers,
                                         micro_batches * sc.model.layers));
-  if (t.precision == hardware::Precision::fp8 && sc.gpu.peak(hardware::Precision::fp8) <= 0)
-    tr.fail("precision", fmt::format("{} has no FP8 Tensor Cores; allowed: fp32, tf32, bf16, fp16", sc.gpu.name));
+  if (hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision) <= 0)
+    tr.fail("precision", fmt::format("{} has no {} Tensor Cores; allowed: {}", sc.gpu.name, hardware::name(t.precision),
+                                     precisions_of(sc.gpu)));
   sc.reliability = read_reliability(top.child("reliability"));
   sc.data = read_data(top.child("data"), t.seq_len);
   return sc;

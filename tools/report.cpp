@@ -2,6 +2,8 @@
 
 #include "tools/json_text.hpp"
 
+#include "scenarios/assumptions.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -43,6 +45,22 @@ class JsonObject {
  private:
   std::vector<std::pair<std::string, std::string>> items_;
 };
+
+// The defaults the run assumed (scenarios/assumptions.hpp), as text and as a JSON array.
+std::string assumptions_text(const scenarios::Report& r) {
+  std::string o = "\n  assumed (defaults that move the answer; set the key to change)\n";
+  for (const auto& a : scenarios::assumptions(r)) o += fmt::format("    {} = {}: {}\n", a.key, a.value, a.why);
+  return o;
+}
+
+std::string assumptions_json(const scenarios::Report& r) {
+  std::string o = "[";
+  const auto all = scenarios::assumptions(r);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    o += fmt::format("{}{{\"key\": {}, \"value\": {}, \"why\": {}}}", i ? ", " : "", json_quote(all[i].key),
+                     json_quote(all[i].value), json_quote(all[i].why));
+  return o + "]";
+}
 
 }  // namespace
 
@@ -166,6 +184,7 @@ std::string format_text(const scenarios::Report& r) {
     for (const auto& st : r.memory_per_stage) o += fmt::format(" {:.1f}", st.total_bytes / kGiB);
     o += " GiB\n";
   }
+  o += assumptions_text(r);
   return o;
 }
 
@@ -281,7 +300,8 @@ std::string format_json(const scenarios::Report& r,
       .num("cp_comm_busy_s", r.step.cp_comm_busy_s)
       .num("breakdown_stage", r.step.stage)
       .num("simulated_tasks", double(r.step.tasks))
-      .num("simulated_events", double(r.step.events));
+      .num("simulated_events", double(r.step.events))
+      .add("assumptions", assumptions_json(r));
   for (const auto& [k, v] : extra) o.add(k, v);
   return o.render() + "\n";
 }
