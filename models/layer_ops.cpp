@@ -24,15 +24,23 @@ struct Builder {
     op.grounded_by = c.grounded_by;
     return op;
   }
+  // The explainer's ideal kernel: matrix work at the GPU's dense peak for its precision.
+  hardware::KernelCost at_peak(double flop, Precision p) const {
+    const double peak = gpu.peak(p) > 0 ? gpu.peak(p) : gpu.peak(Precision::bf16);
+    return {flop / peak + gap_saving, hardware::Bound::compute, "peak"};
+  }
   KernelOp gemm(std::string name, double m, double n, double k, Precision p) const {
     const double bytes = (m * k + k * n) * hardware::gemm_operand_bytes(p) + m * n * hardware::storage_bytes(p);
-    return make(std::move(name), OpKind::gemm, 2 * m * n * k, bytes, hardware::gemm_cost(gpu, p, m, n, k));
+    const double flop = 2 * m * n * k;
+    return make(std::move(name), OpKind::gemm, flop, bytes,
+                t.ideal.gemm ? at_peak(flop, p) : hardware::gemm_cost(gpu, p, m, n, k));
   }
   KernelOp gemm(std::string name, double m, double n, double k) const {
     return gemm(std::move(name), m, n, k, hardware::is_low_precision(t.precision) ? Precision::bf16 : t.precision);
   }
   KernelOp memory(std::string name, double bytes) const {
-    return make(std::move(name), OpKind::memory, 0, bytes, hardware::memory_cost(gpu, bytes));
+    const hardware::KernelCost free{gap_saving, hardware::Bound::memory, "free"};
+    return make(std::move(name), OpKind::memory, 0, bytes, t.ideal.memory ? free : hardware::memory_cost(gpu, bytes));
   }
   // An element-wise op that eager PyTorch runs as `kernels` separate kernels moving `factor`
   // times the bytes of the fused kernel (each intermediate written and read back in HBM).
@@ -48,6 +56,7 @@ struct Builder {
     const double bytes = elements * q.bytes_per_element;
     auto c = hardware::memory_cost(gpu, bytes / q.kernels);
     c.time_s *= q.kernels;
+    if (t.ideal.quantize) c.time_s = q.kernels * gap_saving;
     return make(std::move(name), OpKind::memory, 0, bytes, c, q.kernels);
   }
   // Y[m,n] = X[m,k]·W[k,n]: forward GEMM, and backward dgrad (dX = dY·Wᵀ) + wgrad (dW = Xᵀ·dY),
@@ -88,8 +97,10 @@ void attention_core(const Builder& bld, const hardware::AttentionShape& sh, doub
       bwd->add(bld.memory("attention.grad_quantize_fp8", o_bytes / e * 3));
     }
     auto fused = [&](const char* name, hardware::KernelPass pass, double bytes) {
-      return bld.make(name, OpKind::attention, hardware::attention_flop(sh, pass), bytes,
-                      hardware::attention_cost(bld.gpu, t.attention_impl, ap, pass, sh));
+      const double flop = hardware::attention_flop(sh, pass);
+      return bld.make(name, OpKind::attention, flop, bytes,
+                      t.ideal.attention ? bld.at_peak(flop, ap)
+                                        : hardware::attention_cost(bld.gpu, t.attention_impl, ap, pass, sh));
     };
     fwd->add(fused("attention", hardware::KernelPass::forward, qkv_bytes + o_bytes));
     bwd->add(fused("attention.bwd", hardware::KernelPass::backward, 2 * (qkv_bytes + o_bytes)));
@@ -111,7 +122,10 @@ void attention_core(const Builder& bld, const hardware::AttentionShape& sh, doub
   bwd->add(bld.gemm("qk.dgrad", bh * sq, d, skv, ap));
   bwd->add(bld.gemm("qk.wgrad", bh * skv, d, sq, ap));
   for (auto* pc : {fwd, bwd})
-    for (auto& op : pc->ops) op.kind = OpKind::attention;
+    for (auto& op : pc->ops) {
+      if (op.kind == OpKind::gemm && t.ideal.attention) op.time_s = bld.at_peak(op.flop, ap).time_s - bld.gap_saving;
+      op.kind = OpKind::attention;
+    }
 }
 
 // The same training spec with its GEMMs in BF16 (layers a recipe keeps in high precision).

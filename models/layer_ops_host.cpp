@@ -36,7 +36,7 @@ double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
 KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, const TrainingSpec& t) {
   KernelOp op{"host_launch_wait", OpKind::memory, 0, 0, 0, hardware::Bound::latency};
   op.kernels = 0;
-  if (t.cuda_graphs) return op;
+  if (t.cuda_graphs || t.ideal.host) return op;
   int kernels = extra_kernels;
   for (const auto& o : pass.ops) kernels += o.kernels;
   // The CPU runs ahead of the GPU inside a pass; it is the bottleneck only when its launches
@@ -47,6 +47,7 @@ KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, 
 
 PassCost step_fixed_work(const hardware::GpuSpec& gpu, const TrainingSpec& t, double grad_norm_params) {
   PassCost pc;
+  if (t.ideal.host) return pc;
   const auto norm = hardware::memory_cost(gpu, grad_norm_params * kMainGradBytes);
   pc.add({"grad_norm", OpKind::memory, 0, grad_norm_params * kMainGradBytes, norm.time_s, norm.bound});
   // One scalar all-reduce each (norm over all ranks, loss over data parallel): latency only, the
@@ -60,7 +61,8 @@ PassCost step_fixed_work(const hardware::GpuSpec& gpu, const TrainingSpec& t, do
 KernelOp batch_upload(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
   const double bytes = double(t.micro_batch) * t.seq_len * kBatchBytesPerToken;
   const double bw = gpu.node.pcie_bps * gpu.node.pcie_efficiency;
-  return {"batch_h2d", OpKind::memory, 0, bytes, bw > 0 ? bytes / bw : 0.0, hardware::Bound::latency};
+  const double time = bw > 0 && !t.ideal.host ? bytes / bw : 0.0;
+  return {"batch_h2d", OpKind::memory, 0, bytes, time, hardware::Bound::latency};
 }
 
 }  // namespace clustersim::models

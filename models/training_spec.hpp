@@ -95,6 +95,12 @@ struct TrainingSpec {
   struct FreeComm {
     bool tp = false, cp = false, pp = false, dp = false;
   } free_comm;
+  /// What-if switches for the explainer, never read from YAML: the selected kernels run at the
+  /// GPU's peak (gemm, attention) or cost nothing (memory-bound ops, recipe quantization, host
+  /// overhead), so that each loss is measured by re-simulation.
+  struct Ideal {
+    bool host = false, quantize = false, memory = false, attention = false, gemm = false;
+  } ideal;
 
   int micro_batches(const ParallelSpec& p) const { return global_batch / (micro_batch * p.dp); }
 };
