@@ -8,9 +8,10 @@ namespace clustersim::models {
 namespace {
 
 // ../shared/reference/hardware.md §3.10: the CPU-side launch call costs 5–20 µs (Meta's HTA
-// docs); the reference's guidance for the simulator is 5–10 µs. The low end: fused stacks
-// (Megatron + Transformer Engine, torch.compile) issue little Python per kernel.
-constexpr double kHostLaunchS = 5e-6;
+// docs), a PyTorch element-wise op ≈20 µs round trip (V100); the reference's guidance for the
+// simulator is 5–10 µs. Its upper end: every kernel of a PyTorch training step is issued
+// through the Python op dispatcher before the launch call itself.
+constexpr double kHostLaunchS = 10e-6;
 // hardware.md §3.10 [gpu-benches] H200, 10 000 back-to-back small kernels: ≈2.5 µs each when
 // streamed, ≈1.3 µs replayed from a CUDA graph.
 constexpr double kGraphGapRatio = 1.3 / 2.5;

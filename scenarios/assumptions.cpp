@@ -85,7 +85,7 @@ std::vector<Assumption> assumptions(const Report& r) {
   }
   const double wait = seconds_per_step(r, [](const models::KernelOp& op) { return op.name == "host_launch_wait"; });
   out.push_back({"stack.host_launch", fmt::format("{:.0f} us per kernel", 1e6 * models::host_launch_s()),
-                 fmt::format("CPU launch cost (HTA: 5-20 us, hardware.md §3.10); the GPU waits for the host {}",
+                 fmt::format("CPU launch cost per kernel (hardware.md §3.10: 5-20 us, guidance 5-10 us); the GPU waits for the host {}",
                              share(r, wait))});
   out.push_back({"stack.step_fixed_work", fmt::format("{:.3g} s per step", r.costs.step_fixed.time_s),
                  "gradient-norm pass for clipping, two scalar all-reduces and host syncs (clipping, loss logging)"});

@@ -467,7 +467,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
                                         "simulated (raise training.micro_batch)", micro_batches, sc.model.layers,
                                         micro_batches * sc.model.layers));
   if (hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision) <= 0)
-    tr.fail("precision", fmt::format("{} has no {} Tensor Cores; allowed: {}", sc.gpu.name, hardware::name(t.precision),
+    tr.fail("precision", fmt::format("{} has no {} Tensor Cores; allowed: {}", sc.gpu.name, upper_name(t.precision),
                                      precisions_of(sc.gpu)));
   sc.reliability = read_reliability(top.child("reliability"));
   sc.data = read_data(top.child("data"), t.seq_len);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "hardware/kernel_cost.hpp"
 
 namespace clustersim::scenarios {
@@ -88,6 +90,12 @@ void read_low_precision(const YamlReader& tr, models::TrainingSpec* t) {
 }
 
 }  // namespace
+
+std::string upper_name(hardware::Precision p) {
+  std::string n = hardware::name(p);
+  for (char& c : n) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return n;
+}
 
 std::string precisions_of(const hardware::GpuSpec& gpu) {
   std::vector<std::string> out;

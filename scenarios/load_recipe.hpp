@@ -12,5 +12,7 @@ void read_recipe_keys(const YamlReader& tr, const hardware::GpuSpec& gpu, models
 
 /// The training precisions the GPU has Tensor Cores for, comma-separated (for errors).
 std::string precisions_of(const hardware::GpuSpec& gpu);
+/// "FP8", "MXFP8", ... for messages.
+std::string upper_name(hardware::Precision p);
 
 }  // namespace clustersim::scenarios

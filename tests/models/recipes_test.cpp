@@ -71,7 +71,7 @@ TEST_CASE("recipe keys that do not exist together fail naming the key", "[models
   CHECK(load_error("h100-sxm", base + "precision: fp8, fp8_recipe: rowwise, fp8_auto_filter: true, cuda_graphs: true").empty());
 }
 
-TEST_CASE("flash_attention: false is attention_impl: unfused; the default is the profile's", "[models][recipes]") {
+TEST_CASE("flash_attention: false is attention_impl: unfused, and the default is the profile's", "[models][recipes]") {
   const auto a = load("h100-sxm", "seq_len: 2048, global_batch: 8, flash_attention: false");
   const auto b = load("h100-sxm", "seq_len: 2048, global_batch: 8, attention_impl: unfused");
   CHECK(a.training.attention_impl == hardware::AttentionImpl::unfused);
@@ -120,7 +120,7 @@ TEST_CASE("the auto-filter keeps a small model's linears in BF16", "[models][rec
   CHECK(seconds_of(off.layer_fwd, "quantize") > 0);
 }
 
-TEST_CASE("a small eager model waits for the host; CUDA graphs remove the wait and shorten gaps", "[models][recipes]") {
+TEST_CASE("a small eager model waits for the host, and CUDA graphs remove the wait and shorten gaps", "[models][recipes]") {
   const std::string tiny = "{layers: 4, hidden: 256, heads: 4, ffn_hidden: 1024, vocab: 8192}";
   const auto eager = load("h100-sxm", "seq_len: 256, global_batch: 8", tiny);
   const auto graphs = load("h100-sxm", "seq_len: 256, global_batch: 8, cuda_graphs: true", tiny);

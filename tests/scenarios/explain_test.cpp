@@ -34,7 +34,7 @@ TEST_CASE("the waterfall names the causes that the scenario actually has", "[sce
   };
   REQUIRE(points("activation recompute") > 0.10);       // full recompute costs ~a quarter of the step
   REQUIRE(points("exposed data-parallel") > 0.005);
-  REQUIRE(points("GEMM main-loop") > 0.05);
+  REQUIRE(points("GEMM efficiency") > 0.05);
   // Turning recompute off is advised, with a predicted gain from re-simulation.
   bool advised = false;
   for (const auto& a : ex.advice)
