@@ -34,6 +34,13 @@ struct Builder {
     auto c = hardware::attention_cost(gpu, prec, flop, seq, backward);
     return {std::move(name), OpKind::attention, flop, bytes, c.time_s, c.bound};
   }
+  // A fused (flash) attention call: timed by the kernel model from its shape; `flop` is what
+  // the step accounts for (the blocks the kernel actually computes).
+  KernelOp attention(std::string name, double flop, double bytes, hardware::KernelPass pass,
+                     const hardware::AttentionShape& shape) const {
+    auto c = hardware::attention_cost(gpu, hardware::default_attention_impl(gpu), prec, pass, shape);
+    return {std::move(name), OpKind::attention, flop, bytes, c.time_s, c.bound};
+  }
   // Y[m,n] = X[m,k]·W[k,n]: forward GEMM, and backward dgrad (dX = dY·Wᵀ) + wgrad (dW = Xᵀ·dY).
   // FP8 (Transformer Engine / torchao style): the GEMM inputs are quantized by separate
   // memory-bound kernels that read the bf16 tensor and write it in FP8 twice, row-major and
@@ -115,10 +122,17 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const double attn_flop = 4.0 * b * s * s * d * q_local * causal_fraction;
   const double qkv_bytes = tokens * (q_local + 2 * kv_local) * d * e;
   const double o_bytes = tokens * q_local * d * e;
+  hardware::AttentionShape ashape;
+  ashape.batch = b;
+  ashape.heads = int(q_local), ashape.kv_heads = int(kv_local);
+  ashape.head_dim_qk = ashape.head_dim_v = int(d);
+  ashape.seq_q = ashape.seq_kv = s;
+  ashape.causal = true;
   if (t.flash_attention) {
-    F[core].add(bld.attention("attention", attn_flop, qkv_bytes + o_bytes, false));
+    F[core].add(bld.attention("attention", attn_flop, qkv_bytes + o_bytes, hardware::KernelPass::forward, ashape));
     // FlashAttention backward recomputes S=QKᵀ: 5 matmuls against 2 in forward.
-    B[core].add(bld.attention("attention.bwd", 2.5 * attn_flop, 2 * (qkv_bytes + o_bytes), true));
+    B[core].add(bld.attention("attention.bwd", 2.5 * attn_flop, 2 * (qkv_bytes + o_bytes),
+                              hardware::KernelPass::backward, ashape));
   } else {
     // Unfused: two batched GEMMs plus a softmax over the materialized [b, a, s, s] scores.
     const double scores = b * q_local * s * s * e;
@@ -136,8 +150,14 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
     // 2cp−1−i): every step against another rank's K/V computes half of an s/cp × s/cp square.
     const double step_flop = 4.0 * b * s * s * d * q_local * 0.5;
     const double kv_bytes = tokens * 2 * kv_local * d * e;
-    c.ring_step_fwd.add(bld.attention("ring_attention", step_flop, qkv_bytes + o_bytes, false));
-    c.ring_step_bwd.add(bld.attention("ring_attention.bwd", 2.5 * step_flop, 2 * (qkv_bytes + o_bytes), true));
+    // One ring step: this rank's queries against another rank's K/V chunk, half of it unmasked.
+    hardware::AttentionShape ring = ashape;
+    ring.causal = false;
+    ring.seq_q = s / 2;
+    c.ring_step_fwd.add(bld.attention("ring_attention", step_flop, qkv_bytes + o_bytes,
+                                      hardware::KernelPass::forward, ring));
+    c.ring_step_bwd.add(bld.attention("ring_attention.bwd", 2.5 * step_flop, 2 * (qkv_bytes + o_bytes),
+                                      hardware::KernelPass::backward, ring));
     c.kv_chunk_bytes = kv_bytes;
   }
   bld.linear(&F[attn_out], &B[attn_out], "attn_out", tokens, h, q_local * d);
