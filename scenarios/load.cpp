@@ -144,14 +144,14 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   r.allow_only({"name", "description", "sms", "peak", "memory", "memory_bandwidth", "l2", "gemm_mamf",
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
                 "kernel_gap", "comm_sms", "runtime_reserved", "node", "gemm_sustained_fraction",
-                "attention_sustained_fraction"});
+                "attention_sustained_fraction", "attention_default"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
   g.sms = r.integer("sms", 0, 1, 10000);
   if (!g.sms) r.fail("sms", "is required");
   const YamlReader peak = r.child("peak");
-  peak.allow_only({"fp32", "tf32", "bf16", "fp16", "fp8"});
+  peak.allow_only({"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"});
   for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i)
     g.peak_flops[i] = peak.quantity(hardware::kPrecisionNames[i], Dimension::flop_rate, 0, 0, kMaxFlops);
   if (g.peak(hardware::Precision::bf16) <= 0 && g.peak(hardware::Precision::fp16) <= 0)
@@ -186,6 +186,8 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.attention.fwd_half_seq = a.number("fwd_half_seq", 256, 0, 1e6);
   g.attention.bwd_max = a.number("bwd_max", 0.5, 0.01, 1.0);
   g.attention.bwd_half_seq = a.number("bwd_half_seq", 400, 0, 1e6);
+  g.default_attention = static_cast<hardware::AttentionImpl>(r.choice(
+      "attention_default", {hardware::kAttentionImplNames.begin(), hardware::kAttentionImplNames.end()}, 1));
   g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
   g.gemm_sustained_fraction = r.number("gemm_sustained_fraction", 1.0, 0.05, 1.0);
   g.attention_sustained_fraction = r.number("attention_sustained_fraction", 1.0, 0.05, 1.0);
