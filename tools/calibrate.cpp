@@ -103,17 +103,41 @@ double fit_gemm(const std::vector<const FitRow*>& rows, double attention) {
   return 0.5 * (a + b);
 }
 
-// Fits each profile's rows with `fit_one`; profiles without rows get the global pair.
+// One scalar x (golden section on [0.2, 1]): the GEMM rate times x, the attention rate times x
+// too when `both`, else at 1.
+HardwareFit fit_scalar(const std::vector<const FitRow*>& rows, bool both) {
+  auto loss = [&](double x) {
+    double sum = 0;
+    for (const FitRow* r : rows) {
+      const double e = std::log(r->seconds(x, both ? x : 1.0) * r->measured);
+      sum += e * e;
+    }
+    return sum;
+  };
+  const double k = (std::sqrt(5.0) - 1) / 2;
+  double a = 0.2, b = 1.0, c = b - k * (b - a), d = a + k * (b - a);
+  double fc = loss(c), fd = loss(d);
+  while (b - a > 1e-5) {
+    if (fc < fd) b = d, d = c, fd = fc, c = b - k * (b - a), fc = loss(c);
+    else a = c, c = d, fc = fd, d = a + k * (b - a), fd = loss(d);
+  }
+  const double x = 0.5 * (a + b);
+  return {x, both ? x : 1.0, int(rows.size())};
+}
+
+// Fits each profile's rows with `fit_one`; profiles with fewer than kMinRowsForOwnFit rows get
+// the global fit (`global_fit`, default: the pair).
 Values fit_each_profile(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles,
-                        const std::function<HardwareFit(const std::vector<const FitRow*>&, const HardwareFit&)>& fit_one) {
-  HardwareFit global = fit_pair(rows);
+                        const std::function<HardwareFit(const std::vector<const FitRow*>&, const HardwareFit&)>& fit_one,
+                        const std::function<HardwareFit(const std::vector<const FitRow*>&)>& global_fit = fit_pair) {
+  HardwareFit global = global_fit(rows);
   global.rows = 0;
   Values v;
   for (const auto& hw : profiles) {
     std::vector<const FitRow*> mine;
     for (const FitRow* r : rows)
       if (r->hardware == hw) mine.push_back(r);
-    v[hw] = mine.empty() ? global : fit_one(mine, global);
+    v[hw] = int(mine.size()) < kMinRowsForOwnFit ? global : fit_one(mine, global);
   }
   return v;
 }
@@ -122,6 +146,12 @@ Values fit_per_hardware_gemm(const std::vector<const FitRow*>& rows, const std::
   return fit_each_profile(rows, profiles, [](const std::vector<const FitRow*>& mine, const HardwareFit& global) {
     return HardwareFit{fit_gemm(mine, global.attention), global.attention, int(mine.size())};
   });
+}
+
+Values fit_per_hardware_scalar(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles, bool both) {
+  return fit_each_profile(
+      rows, profiles, [both](const std::vector<const FitRow*>& mine, const HardwareFit&) { return fit_scalar(mine, both); },
+      [both](const std::vector<const FitRow*>& all) { return fit_scalar(all, both); });
 }
 
 Values fit_per_hardware(const std::vector<const FitRow*>& rows, const std::set<std::string>& profiles) {
@@ -183,9 +213,13 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
   res.in_sample = stats_at(all, res.per_hardware);
   res.per_hardware_gemm = fit_per_hardware_gemm(all, profiles);
   res.in_sample_gemm = stats_at(all, res.per_hardware_gemm);
+  res.per_hardware_scalar_gemm = fit_per_hardware_scalar(all, profiles, false);
+  res.per_hardware_scalar_both = fit_per_hardware_scalar(all, profiles, true);
+  res.in_sample_scalar_gemm = stats_at(all, res.per_hardware_scalar_gemm);
+  res.in_sample_scalar_both = stats_at(all, res.per_hardware_scalar_both);
   std::map<std::string, std::vector<const FitRow*>> by_family;
   for (const auto& r : rows) by_family[r.family].push_back(&r);
-  std::vector<RowOutcome> held, held_global, held_gemm;
+  std::vector<RowOutcome> held, held_global, held_gemm, held_scalar_gemm, held_scalar_both;
   for (const auto& [fam, members] : by_family) {
     std::vector<const FitRow*> others;
     for (const auto& r : rows)
@@ -202,6 +236,8 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
     for (const auto& hw : profiles) g[hw] = pair;
     stats_at(members, g, &held_global);
     stats_at(members, fit_per_hardware_gemm(others, profiles), &held_gemm);
+    stats_at(members, fit_per_hardware_scalar(others, profiles, false), &held_scalar_gemm);
+    stats_at(members, fit_per_hardware_scalar(others, profiles, true), &held_scalar_both);
   }
   auto stats_of = [](const std::vector<RowOutcome>& v) {
     std::vector<const RowOutcome*> p;
@@ -211,6 +247,8 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
   res.leave_one_family_out = stats_of(held);
   res.leave_one_family_out_global = stats_of(held_global);
   res.leave_one_family_out_gemm = stats_of(held_gemm);
+  res.leave_one_family_out_scalar_gemm = stats_of(held_scalar_gemm);
+  res.leave_one_family_out_scalar_both = stats_of(held_scalar_both);
   return res;
 }
 
@@ -219,20 +257,25 @@ const char* name(FitMode m) {
     case FitMode::global_pair: return "one global pair";
     case FitMode::per_profile_gemm: return "GEMM per profile, global attention";
     case FitMode::per_profile_pair: return "both per profile";
+    case FitMode::scalar_gemm: return "one scalar per profile: GEMM";
+    case FitMode::scalar_both: return "one scalar per profile: GEMM and attention";
   }
   return "?";
 }
 
 FitMode CalibrationResult::best_mode() const {
-  FitMode best = FitMode::global_pair;
-  double mape = leave_one_family_out_global.mape;
-  if (leave_one_family_out_gemm.mape < mape) best = FitMode::per_profile_gemm, mape = leave_one_family_out_gemm.mape;
-  if (leave_one_family_out.mape < mape) best = FitMode::per_profile_pair;
-  return best;
+  return leave_one_family_out_scalar_both.mape < leave_one_family_out_scalar_gemm.mape ? FitMode::scalar_both
+                                                                                       : FitMode::scalar_gemm;
 }
 
 const std::map<std::string, HardwareFit>& CalibrationResult::values(FitMode m) const {
-  return m == FitMode::global_pair ? global_values : m == FitMode::per_profile_gemm ? per_hardware_gemm : per_hardware;
+  switch (m) {
+    case FitMode::global_pair: return global_values;
+    case FitMode::per_profile_gemm: return per_hardware_gemm;
+    case FitMode::scalar_gemm: return per_hardware_scalar_gemm;
+    case FitMode::scalar_both: return per_hardware_scalar_both;
+    default: return per_hardware;
+  }
 }
 
 std::string format_calibration_text(const CalibrationResult& r) {
@@ -265,7 +308,18 @@ std::string format_calibration_text(const CalibrationResult& r) {
     o += fmt::format("    {:<22} {:.4f} / {:.4f}  ({} rows)\n", hw, f.gemm, f.attention, f.rows);
   o += fmt::format("  ... in sample:                   {}\n", line(r.in_sample_gemm));
   o += fmt::format("  ... leave one family out:        {}\n", line(r.leave_one_family_out_gemm));
-  o += fmt::format("  lowest leave-one-family-out MAPE: {} (what --write writes)\n", name(r.best_mode()));
+  for (const bool both : {false, true}) {
+    o += fmt::format("  {} (at most one fitted scalar per profile; own fit from {} rows):\n",
+                     name(both ? FitMode::scalar_both : FitMode::scalar_gemm), kMinRowsForOwnFit);
+    for (const auto& [hw, f] : both ? r.per_hardware_scalar_both : r.per_hardware_scalar_gemm)
+      o += fmt::format("    {:<22} {:.4f}  ({})\n", hw, f.gemm, f.rows ? fmt::format("{} rows", f.rows) : "global");
+    o += fmt::format("  ... in sample:                   {}\n",
+                     line(both ? r.in_sample_scalar_both : r.in_sample_scalar_gemm));
+    o += fmt::format("  ... leave one family out:        {}\n",
+                     line(both ? r.leave_one_family_out_scalar_both : r.leave_one_family_out_scalar_gemm));
+  }
+  o += fmt::format("  lowest leave-one-family-out MAPE of the one-scalar modes: {} (what --write writes)\n",
+                   name(r.best_mode()));
   o += "  (each row is simulated at (gemm, attention) = (1,1), (0.5,1), (1,0.5) and modelled as\n"
        "   seconds/token = G/gemm + A/attention + B; `clustersim calibrate --write` puts the per-profile\n"
        "   values into hardware/profiles/*.yaml)\n";
@@ -284,17 +338,20 @@ std::vector<std::string> write_calibration(const CalibrationResult& r, const std
     const std::string profile = file.stem().string();
     const auto& values = r.values(mode);
     const auto it = values.find(profile);
+    const bool scalar = mode == FitMode::scalar_gemm || mode == FitMode::scalar_both;
     const bool own = mode != FitMode::global_pair && it != values.end() && it->second.rows > 0;
-    const HardwareFit& fit = own ? it->second : r.global;
+    const HardwareFit& fit = own || (scalar && it != values.end()) ? it->second : r.global;
     const double lofo = mode == FitMode::global_pair        ? r.leave_one_family_out_global.mape
                         : mode == FitMode::per_profile_gemm ? r.leave_one_family_out_gemm.mape
+                        : mode == FitMode::scalar_gemm      ? r.leave_one_family_out_scalar_gemm.mape
+                        : mode == FitMode::scalar_both      ? r.leave_one_family_out_scalar_both.mape
                                                             : r.leave_one_family_out.mape;
     std::ifstream in(file);
     std::vector<std::string> lines;
     for (std::string l; std::getline(in, l);) lines.push_back(l);
     in.close();
     const std::string basis = own ? fmt::format("on this profile's {} headline rows ({})", fit.rows, name(mode))
-                              : mode != FitMode::global_pair ? std::string("(global fit: no headline rows on this profile)")
+                              : mode != FitMode::global_pair ? fmt::format("(global fit: fewer than {} headline rows on this profile)", kMinRowsForOwnFit)
                                                              : std::string("(global fit, one pair for every profile)");
     const std::string pad(32, ' ');
     for (const bool gemm : {true, false}) {
@@ -309,7 +366,16 @@ std::vector<std::string> write_calibration(const CalibrationResult& r, const std
       const double value = gemm ? fit.gemm : fit.attention;
       std::vector<std::string> block = {fmt::format("{} {:.2f}  # FITTED by `clustersim calibrate --write` on {}: {:.4f} {}",
                                                     key, value, date, value, basis)};
-      if (gemm) {
+      if (scalar && !gemm)
+        block = {fmt::format("{} {:.2f}  # {}", key, value,
+                             mode == FitMode::scalar_both ? "the same fitted scalar as gemm_sustained_fraction (one per profile)"
+                                                          : "NOT fitted: attention from measured kernels (one scalar per profile)")};
+      if (scalar && gemm) {
+        block.push_back(pad + fmt::format("#   of tests/validation/published.csv ({}; leave-one-family-out MAPE {:.1f}%).",
+                                          name(mode), 100 * lofo));
+        block.push_back(pad + "#   The one fitted scalar of this profile: the share of the benchmarked kernel rate that");
+        block.push_back(pad + "#   a training step sustains, beyond the modelled clocks, shapes and overheads.");
+      } else if (gemm) {
         block.push_back(pad + fmt::format("#   of tests/validation/published.csv (global fit over all {} rows: {:.4f} / {:.4f};",
                                           r.rows, r.global.gemm, r.global.attention));
         block.push_back(pad + fmt::format("#   leave-one-family-out MAPE {:.1f}%). Multiplies the GEMM (MAMF) anchor rate;",

@@ -28,7 +28,14 @@ enum class FitMode {
   global_pair,        ///< one (gemm, attention) pair for every profile
   per_profile_gemm,   ///< a GEMM fraction per profile, one global attention fraction
   per_profile_pair,   ///< both per profile
+  /// Issue 13 item 9: at most one fitted scalar per profile (profiles with fewer than
+  /// kMinRowsForOwnFit headline rows take the global value). scalar_gemm: the scalar is
+  /// gemm_sustained_fraction, attention_sustained_fraction stays 1 (attention from measured
+  /// kernels); scalar_both: one scalar written to both (every compute kernel's in-step share).
+  scalar_gemm,
+  scalar_both,
 };
+inline constexpr int kMinRowsForOwnFit = 10;
 const char* name(FitMode m);
 
 struct CalibrationResult {
@@ -44,7 +51,11 @@ struct CalibrationResult {
   ErrorStats leave_one_family_out;  ///< every row predicted by per-profile fits that excluded its family
   ErrorStats leave_one_family_out_global;  ///< the same with one global pair
   ErrorStats leave_one_family_out_gemm;    ///< the same with per-profile GEMM, global attention
-  /// The mode with the lowest leave-one-family-out MAPE: the out-of-sample choice.
+  /// One scalar per profile (FitMode::scalar_gemm / scalar_both), in sample and left out.
+  std::map<std::string, HardwareFit> per_hardware_scalar_gemm, per_hardware_scalar_both;
+  ErrorStats in_sample_scalar_gemm, in_sample_scalar_both;
+  ErrorStats leave_one_family_out_scalar_gemm, leave_one_family_out_scalar_both;
+  /// The one-scalar mode with the lowest leave-one-family-out MAPE: the out-of-sample choice.
   FitMode best_mode() const;
   const std::map<std::string, HardwareFit>& values(FitMode m) const;
   std::map<std::string, HardwareFit> global_values;  ///< the global pair, for every profile

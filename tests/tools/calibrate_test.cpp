@@ -59,3 +59,24 @@ TEST_CASE("calibrate --write replaces the fitted line and its comment block, not
                   clustersim::scenarios::ScenarioError);
   fs::remove_all(dir);
 }
+
+TEST_CASE("calibrate --write in a one-scalar mode writes one fitted value per profile", "[tools][calibrate]") {
+  const fs::path dir = fs::temp_directory_path() / "clustersim_calibrate_scalar_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* n : {"gpu-a", "gpu-b"})
+    std::ofstream(dir / (std::string(n) + ".yaml")) << "name: " << n << "\ngemm_sustained_fraction: 0.70  # old\n"
+                                                       "attention_sustained_fraction: 0.70  # old\n";
+  CalibrationResult r;
+  r.rows = 30;
+  r.per_hardware_scalar_gemm["gpu-a"] = {0.8123, 1.0, 25};
+  r.per_hardware_scalar_gemm["gpu-b"] = {0.7456, 1.0, 0};  // fewer than kMinRowsForOwnFit: the global value
+  r.leave_one_family_out_scalar_gemm.mape = 0.071;
+  write_calibration(r, dir.string(), "2030-01-04", FitMode::scalar_gemm);
+  const std::string a = slurp(dir / "gpu-a.yaml"), b = slurp(dir / "gpu-b.yaml");
+  CHECK_THAT(a, Catch::Contains("gemm_sustained_fraction: 0.81  # FITTED by `clustersim calibrate --write` on 2030-01-04: 0.8123 on this profile's 25 headline rows"));
+  CHECK_THAT(a, Catch::Contains("MAPE 7.1%"));
+  CHECK_THAT(a, Catch::Contains("attention_sustained_fraction: 1.00  # NOT fitted"));
+  CHECK_THAT(b, Catch::Contains("gemm_sustained_fraction: 0.75  # FITTED") && Catch::Contains("fewer than 10 headline rows"));
+  fs::remove_all(dir);
+}
