@@ -151,3 +151,45 @@ TEST_CASE("run reports the defaults it assumed, and not the keys the scenario se
   CHECK_FALSE(std::count(set.begin(), set.end(), "training.fp8_recipe"));
   CHECK_FALSE(std::count(set.begin(), set.end(), "training.cuda_graphs"));
 }
+
+namespace {
+// Transformer Engine's GEMM-profiling tutorial model (gemm_profiling.rst @d0067d0d, via
+// reference/kernels/fp8_speedups.csv): hidden 4096, ffn 16384, 24 layers, M = 15872 tokens, the
+// weights quantized on every call (autocast, one micro-batch). Seconds of its linears (GEMMs and
+// their quantization) per step, and of the quantization alone.
+struct LinearTime {
+  double total = 0, quantize = 0;
+};
+LinearTime te_tutorial_linears(const std::string& hw, const std::string& precision) {
+  const auto sc = load(hw, "seq_len: 512, global_batch: 31, micro_batch: 31, " + precision,
+                       "{layers: 24, hidden: 4096, heads: 32, ffn_hidden: 16384, vocab: 32000, activation: gelu}", 1);
+  const auto c = costs(sc);
+  LinearTime t;
+  for (const auto* pass : {&c.layer_fwd, &c.layer_bwd})
+    for (const auto& op : pass->ops) {
+      const bool quant = op.name.find("quantize") != std::string::npos;
+      if (op.kind == models::OpKind::gemm || quant) t.total += 24 * op.time_s;
+      if (quant) t.quantize += 24 * op.time_s;
+    }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("FP8 recipes on the TE tutorial model: cast share and GEMM speed-ups against the measured ones", "[models][recipes]") {
+  const auto bf16 = te_tutorial_linears("h200-sxm", "precision: bf16");
+  const auto current = te_tutorial_linears("h200-sxm", "precision: fp8, fp8_recipe: tensorwise");
+  const auto delayed = te_tutorial_linears("h200-sxm", "precision: fp8, fp8_recipe: delayed");
+  const auto block = te_tutorial_linears("h200-sxm", "precision: fp8, fp8_recipe: blockwise");
+  INFO("bf16 " << bf16.total << " s; current " << current.total << " (quantize " << current.quantize << "); delayed "
+               << delayed.total << "; blockwise " << block.total);
+  // H200 NVL, measured (ms of all 12 linear GEMMs x 24 layers, autocast): BF16 768.3; FP8 current
+  // scaling 486.9 of which ~17 % quantization (pre-quantized 402.8); delayed 455.5; block 549.2.
+  // Known gap (docs/recipes.md): the modelled casts (amax read + cast-transpose, 6 B per element)
+  // are about half of the measured autocast overhead, which also holds TE's per-call host work.
+  const double measured_share = (486.851 - 402.838) / 486.851;
+  CHECK(current.quantize / current.total > 0.4 * measured_share);
+  CHECK(current.quantize / current.total < measured_share);
+  CHECK(bf16.total / current.total == Approx(768.335 / 486.851).epsilon(0.15));
+  CHECK(bf16.total / delayed.total == Approx(768.335 / 455.473).epsilon(0.15));
+  CHECK(delayed.total < current.total);
+}
