@@ -141,12 +141,14 @@ void add_host_waits(StepCosts* c, const ParallelSpec& p, const TrainingSpec& t) 
   for (bool fwd : {true, false}) {
     auto& parts = fwd ? c->part_fwd : c->part_bwd;
     const PassCost& ring = fwd ? c->ring_step_fwd : c->ring_step_bwd;
-    PassCost all;
-    for (const auto& part : parts)
-      for (const auto& op : part.ops) all.add(op);
-    int ring_kernels = 0;
-    for (const auto& op : ring.ops) ring_kernels += op.kernels;
-    KernelOp wait = host_wait(all, (p.cp - 1) * ring_kernels, (p.cp - 1) * ring.time_s, t);
+    int kernels = 0;
+    double gpu_s = (p.cp - 1) * ring.time_s;
+    for (const auto& op : ring.ops) kernels += (p.cp - 1) * op.kernels;
+    for (const auto& part : parts) {
+      gpu_s += part.time_s;
+      for (const auto& op : part.ops) kernels += op.kernels;
+    }
+    KernelOp wait = host_wait(PassCost{}, kernels, gpu_s, t);
     if (wait.time_s > 0) parts[norm_attn].add(std::move(wait));
   }
 }
