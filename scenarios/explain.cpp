@@ -37,12 +37,16 @@ std::vector<Cause> causes() {
       {"optimizer step", [](Scenario&) {}, true},
       {"activation recompute", [](Scenario& s) { s.training.recompute = models::Recompute::none; }},
       {"memory-bound element-wise ops (norms, activations, residuals, loss)",
-       [](Scenario& s) { s.gpu.hbm_bps = kHuge; }},
+       [](Scenario& s) {
+         s.gpu.hbm_bps = kHuge;
+         s.gpu.memory_latency_s = 0;
+       }},
       {"kernel launch gaps", [](Scenario& s) { s.gpu.kernel_gap_s = 0; }},
       {"attention kernel efficiency (incl. sustained fraction)",
        [](Scenario& s) {
          s.gpu.attention = {1.0, 0.0, 1.0, 0.0};
          s.gpu.attention_sustained_fraction = 1.0;
+         s.gpu.attention_data.clear();  // the measured rows: peak rate instead
        }},
       {"GEMM wave quantization and small shapes",
        [](Scenario& s) {
@@ -52,6 +56,7 @@ std::vector<Cause> causes() {
       {"GEMM main-loop efficiency below peak (incl. sustained-clock fraction)",
        [](Scenario& s) {
          s.gpu.gemm_sustained_fraction = 1.0;  // the calibrated sustained-clock share (issue #5)
+         s.gpu.gemm_shape_fraction = 1.0;
          s.gpu.gemm_anchor.flops = s.gpu.peak(hardware::Precision::bf16);
          s.gpu.gemm_anchor.m = s.gpu.gemm_anchor.n = s.gpu.gemm_anchor.k = 4096;
          if (s.gpu.gemm_anchor_fp8.flops > 0) {
