@@ -3,6 +3,7 @@
 // hardware/profiles/*.yaml; every calibrated constant there cites its source.
 #include <array>
 #include <string>
+#include <vector>
 
 namespace clustersim::hardware {
 
@@ -83,11 +84,26 @@ struct GpuSpec {
   double l2_bytes = 0;
   GemmAnchor gemm_anchor;          ///< BF16/FP16 MAMF
   GemmAnchor gemm_anchor_fp8;      ///< FP8 MAMF (flops = 0: no FP8)
+  GemmAnchor gemm_anchor_nvfp4;    ///< best measured NVFP4 GEMM (flops = 0: FP8 anchor × peak ratio)
   int gemm_tile_m = 128, gemm_tile_n = 256;
   double gemm_k_overhead = 0;      ///< per-tile prologue/epilogue cost, in K elements
   double hbm_efficiency = 0.9;     ///< achieved / spec for streaming kernels
   AttentionEfficiency attention;
   AttentionImpl default_attention = AttentionImpl::flash2;  ///< what current stacks run here
+  /// Data GPUs (the `gpu` column of hardware/kernels/attention.csv) whose attention rows stand
+  /// for this GPU, in order of preference; rates scale by this GPU's BF16 peak over theirs.
+  /// Empty: no rows, the `attention` curve above is used.
+  std::vector<std::string> attention_data;
+  /// Rate of a typical well-shaped GEMM over the best-shape MAMF anchor: the MAMF is the best of a
+  /// brute-force shape search (a library kernel choice at its best), fitted on kernel rows
+  /// (kernel_cost.cpp, docs/kernels.md). 1 = every shape as good as the anchor.
+  double gemm_shape_fraction = 0.9;
+  double memory_latency_s = 0;     ///< fixed time of a streaming kernel (ramp + tail), fitted per GPU
+  /// Sustained / benchmark clock under full training load (power cap); multiplies every compute
+  /// rate. 1 where the anchors were measured under sustained load (MAMF: 100 iterations after
+  /// 50 warm-up) and nothing caps the power below the benchmark's.
+  double sustained_clock_ratio = 1.0;
+  double power_w = 0;              ///< board power limit (TGP) of this configuration
   /// Fractions of the anchors' rates that a training run sustains, for GEMMs (the MAMF anchor)
   /// and for attention kernels (the FlashAttention curve): clocks under hours of full power
   /// draw versus the short benchmarks behind the anchors, real shapes (causal masks, head

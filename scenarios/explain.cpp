@@ -45,6 +45,8 @@ std::vector<Cause> causes() {
       {"memory-bound element-wise ops (norms, activations, residuals, loss)",
        [](Scenario& s) { s.training.ideal.memory = true; }},
       {"kernel launch gaps", [](Scenario& s) { s.gpu.kernel_gap_s = 0; }, false, "hardware.md §3.10 (gpu-benches)"},
+      {"sustained clock below the benchmarks' (power cap)", [](Scenario& s) { s.gpu.sustained_clock_ratio = 1.0; },
+       false, "hardware profile power and clock fields"},
       // The profile's one fitted scalar (tools/calibrate.cpp), removed before the measured
       // kernel losses so that they are measured at the benchmarks' own rates.
       {"in-step share of benchmarked kernel rates (FITTED scalar, not a measurement)",

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hardware/attention_model.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load_node.hpp"
 #include "scenarios/load_recipe.hpp"
@@ -144,7 +145,8 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   r.allow_only({"name", "description", "sms", "peak", "memory", "memory_bandwidth", "l2", "gemm_mamf",
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
                 "kernel_gap", "comm_sms", "runtime_reserved", "node", "gemm_sustained_fraction",
-                "attention_sustained_fraction", "attention_default"});
+                "attention_sustained_fraction", "attention_default", "attention_data", "gemm_mamf_nvfp4",
+                "memory_latency", "sustained_clock_ratio", "power"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
@@ -173,6 +175,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   };
   g.gemm_anchor = anchor("gemm_mamf");
   g.gemm_anchor_fp8 = anchor("gemm_mamf_fp8");
+  g.gemm_anchor_nvfp4 = anchor("gemm_mamf_nvfp4");
   if (g.gemm_anchor.flops <= 0) r.fail("gemm_mamf", "is required (measured best GEMM rate and its shape)");
   if (r.has("gemm_tile")) {
     auto t = r.numbers("gemm_tile", 2, 8, 1024);
@@ -188,6 +191,21 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.attention.bwd_half_seq = a.number("bwd_half_seq", 400, 0, 1e6);
   g.default_attention = static_cast<hardware::AttentionImpl>(r.choice(
       "attention_default", {hardware::kAttentionImplNames.begin(), hardware::kAttentionImplNames.end()}, 1));
+  {  // comma-separated data GPUs of hardware/kernels/attention.csv
+    std::stringstream names(r.text("attention_data", ""));
+    for (std::string d; std::getline(names, d, ',');) {
+      d.erase(0, d.find_first_not_of(' '));
+      d.erase(d.find_last_not_of(' ') + 1);
+      if (d.empty()) continue;
+      if (hardware::attention_data_peak(d) <= 0)
+        r.fail("attention_data", fmt::format("'{}' has no rows; allowed: A100, H100, H200, B200, GB200, GB300, "
+                                             "Blackwell-2.5PF, Blackwell-sm100", d));
+      g.attention_data.push_back(d);
+    }
+  }
+  g.memory_latency_s = r.quantity("memory_latency", Dimension::time, 0, 0, 1e-3);
+  g.sustained_clock_ratio = r.number("sustained_clock_ratio", 1.0, 0.1, 1.0);
+  g.power_w = r.number("power", 0, 0, 1e5);
   g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
   g.gemm_sustained_fraction = r.number("gemm_sustained_fraction", 1.0, 0.05, 1.0);
   g.attention_sustained_fraction = r.number("attention_sustained_fraction", 1.0, 0.05, 1.0);
