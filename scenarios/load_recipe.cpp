@@ -53,6 +53,9 @@ void read_attention(const YamlReader& tr, const hardware::GpuSpec& gpu, models::
     t->attention_impl = hardware::default_attention_impl(gpu);
   }
   const std::string why = impl_unavailable(t->attention_impl, gpu);
+  if (!why.empty() && !has_impl && !tr.has("flash_attention"))
+    tr.fail("attention_impl", fmt::format("the {} profile's default {}: {}; set training.attention_impl (unfused or "
+                                          "sdpa_math run anywhere)", gpu.name, hardware::name(t->attention_impl), why));
   if (!why.empty())
     tr.fail(has_impl ? "attention_impl" : "flash_attention",
             fmt::format("{} on {}: {}", hardware::name(t->attention_impl), gpu.name, why));
