@@ -88,12 +88,14 @@ const Curve* find(const std::string& gpu, const std::string& impl, const char* d
   // The nearest measured head dimension (log distance) for this (gpu, impl, dtype, pass, causal).
   const Curve* best = nullptr;
   double best_d = 1e9;
-  for (const auto& [k, c] : curves()) {
+  const auto& table = curves();  // ordered by (gpu, impl, dtype, pass, causal, head dim)
+  for (auto it = table.lower_bound({gpu, impl, dtype, pass, causal, 0.0}); it != table.end(); ++it) {
+    const Key& k = it->first;
     if (std::get<0>(k) != gpu || std::get<1>(k) != impl || std::get<2>(k) != dtype ||
         std::get<3>(k) != pass || std::get<4>(k) != causal)
-      continue;
+      break;
     const double d = std::abs(std::log(std::get<5>(k) / head_dim));
-    if (d < best_d - 1e-12) best = &c, best_d = d;
+    if (d < best_d - 1e-12) best = &it->second, best_d = d;
   }
   return best;
 }
