@@ -84,24 +84,47 @@ const std::map<Key, Curve>& curves() {
 }
 
 const Curve* find(const std::string& gpu, const std::string& impl, const char* dtype,
-                  const char* pass, bool causal, double head_dim) {
+                  const char* pass, bool causal, double head_dim, double* found_head_dim = nullptr) {
   // The nearest measured head dimension (log distance) for this (gpu, impl, dtype, pass, causal).
   const Curve* best = nullptr;
   double best_d = 1e9;
-  for (const auto& [k, c] : curves()) {
+  const auto& table = curves();  // ordered by (gpu, impl, dtype, pass, causal, head dim)
+  for (auto it = table.lower_bound({gpu, impl, dtype, pass, causal, 0.0}); it != table.end(); ++it) {
+    const Key& k = it->first;
     if (std::get<0>(k) != gpu || std::get<1>(k) != impl || std::get<2>(k) != dtype ||
         std::get<3>(k) != pass || std::get<4>(k) != causal)
-      continue;
+      break;
     const double d = std::abs(std::log(std::get<5>(k) / head_dim));
-    if (d < best_d - 1e-12) best = &c, best_d = d;
+    if (d < best_d - 1e-12) {
+      best = &it->second, best_d = d;
+      if (found_head_dim) *found_head_dim = std::get<5>(k);
+    }
   }
   return best;
+}
+
+// rate(head dim `want`) / rate(head dim `have`) at `seq` from any (pass, mask) of this GPU, impl
+// and dtype measured at both (hd 64 runs well below hd 128: H200 cuDNN causal fwd, FA3 paper); 1
+// when no such pair exists.
+double head_dim_ratio(const std::string& gpu, const std::string& impl, const char* dtype, double want,
+                      double have, double seq) {
+  const auto& table = curves();
+  for (auto it = table.lower_bound({gpu, impl, dtype, "", false, 0.0}); it != table.end(); ++it) {
+    const Key& k = it->first;
+    if (std::get<0>(k) != gpu || std::get<1>(k) != impl || std::get<2>(k) != dtype) break;
+    if (std::get<5>(k) != want) continue;
+    auto other = table.find({gpu, impl, dtype, std::get<3>(k), std::get<4>(k), have});
+    if (other != table.end()) return it->second.at(seq) / other->second.at(seq);
+  }
+  return 1.0;
 }
 
 // Rate for one pass and mask from the pass's own rows, or split from fwd+bwd rows.
 double pass_rate(const std::string& gpu, const std::string& impl, const AttentionQuery& q, bool causal) {
   const char* pass = q.backward ? "bwd" : "fwd";
-  if (const Curve* c = find(gpu, impl, q.dtype, pass, causal, q.head_dim)) return c->at(q.seq);
+  double hd = q.head_dim;
+  if (const Curve* c = find(gpu, impl, q.dtype, pass, causal, q.head_dim, &hd))
+    return c->at(q.seq) * (hd == q.head_dim ? 1.0 : head_dim_ratio(gpu, impl, q.dtype, q.head_dim, hd, q.seq));
   if (const Curve* fb = find(gpu, impl, q.dtype, "fwd+bwd", causal, q.head_dim)) {
     // fwd+bwd rate R over 3.5 units of work: 3.5/R = 1/F + 2.5/(ρF)  =>  F = R(1 + 2.5/ρ)/3.5.
     const double fwd = fb->at(q.seq) * (1 + 2.5 / kBwdOverFwd) / 3.5;

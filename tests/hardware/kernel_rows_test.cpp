@@ -55,7 +55,8 @@ const hardware::GpuSpec& profile(const std::string& name) {
   auto it = cache.find(name);
   if (it != cache.end()) return it->second;
   auto sc = scenarios::load_scenario_string(
-      "model: llama2-7b\nhardware: " + name + "\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
+      "model: llama2-7b\nhardware: " + name + "\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8, precision: " +
+          (name.rfind("v100", 0) == 0 ? "fp16" : "bf16") + "}\n",
       "<test>", {});
   // The profile's fitted in-step scalar describes training steps, not microbenchmarks.
   sc.gpu.gemm_sustained_fraction = sc.gpu.attention_sustained_fraction = 1.0;
@@ -245,4 +246,37 @@ TEST_CASE("memory-bound model vs the fused rows of kernel_membound.csv: within 1
   for (const auto& [why, count] : excluded) std::cout << "  excluded " << count << ": " << why << "\n";
   CHECK(t.rows >= 60);
   CHECK(t.share() >= 0.70);
+}
+
+TEST_CASE("attention FLOP follow the FlashAttention convention", "[hardware][kernels]") {
+  hardware::AttentionShape s;
+  s.batch = 2, s.heads = 8, s.kv_heads = 2, s.head_dim_qk = s.head_dim_v = 128, s.seq_q = s.seq_kv = 4096;
+  s.causal = false;
+  const double full = 4.0 * 2 * 8 * 4096.0 * 4096.0 * 128;
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward) == Approx(full));
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::backward) == Approx(2.5 * full));
+  s.causal = true;
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward) == Approx(0.5 * full));
+  s.window = 1024;  // each query sees at most 1024 keys: 4096·1024 − 1024²/2 pairs
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward) ==
+        Approx(full / (4096.0 * 4096.0) * (4096.0 * 1024 - 0.5 * 1024 * 1024)));
+  s.window = 0;
+  s.head_dim_qk = 192;  // DeepSeek-style: QKᵀ over 192, PV over 128
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward) == Approx(0.5 * full * (192 + 128) / 256.0));
+}
+
+TEST_CASE("a GPU without its own attention rows borrows a same-architecture GPU's, scaled by peak", "[hardware][kernels]") {
+  hardware::AttentionShape s;
+  s.heads = 64, s.kv_heads = 8, s.head_dim_qk = s.head_dim_v = 128, s.seq_q = s.seq_kv = 8192;
+  auto rate = [&](const hardware::GpuSpec& g) {
+    const auto pass = hardware::KernelPass::forward;
+    return hardware::attention_flop(s, pass) /
+           (hardware::attention_cost(g, hardware::AttentionImpl::cudnn, Precision::bf16, pass, s).time_s - g.kernel_gap_s);
+  };
+  // b300 reads the GB300 rows (same Blackwell Ultra die) at its 2250/2500 BF16 peak.
+  CHECK(rate(profile("b300")) == Approx(rate(profile("gb300")) * 2250.0 / 2500.0).epsilon(1e-9));
+  // V100 has no rows: its profile curve, not a Hopper or Blackwell figure.
+  const auto& v = profile("v100-sxm2");
+  CHECK(v.attention_data.empty());
+  CHECK(rate(v) < v.peak(Precision::fp16));
 }
