@@ -86,3 +86,15 @@ TEST_CASE("with every cause removed only the FLOP-count convention is left, and 
   REQUIRE(residual.mfu_points < 0.0);
   REQUIRE(residual.mfu_points > -0.10);
 }
+
+TEST_CASE("every waterfall bar above 10 points names its grounding, and the fitted scalar is labelled as fitted", "[scenarios][explain]") {
+  scenarios::Report r;
+  const auto ex = explain_main({}, &r);
+  bool fitted_bar = false;
+  for (const auto& w : ex.waterfall) {
+    INFO(w.cause << ": " << 100 * w.mfu_points << " points");
+    if (w.cause.find("FITTED") != std::string::npos) fitted_bar = true;
+    if (w.mfu_points > 0.10 && w.cause.rfind("FLOP-count", 0) != 0) CHECK(w.cause.find(" [") != std::string::npos);
+  }
+  CHECK(fitted_bar);
+}
