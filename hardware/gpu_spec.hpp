@@ -3,24 +3,48 @@
 // hardware/profiles/*.yaml; every calibrated constant there cites its source.
 #include <array>
 #include <string>
+#include <vector>
 
 namespace clustersim::hardware {
 
-enum class Precision { fp32, tf32, bf16, fp16, fp8 };
-inline constexpr std::array<const char*, 5> kPrecisionNames = {"fp32", "tf32", "bf16", "fp16", "fp8"};
-inline const char* name(Precision p) { return kPrecisionNames[static_cast<std::size_t>(p)]; }
+enum class Precision { fp32, tf32, bf16, fp16, fp8, mxfp8, nvfp4 };
 
-/// Bytes per element of activations/weights stored in this precision (fp8 GEMM inputs are
-/// 1 byte; everything around them stays 2 bytes, as in Transformer Engine).
-inline double storage_bytes(Precision p) {
-  switch (p) {
-    case Precision::fp32: case Precision::tf32: return 4.0;
-    default: return 2.0;
-  }
+/// One row of the open precision table. Storage: activations/weights kept around the GEMMs
+/// (low-precision GEMM inputs are quantized copies; everything else stays BF16, as in
+/// Transformer Engine and torchao). Operand: bytes per GEMM input element, block scales included:
+/// MXFP8 has one E8M0 byte per 32 elements, NVFP4 one E4M3 byte per 16 FP4 elements (OCP MX
+/// spec v1.0; NVIDIA Blackwell NVFP4 format).
+struct PrecisionInfo {
+  const char* name;
+  double storage_bytes;
+  double operand_bytes;
+  int scale_block;  ///< elements per scale factor (0: per-tensor or none)
+};
+inline constexpr std::array<PrecisionInfo, 7> kPrecisions = {{
+    {"fp32", 4.0, 4.0, 0},
+    {"tf32", 4.0, 4.0, 0},
+    {"bf16", 2.0, 2.0, 0},
+    {"fp16", 2.0, 2.0, 0},
+    {"fp8", 2.0, 1.0, 0},
+    {"mxfp8", 2.0, 1.0 + 1.0 / 32, 32},
+    {"nvfp4", 2.0, 0.5 + 1.0 / 16, 16},
+}};
+inline constexpr std::array<const char*, 7> kPrecisionNames = {"fp32", "tf32", "bf16", "fp16",
+                                                                "fp8",  "mxfp8", "nvfp4"};
+inline const PrecisionInfo& info(Precision p) { return kPrecisions[static_cast<std::size_t>(p)]; }
+inline const char* name(Precision p) { return info(p).name; }
+inline double storage_bytes(Precision p) { return info(p).storage_bytes; }
+inline double gemm_operand_bytes(Precision p) { return info(p).operand_bytes; }
+inline bool is_low_precision(Precision p) {
+  return p == Precision::fp8 || p == Precision::mxfp8 || p == Precision::nvfp4;
 }
-inline double gemm_operand_bytes(Precision p) {
-  return p == Precision::fp8 ? 1.0 : storage_bytes(p);
-}
+
+/// Attention kernel implementations with measured rows in reference/kernels/kernel_attention.csv
+/// (sdpa_math: PyTorch's math fallback; unfused: QKᵀ and PV as batched GEMMs plus a softmax).
+enum class AttentionImpl { cudnn, flash2, flash3, flash4, sdpa_math, unfused };
+inline constexpr std::array<const char*, 6> kAttentionImplNames = {"cudnn",  "flash2",    "flash3",
+                                                                   "flash4", "sdpa_math", "unfused"};
+inline const char* name(AttentionImpl a) { return kAttentionImplNames[static_cast<std::size_t>(a)]; }
 
 /// A GEMM efficiency anchor: the best measured throughput ("MAMF") and the shape it was
 /// measured at, from which the per-SM main-loop efficiency is derived (kernel_cost.cpp).
@@ -47,16 +71,32 @@ struct GpuSpec {
   std::string name;
   std::string description;
   int sms = 0;
-  std::array<double, 5> peak_flops{};  ///< dense Tensor Core FLOP/s by Precision (fp32: vector)
+  std::array<double, 7> peak_flops{};  ///< dense Tensor Core FLOP/s by Precision (fp32: vector)
   double hbm_bytes = 0;
   double hbm_bps = 0;
   double l2_bytes = 0;
   GemmAnchor gemm_anchor;          ///< BF16/FP16 MAMF
   GemmAnchor gemm_anchor_fp8;      ///< FP8 MAMF (flops = 0: no FP8)
+  GemmAnchor gemm_anchor_nvfp4;    ///< best measured NVFP4 GEMM (flops = 0: FP8 anchor × peak ratio)
   int gemm_tile_m = 128, gemm_tile_n = 256;
   double gemm_k_overhead = 0;      ///< per-tile prologue/epilogue cost, in K elements
   double hbm_efficiency = 0.9;     ///< achieved / spec for streaming kernels
   AttentionEfficiency attention;
+  AttentionImpl default_attention = AttentionImpl::flash2;  ///< what current stacks run here
+  /// Data GPUs (the `gpu` column of hardware/kernels/attention.csv) whose attention rows stand
+  /// for this GPU, in order of preference; rates scale by this GPU's BF16 peak over theirs.
+  /// Empty: no rows, the `attention` curve above is used.
+  std::vector<std::string> attention_data;
+  /// Rate of a typical well-shaped GEMM over the best-shape MAMF anchor: the MAMF is the best of a
+  /// brute-force shape search (a library kernel choice at its best), fitted on kernel rows
+  /// (kernel_cost.cpp, docs/kernels.md). 1 = every shape as good as the anchor.
+  double gemm_shape_fraction = 0.9;
+  double memory_latency_s = 0;     ///< fixed time of a streaming kernel (ramp + tail), fitted per GPU
+  /// Sustained / benchmark clock under full training load (power cap); multiplies every compute
+  /// rate. 1 where the anchors were measured under sustained load (MAMF: 100 iterations after
+  /// 50 warm-up) and nothing caps the power below the benchmark's.
+  double sustained_clock_ratio = 1.0;
+  double power_w = 0;              ///< board power limit (TGP) of this configuration
   /// Fractions of the anchors' rates that a training run sustains, for GEMMs (the MAMF anchor)
   /// and for attention kernels (the FlashAttention curve): clocks under hours of full power
   /// draw versus the short benchmarks behind the anchors, real shapes (causal masks, head

@@ -3,73 +3,188 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hardware/attention_model.hpp"
+
 namespace clustersim::hardware {
 namespace {
 
-double waves_fraction(const GpuSpec& gpu, double m, double n) {
-  const double tiles = std::ceil(m / gpu.gemm_tile_m) * std::ceil(n / gpu.gemm_tile_n);
-  const double waves = std::ceil(tiles / gpu.sms);
-  return waves * gpu.sms;  // tile-slots paid for
+// A contraction or leading dimension that is not a multiple of 16 bytes cannot use the
+// vectorized/TMA loads, and cuBLAS falls back to a slower kernel: H100 torch.bmm with
+// d_ff = 10922 runs at 272.7 against 398.4 TFLOP/s at 10944 (kernel_gemm.csv, ml-engineering
+// SwiGLU sweep; the aligned neighbours 10848-11008 all give 395-398).
+constexpr double kUnalignedEfficiency = 272.73 / 398.38;
+// Split-K is only worth it while each slice keeps a few K blocks.
+constexpr double kMinSplitK = 256;
+
+Precision run_precision(const GpuSpec& gpu, Precision p) {
+  if (is_low_precision(p) && gpu.peak(p) <= 0) p = Precision::fp8;  // MXFP8 at the FP8 rate
+  if (p == Precision::fp8 && gpu.peak(p) <= 0) p = Precision::bf16;
+  if (p == Precision::bf16 && gpu.peak(p) <= 0) p = Precision::fp16;  // V100
+  return p;
 }
 
-// FLOP paid for per tile-slot: padded tile area × (K + overhead).
-double slot_flop(const GpuSpec& gpu, double k) {
-  return 2.0 * gpu.gemm_tile_m * gpu.gemm_tile_n * (k + gpu.gemm_k_overhead);
+// Tile-slot FLOP a library pays for C[m,n] += A[m,k]·B[k,n] at its best tiling: output tiles
+// spread over the SMs in waves (a partial last wave costs a full one), with split-K when there
+// are too few tiles, each tile paying a fixed prologue/epilogue of gemm_k_overhead K steps at
+// the BF16 rate (`k_overhead`, already scaled to this precision). Smaller tiles re-read their
+// operands more often (traffic per FLOP ∝ 1/tm + 1/tn), charged as the square root of that
+// ratio. A 1×1 tile is the ideal machine (the explainer's "no quantization" case).
+double tiled_flop(const GpuSpec& gpu, double m, double n, double k, double k_overhead) {
+  const double tm0 = std::max(1, gpu.gemm_tile_m), tn0 = std::max(1, gpu.gemm_tile_n);
+  const double tiles_m[5] = {tm0, tn0, tm0, std::max(1.0, tm0 / 2), std::max(1.0, tm0 / 2)};
+  const double tiles_n[5] = {tn0, tm0, std::max(1.0, tn0 / 2), tn0, std::max(1.0, tn0 / 2)};
+  const double base_reuse = 1 / tm0 + 1 / tn0;
+  double best = 1e300;
+  for (int i = 0; i < 5; ++i) {
+    const double tm = tiles_m[i], tn = tiles_n[i];
+    const double reuse = std::max(1.0, std::sqrt((1 / tm + 1 / tn) / base_reuse));
+    const double tiles = std::ceil(m / tm) * std::ceil(n / tn);
+    for (double split = 1; split <= 16; split *= 2) {
+      if (split > 1 && k / split < kMinSplitK) break;
+      const double waves = std::ceil(tiles * split / gpu.sms);
+      best = std::min(best, waves * gpu.sms * 2 * tm * tn * (k / split + k_overhead) * reuse);
+    }
+  }
+  return best;
 }
 
-const GemmAnchor& anchor_for(const GpuSpec& gpu, Precision p) {
-  return (p == Precision::fp8 && gpu.gemm_anchor_fp8.flops > 0) ? gpu.gemm_anchor_fp8
-                                                                  : gpu.gemm_anchor;
+struct MainLoop {
+  double rate_sm = 0;     // FLOP/s per SM of the main loop at this precision
+  double k_overhead = 0;  // fixed per-tile cost in K steps at this precision
+};
+
+// Per-SM main-loop rate implied by the anchor: the model reproduces the anchor's measured rate
+// at its shape (so the anchor's own tiling and waves are accounted for, not credited to the
+// main loop), then gemm_shape_fraction takes a typical shape below the search's best.
+MainLoop main_loop(const GpuSpec& gpu, Precision run) {
+  const bool nvfp4_from_fp8 = run == Precision::nvfp4 && gpu.gemm_anchor_nvfp4.flops <= 0;
+  const GemmAnchor& a = run == Precision::nvfp4 && !nvfp4_from_fp8 ? gpu.gemm_anchor_nvfp4
+                        : is_low_precision(run) && gpu.gemm_anchor_fp8.flops > 0 ? gpu.gemm_anchor_fp8
+                                                                                 : gpu.gemm_anchor;
+  const Precision anchor_p = &a == &gpu.gemm_anchor ? run_precision(gpu, Precision::bf16)
+                             : &a == &gpu.gemm_anchor_fp8 ? Precision::fp8 : Precision::nvfp4;
+  MainLoop ml;
+  const double bf16_peak = gpu.peak(run_precision(gpu, Precision::bf16));
+  // A fixed time per tile: gemm_k_overhead K steps at the BF16 rate are more K steps at a faster one.
+  ml.k_overhead = gpu.gemm_k_overhead * gpu.peak(anchor_p) / bf16_peak;
+  if (a.flops <= 0 || a.m <= 0) {
+    ml.rate_sm = 0.7 * gpu.peak(run) / gpu.sms;
+    return ml;
+  }
+  const double t_anchor = 2 * a.m * a.n * a.k / a.flops;
+  ml.rate_sm = std::min(tiled_flop(gpu, a.m, a.n, a.k, ml.k_overhead) / t_anchor, gpu.peak(anchor_p)) / gpu.sms;
+  if (anchor_p != run) {  // anchor at another precision (MXFP8 on the FP8 anchor, NVFP4 from FP8)
+    const double ratio = gpu.peak(run) / gpu.peak(anchor_p);
+    ml.rate_sm *= ratio;
+    ml.k_overhead *= ratio;
+  }
+  ml.rate_sm *= gpu.gemm_shape_fraction * gpu.sustained_clock_ratio * gpu.gemm_sustained_fraction;
+  return ml;
+}
+
+bool aligned(double x, Precision p) {
+  // 16-byte rows of elements (the block scales live in a separate tensor).
+  const PrecisionInfo& i = info(p);
+  const double element_bytes = i.scale_block ? i.operand_bytes - 1.0 / i.scale_block : i.operand_bytes;
+  return std::fmod(x, std::round(16.0 / element_bytes)) == 0;
 }
 
 }  // namespace
 
 double gemm_mainloop_efficiency(const GpuSpec& gpu, Precision p) {
-  const GemmAnchor& a = anchor_for(gpu, p);
-  const double peak = gpu.peak(p == Precision::fp8 && gpu.gemm_anchor_fp8.flops <= 0
-                                   ? Precision::bf16 : p);
-  if (a.flops <= 0 || peak <= 0) return 0.7;
-  // The anchor is the best shape of a sweep (MAMF, hardware.md §3.1): there the library has
-  // picked a tiling without wave-quantization loss, so only the per-tile K overhead separates
-  // the measured rate from the main-loop rate. Charging our fixed tile's quantization at the
-  // anchor instead would credit the main loop with the library's tile choice (at the H100 FP8
-  // anchor, 1024×9216 in 128×256 tiles is 288 tiles = 2.2 waves of 132, implying 98 % of peak).
-  const double eff = (a.flops / peak) * (a.k + gpu.gemm_k_overhead) / a.k;
-  return std::min(eff, 1.0);
+  const Precision run = run_precision(gpu, p);
+  return main_loop(gpu, run).rate_sm * gpu.sms / gpu.peak(run);
 }
 
 KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k) {
-  if (m <= 0 || n <= 0 || k <= 0) return {0.0, Bound::latency};
-  Precision run_as = p;
-  if (p == Precision::fp8 && gpu.peak(Precision::fp8) <= 0) run_as = Precision::bf16;
-  const double eff = gemm_mainloop_efficiency(gpu, run_as);
-  const double compute_s = waves_fraction(gpu, m, n) * slot_flop(gpu, k) /
-                           (gpu.peak(run_as) * eff * gpu.gemm_sustained_fraction);
-  const double bytes = (m * k + k * n) * gemm_operand_bytes(run_as) + m * n * storage_bytes(run_as);
+  if (m <= 0 || n <= 0 || k <= 0) return {0.0, Bound::latency, ""};
+  const Precision run = run_precision(gpu, p);
+  const MainLoop ml = main_loop(gpu, run);
+  double compute_s = tiled_flop(gpu, m, n, k, ml.k_overhead) / (ml.rate_sm * gpu.sms);
+  const double bytes = (m * k + k * n) * gemm_operand_bytes(run) + m * n * storage_bytes(run);
   const double memory_s = bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
-  const double body = std::max(compute_s, memory_s);
+  double body = std::max(compute_s, memory_s);
+  if (!aligned(m, run) || !aligned(n, run) || !aligned(k, run)) body /= kUnalignedEfficiency;
   const Bound b = body < gpu.kernel_gap_s ? Bound::latency
                                            : (compute_s >= memory_s ? Bound::compute : Bound::memory);
-  return {body + gpu.kernel_gap_s, b};
+  return {body + gpu.kernel_gap_s, b, "MAMF anchor × typical-shape fraction, tile waves, HBM roofline (kernel_gemm.csv)"};
 }
 
 KernelCost memory_cost(const GpuSpec& gpu, double bytes) {
-  if (bytes <= 0) return {0.0, Bound::latency};
-  const double body = bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
-  return {body + gpu.kernel_gap_s, body < gpu.kernel_gap_s ? Bound::latency : Bound::memory};
+  if (bytes <= 0) return {0.0, Bound::latency, ""};
+  // A fixed ramp/tail time plus streaming at the large-tensor bandwidth: small tensors are
+  // latency-bound (fit per GPU to the fused rows of kernel_membound.csv, docs/kernels.md).
+  const double body = gpu.memory_latency_s + bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
+  const double stream = bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
+  return {body + gpu.kernel_gap_s, stream < gpu.memory_latency_s + gpu.kernel_gap_s ? Bound::latency : Bound::memory,
+          "streaming bandwidth and latency fitted to kernel_membound.csv"};
 }
 
 KernelCost attention_cost(const GpuSpec& gpu, Precision p, double flop, double seq_len,
                           bool backward) {
-  if (flop <= 0) return {0.0, Bound::latency};
-  // FP8 attention is rare in training recipes: TE keeps attention in BF16 (issue #5).
-  Precision run_as = (p == Precision::fp8 || p == Precision::fp16) ? Precision::bf16 : p;
+  if (flop <= 0) return {0.0, Bound::latency, ""};
+  // The profile's FlashAttention curve, for GPUs with no measured attention rows (V100).
+  Precision run_as = (is_low_precision(p) || p == Precision::fp16) ? Precision::bf16 : p;
   if (gpu.peak(run_as) <= 0) run_as = Precision::fp16;  // V100: FP16 Tensor Cores only
   const auto& a = gpu.attention;
   const double eff = backward ? a.bwd_max * seq_len / (seq_len + a.bwd_half_seq)
                               : a.fwd_max * seq_len / (seq_len + a.fwd_half_seq);
-  const double body = flop / (gpu.peak(run_as) * eff * gpu.attention_sustained_fraction);
-  return {body + gpu.kernel_gap_s, body < gpu.kernel_gap_s ? Bound::latency : Bound::compute};
+  const double body = flop / (gpu.peak(run_as) * eff * gpu.attention_sustained_fraction * gpu.sustained_clock_ratio);
+  return {body + gpu.kernel_gap_s, body < gpu.kernel_gap_s ? Bound::latency : Bound::compute,
+          "profile attention curve (no measured rows for this GPU)"};
 }
+
+double attention_flop(const AttentionShape& s, KernelPass pass) {
+  if (s.seq_q <= 0 || s.seq_kv <= 0 || s.heads <= 0) return 0.0;
+  // Unmasked (query, key) pairs. Causal with the queries at the end of the keys: query i of Sq
+  // sees Skv − Sq + i + 1 keys, ≈ Sq·(Skv − Sq/2); a window w caps each query at w keys.
+  const double sq = s.seq_q, skv = s.seq_kv;
+  double pairs = sq * skv;
+  if (s.causal) pairs = sq * (skv - 0.5 * std::min(sq, skv));
+  if (s.window > 0 && s.window < skv) {
+    const double w = s.window;
+    pairs = s.causal ? sq * w - (sq >= w ? 0.5 * w * w : 0.5 * sq * sq) : std::min(pairs, sq * w);
+    pairs = std::max(pairs, 0.0);
+  }
+  const double fwd = 2.0 * s.batch * s.heads * pairs * (s.head_dim_qk + s.head_dim_v);
+  return pass == KernelPass::backward ? 2.5 * fwd : fwd;
+}
+
+KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, KernelPass pass,
+                          const AttentionShape& shape) {
+  const double flop = attention_flop(shape, pass);
+  if (flop <= 0) return {0.0, Bound::latency, ""};
+  const bool bwd = pass == KernelPass::backward;
+  if (gpu.attention_data.empty())
+    return attention_cost(gpu, p, flop, std::max(shape.seq_q, shape.seq_kv), bwd);
+  AttentionQuery q;
+  q.backward = bwd;
+  q.causal = shape.causal;
+  q.head_dim = std::max(1, shape.head_dim_qk);
+  q.seq = shape.seq_kv;
+  const char* wanted = p == Precision::mxfp8 ? "mxfp8" : is_low_precision(p) ? "fp8" : "bf16";
+  // Fallbacks, in order: the requested implementation on each data GPU of the profile (the
+  // requested dtype, then BF16: a kernel with no FP8 path runs in BF16), then its materialized
+  // twin (unfused <-> sdpa_math), then the profile's default implementation.
+  const AttentionImpl twin = impl == AttentionImpl::unfused ? AttentionImpl::sdpa_math
+                             : impl == AttentionImpl::sdpa_math ? AttentionImpl::unfused : impl;
+  const AttentionImpl tries[3] = {impl, twin, gpu.default_attention};
+  const double own_peak = gpu.peak(run_precision(gpu, Precision::bf16));
+  for (AttentionImpl t : tries)
+    for (const auto& d : gpu.attention_data)
+      for (const char* dt : {wanted, "bf16"}) {
+        q.impl = t;
+        q.dtype = dt;
+        const char* how = "";
+        const double r = measured_attention_rate(d, q, &how);
+        const double data_peak = attention_data_peak(d);
+        if (r <= 0 || data_peak <= 0) continue;
+        const double rate = r * own_peak / data_peak * gpu.sustained_clock_ratio * gpu.attention_sustained_fraction;
+        return {flop / rate + gpu.kernel_gap_s, Bound::compute, how};
+      }
+  return attention_cost(gpu, p, flop, shape.seq_kv, bwd);
+}
+
+AttentionImpl default_attention_impl(const GpuSpec& gpu) { return gpu.default_attention; }
 
 }  // namespace clustersim::hardware

@@ -1,31 +1,53 @@
 #pragma once
-// Roofline cost functions for the kernels of a training step on one GPU. Pure functions,
-// SI units (seconds, FLOP, bytes).
+// Cost functions for the kernels of a training step on one GPU. Pure functions, SI units
+// (seconds, FLOP, bytes). Agreed API between the kernel models (hardware/) and their callers
+// (models/layer_ops*): later changes replace the physics behind these signatures only.
 #include "hardware/gpu_spec.hpp"
 
 namespace clustersim::hardware {
 
 enum class Bound { compute, memory, latency };
+enum class KernelPass { forward, backward };
 
 struct KernelCost {
   double time_s = 0;
   Bound bound = Bound::compute;
+  const char* grounded_by = "";  ///< the data behind the rate (static string, for the explainer)
 };
 
-/// C[M,N] = A[M,K]·B[K,N]. Output tiles of gemm_tile_m × gemm_tile_n are spread over the SMs in
-/// waves; a partial last wave costs a full one (wave quantization). Each tile costs
-/// 2·tm·tn·(K + k_overhead) FLOP at the per-SM main-loop rate, derived from the profile's MAMF
-/// anchor so that the model reproduces that measurement at its shape. The result is the
-/// larger of that and the HBM time for A, B and C, plus the kernel gap. GEMMs run at
-/// gemm_sustained_fraction of the anchor's rate, attention at attention_sustained_fraction.
-KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k);
+/// One attention kernel call, FlashAttention FLOP convention.
+struct AttentionShape {
+  double batch = 1;              ///< sequences (micro-batch)
+  int heads = 0, kv_heads = 0;   ///< query heads and K/V heads on this rank
+  int head_dim_qk = 0, head_dim_v = 0;
+  double seq_q = 0, seq_kv = 0;  ///< tokens (a CP ring step: seq_q = chunk, seq_kv = chunk)
+  bool causal = true;
+  double window = 0;             ///< sliding window in tokens, 0 = none
+};
 
-/// A streaming (element-wise, norm, softmax, optimizer) kernel moving `bytes` through HBM.
-KernelCost memory_cost(const GpuSpec& gpu, double bytes);
+/// FLOP of one attention call in the FlashAttention convention (the one every row of
+/// kernel_attention.csv uses): forward 2·B·H·Sq·Skv·(Dqk + Dv) (= 4·B·H·S²·D), over the unmasked
+/// (query, key) pairs only (causal: half the square); backward 2.5× forward.
+double attention_flop(const AttentionShape& s, KernelPass pass);
 
-/// A fused attention kernel doing `flop` of matrix work on sequences of `seq_len`.
+/// One fused attention call (forward or backward) by implementation and precision.
+KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, KernelPass pass,
+                          const AttentionShape& shape);
+
+/// Legacy: matrix work of `flop` on sequences of `seq_len` at the default implementation's
+/// rate (the unfused path's QKᵀ / PV matmuls until their callers move to attention_cost).
 KernelCost attention_cost(const GpuSpec& gpu, Precision p, double flop, double seq_len,
                           bool backward);
+
+/// The implementation current training stacks run on this GPU (named, with why, in the profile).
+AttentionImpl default_attention_impl(const GpuSpec& gpu);
+
+/// C[M,N] = A[M,K]·B[K,N] with shape-dependent efficiency.
+KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k);
+
+/// A streaming (element-wise, norm, softmax, cast, optimizer) kernel moving `bytes` through HBM,
+/// at a bandwidth that depends on its size.
+KernelCost memory_cost(const GpuSpec& gpu, double bytes);
 
 /// The per-SM main-loop efficiency implied by an anchor (fraction of per-SM peak).
 double gemm_mainloop_efficiency(const GpuSpec& gpu, Precision p);

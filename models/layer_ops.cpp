@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "models/layer_ops_host.hpp"
+#include "models/layer_ops_recipe.hpp"
+
 namespace clustersim::models {
 namespace {
 
@@ -10,47 +13,74 @@ using hardware::Precision;
 
 struct Builder {
   const GpuSpec& gpu;
-  Precision prec;
-  double seq;  // per-rank sequence length (s / cp)
+  const TrainingSpec& t;
+  double micro_batches;  // per step, over which once-a-step weight quantization is spread
+  // GPU time the profile's kernel gap overstates per kernel under CUDA graphs.
+  double gap_saving = gpu.kernel_gap_s - kernel_gap_s(gpu, t);
 
+  KernelOp make(std::string name, OpKind kind, double flop, double bytes, hardware::KernelCost c,
+                int kernels = 1) const {
+    KernelOp op{std::move(name), kind, flop, bytes, c.time_s - kernels * gap_saving, c.bound, kernels};
+    op.grounded_by = c.grounded_by;
+    return op;
+  }
+  // The explainer's ideal kernel: matrix work at the GPU's dense peak for its precision.
+  hardware::KernelCost at_peak(double flop, Precision p) const {
+    const double peak = gpu.peak(p) > 0 ? gpu.peak(p) : gpu.peak(Precision::bf16);
+    return {flop / peak + gap_saving, hardware::Bound::compute, "peak"};
+  }
+  KernelOp gemm(std::string name, double m, double n, double k, Precision p) const {
+    const double bytes = (m * k + k * n) * hardware::gemm_operand_bytes(p) + m * n * hardware::storage_bytes(p);
+    const double flop = 2 * m * n * k;
+    return make(std::move(name), OpKind::gemm, flop, bytes,
+                t.ideal.gemm ? at_peak(flop, p) : hardware::gemm_cost(gpu, p, m, n, k));
+  }
   KernelOp gemm(std::string name, double m, double n, double k) const {
-    auto c = hardware::gemm_cost(gpu, prec, m, n, k);
-    const double bytes = (m * k + k * n) * hardware::gemm_operand_bytes(prec) +
-                         m * n * hardware::storage_bytes(prec);
-    return {std::move(name), OpKind::gemm, 2 * m * n * k, bytes, c.time_s, c.bound};
+    return gemm(std::move(name), m, n, k, hardware::is_low_precision(t.precision) ? Precision::bf16 : t.precision);
   }
   KernelOp memory(std::string name, double bytes) const {
-    auto c = hardware::memory_cost(gpu, bytes);
-    return {std::move(name), OpKind::memory, 0, bytes, c.time_s, c.bound};
+    const hardware::KernelCost free{gap_saving, hardware::Bound::memory, "free"};
+    return make(std::move(name), OpKind::memory, 0, bytes, t.ideal.memory ? free : hardware::memory_cost(gpu, bytes));
   }
   // An element-wise op that eager PyTorch runs as `kernels` separate kernels moving `factor`
   // times the bytes of the fused kernel (each intermediate written and read back in HBM).
   KernelOp unfused(std::string name, double fused_bytes, double factor, int kernels) const {
     KernelOp op = memory(std::move(name), fused_bytes * factor);
-    op.time_s += (kernels - 1) * gpu.kernel_gap_s;
+    op.time_s += (kernels - 1) * kernel_gap_s(gpu, t);
+    op.kernels = kernels;
     return op;
   }
-  KernelOp attention(std::string name, double flop, double bytes, bool backward) const {
-    auto c = hardware::attention_cost(gpu, prec, flop, seq, backward);
-    return {std::move(name), OpKind::attention, flop, bytes, c.time_s, c.bound};
+  // A recipe's quantization of `elements` BF16 values, costed as the memory traffic of its
+  // kernels at the size-dependent bandwidth (layer_ops_recipe.cpp).
+  KernelOp quantize(std::string name, double elements, const QuantPass& q) const {
+    const double bytes = elements * q.bytes_per_element;
+    auto c = hardware::memory_cost(gpu, bytes / q.kernels);
+    c.time_s *= q.kernels;
+    if (t.ideal.quantize) c.time_s = q.kernels * gap_saving;
+    return make(std::move(name), OpKind::memory, 0, bytes, c, q.kernels);
   }
-  // Y[m,n] = X[m,k]·W[k,n]: forward GEMM, and backward dgrad (dX = dY·Wᵀ) + wgrad (dW = Xᵀ·dY).
-  // FP8 (Transformer Engine / torchao style): the GEMM inputs are quantized by separate
-  // memory-bound kernels that read the bf16 tensor and write it in FP8 twice, row-major and
-  // transposed (fused cast-transpose with the amax reduction): X before the forward GEMM (the
-  // transpose feeds wgrad), dY before dgrad/wgrad. 2 + 1 + 1 bytes per element. Weights are cast
-  // once per step (cached across micro-batches) and not counted here.
-  void linear(PassCost* fwd, PassCost* bwd, const std::string& name, double m, double n,
-              double k) const {
-    const bool fp8 = prec == Precision::fp8;
+  // Y[m,n] = X[m,k]·W[k,n]: forward GEMM, and backward dgrad (dX = dY·Wᵀ) + wgrad (dW = Xᵀ·dY),
+  // for a module of out × in weights (whole, before TP). In low precision the recipe quantizes
+  // X before the forward GEMM (both orientations, the transposed copy feeds wgrad), dY before
+  // dgrad/wgrad and W once per step (cached across micro-batches, as TE's is_first_microbatch
+  // and torchao's weight cache do). `wgrad` may be a separate pass (Megatron overlaps it).
+  void linear(PassCost* fwd, PassCost* dgrad, PassCost* wgrad, const std::string& name, double m, double n,
+              double k, double module_out, double module_in) const {
+    const LinearRecipe r = linear_recipe(t, module_out, module_in);
     if (fwd) {
-      if (fp8) fwd->add(memory(name + ".cast_fp8", m * k * 4.0));
-      fwd->add(gemm(name, m, n, k));
+      if (r.activation.kernels) fwd->add(quantize(name + ".quantize", m * k, r.activation));
+      if (r.weight.kernels) {
+        KernelOp w = quantize(name + ".weight_quantize", k * n, r.weight);
+        w.time_s /= micro_batches, w.bytes /= micro_batches;
+        w.kernels = 0;
+        fwd->add(std::move(w));
+      }
+      fwd->add(gemm(name, m, n, k, r.gemm));
     }
-    if (bwd) {
-      if (fp8) bwd->add(memory(name + ".grad_cast_fp8", m * n * 4.0));
-      bwd->add(gemm(name + ".dgrad", m, k, n));
-      bwd->add(gemm(name + ".wgrad", k, n, m));
+    if (dgrad) {
+      if (r.gradient.kernels) dgrad->add(quantize(name + ".grad_quantize", m * n, r.gradient));
+      dgrad->add(gemm(name + ".dgrad", m, k, n, r.gemm));
+      (wgrad ? wgrad : dgrad)->add(gemm(name + ".wgrad", k, n, m, r.gemm));
     }
   }
 };
@@ -87,6 +117,74 @@ KernelOp mlp_activation(const Builder& bld, Activation a, double inner, bool eag
   return eager && a == Activation::relu2 ? bld.unfused(name, bytes, 2.0, 2) : bld.memory(name, bytes);
 }
 
+// The attention core for one micro-batch: a fused kernel (FlashAttention convention) or, for
+// unfused / sdpa_math, batched GEMMs around a materialized score matrix.
+void attention_core(const Builder& bld, const hardware::AttentionShape& sh, double qkv_bytes, double o_bytes,
+                    double e, PassCost* fwd, PassCost* bwd) {
+  const TrainingSpec& t = bld.t;
+  const Precision ap = attention_precision(t);
+  if (t.flash_attention) {
+    if (t.fp8_attention) {  // Q, K, V (fwd) and dO (bwd) cast to FP8: read 2 B, write 1 B
+      fwd->add(bld.memory("attention.quantize_fp8", qkv_bytes / e * 3));
+      bwd->add(bld.memory("attention.grad_quantize_fp8", o_bytes / e * 3));
+    }
+    auto fused = [&](const char* name, hardware::KernelPass pass, double bytes) {
+      const double flop = hardware::attention_flop(sh, pass);
+      return bld.make(name, OpKind::attention, flop, bytes,
+                      t.ideal.attention ? bld.at_peak(flop, ap)
+                                        : hardware::attention_cost(bld.gpu, t.attention_impl, ap, pass, sh));
+    };
+    fwd->add(fused("attention", hardware::KernelPass::forward, qkv_bytes + o_bytes));
+    bwd->add(fused("attention.bwd", hardware::KernelPass::backward, 2 * (qkv_bytes + o_bytes)));
+    return;
+  }
+  // Scores S = QKᵀ [b·h, sq, skv], softmax P, O = PV; backward dP = dO·Vᵀ, dV = Pᵀ·dO,
+  // dS = softmax', dQ = dS·K, dK = dSᵀ·Q. Batched over b·h: one GEMM of b·h·sq rows.
+  const double bh = sh.batch * sh.heads, sq = sh.seq_q, skv = sh.seq_kv, d = sh.head_dim_qk;
+  const double scores = bh * sq * skv * e;
+  fwd->add(bld.gemm("qk", bh * sq, skv, d, ap));
+  // PyTorch's math SDPA adds the causal mask as a separate kernel (read scores, write scores);
+  // Megatron's unfused path fuses scale, mask and softmax (FusedScaleMaskSoftmax).
+  if (t.attention_impl == hardware::AttentionImpl::sdpa_math) fwd->add(bld.memory("attn_mask", 2 * scores));
+  fwd->add(bld.memory("softmax", 2 * scores));
+  fwd->add(bld.gemm("av", bh * sq, d, skv, ap));
+  bwd->add(bld.gemm("av.dgrad", bh * sq, skv, d, ap));
+  bwd->add(bld.gemm("av.wgrad", bh * skv, d, sq, ap));
+  bwd->add(bld.memory("softmax.bwd", 3 * scores));
+  bwd->add(bld.gemm("qk.dgrad", bh * sq, d, skv, ap));
+  bwd->add(bld.gemm("qk.wgrad", bh * skv, d, sq, ap));
+  for (auto* pc : {fwd, bwd})
+    for (auto& op : pc->ops) {
+      if (op.kind == OpKind::gemm && t.ideal.attention) op.time_s = bld.at_peak(op.flop, ap).time_s - bld.gap_saving;
+      op.kind = OpKind::attention;
+    }
+}
+
+// The same training spec with its GEMMs in BF16 (layers a recipe keeps in high precision).
+TrainingSpec high_precision(const TrainingSpec& t) {
+  TrainingSpec hp = t;
+  if (hardware::is_low_precision(t.precision)) hp.precision = Precision::bf16;
+  return hp;
+}
+
+// Host-bound waits, one per block pass, placed in its first part so that the by-part and the
+// whole-block views agree. The CP ring steps count with the pass they belong to.
+void add_host_waits(StepCosts* c, const ParallelSpec& p, const TrainingSpec& t) {
+  for (bool fwd : {true, false}) {
+    auto& parts = fwd ? c->part_fwd : c->part_bwd;
+    const PassCost& ring = fwd ? c->ring_step_fwd : c->ring_step_bwd;
+    int kernels = 0;
+    double gpu_s = (p.cp - 1) * ring.time_s;
+    for (const auto& op : ring.ops) kernels += (p.cp - 1) * op.kernels;
+    for (const auto& part : parts) {
+      gpu_s += part.time_s;
+      for (const auto& op : part.ops) kernels += op.kernels;
+    }
+    KernelOp wait = host_wait(PassCost{}, kernels, gpu_s, t);
+    if (wait.time_s > 0) parts[norm_attn].add(std::move(wait));
+  }
+}
+
 }  // namespace
 
 StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
@@ -102,7 +200,7 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const bool is_gated = gated(m.activation);
   const double f_local = f / tp;
   const double up_width = is_gated ? 2 * f_local : f_local;
-  Builder bld{gpu, t.precision, s};
+  Builder bld{gpu, t, double(std::max(1, t.micro_batches(p)))};
   StepCosts c;
   auto& F = c.part_fwd;
   auto& B = c.part_bwd;
@@ -131,60 +229,49 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   };
   F[norm_attn].add(norm("norm1", 2 * sp_act));
   B[norm_attn].add(norm("norm1.bwd", 3 * sp_act));
-  bld.linear(&F[qkv], nullptr, "qkv", tokens, (q_local + 2 * kv_local) * d, h);
-  B[qkv].add(bld.gemm("qkv.dgrad", tokens, h, (q_local + 2 * kv_local) * d));
-  B[qkv_wgrad].add(bld.gemm("qkv.wgrad", h, (q_local + 2 * kv_local) * d, tokens));
+  const double qkv_width = (q_local + 2 * kv_local) * d;
+  bld.linear(&F[qkv], &B[qkv], &B[qkv_wgrad], "qkv", tokens, qkv_width, h, qkv_width * tp, h);
   if (m.position == Position::rope) {
     const double qk = tokens * (q_local + kv_local) * d * e;
     F[qkv].add(eager ? bld.unfused("rotary", 2 * qk, 5.0, 6) : bld.memory("rotary", 2 * qk));
     B[qkv].add(eager ? bld.unfused("rotary.bwd", 2 * qk, 5.0, 6) : bld.memory("rotary.bwd", 2 * qk));
   }
-  // Attention core over a causal mask. A flash kernel skips fully masked key blocks (128 wide),
-  // so it computes (nb+1)/(2nb) of the s² square; the unfused path computes all of it.
-  const double nb = std::ceil(s / 128.0);
-  const double causal_fraction = t.flash_attention ? (nb + 1) / (2 * nb) : 1.0;
-  const double attn_flop = 4.0 * b * s * s * d * q_local * causal_fraction;
+  // Attention core over a causal mask, by implementation (attention_core above).
+  hardware::AttentionShape sh;
+  sh.batch = b;
+  sh.heads = int(q_local), sh.kv_heads = int(kv_local);
+  sh.head_dim_qk = sh.head_dim_v = int(d);
+  sh.seq_q = sh.seq_kv = s;
   const double qkv_bytes = tokens * (q_local + 2 * kv_local) * d * e;
   const double o_bytes = tokens * q_local * d * e;
-  if (t.flash_attention) {
-    F[core].add(bld.attention("attention", attn_flop, qkv_bytes + o_bytes, false));
-    // FlashAttention backward recomputes S=QKᵀ: 5 matmuls against 2 in forward.
-    B[core].add(bld.attention("attention.bwd", 2.5 * attn_flop, 2 * (qkv_bytes + o_bytes), true));
-  } else {
-    // Unfused: two batched GEMMs plus a softmax over the materialized [b, a, s, s] scores.
-    const double scores = b * q_local * s * s * e;
-    auto add_core = [&](PassCost* pc, bool bwd) {
-      const double mul = bwd ? 2.0 : 1.0;
-      pc->add(bld.attention(bwd ? "qk.bwd" : "qk", mul * 2 * b * s * s * d * q_local, qkv_bytes + scores, bwd));
-      pc->add(bld.memory(bwd ? "softmax.bwd" : "softmax", (bwd ? 3 : 2) * scores));
-      pc->add(bld.attention(bwd ? "av.bwd" : "av", mul * 2 * b * s * s * d * q_local, scores + o_bytes, bwd));
-    };
-    add_core(&F[core], false);
-    add_core(&B[core], true);
-  }
+  attention_core(bld, sh, qkv_bytes, o_bytes, e, &F[core], &B[core]);
   if (p.cp > 1) {
     // Ring attention with Megatron's load-balanced causal split (each rank holds chunks i and
-    // 2cp−1−i): every step against another rank's K/V computes half of an s/cp × s/cp square.
-    const double step_flop = 4.0 * b * s * s * d * q_local * 0.5;
-    const double kv_bytes = tokens * 2 * kv_local * d * e;
-    c.ring_step_fwd.add(bld.attention("ring_attention", step_flop, qkv_bytes + o_bytes, false));
-    c.ring_step_bwd.add(bld.attention("ring_attention.bwd", 2.5 * step_flop, 2 * (qkv_bytes + o_bytes), true));
-    c.kv_chunk_bytes = kv_bytes;
+    // 2cp−1−i): every step against another rank's K/V is unmasked over half of an s/cp × s/cp
+    // square (TE: either the K/V half or the Q half takes part).
+    hardware::AttentionShape ring = sh;
+    ring.seq_kv = s / 2;
+    ring.causal = false;
+    attention_core(bld, ring, qkv_bytes, o_bytes, e, &c.ring_step_fwd, &c.ring_step_bwd);
+    for (auto* pc : {&c.ring_step_fwd, &c.ring_step_bwd})
+      for (auto& op : pc->ops) op.name = "ring_" + op.name;
+    c.kv_chunk_bytes = tokens * 2 * kv_local * d * e;
   }
-  bld.linear(&F[attn_out], &B[attn_out], "attn_out", tokens, h, q_local * d);
+  bld.linear(&F[attn_out], &B[attn_out], nullptr, "attn_out", tokens, h, q_local * d, h, q_local * d * tp);
   F[norm_mlp].add(bld.memory("residual1", residual));
   B[norm_mlp].add(bld.memory("residual1.bwd", residual_bwd));
   F[norm_mlp].add(norm("norm2", 2 * sp_act));
   B[norm_mlp].add(norm("norm2.bwd", 3 * sp_act));
-  F[mlp].add(bld.gemm(is_gated ? "mlp_gate_up" : "mlp_up", tokens, up_width, h));
+  const char* up_name = is_gated ? "mlp_gate_up" : "mlp_up";
+  bld.linear(&F[mlp], nullptr, nullptr, up_name, tokens, up_width, h, up_width * tp, h);
   const double inner = tokens * f_local * e;
   F[mlp].add(mlp_activation(bld, m.activation, inner, eager, false));
-  bld.linear(&F[mlp], &B[mlp], "mlp_down", tokens, h, f_local);
+  bld.linear(&F[mlp], &B[mlp], nullptr, "mlp_down", tokens, h, f_local, h, f);
   B[mlp].add(mlp_activation(bld, m.activation, inner, eager, true));
-  B[mlp].add(bld.gemm(is_gated ? "mlp_gate_up.dgrad" : "mlp_up.dgrad", tokens, h, up_width));
-  B[mlp_up_wgrad].add(bld.gemm(is_gated ? "mlp_gate_up.wgrad" : "mlp_up.wgrad", h, up_width, tokens));
+  bld.linear(nullptr, &B[mlp], &B[mlp_up_wgrad], up_name, tokens, up_width, h, up_width * tp, h);
+  add_host_waits(&c, p, t);
 
-  for (int part = 0; part < kBlockParts; ++part) {
+  for (int part = 0; part < kBlockParts; ++part) {  // block totals, in part order
     for (const auto& op : F[static_cast<std::size_t>(part)].ops) c.layer_fwd.add(op);
     for (const auto& op : B[static_cast<std::size_t>(part)].ops) c.layer_bwd.add(op);
   }
@@ -200,19 +287,32 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   }
 
   // Embedding lookup (+ learned positions): gather rows, write activations.
+  c.embed_fwd.add(batch_upload(gpu, t));
   c.embed_fwd.add(bld.memory("embedding", (m.position == Position::learned ? 3 : 2) * act));
   c.embed_bwd.add(bld.memory("embedding.bwd", 3 * act));
   // Head: final norm, logits GEMM over the vocabulary shard, fp32 cross-entropy over logits.
   const double logits = tokens * (v / tp);
   c.head_fwd.add(norm("final_norm", 2 * sp_act));
-  bld.linear(&c.head_fwd, &c.head_bwd, "lm_head", tokens, v / tp, h);
+  // The LM head stays in BF16 under low precision: Megatron's output_layer is a plain
+  // ColumnParallelLinear, not a Transformer Engine module; torchtitan's float8 converter is
+  // configured with filter_fqns = ["output"].
+  const TrainingSpec head_t = high_precision(t);
+  const Builder head_bld{gpu, head_t, bld.micro_batches};
+  head_bld.linear(&c.head_fwd, &c.head_bwd, nullptr, "lm_head", tokens, v / tp, h, v, h);
   c.head_fwd.add(bld.memory("cross_entropy", logits * (e + 4 + 4)));
   c.head_bwd.add(bld.memory("cross_entropy.bwd", logits * (4 + e)));
   c.head_bwd.add(norm("final_norm.bwd", 3 * sp_act));
+  for (auto* pass : {&c.embed_fwd, &c.embed_bwd, &c.head_fwd, &c.head_bwd}) {
+    KernelOp wait = host_wait(*pass, 0, 0, t);
+    if (wait.time_s > 0) pass->add(std::move(wait));
+  }
 
   const ParamCount pc = count_params(m, t.seq_len);
   c.layer_params = pc.per_layer / tp;
   c.activation_bytes = act;
+  // The norm for clipping runs over this rank's gradient shard (distributed optimizer: 1/dp·cp).
+  const double shard = p.zero_stage >= 1 ? double(p.dp) * p.cp : 1.0;
+  c.step_fixed = step_fixed_work(gpu, t, pc.total / (tp * p.pp) / shard);
   return c;
 }
 

@@ -23,6 +23,8 @@ struct KernelOp {
   double bytes = 0;
   double time_s = 0;
   hardware::Bound bound = hardware::Bound::memory;
+  int kernels = 1;  ///< launches it stands for (eager composite ops: several)
+  const char* grounded_by = "";  ///< the data behind its rate (hardware::KernelCost)
 };
 
 /// The kernels of one pass over one block (or over the pre/post-block parts).
@@ -63,6 +65,8 @@ struct StepCosts {
   PassCost head_fwd, head_bwd;      ///< final norm, LM head GEMM, cross-entropy
   PassCost embed_fwd, embed_bwd;    ///< token (+ position) embedding
   double layer_params = 0;          ///< parameters of one block held on this rank
+  /// Once per optimizer step, beside the optimizer (models/layer_ops_host.hpp).
+  PassCost step_fixed;
 };
 
 /// Kernel costs for one micro-batch of `micro_batch` sequences of seq_len/cp tokens on a rank

@@ -212,7 +212,9 @@ class StepBuilder {
   void finish_stage(int s) {
     auto& st = stage(s);
     auto& stream = g_.stage(s);
-    const double opt_s = hardware::memory_cost(gpu_, policy_.local_params(st.grads.params) * kAdamBytesPerParam).time_s;
+    // The optimizer's HBM traffic, plus the step's fixed work (gradient norm, scalar all-reduces, host syncs).
+    const double opt_s = hardware::memory_cost(gpu_, policy_.local_params(st.grads.params) * kAdamBytesPerParam).time_s +
+                         c_.step_fixed.time_s;
     std::vector<TaskId> deps = st.reduce_done;
     for (TaskId w : stream.wait_next) deps.push_back(w);
     for (TaskId w : stream.wait_later) deps.push_back(w);

@@ -12,6 +12,13 @@ namespace clustersim::models {
 enum class Recompute { none, selective, full };
 enum class FlopsFormula { megatron, palm };
 enum class PipelineSchedule { one_f_one_b, gpipe, interleaved };
+/// How FP8 GEMM inputs get their scales (training.fp8_recipe; docs/recipes.md). delayed: from an
+/// amax history (Transformer Engine DelayedScaling, Megatron's default --fp8-recipe); tensorwise:
+/// current per-tensor amax (TE Float8CurrentScaling, torchao tensorwise); rowwise: per row
+/// (torchao); blockwise: 1x128 activation / 128x128 weight blocks (DeepSeek-V3, TE
+/// Float8BlockScaling).
+enum class Fp8Recipe { tensorwise, delayed, rowwise, blockwise };
+inline constexpr const char* kFp8RecipeNames[] = {"tensorwise", "delayed", "rowwise", "blockwise"};
 
 /// Rank placement (Megatron order): TP innermost, then CP, then PP, then DP.
 /// ZeRO-3 / FSDP: whether a block's gathered parameters are freed after its forward (and
@@ -63,7 +70,21 @@ struct TrainingSpec {
   int micro_batch = 1;         ///< sequences per micro-batch per rank
   hardware::Precision precision = hardware::Precision::bf16;
   Recompute recompute = Recompute::none;
+  /// false: attention materializes the score matrix (attention_impl unfused or sdpa_math);
+  /// the loader keeps it consistent with attention_impl.
   bool flash_attention = true;
+  /// training.attention_impl; the loader's default is the profile's default_attention_impl().
+  hardware::AttentionImpl attention_impl = hardware::AttentionImpl::flash2;
+  bool fp8_attention = false;              ///< attention in FP8 (cuDNN / FA3 FP8 kernels)
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  ///< read only when precision == fp8
+  /// torchao's auto-filter: small linears stay in BF16 (models/layer_ops_recipe.cpp).
+  bool fp8_auto_filter = false;
+  /// Step captured as CUDA graphs (one host launch per pass, shorter GPU-side gaps).
+  bool cuda_graphs = false;
+  /// Keys left at their defaults, reported as assumptions (scenarios/assumptions.cpp).
+  struct Assumed {
+    bool attention_impl = true, fp8_recipe = true, cuda_graphs = true, fp8_auto_filter = true;
+  } assumed;
   /// Element-wise ops fused into one kernel each (torch.compile, Transformer Engine, apex).
   /// false: eager PyTorch running the reference composite ops (see layer_ops.cpp).
   bool fused_elementwise = true;
@@ -80,6 +101,12 @@ struct TrainingSpec {
   struct FreeComm {
     bool tp = false, cp = false, pp = false, dp = false;
   } free_comm;
+  /// What-if switches for the explainer, never read from YAML: the selected kernels run at the
+  /// GPU's peak (gemm, attention) or cost nothing (memory-bound ops, recipe quantization, host
+  /// overhead), so that each loss is measured by re-simulation.
+  struct Ideal {
+    bool host = false, quantize = false, memory = false, attention = false, gemm = false;
+  } ideal;
 
   int micro_batches(const ParallelSpec& p) const { return global_batch / (micro_batch * p.dp); }
 };
@@ -87,6 +114,8 @@ struct TrainingSpec {
 inline const char* name(PipelineSchedule s) {
   return s == PipelineSchedule::one_f_one_b ? "1f1b" : s == PipelineSchedule::gpipe ? "gpipe" : "interleaved";
 }
+
+inline const char* name(Fp8Recipe r) { return kFp8RecipeNames[static_cast<int>(r)]; }
 
 inline const char* name(Recompute r) {
   return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";

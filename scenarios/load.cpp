@@ -11,9 +11,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "hardware/attention_model.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load_model.hpp"
 #include "scenarios/load_node.hpp"
+#include "scenarios/load_recipe.hpp"
 #include "scenarios/load_reliability.hpp"
 #include "scenarios/preset_files.hpp"
 #include "scenarios/presets.hpp"
@@ -157,14 +159,15 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   r.allow_only({"name", "description", "sms", "peak", "memory", "memory_bandwidth", "l2", "gemm_mamf",
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
                 "kernel_gap", "comm_sms", "runtime_reserved", "node", "gemm_sustained_fraction",
-                "attention_sustained_fraction"});
+                "attention_sustained_fraction", "attention_default", "attention_data", "gemm_mamf_nvfp4",
+                "memory_latency", "sustained_clock_ratio", "power"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
   g.sms = r.integer("sms", 0, 1, 10000);
   if (!g.sms) r.fail("sms", "is required");
   const YamlReader peak = r.child("peak");
-  peak.allow_only({"fp32", "tf32", "bf16", "fp16", "fp8"});
+  peak.allow_only({"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"});
   for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i)
     g.peak_flops[i] = peak.quantity(hardware::kPrecisionNames[i], Dimension::flop_rate, 0, 0, kMaxFlops);
   if (g.peak(hardware::Precision::bf16) <= 0 && g.peak(hardware::Precision::fp16) <= 0)
@@ -186,6 +189,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   };
   g.gemm_anchor = anchor("gemm_mamf");
   g.gemm_anchor_fp8 = anchor("gemm_mamf_fp8");
+  g.gemm_anchor_nvfp4 = anchor("gemm_mamf_nvfp4");
   if (g.gemm_anchor.flops <= 0) r.fail("gemm_mamf", "is required (measured best GEMM rate and its shape)");
   if (r.has("gemm_tile")) {
     auto t = r.numbers("gemm_tile", 2, 8, 1024);
@@ -199,6 +203,23 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.attention.fwd_half_seq = a.number("fwd_half_seq", 256, 0, 1e6);
   g.attention.bwd_max = a.number("bwd_max", 0.5, 0.01, 1.0);
   g.attention.bwd_half_seq = a.number("bwd_half_seq", 400, 0, 1e6);
+  g.default_attention = static_cast<hardware::AttentionImpl>(r.choice(
+      "attention_default", {hardware::kAttentionImplNames.begin(), hardware::kAttentionImplNames.end()}, 1));
+  {  // comma-separated data GPUs of hardware/kernels/attention.csv
+    std::stringstream names(r.text("attention_data", ""));
+    for (std::string d; std::getline(names, d, ',');) {
+      d.erase(0, d.find_first_not_of(' '));
+      d.erase(d.find_last_not_of(' ') + 1);
+      if (d.empty()) continue;
+      if (hardware::attention_data_peak(d) <= 0)
+        r.fail("attention_data", fmt::format("'{}' has no rows; allowed: A100, H100, H200, B200, GB200, GB300, "
+                                             "Blackwell-2.5PF, Blackwell-sm100", d));
+      g.attention_data.push_back(d);
+    }
+  }
+  g.memory_latency_s = r.quantity("memory_latency", Dimension::time, 0, 0, 1e-3);
+  g.sustained_clock_ratio = r.number("sustained_clock_ratio", 1.0, 0.1, 1.0);
+  g.power_w = r.number("power", 0, 0, 1e5);
   g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
   g.gemm_sustained_fraction = r.number("gemm_sustained_fraction", 1.0, 0.05, 1.0);
   g.attention_sustained_fraction = r.number("attention_sustained_fraction", 1.0, 0.05, 1.0);
@@ -479,16 +500,18 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   const YamlReader tr = top.child("training");
   tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "fused_elementwise",
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
-                 "tokens", "flops_formula"});
+                 "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
+                 "cuda_graphs"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
     if (!tr.has(k)) tr.fail(k, "is required");
   t.seq_len = tr.integer("seq_len", 0, 1, 10000000);
   t.global_batch = tr.integer("global_batch", 0, 1, 100000000);
   t.micro_batch = tr.integer("micro_batch", 1, 1, 1000000);
-  t.precision = static_cast<hardware::Precision>(tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8"}, 2));
+  t.precision = static_cast<hardware::Precision>(
+      tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"}, 2));
   t.recompute = static_cast<models::Recompute>(tr.choice("recompute", {"none", "selective", "full"}, 0));
-  t.flash_attention = tr.boolean("flash_attention", true);
+  read_recipe_keys(tr, sc.gpu, &t);
   t.fused_elementwise = tr.boolean("fused_elementwise", true);
   t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
   t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);
@@ -507,7 +530,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("seq_len", fmt::format("seq_len ({}) must be divisible by 2*cp = {} (load-balanced ring attention)", t.seq_len, 2 * p.cp));
   if (micro_batches > 100000)
     tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
-  if (t.precision != hardware::Precision::fp8 && sc.gpu.peak(t.precision) <= 0)
+  if (!hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision) <= 0)
     tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists", sc.gpu.name,
                                      hardware::name(t.precision)));
   // The step graph has 2 (no TP) to ~20 (TP + SP) tasks per block pass; this bounds it to ~10M tasks.
@@ -515,8 +538,9 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("global_batch", fmt::format("{} micro-batches x {} layers = {} block passes per step; at most 500000 are "
                                         "simulated (raise training.micro_batch)", micro_batches, sc.model.layers,
                                         micro_batches * sc.model.layers));
-  if (t.precision == hardware::Precision::fp8 && sc.gpu.peak(hardware::Precision::fp8) <= 0)
-    tr.fail("precision", fmt::format("{} has no FP8 Tensor Cores; allowed: fp32, tf32, bf16, fp16", sc.gpu.name));
+  if (hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision) <= 0)
+    tr.fail("precision", fmt::format("{} has no {} Tensor Cores; allowed: {}", sc.gpu.name, upper_name(t.precision),
+                                     precisions_of(sc.gpu)));
   sc.reliability = read_reliability(top.child("reliability"));
   sc.data = read_data(top.child("data"), t.seq_len);
   return sc;

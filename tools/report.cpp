@@ -2,6 +2,8 @@
 
 #include "studies/metrics.hpp"
 
+#include "scenarios/assumptions.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -19,6 +21,22 @@ std::string si(double v, const char* unit) {
   int i = 0;
   while (std::abs(v) >= 1000.0 && i < 6) v /= 1000.0, ++i;
   return fmt::format("{:.3g}{}{}", v, prefixes[i], unit);
+}
+
+// The defaults the run assumed (scenarios/assumptions.hpp), as text and as a JSON array.
+std::string assumptions_text(const scenarios::Report& r) {
+  std::string o = "\n  assumed (defaults that move the answer; set the key to change)\n";
+  for (const auto& a : scenarios::assumptions(r)) o += fmt::format("    {} = {}: {}\n", a.key, a.value, a.why);
+  return o;
+}
+
+std::string assumptions_json(const scenarios::Report& r) {
+  std::string o = "[";
+  const auto all = scenarios::assumptions(r);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    o += fmt::format("{}{{\"key\": {}, \"value\": {}, \"why\": {}}}", i ? ", " : "", json_quote(all[i].key),
+                     json_quote(all[i].value), json_quote(all[i].why));
+  return o + "]";
 }
 
 }  // namespace
@@ -124,12 +142,15 @@ std::string format_text(const scenarios::Report& r) {
     for (const auto& st : r.memory_per_stage) o += fmt::format(" {:.1f}", st.total_bytes / kGiB);
     o += " GiB\n";
   }
+  o += assumptions_text(r);
   return o;
 }
 
 std::string format_json(const scenarios::Report& r,
                         const std::vector<std::pair<std::string, std::string>>& extra) {
-  return studies::metrics_json(studies::report_metrics(r), extra);
+  std::vector<std::pair<std::string, std::string>> all = {{"assumptions", assumptions_json(r)}};
+  all.insert(all.end(), extra.begin(), extra.end());
+  return studies::metrics_json(studies::report_metrics(r), all);
 }
 
 }  // namespace clustersim::tools

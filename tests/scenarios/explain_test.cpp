@@ -34,7 +34,7 @@ TEST_CASE("the waterfall names the causes that the scenario actually has", "[sce
   };
   REQUIRE(points("activation recompute") > 0.10);       // full recompute costs ~a quarter of the step
   REQUIRE(points("exposed data-parallel") > 0.005);
-  REQUIRE(points("GEMM main-loop") > 0.05);
+  REQUIRE(points("GEMM efficiency") > 0.05);
   // Turning recompute off is advised, with a predicted gain from re-simulation.
   bool advised = false;
   for (const auto& a : ex.advice)
@@ -93,4 +93,16 @@ TEST_CASE("with every cause removed only the FLOP-count convention is left, and 
   // instead of 2× forward: for Llama-2-7B at s = 4096 that nets a few points in our favour.
   REQUIRE(residual.mfu_points < 0.0);
   REQUIRE(residual.mfu_points > -0.10);
+}
+
+TEST_CASE("every waterfall bar above 10 points names its grounding, and the fitted scalar is labelled as fitted", "[scenarios][explain]") {
+  scenarios::Report r;
+  const auto ex = explain_main({}, &r);
+  bool fitted_bar = false;
+  for (const auto& w : ex.waterfall) {
+    INFO(w.cause << ": " << 100 * w.mfu_points << " points");
+    if (w.cause.find("FITTED") != std::string::npos) fitted_bar = true;
+    if (w.mfu_points > 0.10 && w.cause.rfind("FLOP-count", 0) != 0) CHECK(w.cause.find(" [") != std::string::npos);
+  }
+  CHECK(fitted_bar);
 }

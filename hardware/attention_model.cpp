@@ -1,0 +1,171 @@
+#include "hardware/attention_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace clustersim::hardware {
+
+const char* attention_csv_text();  // generated from hardware/kernels/attention.csv (CMakeLists.txt)
+
+namespace {
+
+// Backward / forward rate where only fwd+bwd rows exist (FA2 on A100): 0.8, the middle of the
+// 15-25 % backward deficit of every GPU with both passes measured (kernels README fact 4: H200
+// cuDNN 581/688 = 0.84, GB200 1226/1622 = 0.76 at 32k causal).
+constexpr double kBwdOverFwd = 0.8;
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) out.emplace_back();
+    else out.back() += c;
+  }
+  return out;
+}
+
+std::vector<AttentionRow> parse_rows() {
+  std::vector<AttentionRow> rows;
+  std::istringstream in(attention_csv_text());
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto f = split_csv_line(line);
+    if (f.size() < 12) continue;
+    AttentionRow r;
+    r.gpu = f[0], r.impl = f[1], r.dtype = f[2], r.pass = f[3];
+    r.causal = f[4] == "1";
+    r.head_dim_qk = std::stod(f[5]), r.head_dim_v = std::stod(f[6]), r.seq = std::stod(f[7]);
+    r.batch = std::stod(f[8]), r.heads = std::stod(f[9]), r.tflops = std::stod(f[10]);
+    r.source = f[11];
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+// A curve: the rows of one (gpu, impl, dtype, pass, causal, head dim), geometric mean per
+// sequence length (several models or batch sizes at one length), sorted by length.
+struct Curve {
+  std::vector<std::pair<double, double>> pts;  // (seq, FLOP/s)
+  double at(double seq) const {
+    // Linear in log(seq) between measured lengths, flat beyond the ends (the long-context rows
+    // are flat from 16k to 128k, kernels README §1).
+    if (seq <= pts.front().first) return pts.front().second;
+    if (seq >= pts.back().first) return pts.back().second;
+    for (std::size_t i = 1; i < pts.size(); ++i)
+      if (seq <= pts[i].first) {
+        const double t = std::log(seq / pts[i - 1].first) / std::log(pts[i].first / pts[i - 1].first);
+        return pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
+      }
+    return pts.back().second;
+  }
+};
+using Key = std::tuple<std::string, std::string, std::string, std::string, bool, double>;
+
+const std::map<Key, Curve>& curves() {
+  static const std::map<Key, Curve> table = [] {
+    std::map<Key, std::map<double, std::pair<double, int>>> acc;
+    for (const auto& r : attention_rows()) {
+      auto& cell = acc[{r.gpu, r.impl, r.dtype, r.pass, r.causal, r.head_dim_qk}][r.seq];
+      cell.first += std::log(r.tflops * 1e12);
+      cell.second += 1;
+    }
+    std::map<Key, Curve> out;
+    for (auto& [k, by_seq] : acc)
+      for (auto& [s, v] : by_seq) out[k].pts.emplace_back(s, std::exp(v.first / v.second));
+    return out;
+  }();
+  return table;
+}
+
+const Curve* find(const std::string& gpu, const std::string& impl, const char* dtype,
+                  const char* pass, bool causal, double head_dim, double* found_head_dim = nullptr) {
+  // The nearest measured head dimension (log distance) for this (gpu, impl, dtype, pass, causal).
+  const Curve* best = nullptr;
+  double best_d = 1e9;
+  const auto& table = curves();  // ordered by (gpu, impl, dtype, pass, causal, head dim)
+  for (auto it = table.lower_bound({gpu, impl, dtype, pass, causal, 0.0}); it != table.end(); ++it) {
+    const Key& k = it->first;
+    if (std::get<0>(k) != gpu || std::get<1>(k) != impl || std::get<2>(k) != dtype ||
+        std::get<3>(k) != pass || std::get<4>(k) != causal)
+      break;
+    const double d = std::abs(std::log(std::get<5>(k) / head_dim));
+    if (d < best_d - 1e-12) {
+      best = &it->second, best_d = d;
+      if (found_head_dim) *found_head_dim = std::get<5>(k);
+    }
+  }
+  return best;
+}
+
+// rate(head dim `want`) / rate(head dim `have`) at `seq` from any (pass, mask) of this GPU, impl
+// and dtype measured at both (hd 64 runs well below hd 128: H200 cuDNN causal fwd, FA3 paper); 1
+// when no such pair exists.
+double head_dim_ratio(const std::string& gpu, const std::string& impl, const char* dtype, double want,
+                      double have, double seq) {
+  const auto& table = curves();
+  for (auto it = table.lower_bound({gpu, impl, dtype, "", false, 0.0}); it != table.end(); ++it) {
+    const Key& k = it->first;
+    if (std::get<0>(k) != gpu || std::get<1>(k) != impl || std::get<2>(k) != dtype) break;
+    if (std::get<5>(k) != want) continue;
+    auto other = table.find({gpu, impl, dtype, std::get<3>(k), std::get<4>(k), have});
+    if (other != table.end()) return it->second.at(seq) / other->second.at(seq);
+  }
+  return 1.0;
+}
+
+// Rate for one pass and mask from the pass's own rows, or split from fwd+bwd rows.
+double pass_rate(const std::string& gpu, const std::string& impl, const AttentionQuery& q, bool causal) {
+  const char* pass = q.backward ? "bwd" : "fwd";
+  double hd = q.head_dim;
+  if (const Curve* c = find(gpu, impl, q.dtype, pass, causal, q.head_dim, &hd))
+    return c->at(q.seq) * (hd == q.head_dim ? 1.0 : head_dim_ratio(gpu, impl, q.dtype, q.head_dim, hd, q.seq));
+  if (const Curve* fb = find(gpu, impl, q.dtype, "fwd+bwd", causal, q.head_dim)) {
+    // fwd+bwd rate R over 3.5 units of work: 3.5/R = 1/F + 2.5/(ρF)  =>  F = R(1 + 2.5/ρ)/3.5.
+    const double fwd = fb->at(q.seq) * (1 + 2.5 / kBwdOverFwd) / 3.5;
+    return q.backward ? kBwdOverFwd * fwd : fwd;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const std::vector<AttentionRow>& attention_rows() {
+  static const std::vector<AttentionRow> rows = parse_rows();
+  return rows;
+}
+
+double attention_data_peak(const std::string& gpu) {
+  // Dense BF16 Tensor Core peaks (kernels README §6; hardware.md §1.1). Blackwell-2.5PF: the FA4
+  // PR #2605 rows whose MFU column implies 2.5 PF; Blackwell-sm100 (PR #2280, SKU not stated) is
+  // taken as a B200 (the lower, 1000 W peak).
+  static const std::map<std::string, double> peaks = {
+      {"A100", 312e12},  {"H100", 989.4e12},  {"H200", 989.4e12},          {"B200", 2250e12},
+      {"GB200", 2500e12}, {"GB300", 2500e12}, {"Blackwell-2.5PF", 2500e12}, {"Blackwell-sm100", 2250e12}};
+  auto it = peaks.find(gpu);
+  return it == peaks.end() ? 0.0 : it->second;
+}
+
+double measured_attention_rate(const std::string& gpu, const AttentionQuery& q, const char** how) {
+  const std::string impl = name(q.impl);
+  if (double r = pass_rate(gpu, impl, q, q.causal); r > 0) {
+    if (how) *how = "attention rows (kernel_attention.csv) for this GPU, impl, dtype, pass and mask";
+    return r;
+  }
+  // The other mask's curve for this pass, times the causal/non-causal ratio of the forward rows
+  // at this length where both exist (FA3 backward rows are non-causal only).
+  const double other = pass_rate(gpu, impl, q, !q.causal);
+  if (other <= 0) return 0;
+  AttentionQuery fq = q;
+  fq.backward = false;
+  const double same_f = pass_rate(gpu, impl, fq, q.causal), other_f = pass_rate(gpu, impl, fq, !q.causal);
+  if (how) *how = "attention rows of the other mask, scaled by the forward causal/non-causal ratio";
+  return (same_f > 0 && other_f > 0) ? other * same_f / other_f : other;
+}
+
+}  // namespace clustersim::hardware

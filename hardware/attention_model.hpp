@@ -1,0 +1,38 @@
+#pragma once
+// Attention kernel rates interpolated from measured rows (hardware/kernels/attention.csv, copied
+// with their sources from reference/kernels/kernel_attention.csv by make_attention_csv.py).
+#include <string>
+#include <vector>
+
+#include "hardware/gpu_spec.hpp"
+
+namespace clustersim::hardware {
+
+/// One attention-rate request: which rows to read and where on the curve.
+struct AttentionQuery {
+  AttentionImpl impl = AttentionImpl::flash2;
+  const char* dtype = "bf16";  ///< bf16 | fp8 | mxfp8
+  bool backward = false;
+  bool causal = true;
+  double head_dim = 128;
+  double seq = 4096;
+};
+
+/// The measured rate (FLOP/s, FlashAttention convention) for `q` on data GPU `data_gpu`, or 0
+/// when that GPU has no rows for the implementation. `how` names the rows used.
+double measured_attention_rate(const std::string& data_gpu, const AttentionQuery& q, const char** how);
+
+/// Dense BF16 peak of a data GPU (the `gpu` column of attention.csv), to scale its rates to
+/// another GPU of the same architecture; 0 when unknown.
+double attention_data_peak(const std::string& data_gpu);
+
+/// Every row of the table, for the tests.
+struct AttentionRow {
+  std::string gpu, impl, dtype, pass;
+  bool causal = false;
+  double head_dim_qk = 0, head_dim_v = 0, seq = 0, batch = 0, heads = 0, tflops = 0;
+  std::string source;
+};
+const std::vector<AttentionRow>& attention_rows();
+
+}  // namespace clustersim::hardware

@@ -1,0 +1,69 @@
+#include "models/layer_ops_host.hpp"
+
+#include <algorithm>
+
+#include "hardware/kernel_cost.hpp"
+
+namespace clustersim::models {
+namespace {
+
+// ../shared/reference/hardware.md §3.10: the CPU-side launch call costs 5–20 µs (Meta's HTA
+// docs), a PyTorch element-wise op ≈20 µs round trip (V100); the reference's guidance for the
+// simulator is 5–10 µs. Its upper end: every kernel of a PyTorch training step is issued
+// through the Python op dispatcher before the launch call itself.
+constexpr double kHostLaunchS = 10e-6;
+// hardware.md §3.10 [gpu-benches] H200, 10 000 back-to-back small kernels: ≈2.5 µs each when
+// streamed, ≈1.3 µs replayed from a CUDA graph.
+constexpr double kGraphGapRatio = 1.3 / 2.5;
+// Host synchronizations per step: the gradient-norm read by clip_grad_norm (Megatron
+// clip_grads.py: total_norm.item()) and the loss reduced for logging (Megatron
+// training.py / torchtitan train.py: loss .item()). Each one drains the launch queue, so the
+// GPU then waits one launch before it has work again.
+constexpr int kHostSyncsPerStep = 2;
+// Megatron keeps FP32 main gradients for mixed precision (DistributedDataParallel
+// grad_reduce_in_fp32 / main_grad): the norm reads 4 bytes per parameter.
+constexpr double kMainGradBytes = 4.0;
+// Token ids and labels, int64 each (Megatron get_batch, torchtitan dataloader).
+constexpr double kBatchBytesPerToken = 2 * 8.0;
+
+}  // namespace
+
+double host_launch_s() { return kHostLaunchS; }
+
+double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
+  return t.cuda_graphs ? gpu.kernel_gap_s * kGraphGapRatio : gpu.kernel_gap_s;
+}
+
+KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, const TrainingSpec& t) {
+  KernelOp op{"host_launch_wait", OpKind::memory, 0, 0, 0, hardware::Bound::latency};
+  op.kernels = 0;
+  if (t.cuda_graphs || t.ideal.host) return op;
+  int kernels = extra_kernels;
+  for (const auto& o : pass.ops) kernels += o.kernels;
+  // The CPU runs ahead of the GPU inside a pass; it is the bottleneck only when its launches
+  // take longer than the kernels they launch.
+  op.time_s = std::max(0.0, kernels * kHostLaunchS - (pass.time_s + extra_gpu_s));
+  return op;
+}
+
+PassCost step_fixed_work(const hardware::GpuSpec& gpu, const TrainingSpec& t, double grad_norm_params) {
+  PassCost pc;
+  if (t.ideal.host) return pc;
+  const auto norm = hardware::memory_cost(gpu, grad_norm_params * kMainGradBytes);
+  pc.add({"grad_norm", OpKind::memory, 0, grad_norm_params * kMainGradBytes, norm.time_s, norm.bound});
+  // One scalar all-reduce each (norm over all ranks, loss over data parallel): latency only, the
+  // NCCL base plus one network hop (hardware.md §3.8, tuning.cc Ring/Simple).
+  const double scalar_all_reduce = gpu.node.collective_base_latency_s + gpu.node.net_hop_latency_s;
+  const double sync = scalar_all_reduce + (t.cuda_graphs ? 0.0 : kHostLaunchS);
+  pc.add({"host_syncs", OpKind::memory, 0, 0, kHostSyncsPerStep * sync, hardware::Bound::latency});
+  return pc;
+}
+
+KernelOp batch_upload(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
+  const double bytes = double(t.micro_batch) * t.seq_len * kBatchBytesPerToken;
+  const double bw = gpu.node.pcie_bps * gpu.node.pcie_efficiency;
+  const double time = bw > 0 && !t.ideal.host ? bytes / bw : 0.0;
+  return {"batch_h2d", OpKind::memory, 0, bytes, time, hardware::Bound::latency};
+}
+
+}  // namespace clustersim::models

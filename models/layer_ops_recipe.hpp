@@ -1,0 +1,35 @@
+#pragma once
+// Low-precision training recipes: which linears run in low precision, and the memory-bound
+// quantization kernels each recipe adds around a low-precision GEMM (docs/recipes.md).
+#include "hardware/gpu_spec.hpp"
+#include "models/training_spec.hpp"
+
+namespace clustersim::models {
+
+/// The quantization work one recipe does for one GEMM operand of `elements` BF16 values.
+struct QuantPass {
+  double bytes_per_element = 0;  ///< HBM traffic of all its kernels, per element
+  int kernels = 0;               ///< separate launches
+};
+
+/// The precision the GEMMs run in: the training precision, BF16 for a linear the stack keeps in
+/// high precision, FP16/BF16 unchanged.
+struct LinearRecipe {
+  hardware::Precision gemm = hardware::Precision::bf16;
+  QuantPass activation;  ///< X before the forward GEMM (both orientations: fwd and wgrad)
+  QuantPass gradient;    ///< dY before dgrad/wgrad (both orientations)
+  QuantPass weight;      ///< W once per optimizer step (W and Wᵀ), amortized over micro-batches
+};
+
+/// The recipe for a linear layer with `out_features` × `in_features` weights (whole module,
+/// before tensor-parallel sharding, as the converters see it).
+LinearRecipe linear_recipe(const TrainingSpec& t, double out_features, double in_features);
+
+/// torchao's auto-filter (float8_linear_utils.py @36027d82): true if the stack keeps this
+/// linear in BF16.
+bool auto_filter_keeps_bf16(Fp8Recipe r, double out_features, double in_features);
+
+/// The precision the attention kernels run in.
+hardware::Precision attention_precision(const TrainingSpec& t);
+
+}  // namespace clustersim::models

@@ -1,0 +1,95 @@
+#include "scenarios/assumptions.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "hardware/kernel_cost.hpp"
+#include "models/layer_ops_host.hpp"
+
+namespace clustersim::scenarios {
+namespace {
+
+using OpFilter = std::function<bool(const models::KernelOp&)>;
+
+// Seconds per step of the ops `keep` selects on one GPU, counted as the explainer's roofline
+// does: block passes × layers per stage × micro-batches, head and embedding spread over stages.
+double seconds_per_step(const Report& r, const OpFilter& keep) {
+  const double mbs = r.step.micro_batches;
+  const double layers = double(r.scenario.model.layers) / r.scenario.parallel.pp;
+  const double per_stage = mbs / r.scenario.parallel.pp;
+  double s = 0;
+  auto add = [&](const models::PassCost& pass, double calls) {
+    for (const auto& op : pass.ops)
+      if (keep(op)) s += op.time_s * calls;
+  };
+  const auto& c = r.costs;
+  for (const auto* pass : {&c.layer_fwd, &c.layer_bwd, &c.layer_recompute}) add(*pass, layers * mbs);
+  for (const auto* pass : {&c.embed_fwd, &c.embed_bwd, &c.head_fwd, &c.head_bwd}) add(*pass, per_stage);
+  return s;
+}
+
+double kernels_per_step(const Report& r) {
+  const double mbs = r.step.micro_batches;
+  const double layers = double(r.scenario.model.layers) / r.scenario.parallel.pp;
+  double n = 0;
+  const auto& c = r.costs;
+  for (const auto* pass : {&c.layer_fwd, &c.layer_bwd, &c.layer_recompute})
+    for (const auto& op : pass->ops) n += op.kernels * layers * mbs;
+  return n;
+}
+
+std::string share(const Report& r, double seconds) {
+  return fmt::format("{:.1f} % of the step ({:.3g} s)", 100 * seconds / r.step_time_s, seconds);
+}
+
+bool ends_with(const std::string& s, const char* tail) {
+  const std::string t(tail);
+  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
+}  // namespace
+
+std::vector<Assumption> assumptions(const Report& r) {
+  const auto& t = r.scenario.training;
+  const auto& gpu = r.scenario.gpu;
+  std::vector<Assumption> out;
+  if (t.assumed.attention_impl) {
+    const double s = seconds_per_step(r, [](const models::KernelOp& op) { return op.kind == models::OpKind::attention; });
+    out.push_back({"training.attention_impl", hardware::name(t.attention_impl),
+                   fmt::format("the {} profile's default (what current stacks run there); attention kernels are {}",
+                               gpu.name, share(r, s))});
+  }
+  const bool low = hardware::is_low_precision(t.precision);
+  if (low) {
+    const double q = seconds_per_step(r, [](const models::KernelOp& op) {
+      return ends_with(op.name, "quantize") || ends_with(op.name, "quantize_fp8");
+    });
+    if (t.precision == hardware::Precision::fp8 && t.assumed.fp8_recipe)
+      out.push_back({"training.fp8_recipe", models::name(t.fp8_recipe),
+                     fmt::format("Megatron-LM's default --fp8-recipe (Transformer Engine DelayedScaling); "
+                                 "quantization kernels are {}", share(r, q))});
+    if (t.assumed.fp8_auto_filter)
+      out.push_back({"training.fp8_auto_filter", "false",
+                     "every block linear in low precision, as Megatron/TE do (torchao's auto-filter would keep small ones "
+                     "in BF16); the LM head stays BF16"});
+    if (!t.fp8_attention)
+      out.push_back({"training.fp8_attention", "false", "attention in BF16, as TE and torchao recipes default"});
+  }
+  if (t.assumed.cuda_graphs) {
+    const double gaps = kernels_per_step(r) * models::kernel_gap_s(gpu, t);
+    out.push_back({"training.cuda_graphs", t.cuda_graphs ? "true" : "false",
+                   fmt::format("Megatron-LM and torchtitan default (no graph capture); GPU-side launch gaps "
+                               "({:.2g} us per kernel, hardware.md §3.10) are {}",
+                               1e6 * models::kernel_gap_s(gpu, t), share(r, gaps))});
+  }
+  const double wait = seconds_per_step(r, [](const models::KernelOp& op) { return op.name == "host_launch_wait"; });
+  out.push_back({"stack.host_launch", fmt::format("{:.0f} us per kernel", 1e6 * models::host_launch_s()),
+                 fmt::format("CPU launch cost per kernel (hardware.md §3.10: 5-20 us, guidance 5-10 us); the GPU waits for the host {}",
+                             share(r, wait))});
+  out.push_back({"stack.step_fixed_work", fmt::format("{:.3g} s per step", r.costs.step_fixed.time_s),
+                 "gradient-norm pass for clipping, two scalar all-reduces and host syncs (clipping, loss logging)"});
+  return out;
+}
+
+}  // namespace clustersim::scenarios

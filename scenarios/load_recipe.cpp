@@ -1,0 +1,117 @@
+#include "scenarios/load_recipe.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "hardware/kernel_cost.hpp"
+
+namespace clustersim::scenarios {
+namespace {
+
+using hardware::AttentionImpl;
+using hardware::Precision;
+
+std::vector<std::string> names_of_impls() {
+  return {hardware::kAttentionImplNames.begin(), hardware::kAttentionImplNames.end()};
+}
+
+bool materializes_scores(AttentionImpl a) { return a == AttentionImpl::unfused || a == AttentionImpl::sdpa_math; }
+
+// Architecture from the Tensor Cores a profile lists: FP8 from Hopper (sm_90) on, MX block
+// scaling (mxfp8) from Blackwell (sm_100) on, BF16 from Ampere (sm_80) on.
+bool blackwell(const hardware::GpuSpec& g) { return g.peak(Precision::mxfp8) > 0; }
+bool hopper(const hardware::GpuSpec& g) { return g.peak(Precision::fp8) > 0 && !blackwell(g); }
+bool ampere_or_later(const hardware::GpuSpec& g) { return g.peak(Precision::bf16) > 0; }
+
+// Why `impl` cannot run on `gpu`, or "" (FlashAttention READMEs: FA2 needs Ampere or later, FA3
+// is for Hopper, FA4 (CuTe DSL) for Blackwell; cuDNN's fused flash attention needs sm_80+).
+std::string impl_unavailable(AttentionImpl a, const hardware::GpuSpec& gpu) {
+  switch (a) {
+    case AttentionImpl::flash2:
+    case AttentionImpl::cudnn:
+      return ampere_or_later(gpu) ? "" : "needs an Ampere or later GPU (sm_80+)";
+    case AttentionImpl::flash3: return hopper(gpu) ? "" : "FlashAttention-3 runs on Hopper (sm_90) only";
+    case AttentionImpl::flash4: return blackwell(gpu) ? "" : "FlashAttention-4 runs on Blackwell (sm_100) only";
+    default: return "";
+  }
+}
+
+void read_attention(const YamlReader& tr, const hardware::GpuSpec& gpu, models::TrainingSpec* t) {
+  const bool has_impl = tr.has("attention_impl");
+  const bool flash = tr.boolean("flash_attention", true);
+  if (has_impl) {
+    t->attention_impl = static_cast<AttentionImpl>(tr.choice("attention_impl", names_of_impls(), 0));
+    t->assumed.attention_impl = false;
+    if (tr.has("flash_attention") && flash == materializes_scores(t->attention_impl))
+      tr.fail("flash_attention", fmt::format("flash_attention: {} contradicts attention_impl: {}; give one of them",
+                                             flash ? "true" : "false", hardware::name(t->attention_impl)));
+  } else if (!flash) {
+    t->attention_impl = AttentionImpl::unfused;  // the documented synonym
+    t->assumed.attention_impl = false;
+  } else {
+    t->attention_impl = hardware::default_attention_impl(gpu);
+  }
+  // An explicit choice must exist on the GPU; the profile's default is the profile's claim
+  // (hardware/profiles say which kernel and why).
+  const std::string why = impl_unavailable(t->attention_impl, gpu);
+  if (!why.empty() && has_impl)
+    tr.fail("attention_impl", fmt::format("{} on {}: {}", hardware::name(t->attention_impl), gpu.name, why));
+  t->flash_attention = !materializes_scores(t->attention_impl);
+
+  t->fp8_attention = tr.boolean("fp8_attention", false);
+  if (t->fp8_attention && !hardware::is_low_precision(t->precision))
+    tr.fail("fp8_attention", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {})", hardware::name(t->precision)));
+  // FP8 attention kernels with published rows: cuDNN (H200, B200, GB200, GB300) and the FA3
+  // paper's FP8 forward (reference/kernels/kernel_attention.csv).
+  if (t->fp8_attention && t->attention_impl != AttentionImpl::cudnn && t->attention_impl != AttentionImpl::flash3)
+    tr.fail("fp8_attention", fmt::format("no FP8 kernel for attention_impl: {}; allowed: cudnn, flash3",
+                                         hardware::name(t->attention_impl)));
+}
+
+void read_low_precision(const YamlReader& tr, models::TrainingSpec* t) {
+  const bool fp8 = t->precision == Precision::fp8;
+  if (tr.has("fp8_recipe")) {
+    if (!fp8)
+      tr.fail("fp8_recipe", fmt::format("applies to precision: fp8 only (got {}; mxfp8 and nvfp4 are block-scaled "
+                                        "recipes of their own)", hardware::name(t->precision)));
+    t->fp8_recipe = static_cast<models::Fp8Recipe>(
+        tr.choice("fp8_recipe", {std::begin(models::kFp8RecipeNames), std::end(models::kFp8RecipeNames)}, 1));
+    t->assumed.fp8_recipe = false;
+  }
+  // Default: delayed scaling, Megatron-LM's --fp8-recipe default (arguments.py) and TE's
+  // DelayedScaling.
+  if (tr.has("fp8_auto_filter")) {
+    t->fp8_auto_filter = tr.boolean("fp8_auto_filter", false);
+    t->assumed.fp8_auto_filter = false;
+    if (t->fp8_auto_filter && !hardware::is_low_precision(t->precision))
+      tr.fail("fp8_auto_filter", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {})",
+                                             hardware::name(t->precision)));
+  }
+}
+
+}  // namespace
+
+std::string upper_name(hardware::Precision p) {
+  std::string n = hardware::name(p);
+  for (char& c : n) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return n;
+}
+
+std::string precisions_of(const hardware::GpuSpec& gpu) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i)
+    if (gpu.peak_flops[i] > 0) out.emplace_back(hardware::kPrecisionNames[i]);
+  return join(out);
+}
+
+void read_recipe_keys(const YamlReader& tr, const hardware::GpuSpec& gpu, models::TrainingSpec* t) {
+  read_attention(tr, gpu, t);
+  read_low_precision(tr, t);
+  if (tr.has("cuda_graphs")) {
+    t->cuda_graphs = tr.boolean("cuda_graphs", false);
+    t->assumed.cuda_graphs = false;
+  }
+}
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,18 @@
+#pragma once
+// The training-recipe keys of `training:` (attention_impl, flash_attention, fp8_attention,
+// fp8_recipe, fp8_auto_filter, cuda_graphs), checked against what the GPU and the stacks offer
+// (docs/recipes.md). Called after training.precision has been read.
+#include "hardware/gpu_spec.hpp"
+#include "models/training_spec.hpp"
+#include "scenarios/yaml_reader.hpp"
+
+namespace clustersim::scenarios {
+
+void read_recipe_keys(const YamlReader& tr, const hardware::GpuSpec& gpu, models::TrainingSpec* t);
+
+/// The training precisions the GPU has Tensor Cores for, comma-separated (for errors).
+std::string precisions_of(const hardware::GpuSpec& gpu);
+/// "FP8", "MXFP8", ... for messages.
+std::string upper_name(hardware::Precision p);
+
+}  // namespace clustersim::scenarios
