@@ -4,6 +4,7 @@
 #include <numeric>
 #include <random>
 
+#include "models/mla_ops.hpp"
 #include "models/moe_memory.hpp"
 #include "models/moe_ops.hpp"
 #include "scenarios/load.hpp"
@@ -162,4 +163,27 @@ TEST_CASE("MoE memory: expert states sharded by EP and ETP, ZeRO over expert-DP"
   };
   REQUIRE(act(2).routed_activation_bytes == Approx(2 * act(1).routed_activation_bytes));
   REQUIRE(act(2).dispatch_buffer_bytes == Approx(2 * act(1).dispatch_buffer_bytes));
+}
+
+TEST_CASE("MLA kernel program: projection FLOPs from the MLA weights, core with the qk and v head widths", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("deepseek-v3");
+  const auto pc = models::count_params(m, 4096);
+  const auto t = training(4096, 1);
+  models::ParallelSpec p;
+  const auto one = models::mla_attention_ops(m, t, p, gpu);
+  // tp = 1: the projections do 2 FLOP per weight per token forward (weights from count_params,
+  // without the two latent RMSNorms), 4 backward.
+  const double weights = pc.attention - m.mla.q_lora_rank - m.mla.kv_lora_rank;
+  const double core = one.attention_flop_fwd;
+  REQUIRE(one.fwd.flop - core == Approx(2.0 * 4096 * weights).epsilon(1e-9));
+  REQUIRE(one.bwd.flop - 2.5 * core == Approx(4.0 * 4096 * weights).epsilon(1e-9));
+  const double nb = 4096 / 128.0;
+  REQUIRE(core == Approx(2.0 * 4096 * 4096 * 128 * (192 + 128) * (nb + 1) / (2 * nb)));
+  // TP 8: the up and output projections and the core split 8 ways, the down projections do not.
+  p.tp = 8;
+  const auto tp8 = models::mla_attention_ops(m, t, p, gpu);
+  REQUIRE(tp8.attention_flop_fwd == Approx(core / 8));
+  const double down = 2.0 * 4096 * m.hidden * (m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+  REQUIRE(tp8.fwd.flop - tp8.attention_flop_fwd == Approx(down + (one.fwd.flop - core - down) / 8).epsilon(1e-9));
 }
