@@ -12,6 +12,12 @@ namespace clustersim::models {
 struct MlaOps {
   PassCost fwd, bwd;
   double attention_flop_fwd = 0;  ///< the core (QKᵀ and A·V) alone
+  /// Bytes the attention's backward reads, per block per micro-batch without recompute, beyond
+  /// the block input: the two latents before and after their norms (duplicated on every TP
+  /// rank), per-head Q, K, V and the core output, the fp32 log-sum-exp. Recomputing the up
+  /// projections (Megatron recompute_modules: mla_up_proj) drops Q, K and V to the latents.
+  double saved_bytes = 0;
+  double saved_bytes_up_proj_recompute = 0;
 };
 
 /// Megatron MLASelfAttention with TP: the down projections (q_a: h → q_lora_rank, kv_a: h →

@@ -187,3 +187,20 @@ TEST_CASE("MLA kernel program: projection FLOPs from the MLA weights, core with 
   const double down = 2.0 * 4096 * m.hidden * (m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
   REQUIRE(tp8.fwd.flop - tp8.attention_flop_fwd == Approx(down + (one.fwd.flop - core - down) / 8).epsilon(1e-9));
 }
+
+TEST_CASE("MLA saved activations: per-head Q, K, V split by TP, latents duplicated; up-projection recompute", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("deepseek-v3");
+  const auto t = training(4096, 1);
+  models::ParallelSpec p;
+  const auto one = models::mla_attention_ops(m, t, p, gpu);
+  p.tp = 8;
+  const auto tp8 = models::mla_attention_ops(m, t, p, gpu);
+  const double e = 2, T = 4096;
+  const double latents = T * e * (2 * (1536 + 512) + 64);  // before and after the norms, + rope key
+  REQUIRE(tp8.saved_bytes - latents == Approx((one.saved_bytes - latents) / 8));
+  // Per token without recompute: Q and K at 192 and V, O at 128 per head, 128 heads — far more
+  // than the 576-wide latent K/V cache that inference keeps.
+  REQUIRE(one.saved_bytes / T > 128 * (192 + 192 + 128 + 128) * e);
+  REQUIRE(one.saved_bytes - one.saved_bytes_up_proj_recompute == Approx(T * 128 * (192 + 192 + 128) * e));
+}
