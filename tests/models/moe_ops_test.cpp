@@ -188,7 +188,7 @@ TEST_CASE("MLA kernel program: projection FLOPs from the MLA weights, core with 
   REQUIRE(tp8.fwd.flop - tp8.attention_flop_fwd == Approx(down + (one.fwd.flop - core - down) / 8).epsilon(1e-9));
 }
 
-TEST_CASE("MLA saved activations: per-head Q, K, V split by TP, latents duplicated; up-projection recompute", "[models][moe]") {
+TEST_CASE("MLA saved activations: per-head Q, K, V split by TP, latents duplicated, up-projection recompute", "[models][moe]") {
   const auto gpu = h100();
   const auto m = scenarios::model_preset("deepseek-v3");
   const auto t = training(4096, 1);
