@@ -46,11 +46,11 @@ struct Block {
   double total = 0, active = 0, matmul = 0, active_matmul = 0;
 };
 
-// One block of the stack: layer index i decides dense or MoE (indices ≥ layers are MTP blocks).
-Block block(const ModelSpec& m, int i) {
+// One block with a dense or an MoE MLP.
+Block block(const ModelSpec& m, bool moe) {
   const double attn = attention_params(m), attn_mm = attention_matmul(m), norms = 2 * norm_params(m, m.hidden);
   Block b;
-  if (!m.moe_layer(i)) {
+  if (!moe) {
     b.total = b.active = attn + mlp_params(m, m.ffn_hidden) + norms;
     b.matmul = b.active_matmul = attn_mm + mlp_matmul(m, m.ffn_hidden);
     return b;
@@ -85,18 +85,19 @@ double mlp_params(const ModelSpec& m, double ffn) {
 ParamCount count_params(const ModelSpec& m, int seq_len) {
   const double h = m.hidden, v = m.vocab;
   ParamCount p;
-  double stack = 0, stack_active = 0, stack_mm = 0, stack_active_mm = 0;
-  for (int i = 0; i < m.layers; ++i) {
-    const Block b = block(m, i);
-    stack += b.total, stack_active += b.active, stack_mm += b.matmul, stack_active_mm += b.active_matmul;
-  }
+  // Per-scenario work on the sweep path: two block kinds, counted, not a loop over blocks.
+  const double n_moe = m.moe_layer_count(), n_dense = m.layers - n_moe;
+  const Block dense = block(m, false), moe = n_moe > 0 ? block(m, true) : Block{};
+  const double stack = n_dense * dense.total + n_moe * moe.total;
+  const double stack_active = n_dense * dense.active + n_moe * moe.active;
+  const double stack_mm = n_dense * dense.matmul + n_moe * moe.matmul;
+  const double stack_active_mm = n_dense * dense.active_matmul + n_moe * moe.active_matmul;
   p.attention = attention_params(m);
-  p.dense_layer = block(m, -1).total;  // index −1 is never MoE
+  p.dense_layer = dense.total;
   if (m.is_moe()) {
     p.expert = mlp_params(m, m.moe.expert_ffn_hidden);
-    p.experts = double(m.moe_layer_count()) * m.moe.experts * p.expert;
-    for (int i = 0; i < m.layers; ++i)
-      if (m.moe_layer(i)) p.moe_layer = block(m, i).total;
+    p.experts = n_moe * m.moe.experts * p.expert;
+    p.moe_layer = moe.total;
   }
   p.per_layer = stack / m.layers;
   p.embedding = v * h + (m.position == Position::learned ? double(seq_len) * h : 0.0);
@@ -111,7 +112,7 @@ ParamCount count_params(const ModelSpec& m, int seq_len) {
   // embedding, a [2h, h] projection and one block; embedding and output head are shared (the
   // head's final norm is the module's own).
   for (int j = 0; j < m.mtp_layers; ++j) {
-    const Block b = block(m, m.layers + j);
+    const Block b = m.moe_layer(m.layers + j) ? moe : dense;
     p.mtp += 2 * h * h + 3 * norm_params(m, h) + b.total;
     p.mtp_active_matmul += 2 * h * h + b.active_matmul + v * h;
   }

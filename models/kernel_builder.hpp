@@ -1,0 +1,66 @@
+#pragma once
+// Kernel-op helpers shared by the MoE and MLA kernel programs (models/moe_ops.cpp,
+// models/mla_ops.cpp): GEMMs by the shape model, grouped GEMMs, streaming kernels, MLPs.
+#include <algorithm>
+#include <string>
+
+#include "hardware/gpu_spec.hpp"
+#include "hardware/kernel_cost.hpp"
+#include "models/layer_ops.hpp"
+
+namespace clustersim::models {
+
+struct KernelBuilder {
+  const hardware::GpuSpec& gpu;
+  hardware::Precision prec;
+
+  KernelOp gemm(std::string name, double m, double n, double k) const { return grouped(std::move(name), 1, m, n, k); }
+  // `groups` GEMMs of [m, k]·[k, n] in one grouped-GEMM launch (one kernel gap): each group is
+  // costed by the shape model at its own M, so a small M per expert runs at small-M efficiency.
+  KernelOp grouped(std::string name, double groups, double m, double n, double k) const {
+    m = std::max(1.0, m), n = std::max(1.0, n), k = std::max(1.0, k);
+    const auto c = hardware::gemm_cost(gpu, prec, m, n, k);
+    const double bytes = (m * k + k * n) * hardware::gemm_operand_bytes(prec) + m * n * hardware::storage_bytes(prec);
+    return {std::move(name), OpKind::gemm, groups * 2 * m * n * k, groups * bytes,
+            groups * (c.time_s - gpu.kernel_gap_s) + gpu.kernel_gap_s, c.bound};
+  }
+  KernelOp memory(std::string name, double bytes) const {
+    const auto c = hardware::memory_cost(gpu, bytes);
+    return {std::move(name), OpKind::memory, 0, bytes, c.time_s, c.bound};
+  }
+  KernelOp attention(std::string name, double flop, double bytes, double seq, bool backward) const {
+    const auto c = hardware::attention_cost(gpu, prec, flop, seq, backward);
+    return {std::move(name), OpKind::attention, flop, bytes, c.time_s, c.bound};
+  }
+  // Y[m,n] = X[m,k]·W[k,n]: forward, and backward dgrad + wgrad; FP8 casts of X and dY as in
+  // models/layer_ops.cpp.
+  void linear(PassCost* fwd, PassCost* bwd, const std::string& name, double m, double n, double k) const {
+    const bool fp8 = prec == hardware::Precision::fp8;
+    if (fp8) fwd->add(memory(name + ".cast_fp8", m * k * 4.0));
+    fwd->add(gemm(name, m, n, k));
+    if (fp8) bwd->add(memory(name + ".grad_cast_fp8", m * n * 4.0));
+    bwd->add(gemm(name + ".dgrad", m, k, n));
+    bwd->add(gemm(name + ".wgrad", k, n, m));
+  }
+  // An MLP of `groups` experts on m tokens each: up (gate+up when gated), activation, down;
+  // backward dgrad and wgrad of both. FP8 casts as in layer_ops (input and output gradient).
+  void mlp(PassCost* fwd, PassCost* bwd, const std::string& name, double groups, double m, double h, double f,
+           bool is_gated) const {
+    const double up = is_gated ? 2 * f : f, e = hardware::storage_bytes(prec), inner = groups * m * f * e;
+    const bool fp8 = prec == hardware::Precision::fp8;
+    if (fp8) fwd->add(memory(name + ".fc1.cast_fp8", groups * m * h * 4.0));
+    fwd->add(grouped(name + ".fc1", groups, m, up, h));
+    fwd->add(memory(name + ".act", (is_gated ? 3 : 2) * inner));
+    if (fp8) fwd->add(memory(name + ".fc2.cast_fp8", groups * m * f * 4.0));
+    fwd->add(grouped(name + ".fc2", groups, m, h, f));
+    if (fp8) bwd->add(memory(name + ".fc2.grad_cast_fp8", groups * m * h * 4.0));
+    bwd->add(grouped(name + ".fc2.dgrad", groups, m, f, h));
+    bwd->add(grouped(name + ".fc2.wgrad", groups, f, h, m));
+    bwd->add(memory(name + ".act.bwd", (is_gated ? 5 : 3) * inner));
+    if (fp8) bwd->add(memory(name + ".fc1.grad_cast_fp8", groups * m * up * 4.0));
+    bwd->add(grouped(name + ".fc1.dgrad", groups, m, h, up));
+    bwd->add(grouped(name + ".fc1.wgrad", groups, h, up, m));
+  }
+};
+
+}  // namespace clustersim::models

@@ -1,0 +1,206 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "models/mla_ops.hpp"
+#include "models/moe_memory.hpp"
+#include "models/moe_ops.hpp"
+#include "scenarios/load.hpp"
+#include "scenarios/load_model.hpp"
+
+using namespace clustersim;
+
+namespace {
+
+hardware::GpuSpec h100() {
+  // The profile as a scenario reads it (a dense preset, so the scenario loads).
+  return scenarios::load_scenario_string(
+             "model: llama3-8b\nhardware: h100-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n")
+      .gpu;
+}
+
+models::TrainingSpec training(int seq_len, int micro_batch, hardware::Precision prec = hardware::Precision::bf16) {
+  models::TrainingSpec t;
+  t.seq_len = seq_len;
+  t.micro_batch = micro_batch;
+  t.precision = prec;
+  return t;
+}
+
+// Busiest rank / mean over `trials` micro-batches of `tokens` tokens per rank on `ep` ranks,
+// each token choosing top_k distinct experts uniformly (experts e live on rank e / (E / ep)).
+double simulated_imbalance(int experts, int top_k, int ep, int tokens, int trials) {
+  std::mt19937_64 rng(12345);
+  std::vector<int> ids(std::size_t(experts), 0);
+  std::iota(ids.begin(), ids.end(), 0);
+  double sum = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    std::vector<long> load(std::size_t(ep), 0);
+    for (long t = 0; t < long(tokens) * ep; ++t) {
+      for (int j = 0; j < top_k; ++j) {  // partial Fisher-Yates: k distinct experts
+        std::uniform_int_distribution<int> pick(j, experts - 1);
+        std::swap(ids[std::size_t(j)], ids[std::size_t(pick(rng))]);
+        ++load[std::size_t(ids[std::size_t(j)] / (experts / ep))];
+      }
+    }
+    sum += double(*std::max_element(load.begin(), load.end())) / (double(tokens) * top_k);
+  }
+  return sum / trials;
+}
+
+}  // namespace
+
+TEST_CASE("auto load imbalance matches simulated uniform top-k routing", "[models][moe]") {
+  struct Case { int experts, top_k, ep, tokens; };
+  for (const Case c : {Case{64, 4, 16, 256}, Case{8, 2, 8, 512}, Case{128, 8, 4, 128}, Case{32, 1, 32, 64}}) {
+    INFO(c.experts << " experts, top-" << c.top_k << ", ep " << c.ep << ", " << c.tokens << " tokens/rank");
+    const double simulated = simulated_imbalance(c.experts, c.top_k, c.ep, c.tokens, 200);
+    const double estimate = models::auto_load_imbalance(c.experts, c.top_k, c.ep, c.tokens);
+    REQUIRE(simulated > 1.01);  // the case exercises imbalance at all
+    // The excess over balanced, within 15 % (1.0 or a fixed guess would miss it).
+    REQUIRE(estimate - 1 == Approx(simulated - 1).epsilon(0.15));
+  }
+  REQUIRE(models::auto_load_imbalance(256, 8, 1, 4096) == 1.0);
+  REQUIRE(models::auto_load_imbalance(8, 8, 8, 4096) == 1.0);  // every token on every expert
+  REQUIRE(models::auto_load_imbalance(256, 8, 64, 512) > models::auto_load_imbalance(256, 8, 8, 512));
+  REQUIRE(models::auto_load_imbalance(256, 8, 64, 512) > models::auto_load_imbalance(256, 8, 64, 8192));
+}
+
+TEST_CASE("normal quantile matches tabulated values", "[models][moe]") {
+  // Abramowitz & Stegun Table 26.5.
+  REQUIRE(models::normal_quantile(0.5) == Approx(0.0).margin(1e-9));
+  REQUIRE(models::normal_quantile(0.975) == Approx(1.959964).epsilon(1e-6));
+  REQUIRE(models::normal_quantile(0.001) == Approx(-3.090232).epsilon(1e-6));
+}
+
+TEST_CASE("MoE kernel program: expert GEMM FLOPs are 6 x routed tokens x one expert's weights", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("deepseek-v3");
+  models::ParallelSpec p;
+  const auto t = training(4096, 1);
+  for (int ep : {8, 64}) {
+    for (int etp : {1, 2}) {
+      INFO("ep " << ep << " etp " << etp);
+      const auto ops = models::moe_layer_ops(m, t, p, {ep, etp, 1}, gpu, 1.0);
+      REQUIRE(ops.local_experts == 256 / ep);
+      // Balanced: every rank processes its tokens' top-k copies; ETP splits each expert.
+      const double expert_matmul = 3.0 * m.hidden * m.moe.expert_ffn_hidden;
+      REQUIRE(ops.experts_fwd.flop + ops.experts_bwd.flop ==
+              Approx(6.0 * 4096 * 8 * expert_matmul).epsilon(1e-9));
+      REQUIRE(ops.shared_fwd.flop * 3 == Approx(ops.shared_fwd.flop + ops.shared_bwd.flop).epsilon(1e-9));
+      REQUIRE(ops.dispatch_bytes > 0);
+    }
+  }
+}
+
+TEST_CASE("MoE kernel program: small tokens-per-expert GEMMs run less efficiently", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("qwen3-235b-a22b");
+  models::ParallelSpec p;
+  auto seconds_per_flop = [&](int micro_batch) {
+    const auto ops = models::moe_layer_ops(m, training(1024, micro_batch), p, {8, 1, 1}, gpu, 1.0);
+    return ops.experts_fwd.time_s / ops.experts_fwd.flop;
+  };
+  // 1024 tokens × 8 / 16 local experts = 512 tokens per expert against 8192.
+  REQUIRE(seconds_per_flop(1) > 1.1 * seconds_per_flop(16));
+}
+
+TEST_CASE("MoE all-to-all bytes: none without EP, FP8 dispatch, busiest rank by the imbalance", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("deepseek-v3");
+  models::ParallelSpec p;
+  const auto t = training(4096, 1);
+  const auto single = models::moe_layer_ops(m, t, p, {1, 1, 1}, gpu, 0);
+  REQUIRE(single.dispatch_bytes == 0);
+  REQUIRE(single.load_imbalance == 1.0);
+  const auto bf16 = models::moe_layer_ops(m, t, p, {64, 1, 1}, gpu, 1.25);
+  REQUIRE(bf16.dispatch_bytes == Approx(bf16.combine_bytes));
+  REQUIRE(bf16.dispatch_bytes_busiest == Approx(1.25 * bf16.dispatch_bytes));
+  const auto fp8 = models::moe_layer_ops(m, training(4096, 1, hardware::Precision::fp8), p, {64, 1, 1}, gpu, 1.25);
+  REQUIRE(fp8.dispatch_bytes == Approx(0.5 * fp8.combine_bytes));
+  // Sequence parallelism: each TP rank routes its own 1/tp of the tokens.
+  p.tp = 4, p.sequence_parallel = true;
+  REQUIRE(models::moe_layer_ops(m, t, p, {64, 1, 1}, gpu, 1.0).tokens == 1024);
+}
+
+TEST_CASE("capacity factor caps the busiest rank's load", "[models][moe]") {
+  const auto gpu = h100();
+  auto m = scenarios::model_preset("mixtral-8x7b");
+  models::ParallelSpec p;
+  m.moe.capacity_factor = 1.1;
+  REQUIRE(models::moe_layer_ops(m, training(4096, 1), p, {8, 1, 1}, gpu, 1.5).load_imbalance == 1.1);
+  m.moe.capacity_factor = 0;
+  REQUIRE(models::moe_layer_ops(m, training(4096, 1), p, {8, 1, 1}, gpu, 1.5).load_imbalance == 1.5);
+}
+
+TEST_CASE("MoE memory: expert states sharded by EP and ETP, ZeRO over expert-DP", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("deepseek-v3");
+  const auto pc = models::count_params(m, 4096);
+  models::ParallelSpec p;
+  p.zero_stage = 1;
+  const auto t = training(4096, 1);
+  for (int ep : {8, 64}) {
+    for (int etp : {1, 4}) {
+      const models::ExpertParallel x{ep, etp, 4};
+      const auto ops = models::moe_layer_ops(m, t, p, x, gpu, 1.0);
+      const auto mem = models::moe_memory(m, t, p, x, m.moe_layer_count(), ops);
+      INFO("ep " << ep << " etp " << etp);
+      // The ep·etp ranks of one expert-DP replica hold every routed expert once.
+      REQUIRE(mem.expert_params * ep * etp == Approx(pc.experts).epsilon(1e-12));
+      REQUIRE(mem.expert_weights_bytes == Approx(2 * mem.expert_params));
+      REQUIRE(mem.expert_gradients_bytes == Approx(4 * mem.expert_params));
+      REQUIRE(mem.expert_optimizer_bytes == Approx(12 * mem.expert_params / 4));  // ZeRO-1 over edp = 4
+    }
+  }
+  // Routed activations and dispatch buffers grow with the micro-batch.
+  const models::ExpertParallel x{64, 1, 1};
+  auto act = [&](int mb) {
+    const auto tt = training(4096, mb);
+    return models::moe_memory(m, tt, p, x, 1, models::moe_layer_ops(m, tt, p, x, gpu, 1.0));
+  };
+  REQUIRE(act(2).routed_activation_bytes == Approx(2 * act(1).routed_activation_bytes));
+  REQUIRE(act(2).dispatch_buffer_bytes == Approx(2 * act(1).dispatch_buffer_bytes));
+}
+
+TEST_CASE("MLA kernel program: projection FLOPs from the MLA weights, core with the qk and v head widths", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("deepseek-v3");
+  const auto pc = models::count_params(m, 4096);
+  const auto t = training(4096, 1);
+  models::ParallelSpec p;
+  const auto one = models::mla_attention_ops(m, t, p, gpu);
+  // tp = 1: the projections do 2 FLOP per weight per token forward (weights from count_params,
+  // without the two latent RMSNorms), 4 backward.
+  const double weights = pc.attention - m.mla.q_lora_rank - m.mla.kv_lora_rank;
+  const double core = one.attention_flop_fwd;
+  REQUIRE(one.fwd.flop - core == Approx(2.0 * 4096 * weights).epsilon(1e-9));
+  REQUIRE(one.bwd.flop - 2.5 * core == Approx(4.0 * 4096 * weights).epsilon(1e-9));
+  const double nb = 4096 / 128.0;
+  REQUIRE(core == Approx(2.0 * 4096 * 4096 * 128 * (192 + 128) * (nb + 1) / (2 * nb)));
+  // TP 8: the up and output projections and the core split 8 ways, the down projections do not.
+  p.tp = 8;
+  const auto tp8 = models::mla_attention_ops(m, t, p, gpu);
+  REQUIRE(tp8.attention_flop_fwd == Approx(core / 8));
+  const double down = 2.0 * 4096 * m.hidden * (m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+  REQUIRE(tp8.fwd.flop - tp8.attention_flop_fwd == Approx(down + (one.fwd.flop - core - down) / 8).epsilon(1e-9));
+}
+
+TEST_CASE("MLA saved activations: per-head Q, K, V split by TP, latents duplicated, up-projection recompute", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("deepseek-v3");
+  const auto t = training(4096, 1);
+  models::ParallelSpec p;
+  const auto one = models::mla_attention_ops(m, t, p, gpu);
+  p.tp = 8;
+  const auto tp8 = models::mla_attention_ops(m, t, p, gpu);
+  const double e = 2, T = 4096;
+  const double latents = T * e * (2 * (1536 + 512) + 64);  // before and after the norms, + rope key
+  REQUIRE(tp8.saved_bytes - latents == Approx((one.saved_bytes - latents) / 8));
+  // Per token without recompute: Q and K at 192 and V, O at 128 per head, 128 heads — far more
+  // than the 576-wide latent K/V cache that inference keeps.
+  REQUIRE(one.saved_bytes / T > 128 * (192 + 192 + 128 + 128) * e);
+  REQUIRE(one.saved_bytes - one.saved_bytes_up_proj_recompute == Approx(T * 128 * (192 + 192 + 128) * e));
+}
