@@ -97,13 +97,11 @@ struct GpuSpec {
   /// 50 warm-up) and nothing caps the power below the benchmark's.
   double sustained_clock_ratio = 1.0;
   double power_w = 0;              ///< board power limit (TGP) of this configuration
-  /// Fractions of the anchors' rates that a training run sustains, for GEMMs (the MAMF anchor)
-  /// and for attention kernels (the FlashAttention curve): clocks under hours of full power
-  /// draw versus the short benchmarks behind the anchors, real shapes (causal masks, head
-  /// dimensions, training GEMM shapes) versus the benchmarks' best. Fitted to the published runs
-  /// (tools/calibrate.cpp); 1 = the anchors as measured.
-  double gemm_sustained_fraction = 1.0;
-  double attention_sustained_fraction = 1.0;
+  /// The profile's one fitted scalar (issue 13 item 9): the share of the microbenchmarked GEMM and
+  /// attention rates a training step sustains beyond the modelled clocks, shapes and overheads.
+  /// Fitted to the published runs by studies/calibrate.cpp (own value from 10 headline rows,
+  /// else the global one); 1 = the kernels as measured.
+  double compute_sustained_fraction = 1.0;
   double kernel_gap_s = 0;         ///< GPU-side idle between dependent kernels
   int comm_sms = 16;               ///< SMs a NCCL collective occupies while it runs
   double runtime_reserved_bytes = 0;  ///< CUDA context, NCCL and library workspaces

@@ -50,8 +50,8 @@ std::vector<Cause> causes() {
       // The profile's one fitted scalar (tools/calibrate.cpp), removed before the measured
       // kernel losses so that they are measured at the benchmarks' own rates.
       {"in-step share of benchmarked kernel rates (FITTED scalar, not a measurement)",
-       [](Scenario& s) { s.gpu.gemm_sustained_fraction = s.gpu.attention_sustained_fraction = 1.0; }, false,
-       "hardware/profiles gemm_sustained_fraction, fitted to published.csv"},
+       [](Scenario& s) { s.gpu.compute_sustained_fraction = 1.0; }, false,
+       "hardware/profiles compute_sustained_fraction, fitted to published.csv"},
       {"attention kernel efficiency", [](Scenario& s) { s.training.ideal.attention = true; }},
       {"GEMM efficiency (ceiling, shape, wave quantization)", [](Scenario& s) { s.training.ideal.gemm = true; }},
   };

@@ -158,8 +158,8 @@ Resolved resolve_preset(const YamlReader& parent, const std::string& key,
 hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   r.allow_only({"name", "description", "sms", "peak", "memory", "memory_bandwidth", "l2", "gemm_mamf",
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
-                "kernel_gap", "comm_sms", "runtime_reserved", "node", "gemm_sustained_fraction",
-                "attention_sustained_fraction", "attention_default", "attention_data", "gemm_mamf_nvfp4",
+                "kernel_gap", "comm_sms", "runtime_reserved", "node", "compute_sustained_fraction",
+                "attention_default", "attention_data", "gemm_mamf_nvfp4",
                 "memory_latency", "sustained_clock_ratio", "power"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
@@ -221,8 +221,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.sustained_clock_ratio = r.number("sustained_clock_ratio", 1.0, 0.1, 1.0);
   g.power_w = r.number("power", 0, 0, 1e5);
   g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
-  g.gemm_sustained_fraction = r.number("gemm_sustained_fraction", 1.0, 0.05, 1.0);
-  g.attention_sustained_fraction = r.number("attention_sustained_fraction", 1.0, 0.05, 1.0);
+  g.compute_sustained_fraction = r.number("compute_sustained_fraction", 1.0, 0.05, 1.0);
   g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
   g.runtime_reserved_bytes = r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes);
   const YamlReader n = r.child("node");

@@ -18,10 +18,8 @@ namespace clustersim::studies {
 
 const std::vector<FittedParameter>& fitted_parameters() {
   static const std::vector<FittedParameter> table = {
-      {"gemm_sustained_fraction", [](hardware::GpuSpec& g) -> double& { return g.gemm_sustained_fraction; }, 0.2, 1.0,
-       "Multiplies the GEMM (MAMF) anchor rate"},
-      {"attention_sustained_fraction", [](hardware::GpuSpec& g) -> double& { return g.attention_sustained_fraction; },
-       0.2, 1.0, "Multiplies the FlashAttention curve"},
+      {"compute_sustained_fraction", [](hardware::GpuSpec& g) -> double& { return g.compute_sustained_fraction; }, 0.2,
+       1.0, "The share of the measured GEMM and attention kernel rates a training step sustains"},
   };
   return table;
 }
@@ -132,7 +130,7 @@ HardwareFit fit_first(const Rows& rows, const HardwareFit& others) {
   return {x, int(rows.size())};
 }
 
-// The values of one mode fitted on `rows`: profiles without rows take the global set.
+// The values of one mode fitted on `rows`: profiles with too few rows take the global set.
 Values fit_mode(FitMode mode, const Rows& rows, const std::set<std::string>& profiles) {
   HardwareFit global = fit_all(rows);
   global.rows = 0;
@@ -141,7 +139,8 @@ Values fit_mode(FitMode mode, const Rows& rows, const std::set<std::string>& pro
     Rows mine;
     for (const FitRow* r : rows)
       if (r->hardware == hw) mine.push_back(r);
-    if (mode == FitMode::global || mine.empty()) v[hw] = global;
+    // Issue 13 item 9: a profile with fewer than kMinRowsForOwnFit headline rows gets no fit of its own.
+    if (mode == FitMode::global || int(mine.size()) < kMinRowsForOwnFit) v[hw] = global;
     else v[hw] = mode == FitMode::per_profile ? fit_all(mine) : fit_first(mine, global);
   }
   return v;

@@ -46,6 +46,8 @@ const char* name(FitMode m);
 /// whose leave-one-family-out error `validate` reports as its out-of-sample figure. With a
 /// single fitted parameter, per_profile_first is per_profile.
 inline constexpr FitMode kProfilesMode = FitMode::per_profile_first;
+/// Headline rows a profile needs for a fitted value of its own; with fewer it takes the global value.
+inline constexpr int kMinRowsForOwnFit = 10;
 
 /// One way of fitting: its values, in-sample and leave-one-family-out errors.
 struct ModeFit {

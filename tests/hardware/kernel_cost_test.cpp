@@ -29,7 +29,7 @@ TEST_CASE("no GEMM shape beats the measured MAMF anchor (times the sustained fra
   // Regression: crediting our tile's wave quantization at the anchor made H100 FP8 GEMMs run at
   // 94% of peak, above the 70.9% MAMF (hardware.md §3.1).
   hardware::GpuSpec g = h100("fp8").gpu;
-  g.gemm_sustained_fraction = 1.0;
+  g.compute_sustained_fraction = 1.0;
   for (Precision p : {Precision::bf16, Precision::fp8}) {
     const auto& a = p == Precision::fp8 ? g.gemm_anchor_fp8 : g.gemm_anchor;
     double best = 0;
@@ -41,7 +41,7 @@ TEST_CASE("no GEMM shape beats the measured MAMF anchor (times the sustained fra
     // Well-shaped GEMMs come close to a typical shape's share of it (gemm_shape_fraction).
     CHECK(best >= a.flops * g.gemm_shape_fraction * 0.95);
   }
-  g.gemm_sustained_fraction = 0.5;
+  g.compute_sustained_fraction = 0.5;
   CHECK(rate(g, Precision::bf16, 8192, 8192, 8192) <= 0.5 * g.gemm_anchor.flops * 1.0001);
 }
 

@@ -59,7 +59,7 @@ const hardware::GpuSpec& profile(const std::string& name) {
           (name.rfind("v100", 0) == 0 ? "fp16" : "bf16") + "}\n",
       "<test>", {});
   // The profile's fitted in-step scalar describes training steps, not microbenchmarks.
-  sc.gpu.gemm_sustained_fraction = sc.gpu.attention_sustained_fraction = 1.0;
+  sc.gpu.compute_sustained_fraction = 1.0;
   return cache.emplace(name, sc.gpu).first->second;
 }
 
