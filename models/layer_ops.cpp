@@ -188,7 +188,7 @@ void add_host_waits(StepCosts* c, const ParallelSpec& p, const TrainingSpec& t) 
 }  // namespace
 
 StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                     const GpuSpec& gpu) {
+                     const GpuSpec& gpu, double host_bps) {
   const double s = double(t.seq_len) / p.cp;
   const double b = t.micro_batch;
   const double tokens = b * s;
@@ -287,7 +287,7 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   }
 
   // Embedding lookup (+ learned positions): gather rows, write activations.
-  c.embed_fwd.add(batch_upload(gpu, t));
+  c.embed_fwd.add(batch_upload(t, host_bps));
   c.embed_fwd.add(bld.memory("embedding", (m.position == Position::learned ? 3 : 2) * act));
   c.embed_bwd.add(bld.memory("embedding.bwd", 3 * act));
   // Head: final norm, logits GEMM over the vocabulary shard, fp32 cross-entropy over logits.

@@ -71,8 +71,9 @@ struct StepCosts {
 
 /// Kernel costs for one micro-batch of `micro_batch` sequences of seq_len/cp tokens on a rank
 /// holding 1/tp of each block (vocabulary padded per ModelSpec::padded_vocab). With sequence
-/// parallelism the norm, residual and dropout ops work on s/tp tokens.
+/// parallelism the norm, residual and dropout ops work on s/tp tokens. `host_bps` is the node's
+/// host-to-GPU link (the scenario topology's PCIe) for the batch upload; 0 leaves it out.
 StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                     const hardware::GpuSpec& gpu);
+                     const hardware::GpuSpec& gpu, double host_bps = 0);
 
 }  // namespace clustersim::models

@@ -15,11 +15,6 @@ constexpr double kHostLaunchS = 10e-6;
 // hardware.md §3.10 [gpu-benches] H200, 10 000 back-to-back small kernels: ≈2.5 µs each when
 // streamed, ≈1.3 µs replayed from a CUDA graph.
 constexpr double kGraphGapRatio = 1.3 / 2.5;
-// Host synchronizations per step: the gradient-norm read by clip_grad_norm (Megatron
-// clip_grads.py: total_norm.item()) and the loss reduced for logging (Megatron
-// training.py / torchtitan train.py: loss .item()). Each one drains the launch queue, so the
-// GPU then waits one launch before it has work again.
-constexpr int kHostSyncsPerStep = 2;
 // Megatron keeps FP32 main gradients for mixed precision (DistributedDataParallel
 // grad_reduce_in_fp32 / main_grad): the norm reads 4 bytes per parameter.
 constexpr double kMainGradBytes = 4.0;
@@ -51,18 +46,15 @@ PassCost step_fixed_work(const hardware::GpuSpec& gpu, const TrainingSpec& t, do
   if (t.ideal.host) return pc;
   const auto norm = hardware::memory_cost(gpu, grad_norm_params * kMainGradBytes);
   pc.add({"grad_norm", OpKind::memory, 0, grad_norm_params * kMainGradBytes, norm.time_s, norm.bound});
-  // One scalar all-reduce each (norm over all ranks, loss over data parallel): latency only, the
-  // NCCL base plus one network hop (hardware.md §3.8, tuning.cc Ring/Simple).
-  const double scalar_all_reduce = gpu.node.collective_base_latency_s + gpu.node.net_hop_latency_s;
-  const double sync = scalar_all_reduce + (t.cuda_graphs ? 0.0 : kHostLaunchS);
+  // Each sync drains the launch queue, so the GPU then waits one launch before it has work again.
+  const double sync = t.cuda_graphs ? 0.0 : kHostLaunchS;
   pc.add({"host_syncs", OpKind::memory, 0, 0, kHostSyncsPerStep * sync, hardware::Bound::latency});
   return pc;
 }
 
-KernelOp batch_upload(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
+KernelOp batch_upload(const TrainingSpec& t, double host_bps) {
   const double bytes = double(t.micro_batch) * t.seq_len * kBatchBytesPerToken;
-  const double bw = gpu.node.pcie_bps * gpu.node.pcie_efficiency;
-  const double time = bw > 0 && !t.ideal.host ? bytes / bw : 0.0;
+  const double time = host_bps > 0 && !t.ideal.host ? bytes / host_bps : 0.0;
   return {"batch_h2d", OpKind::memory, 0, bytes, time, hardware::Bound::latency};
 }
 

@@ -18,12 +18,19 @@ double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t);
 /// Returns the wait (0 under CUDA graphs: one graph launch per pass) as an op to add to it.
 KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, const TrainingSpec& t);
 
+/// Host synchronizations per step, each after a scalar all-reduce: the gradient norm read by
+/// clip_grad_norm (Megatron clip_grads.py: total_norm.item()) and the loss reduced for logging
+/// (Megatron training.py / torchtitan train.py: loss .item()). The all-reduces are costed by the
+/// step on the scenario's network (models/step.cpp), like every other transfer.
+inline constexpr int kHostSyncsPerStep = 2;
+
 /// Work done once per optimizer step outside the kernels of the passes and the optimizer:
-/// gradient-norm for clipping over this rank's (sharded) gradients, the scalar all-reduces
-/// and host synchronizations of clipping and loss logging.
+/// gradient-norm for clipping over this rank's (sharded) gradients and the host
+/// synchronizations of clipping and loss logging (their all-reduces: see kHostSyncsPerStep).
 PassCost step_fixed_work(const hardware::GpuSpec& gpu, const TrainingSpec& t, double grad_norm_params);
 
-/// One micro-batch's token ids and labels copied host to device.
-KernelOp batch_upload(const hardware::GpuSpec& gpu, const TrainingSpec& t);
+/// One micro-batch's token ids and labels copied host to device over the node's host link
+/// (`host_bps`, the topology's PCIe; 0: not costed).
+KernelOp batch_upload(const TrainingSpec& t, double host_bps);
 
 }  // namespace clustersim::models

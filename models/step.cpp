@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/layer_ops_host.hpp"
 #include "models/pipeline.hpp"
 #include "models/step_attribution.hpp"
 #include "models/step_gradients.hpp"
@@ -209,12 +210,19 @@ class StepBuilder {
     stage(last).reduce_done.push_back(id);
   }
 
+  // The step's scalar all-reduces (gradient norm, loss: kHostSyncsPerStep), on the network like
+  // every transfer; the data-parallel group stands for "all ranks" (its latency dominates).
+  double scalar_all_reduces_s() const {
+    if (t_.ideal.host) return 0;
+    return kHostSyncsPerStep * net_.cost(Collective::all_reduce, GroupDim::dp, 8.0).time_s;
+  }
+
   void finish_stage(int s) {
     auto& st = stage(s);
     auto& stream = g_.stage(s);
     // The optimizer's HBM traffic, plus the step's fixed work (gradient norm, scalar all-reduces, host syncs).
     const double opt_s = hardware::memory_cost(gpu_, policy_.local_params(st.grads.params) * kAdamBytesPerParam).time_s +
-                         c_.step_fixed.time_s;
+                         c_.step_fixed.time_s + scalar_all_reduces_s();
     std::vector<TaskId> deps = st.reduce_done;
     for (TaskId w : stream.wait_next) deps.push_back(w);
     for (TaskId w : stream.wait_later) deps.push_back(w);

@@ -309,7 +309,7 @@ std::vector<std::string> profile_block(const CalibrationResult& r, FitMode mode,
                                        bool own, const std::string& date) {
   const auto& params = fitted_parameters();
   const std::string basis = own ? fmt::format("on this profile's {} headline rows ({})", fit.rows, name(mode))
-                            : mode != FitMode::global ? std::string("(global fit: no headline rows on this profile)")
+                            : mode != FitMode::global ? fmt::format("(global fit: fewer than {} headline rows on this profile)", kMinRowsForOwnFit)
                                                       : std::string("(global fit, one set for every profile)");
   const std::string pad(32, ' ');
   const double value = fit.values[k];

@@ -1,9 +1,5 @@
 #include "tools/report.hpp"
 
-#include "studies/metrics.hpp"
-
-#include "scenarios/assumptions.hpp"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -11,8 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "scenarios/assumptions.hpp"
+#include "studies/json_text.hpp"
+#include "studies/metrics.hpp"
+
 namespace clustersim::tools {
 namespace {
+
+using studies::json_quote;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 

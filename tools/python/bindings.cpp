@@ -7,6 +7,7 @@
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
 #include "scenarios/quantity.hpp"
+#include "studies/calibrate.hpp"
 #include "studies/conventions.hpp"
 #include "studies/csv_table.hpp"
 #include "studies/plan_search.hpp"
