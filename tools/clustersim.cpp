@@ -130,6 +130,8 @@ int main(int argc, char** argv) {
   CLI::App app{"clustersim: predicts step time, throughput, MFU and memory of large-model training"};
   app.set_version_flag("--version", std::string("clustersim ") + CLUSTERSIM_VERSION);
   app.require_subcommand(1);
+  // One line, like every other bad-input error (CLI11's default adds a second, "Run with --help").
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return fmt::format("error: {} (see --help)\n", e.what()); });
   RunOptions ro;
   auto* run = app.add_subcommand("run", "simulate one training step of a scenario");
   run->add_option("scenario", ro.scenario, "scenario YAML file")->required();
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
   run->add_option("--monte-carlo", ro.monte_carlo, "replay the whole run N times with random failure times")
       ->check(CLI::Range(0, 1000000));
   run->add_option("--seed", ro.seed, "random seed for --monte-carlo (same seed, same output)")
-      ->check(CLI::NonNegativeNumber);
+      ->check([](const std::string& v) { return v.find('-') == std::string::npos ? "" : "a seed is a whole number >= 0"; });
   clustersim::tools::MfuOptions mo;
   auto* mfu = clustersim::tools::add_mfu_command(app, mo);
   clustersim::tools::CollectiveOptions collective_options;

@@ -56,5 +56,5 @@ TEST_CASE("a sweep with no ok configuration exits non-zero", "[tools][sweep]") {
   INFO(bad.out);
   CHECK(bad.exit_code == 3);
   CHECK(bad.out.find("none of the 1 configurations is ok") != std::string::npos);
-  CHECK(run_command(kBin + " sweep " + kMain + " --vary training.micro_batch=3,4 --no-progress >/dev/null 2>&1").exit_code == 0);
+  CHECK(run_command(kBin + " sweep " + kMain + " --vary training.micro_batch=3,1 --no-progress >/dev/null 2>&1").exit_code == 0);
 }
