@@ -394,8 +394,11 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   if (!cluster.has("gpus")) cluster.fail("gpus", "is required (total GPUs in the job)");
   sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
   read_network(top, &sc);
+  // A server (NVSwitch box, PCIe, xGMI mesh) is scheduled whole; a rack-scale NVLink domain is
+  // not (published GB200 NVL72 runs use 128, 256 and 512 GPUs: shared/validation DGXC-L405B25).
   const int per_node = sc.cluster.gpus_per_node;
-  if (sc.cluster.gpus > per_node && sc.cluster.gpus % per_node != 0)
+  const bool whole_nodes = sc.network.topology.node_kind != topologies::NodeKind::nvl_domain;
+  if (whole_nodes && sc.cluster.gpus > per_node && sc.cluster.gpus % per_node != 0)
     cluster.fail("gpus", fmt::format("{} GPUs are not whole nodes of {}; use a multiple of {} (or at most {} GPUs, part of one node)",
                                      sc.cluster.gpus, per_node, per_node, per_node));
 
