@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace clustersim::models {
@@ -12,6 +13,39 @@ std::vector<int> virtual_stage_layers(int layers, const ParallelSpec& p) {
   std::vector<int> out(static_cast<std::size_t>(n), layers / n);
   for (int i = 0; i < layers % n; ++i) ++out[static_cast<std::size_t>(n - 1 - i)];
   return out;
+}
+
+UnevenSplit uneven_stage_layers(int layers, int vstages) {
+  UnevenSplit out;
+  if (vstages < 1 || layers < vstages) return out;
+  const auto n = static_cast<std::size_t>(vstages);
+  if ((layers + 2) % vstages == 0 && (layers + 2) / vstages >= 2 && vstages >= 2) {
+    out.layers.assign(n, (layers + 2) / vstages);
+    --out.layers.front();
+    --out.layers.back();
+    out.megatron = true;
+    return out;
+  }
+  out.layers.assign(n, layers / vstages);
+  std::vector<int> order;  // who takes an extra layer: middle stages from the centre out, then first, then last
+  for (int d = 0; static_cast<int>(order.size()) < vstages - 2; ++d) {
+    for (int i : {(vstages - 1) / 2 - d, vstages / 2 + d})
+      if (i >= 1 && i <= vstages - 2 && std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+  }
+  order.push_back(0);
+  if (vstages > 1) order.push_back(vstages - 1);
+  for (int i = 0; i < layers % vstages; ++i) ++out.layers[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+  return out;
+}
+
+std::string describe_split(int layers, const ParallelSpec& p) {
+  if (p.pp_layers.empty()) return "";
+  const int n = p.pp * p.vpp;
+  const UnevenSplit rule = layers % n != 0 ? uneven_stage_layers(layers, n) : UnevenSplit{};
+  if (rule.layers.empty() || rule.layers != p.pp_layers) return "as given in parallelism.pp_layers";
+  return "pp*vpp = " + std::to_string(n) + " does not divide " + std::to_string(layers) + " layers: " +
+         (rule.megatron ? "split as Megatron's account_for_embedding/loss_in_pipeline_split (first and last stages one layer fewer)"
+                        : "split as evenly as possible, the extra layers on the middle stages");
 }
 
 namespace {

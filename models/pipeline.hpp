@@ -6,6 +6,7 @@
 // A new schedule (zero-bubble, DualPipe) is a new order here, using weight_grad passes where it
 // splits the backward; the dependency rule below covers them.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "models/training_spec.hpp"
@@ -47,6 +48,24 @@ void emit_pipeline(const ParallelSpec& p, int micro_batches, const EmitPass& emi
 /// Layers of each virtual stage, pp·vpp entries in pipeline order: p.pp_layers when given,
 /// else an even split (the remainder going to the last stages, which also lack the embedding).
 std::vector<int> virtual_stage_layers(int layers, const ParallelSpec& p);
+
+/// A split of `layers` over `vstages` virtual stages (pipeline order) for when they do not
+/// divide evenly. Megatron's account_for_embedding/loss_in_pipeline_split when that makes it
+/// even with at least two layers per stage (the embedding and the loss each take one layer's
+/// place, so the first and last virtual stages carry one layer fewer: 126 layers over 16 stages
+/// is [7, 8 x 14, 7], the Llama 3 405B layout); else as balanced as possible, the extra layers
+/// on the middle stages (nearest the centre first), then the first, then the last stage (which
+/// also computes the loss). Empty when vstages > layers.
+struct UnevenSplit {
+  std::vector<int> layers;
+  bool megatron = false;  ///< the account_for_embedding/loss rule applied
+};
+UnevenSplit uneven_stage_layers(int layers, int vstages);
+
+/// What an explicit p.pp_layers is, for the report: "" when empty; which rule of
+/// uneven_stage_layers it follows when pp·vpp does not divide the layers and it is that split
+/// (the loader gives it when pp_layers is not set); else "as given".
+std::string describe_split(int layers, const ParallelSpec& p);
 
 /// The order of passes on pipeline stage `stage` (Megatron-LM schedules.py):
 ///   gpipe: every forward, then every backward;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "hardware/attention_model.hpp"
+#include "models/pipeline.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load_model.hpp"
 #include "scenarios/load_node.hpp"
@@ -423,6 +424,13 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   if (!cluster.has("gpus")) cluster.fail("gpus", "is required (total GPUs in the job)");
   sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
   read_network(top, &sc);
+  // A server (NVSwitch box, PCIe, xGMI mesh) is scheduled whole; a rack-scale NVLink domain is
+  // not (published GB200 NVL72 runs use 128, 256 and 512 GPUs: shared/validation DGXC-L405B25).
+  const int per_node = sc.cluster.gpus_per_node;
+  const bool whole_nodes = sc.network.topology.node_kind != topologies::NodeKind::nvl_domain;
+  if (whole_nodes && sc.cluster.gpus > per_node && sc.cluster.gpus % per_node != 0)
+    cluster.fail("gpus", fmt::format("{} GPUs are not whole nodes of {}; use a multiple of {} (or at most {} GPUs, part of one node)",
+                                     sc.cluster.gpus, per_node, per_node, per_node));
 
   const YamlReader par = top.child("parallelism");
   par.allow_only({"tp", "pp", "cp", "dp", "zero_stage", "fsdp", "vpp", "schedule", "pp_layers",
@@ -485,8 +493,11 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
       p.pp_layers = per_vstage;
     }
   } else if (md.layers % vstages != 0) {
-    par.fail(p.vpp > 1 ? "vpp" : "pp", fmt::format("pp*vpp = {} does not divide the model's {} layers; give parallelism.pp_layers for an uneven split",
-                                                   vstages, md.layers));
+    const models::UnevenSplit split = models::uneven_stage_layers(md.layers, vstages);
+    if (split.layers.empty())
+      par.fail(p.vpp > 1 ? "vpp" : "pp", fmt::format("pp*vpp = {} exceeds the model's {} layers (at least one layer per stage)",
+                                                     vstages, md.layers));
+    p.pp_layers = split.layers;  // the report says which rule (models::describe_split)
   }
   const long model_parallel = long(p.tp) * p.pp * p.cp;
   if (sc.cluster.gpus % model_parallel != 0)

@@ -1,7 +1,9 @@
 #include "studies/metrics.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "models/pipeline.hpp"
 #include "studies/json_text.hpp"
 #include "studies/sweep_table.hpp"
 
@@ -24,6 +26,10 @@ void add_step(std::vector<Metric>& m, const scenarios::Report& r) {
   m.emplace_back("pp", Unit::none, sc.parallel.pp);
   m.emplace_back("cp", Unit::none, sc.parallel.cp);
   m.emplace_back("dp", Unit::none, sc.parallel.dp);
+  if (!sc.parallel.pp_layers.empty()) {  // an uneven split, given or chosen by the loader
+    m.emplace_back("pp_layers", JsonText{fmt::format("[{}]", fmt::join(sc.parallel.pp_layers, ", "))});
+    m.emplace_back("pp_split", models::describe_split(sc.model.layers, sc.parallel));
+  }
   m.emplace_back("micro_batches", Unit::none, r.step.micro_batches);
   m.emplace_back("step_time_s", s(r.step_time_s));
   m.emplace_back("tokens_per_step", Unit::tokens, r.tokens_per_step);

@@ -56,6 +56,9 @@ Fixes parse_fixes(const PlanRequest& a) {
   return x;
 }
 
+// The loader's limit on cluster.gpus.
+constexpr int kMaxPlanGpus = 10000000;
+
 // Per hardware: the fewest GPUs that could meet the deadline even at 100 % of peak, and every
 // multiple of the GPU step up to the ceiling that tp·pp·cp·dp can form with the global batch.
 void cluster_sizes(const PlanRequest& a, const Fixes& x, PlanResult* res) {
@@ -65,7 +68,11 @@ void cluster_sizes(const PlanRequest& a, const Fixes& x, PlanResult* res) {
                            .instantiate(x.probe_sets);
     const double flops_total = res->tokens * models::flops_per_token(probe.model, probe.training).model;
     const double peak = probe.gpu.peak(probe.training.precision);
-    const int bound = int(std::ceil(flops_total / (a.days * units::kSecondsPerDay * peak)));
+    const double bound_gpus = std::ceil(flops_total / (a.days * units::kSecondsPerDay * peak));
+    if (!(bound_gpus <= kMaxPlanGpus))  // also keeps the int below from overflowing (--days 1e-9)
+      throw ScenarioError(fmt::format("--days {:g}: even at 100 % MFU the deadline needs {:.4g} {} GPUs; at most {} "
+                                      "are planned", a.days, bound_gpus, hw, kMaxPlanGpus));
+    const int bound = int(bound_gpus);
     if (step <= 0) step = probe.cluster.gpus_per_node;
     res->lowest_bound = res->lowest_bound ? std::min(res->lowest_bound, bound) : bound;
     // Above 8x that bound a plan would run below 12.5 % MFU: slower per GPU than any plan the

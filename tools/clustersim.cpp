@@ -2,7 +2,9 @@
 // memory (the report is still printed), 1 internal error.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -128,6 +130,8 @@ int main(int argc, char** argv) {
   CLI::App app{"clustersim: predicts step time, throughput, MFU and memory of large-model training"};
   app.set_version_flag("--version", std::string("clustersim ") + CLUSTERSIM_VERSION);
   app.require_subcommand(1);
+  // One line, like every other bad-input error (CLI11's default adds a second, "Run with --help").
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return fmt::format("error: {} (see --help)\n", e.what()); });
   RunOptions ro;
   auto* run = app.add_subcommand("run", "simulate one training step of a scenario");
   run->add_option("scenario", ro.scenario, "scenario YAML file")->required();
@@ -142,7 +146,8 @@ int main(int argc, char** argv) {
   run->add_option("--html", ro.html, "write a self-contained HTML report (summary, waterfall, memory, timeline, roofline)");
   run->add_option("--monte-carlo", ro.monte_carlo, "replay the whole run N times with random failure times")
       ->check(CLI::Range(0, 1000000));
-  run->add_option("--seed", ro.seed, "random seed for --monte-carlo (same seed, same output)");
+  run->add_option("--seed", ro.seed, "random seed for --monte-carlo (same seed, same output)")
+      ->check([](const std::string& v) { return v.find('-') == std::string::npos ? "" : "a seed is a whole number >= 0"; });
   clustersim::tools::MfuOptions mo;
   auto* mfu = clustersim::tools::add_mfu_command(app, mo);
   clustersim::tools::CollectiveOptions collective_options;
@@ -169,6 +174,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // CLI11 answers a mistyped subcommand with "A subcommand is required": name the word and the choices.
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      fmt::print(stderr, "error: unknown subcommand '{}'; the subcommands are: {}\n", argv[1], fmt::join(names, ", "));
+      return 2;
+    }
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }

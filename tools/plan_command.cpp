@@ -202,14 +202,15 @@ Subcommand add_plan_command(CLI::App& app) {
   c->add_option("--global-batch", args->global_batch, "sequences per step (default: 4 Mi tokens / seq-len)");
   c->add_option("--cost-per-gpu-hour", args->cost_per_gpu_hour, "price per GPU-hour for the cost column");
   c->add_option("--max-gpus", args->max_gpus, "largest cluster to consider (default: 8x the 100 %-MFU bound)");
-  c->add_option("--gpu-step", args->gpu_step, "cluster sizes are multiples of this (default: GPUs per node)");
+  c->add_option("--gpu-step", args->gpu_step, "cluster sizes are multiples of this (default: GPUs per node)")
+      ->check(CLI::Range(1, 10000000));
   c->add_option("--fix", args->fixes, "fix a key in every plan: --fix parallelism.tp=8")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_flag("--json", args->json, "print one JSON object");
   c->add_option("--csv", args->csv, "write every plan evaluated to this CSV file");
   c->add_option("--html", args->html, "write a self-contained HTML report: days vs cost with the Pareto front, the tables");
   c->add_option("--top", args->top, "how many cheapest plans to list")->capture_default_str();
-  c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();
+  c->add_option("--threads", args->threads, "worker threads (0: every core)")->check(CLI::Range(0, 4096))->capture_default_str();
   c->add_flag("--no-progress", args->no_progress, "never draw the progress bar");
   return {c, [args] { return run_plan_command(*args); }};
 }

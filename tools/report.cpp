@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/pipeline.hpp"
 #include "scenarios/assumptions.hpp"
 #include "studies/json_text.hpp"
 #include "studies/metrics.hpp"
@@ -41,6 +42,19 @@ std::string assumptions_json(const scenarios::Report& r) {
   return o + "]";
 }
 
+// A layer split with runs written once: [7, 8 x 14, 7].
+std::string compact_split(const std::vector<int>& layers) {
+  std::string o;
+  for (std::size_t i = 0; i < layers.size();) {
+    std::size_t j = i;
+    while (j < layers.size() && layers[j] == layers[i]) ++j;
+    o += fmt::format("{}{}", i ? ", " : "", layers[i]);
+    if (j - i > 1) o += fmt::format(" x {}", j - i);
+    i = j;
+  }
+  return "[" + o + "]";
+}
+
 }  // namespace
 
 std::string format_text(const scenarios::Report& r) {
@@ -67,6 +81,9 @@ std::string format_text(const scenarios::Report& r) {
     o += fmt::format("             sequence parallel {}, TP comm overlap {}; pipeline {}{}\n",
                      p.sequence_parallel ? "on" : "off", p.tp_comm_overlap ? "on" : "off", models::name(p.schedule),
                      p.vpp > 1 ? fmt::format(" with {} chunks per stage", p.vpp) : std::string());
+  if (!p.pp_layers.empty())
+    o += fmt::format("             pipeline split {} layers per {}stage; {}\n", compact_split(p.pp_layers),
+                     p.vpp > 1 ? "virtual " : "", models::describe_split(md.layers, p));
   o += "\n";
   o += fmt::format("  step time        {:.4f} s\n", r.step_time_s);
   o += fmt::format("  throughput       {}tokens/s total, {:.0f} tokens/s per GPU\n", si(r.tokens_per_s, " "), r.tokens_per_s_per_gpu);

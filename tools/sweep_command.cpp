@@ -130,6 +130,11 @@ int run_sweep_command(const SweepArgs& a) {
       fmt::print("\ntop {} by {}:\n{}", rows.size(), name(by), format_top_table(header, space.columns(), rows));
     }
   }
+  // As plan does when nothing meets the deadline: a script must not mistake an all-invalid sweep for results.
+  if (stats.ok == 0) {
+    fmt::print(stderr, "sweep: none of the {} configurations is ok\n", stats.evaluated);
+    return 3;
+  }
   return 0;
 }
 
@@ -262,7 +267,7 @@ Subcommand add_sweep_command(CLI::App& app) {
   c->add_option("--html", args->html, "write a self-contained HTML report: chart with the Pareto front, top table");
   c->add_option("--top", args->top, "print the best K configurations (0: none)")->capture_default_str();
   c->add_option("--by", args->by, "rank by mfu | step_time | days | cost")->capture_default_str();
-  c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();
+  c->add_option("--threads", args->threads, "worker threads (0: every core)")->check(CLI::Range(0, 4096))->capture_default_str();
   c->add_option("--shard", args->shard, "evaluate slice i of n (0-based): configurations i, i+n, ...")->capture_default_str();
   c->add_option("--cost-per-gpu-hour", args->cost_per_gpu_hour, "price for the cost_usd column");
   c->add_flag("--no-progress", args->no_progress, "never draw the progress bar");

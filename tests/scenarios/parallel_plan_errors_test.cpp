@@ -53,8 +53,9 @@ TEST_CASE("tp larger than a node needs tp_across_nodes", "[scenarios]") {
   REQUIRE_NOTHROW(load_scenario_string(plan("tp: 8, tp_across_nodes: true", 64, 64, 4)));
 }
 
-TEST_CASE("pp must divide the layers unless pp_layers is given", "[scenarios]") {
-  REQUIRE_THAT(error_of(plan("pp: 3", 48, 48)), Catch::Contains("parallelism.pp") && Catch::Contains("pp_layers"));
+TEST_CASE("pp that does not divide the layers gets an automatic split unless pp_layers is given", "[scenarios]") {
+  REQUIRE(load_scenario_string(plan("pp: 3", 48, 48)).parallel.pp_layers == std::vector<int>{27, 27, 26});
+  REQUIRE_THAT(error_of(plan("pp: 4, vpp: 32", 64, 128)), Catch::Contains("parallelism.vpp") && Catch::Contains("exceeds"));
   REQUIRE_NOTHROW(load_scenario_string(plan("pp: 3, pp_layers: [26, 27, 27]", 48, 48)));
   REQUIRE_THAT(error_of(plan("pp: 3, pp_layers: [26, 27, 28]", 48, 48)),
                Catch::Contains("parallelism.pp_layers") && Catch::Contains("81"));

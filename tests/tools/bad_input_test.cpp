@@ -50,6 +50,7 @@ std::vector<BadInput> cases() {
       {"inconsistent dp", m + " --set parallelism.dp=100", nullptr, {"parallelism.dp", "cluster.gpus / (tp*pp*cp) = 256"}},
       {"zero sequence length", m + " --set training.seq_len=0", nullptr, {"training.seq_len", "out of range; allowed 1..10000000"}},
       {"zero GPUs", m + " --set cluster.gpus=0", nullptr, {"cluster.gpus", "out of range"}},
+      {"GPUs that are not whole nodes", m + " --set cluster.gpus=100", nullptr, {"cluster.gpus", "not whole nodes of 8"}},
       {"negative GPUs", m + " --set cluster.gpus=-8", nullptr, {"cluster.gpus", "out of range"}},
       {"fractional count", m + " --set training.micro_batch=1.5", nullptr, {"training.micro_batch", "not a whole number"}},
       {"absurd layer count", m + " --set model.layers=1000000000", nullptr, {"model.layers", "out of range; allowed 1..2000"}},
