@@ -88,7 +88,7 @@ std::vector<Assumption> assumptions(const Report& r) {
                  fmt::format("CPU launch cost per kernel (hardware.md §3.10: 5-20 us, guidance 5-10 us); the GPU waits for the host {}",
                              share(r, wait))});
   out.push_back({"stack.step_fixed_work", fmt::format("{:.3g} s per step", r.costs.step_fixed.time_s),
-                 "gradient-norm pass for clipping, two scalar all-reduces and host syncs (clipping, loss logging)"});
+                 "gradient-norm pass for clipping and two host syncs (clipping, loss logging); their scalar all-reduces are costed on the network"});
   return out;
 }
 

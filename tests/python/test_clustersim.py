@@ -74,12 +74,14 @@ class StudiesTest(unittest.TestCase):
         out = cli("validate", "--json", "--source", "MBRIDGE")
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(clustersim.validate(source="MBRIDGE"), json.loads(out.stdout))
-        args = ["--model", "llama3-8b", "--tokens", "2e11", "--days", "20", "--max-gpus", "64", "--threads", "1"]
+        args = ["--model", "llama3-8b", "--tokens", "2e11", "--days", "20", "--max-gpus", "64", "--threads", "1",
+                "--fix", "parallelism.pp=1", "--fix", "training.recompute=none"]
         out = cli("plan", *args, "--json", "--no-progress")
         self.assertIn(out.returncode, (0, 3), out.stderr)
-        got = clustersim.plan("llama3-8b", "2e11", 20, max_gpus=64, threads=1)
+        fix = {"parallelism.pp": 1, "training.recompute": "none"}
+        got = clustersim.plan("llama3-8b", "2e11", 20, max_gpus=64, threads=1, fix=fix)
         self.assertEqual(got, json.loads(out.stdout))
-        self.assertEqual(clustersim.plan("llama3-8b", 2e11, 20, max_gpus=64, threads=1), got)
+        self.assertEqual(clustersim.plan("llama3-8b", 2e11, 20, max_gpus=64, threads=1, fix=fix), got)
         with self.assertRaises(clustersim.ScenarioError):
             clustersim.plan("llama3-8b", "lots", 20)
 
