@@ -187,132 +187,161 @@ void add_host_waits(StepCosts* c, const ParallelSpec& p, const TrainingSpec& t) 
 
 }  // namespace
 
-StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                     const GpuSpec& gpu, double host_bps) {
-  const double s = double(t.seq_len) / p.cp;
-  const double b = t.micro_batch;
-  const double tokens = b * s;
-  const double h = m.hidden, f = m.ffn_hidden, v = m.padded_vocab(p.tp), d = m.head_dim();
-  const double tp = p.tp;
-  const double q_local = m.heads / tp;
-  const double kv_local = std::max(1.0, m.kv_heads / tp);
-  const double e = hardware::storage_bytes(t.precision);  // activation bytes per element
-  const bool is_gated = gated(m.activation);
-  const double f_local = f / tp;
-  const double up_width = is_gated ? 2 * f_local : f_local;
-  Builder bld{gpu, t, double(std::max(1, t.micro_batches(p)))};
-  StepCosts c;
-  auto& F = c.part_fwd;
-  auto& B = c.part_bwd;
+namespace {
 
-  const double act = tokens * h * e;  // one [tokens, h] activation tensor
-  // Norms, residual adds and dropout run on s/tp tokens with sequence parallelism.
-  const double sp_act = p.sequence_parallel ? act / tp : act;
-  const ResidualBytes res = residual_bytes(m, sp_act, e);
-  const double residual = res.fwd, residual_bwd = res.bwd;
-  // Residual add closing the previous block (see residual_bytes), then the pre-attention norm:
-  // read x, write y (fwd); read x, dy, write dx (bwd).
-  F[norm_attn].add(bld.memory("residual2", residual));
-  B[norm_attn].add(bld.memory("residual2.bwd", residual_bwd));
+// The shapes one micro-batch's block works on, on this rank, shared by the parts below.
+struct BlockShapes {
+  const ModelSpec& m;
+  const TrainingSpec& t;
+  const ParallelSpec& p;
+  const Builder& bld;
+  double s, b, tokens, h, f, v, d, tp, q_local, kv_local, e;
+  double act;     // one [tokens, h] activation tensor
+  double sp_act;  // the same on s/tp tokens with sequence parallelism (norms, residuals, dropout)
+  bool eager;     // eager PyTorch element-wise ops (training.fused_elementwise: false)
+
+  BlockShapes(const ModelSpec& m_, const TrainingSpec& t_, const ParallelSpec& p_, const Builder& bld_)
+      : m(m_), t(t_), p(p_), bld(bld_), s(double(t_.seq_len) / p_.cp), b(t_.micro_batch), tokens(b * s),
+        h(m_.hidden), f(m_.ffn_hidden), v(m_.padded_vocab(p_.tp)), d(m_.head_dim()), tp(p_.tp),
+        q_local(m_.heads / tp), kv_local(std::max(1.0, m_.kv_heads / tp)), e(hardware::storage_bytes(t_.precision)),
+        act(tokens * h * e), sp_act(p_.sequence_parallel ? act / tp : act), eager(!t_.fused_elementwise) {}
+
   // Eager PyTorch runs the reference composite ops (Llama reference model.py, torchtitan
   // norms.py / complex RoPE) as separate kernels, in bf16 activations with fp32 upcasts:
   //   RMSNorm: x.float() (2 B read, 4 B written per element), pow (4+4), mean (4), x*rsqrt (4+4),
   //     type_as (4+2), *weight (2+2): 36 B against the fused 4 B, 8 kernels; backward likewise.
   //   RoPE: float() (2+4), complex multiply (4+4), type_as (4+2): 20 B against 4 B, 3 kernels
   //     per tensor.
-  //   SwiGLU: silu(gate) (2+2) then * up (4+2): 10 B against 6 B, 2 kernels; backward 16 B
-  //     against 10 B.
-  // LayerNorm and GELU are single kernels in eager mode too.
-  const bool eager = !t.fused_elementwise;
-  auto norm = [&](const char* name, double fused_bytes) {
+  // LayerNorm and GELU are single kernels in eager mode too (SwiGLU: mlp_activation above).
+  KernelOp norm(const char* name, double fused_bytes) const {
     return eager && m.norm == Norm::rmsnorm ? bld.unfused(name, fused_bytes, 9.0, 8) : bld.memory(name, fused_bytes);
-  };
-  F[norm_attn].add(norm("norm1", 2 * sp_act));
-  B[norm_attn].add(norm("norm1.bwd", 3 * sp_act));
-  const double qkv_width = (q_local + 2 * kv_local) * d;
-  bld.linear(&F[qkv], &B[qkv], &B[qkv_wgrad], "qkv", tokens, qkv_width, h, qkv_width * tp, h);
-  if (m.position == Position::rope) {
-    const double qk = tokens * (q_local + kv_local) * d * e;
-    F[qkv].add(eager ? bld.unfused("rotary", 2 * qk, 5.0, 6) : bld.memory("rotary", 2 * qk));
-    B[qkv].add(eager ? bld.unfused("rotary.bwd", 2 * qk, 5.0, 6) : bld.memory("rotary.bwd", 2 * qk));
   }
-  // Attention core over a causal mask, by implementation (attention_core above).
-  hardware::AttentionShape sh;
-  sh.batch = b;
-  sh.heads = int(q_local), sh.kv_heads = int(kv_local);
-  sh.head_dim_qk = sh.head_dim_v = int(d);
-  sh.seq_q = sh.seq_kv = s;
-  const double qkv_bytes = tokens * (q_local + 2 * kv_local) * d * e;
-  const double o_bytes = tokens * q_local * d * e;
-  attention_core(bld, sh, qkv_bytes, o_bytes, e, &F[core], &B[core]);
-  if (p.cp > 1) {
+};
+
+// Residual add closing the previous block (see residual_bytes), the pre-attention norm (read x,
+// write y; backward read x, dy, write dx), QKV with rotary, the attention core by implementation
+// (and the CP ring steps), the output projection.
+void attention_parts(const BlockShapes& x, StepCosts* c) {
+  auto& F = c->part_fwd;
+  auto& B = c->part_bwd;
+  const Builder& bld = x.bld;
+  const ResidualBytes res = residual_bytes(x.m, x.sp_act, x.e);
+  F[norm_attn].add(bld.memory("residual2", res.fwd));
+  B[norm_attn].add(bld.memory("residual2.bwd", res.bwd));
+  F[norm_attn].add(x.norm("norm1", 2 * x.sp_act));
+  B[norm_attn].add(x.norm("norm1.bwd", 3 * x.sp_act));
+  const double qkv_width = (x.q_local + 2 * x.kv_local) * x.d;
+  bld.linear(&F[qkv], &B[qkv], &B[qkv_wgrad], "qkv", x.tokens, qkv_width, x.h, qkv_width * x.tp, x.h);
+  if (x.m.position == Position::rope) {
+    const double qk = x.tokens * (x.q_local + x.kv_local) * x.d * x.e;
+    F[qkv].add(x.eager ? bld.unfused("rotary", 2 * qk, 5.0, 6) : bld.memory("rotary", 2 * qk));
+    B[qkv].add(x.eager ? bld.unfused("rotary.bwd", 2 * qk, 5.0, 6) : bld.memory("rotary.bwd", 2 * qk));
+  }
+  hardware::AttentionShape sh;  // a causal mask
+  sh.batch = x.b;
+  sh.heads = int(x.q_local), sh.kv_heads = int(x.kv_local);
+  sh.head_dim_qk = sh.head_dim_v = int(x.d);
+  sh.seq_q = sh.seq_kv = x.s;
+  const double qkv_bytes = x.tokens * (x.q_local + 2 * x.kv_local) * x.d * x.e;
+  const double o_bytes = x.tokens * x.q_local * x.d * x.e;
+  attention_core(bld, sh, qkv_bytes, o_bytes, x.e, &F[core], &B[core]);
+  if (x.p.cp > 1) {
     // Ring attention with Megatron's load-balanced causal split (each rank holds chunks i and
     // 2cp−1−i): every step against another rank's K/V is unmasked over half of an s/cp × s/cp
     // square (TE: either the K/V half or the Q half takes part).
     hardware::AttentionShape ring = sh;
-    ring.seq_kv = s / 2;
+    ring.seq_kv = x.s / 2;
     ring.causal = false;
-    attention_core(bld, ring, qkv_bytes, o_bytes, e, &c.ring_step_fwd, &c.ring_step_bwd);
-    for (auto* pc : {&c.ring_step_fwd, &c.ring_step_bwd})
+    attention_core(bld, ring, qkv_bytes, o_bytes, x.e, &c->ring_step_fwd, &c->ring_step_bwd);
+    for (auto* pc : {&c->ring_step_fwd, &c->ring_step_bwd})
       for (auto& op : pc->ops) op.name = "ring_" + op.name;
-    c.kv_chunk_bytes = tokens * 2 * kv_local * d * e;
+    c->kv_chunk_bytes = x.tokens * 2 * x.kv_local * x.d * x.e;
   }
-  bld.linear(&F[attn_out], &B[attn_out], nullptr, "attn_out", tokens, h, q_local * d, h, q_local * d * tp);
-  F[norm_mlp].add(bld.memory("residual1", residual));
-  B[norm_mlp].add(bld.memory("residual1.bwd", residual_bwd));
-  F[norm_mlp].add(norm("norm2", 2 * sp_act));
-  B[norm_mlp].add(norm("norm2.bwd", 3 * sp_act));
-  const char* up_name = is_gated ? "mlp_gate_up" : "mlp_up";
-  bld.linear(&F[mlp], nullptr, nullptr, up_name, tokens, up_width, h, up_width * tp, h);
-  const double inner = tokens * f_local * e;
-  F[mlp].add(mlp_activation(bld, m.activation, inner, eager, false));
-  bld.linear(&F[mlp], &B[mlp], nullptr, "mlp_down", tokens, h, f_local, h, f);
-  B[mlp].add(mlp_activation(bld, m.activation, inner, eager, true));
-  bld.linear(nullptr, &B[mlp], &B[mlp_up_wgrad], up_name, tokens, up_width, h, up_width * tp, h);
-  add_host_waits(&c, p, t);
+  bld.linear(&F[attn_out], &B[attn_out], nullptr, "attn_out", x.tokens, x.h, x.q_local * x.d, x.h, x.q_local * x.d * x.tp);
+}
 
-  for (int part = 0; part < kBlockParts; ++part) {  // block totals, in part order
-    for (const auto& op : F[static_cast<std::size_t>(part)].ops) c.layer_fwd.add(op);
-    for (const auto& op : B[static_cast<std::size_t>(part)].ops) c.layer_bwd.add(op);
+// Residual add and pre-MLP norm, then up (gate+up when gated), activation, down.
+void mlp_parts(const BlockShapes& x, StepCosts* c) {
+  auto& F = c->part_fwd;
+  auto& B = c->part_bwd;
+  const Builder& bld = x.bld;
+  const ResidualBytes res = residual_bytes(x.m, x.sp_act, x.e);
+  F[norm_mlp].add(bld.memory("residual1", res.fwd));
+  B[norm_mlp].add(bld.memory("residual1.bwd", res.bwd));
+  F[norm_mlp].add(x.norm("norm2", 2 * x.sp_act));
+  B[norm_mlp].add(x.norm("norm2.bwd", 3 * x.sp_act));
+  const bool is_gated = gated(x.m.activation);
+  const double f_local = x.f / x.tp;
+  const double up_width = is_gated ? 2 * f_local : f_local;
+  const char* up_name = is_gated ? "mlp_gate_up" : "mlp_up";
+  bld.linear(&F[mlp], nullptr, nullptr, up_name, x.tokens, up_width, x.h, up_width * x.tp, x.h);
+  const double inner = x.tokens * f_local * x.e;
+  F[mlp].add(mlp_activation(bld, x.m.activation, inner, x.eager, false));
+  bld.linear(&F[mlp], &B[mlp], nullptr, "mlp_down", x.tokens, x.h, f_local, x.h, x.f);
+  B[mlp].add(mlp_activation(bld, x.m.activation, inner, x.eager, true));
+  bld.linear(nullptr, &B[mlp], &B[mlp_up_wgrad], up_name, x.tokens, up_width, x.h, up_width * x.tp, x.h);
+}
+
+// The block's passes as the parts in order (and the CP ring steps), and what recompute repeats.
+void block_totals(const ParallelSpec& p, const TrainingSpec& t, StepCosts* c) {
+  for (int part = 0; part < kBlockParts; ++part) {
+    for (const auto& op : c->part_fwd[static_cast<std::size_t>(part)].ops) c->layer_fwd.add(op);
+    for (const auto& op : c->part_bwd[static_cast<std::size_t>(part)].ops) c->layer_bwd.add(op);
   }
   for (int step = 1; step < p.cp; ++step) {
-    for (const auto& op : c.ring_step_fwd.ops) c.layer_fwd.add(op);
-    for (const auto& op : c.ring_step_bwd.ops) c.layer_bwd.add(op);
+    for (const auto& op : c->ring_step_fwd.ops) c->layer_fwd.add(op);
+    for (const auto& op : c->ring_step_bwd.ops) c->layer_bwd.add(op);
   }
-  if (t.recompute == Recompute::full) c.layer_recompute = c.layer_fwd;
+  if (t.recompute == Recompute::full) c->layer_recompute = c->layer_fwd;
   if (t.recompute == Recompute::selective) {
-    c.layer_recompute = F[core];
+    c->layer_recompute = c->part_fwd[core];
     for (int step = 1; step < p.cp; ++step)
-      for (const auto& op : c.ring_step_fwd.ops) c.layer_recompute.add(op);
+      for (const auto& op : c->ring_step_fwd.ops) c->layer_recompute.add(op);
   }
+}
 
-  // Embedding lookup (+ learned positions): gather rows, write activations.
-  c.embed_fwd.add(batch_upload(t, host_bps));
-  c.embed_fwd.add(bld.memory("embedding", (m.position == Position::learned ? 3 : 2) * act));
-  c.embed_bwd.add(bld.memory("embedding.bwd", 3 * act));
-  // Head: final norm, logits GEMM over the vocabulary shard, fp32 cross-entropy over logits.
-  const double logits = tokens * (v / tp);
-  c.head_fwd.add(norm("final_norm", 2 * sp_act));
+// Embedding lookup (+ learned positions) after the batch upload; the head: final norm, logits
+// GEMM over the vocabulary shard, fp32 cross-entropy over the logits.
+void embedding_and_head(const BlockShapes& x, const GpuSpec& gpu, double host_bps, StepCosts* c) {
+  const Builder& bld = x.bld;
+  c->embed_fwd.add(batch_upload(x.t, host_bps));
+  c->embed_fwd.add(bld.memory("embedding", (x.m.position == Position::learned ? 3 : 2) * x.act));
+  c->embed_bwd.add(bld.memory("embedding.bwd", 3 * x.act));
+  const double logits = x.tokens * (x.v / x.tp);
+  c->head_fwd.add(x.norm("final_norm", 2 * x.sp_act));
   // The LM head stays in BF16 under low precision: Megatron's output_layer is a plain
   // ColumnParallelLinear, not a Transformer Engine module; torchtitan's float8 converter is
   // configured with filter_fqns = ["output"].
-  const TrainingSpec head_t = high_precision(t);
+  const TrainingSpec head_t = high_precision(x.t);
   const Builder head_bld{gpu, head_t, bld.micro_batches};
-  head_bld.linear(&c.head_fwd, &c.head_bwd, nullptr, "lm_head", tokens, v / tp, h, v, h);
-  c.head_fwd.add(bld.memory("cross_entropy", logits * (e + 4 + 4)));
-  c.head_bwd.add(bld.memory("cross_entropy.bwd", logits * (4 + e)));
-  c.head_bwd.add(norm("final_norm.bwd", 3 * sp_act));
-  for (auto* pass : {&c.embed_fwd, &c.embed_bwd, &c.head_fwd, &c.head_bwd}) {
-    KernelOp wait = host_wait(*pass, 0, 0, t);
+  head_bld.linear(&c->head_fwd, &c->head_bwd, nullptr, "lm_head", x.tokens, x.v / x.tp, x.h, x.v, x.h);
+  c->head_fwd.add(bld.memory("cross_entropy", logits * (x.e + 4 + 4)));
+  c->head_bwd.add(bld.memory("cross_entropy.bwd", logits * (4 + x.e)));
+  c->head_bwd.add(x.norm("final_norm.bwd", 3 * x.sp_act));
+  for (auto* pass : {&c->embed_fwd, &c->embed_bwd, &c->head_fwd, &c->head_bwd}) {
+    KernelOp wait = host_wait(*pass, 0, 0, x.t);
     if (wait.time_s > 0) pass->add(std::move(wait));
   }
+}
 
+}  // namespace
+
+StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                     const GpuSpec& gpu, double host_bps) {
+  const Builder bld{gpu, t, double(std::max(1, t.micro_batches(p)))};
+  const BlockShapes x(m, t, p, bld);
+  StepCosts c;
+  attention_parts(x, &c);
+  mlp_parts(x, &c);
+  add_host_waits(&c, p, t);
+  block_totals(p, t, &c);
+  embedding_and_head(x, gpu, host_bps, &c);
   const ParamCount pc = count_params(m, t.seq_len);
-  c.layer_params = pc.per_layer / tp;
-  c.activation_bytes = act;
+  c.layer_params = pc.per_layer / x.tp;
+  c.activation_bytes = x.act;
   // The norm for clipping runs over this rank's gradient shard (distributed optimizer: 1/dp·cp).
   const double shard = p.zero_stage >= 1 ? double(p.dp) * p.cp : 1.0;
-  c.step_fixed = step_fixed_work(gpu, t, pc.total / (tp * p.pp) / shard);
+  c.step_fixed = step_fixed_work(gpu, t, pc.total / (x.tp * p.pp) / shard);
   return c;
 }
 
