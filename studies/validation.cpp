@@ -76,7 +76,12 @@ Hardware hardware_for(const std::string& gpu_type) {
   if (gpu_type == "B200") return {"b200"};
   if (gpu_type == "GB200") return {"gb200"};
   if (gpu_type == "GB300")
-    return {nullptr, nullptr, nullptr, "no gb300 profile: hardware.md gives no GB300 peaks, bandwidth or GEMM data"};
+    return {"gb300", nullptr, "gb300 profile partly estimated (GEMM anchors borrowed from GB200: no GB300 MAMF row)"};
+  // AMD: the profiles' attention and memory-bound kernels come from NVIDIA rows scaled by peak.
+  if (gpu_type == "MI325X")
+    return {"mi325x", nullptr, "mi325x profile partly estimated (attention and memory-bound kernels from NVIDIA rows)"};
+  if (gpu_type.rfind("MI300X", 0) == 0)
+    return {"mi300x", "MI300X (the blog says MI300)", "mi300x profile partly estimated (attention and memory-bound kernels from NVIDIA rows)"};
   return {nullptr, nullptr, nullptr, nullptr};
 }
 
