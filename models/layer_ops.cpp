@@ -218,18 +218,23 @@ struct BlockShapes {
   }
 };
 
-// Residual add closing the previous block (see residual_bytes), the pre-attention norm (read x,
-// write y; backward read x, dy, write dx), QKV with rotary, the attention core by implementation
+// The residual add closing the previous sub-block (see residual_bytes), then the sub-block's
+// pre-norm (read x, write y; backward read x, dy, write dx), into `part`.
+void residual_and_norm(const BlockShapes& x, StepCosts* c, BlockPart part, const char* residual, const char* norm) {
+  const ResidualBytes res = residual_bytes(x.m, x.sp_act, x.e);
+  c->part_fwd[part].add(x.bld.memory(residual, res.fwd));
+  c->part_bwd[part].add(x.bld.memory(std::string(residual) + ".bwd", res.bwd));
+  c->part_fwd[part].add(x.norm(norm, 2 * x.sp_act));
+  c->part_bwd[part].add(x.norm((std::string(norm) + ".bwd").c_str(), 3 * x.sp_act));
+}
+
+// Residual add and pre-attention norm, QKV with rotary, the attention core by implementation
 // (and the CP ring steps), the output projection.
 void attention_parts(const BlockShapes& x, StepCosts* c) {
   auto& F = c->part_fwd;
   auto& B = c->part_bwd;
   const Builder& bld = x.bld;
-  const ResidualBytes res = residual_bytes(x.m, x.sp_act, x.e);
-  F[norm_attn].add(bld.memory("residual2", res.fwd));
-  B[norm_attn].add(bld.memory("residual2.bwd", res.bwd));
-  F[norm_attn].add(x.norm("norm1", 2 * x.sp_act));
-  B[norm_attn].add(x.norm("norm1.bwd", 3 * x.sp_act));
+  residual_and_norm(x, c, norm_attn, "residual2", "norm1");
   const double qkv_width = (x.q_local + 2 * x.kv_local) * x.d;
   bld.linear(&F[qkv], &B[qkv], &B[qkv_wgrad], "qkv", x.tokens, qkv_width, x.h, qkv_width * x.tp, x.h);
   if (x.m.position == Position::rope) {
@@ -265,11 +270,7 @@ void mlp_parts(const BlockShapes& x, StepCosts* c) {
   auto& F = c->part_fwd;
   auto& B = c->part_bwd;
   const Builder& bld = x.bld;
-  const ResidualBytes res = residual_bytes(x.m, x.sp_act, x.e);
-  F[norm_mlp].add(bld.memory("residual1", res.fwd));
-  B[norm_mlp].add(bld.memory("residual1.bwd", res.bwd));
-  F[norm_mlp].add(x.norm("norm2", 2 * x.sp_act));
-  B[norm_mlp].add(x.norm("norm2.bwd", 3 * x.sp_act));
+  residual_and_norm(x, c, norm_mlp, "residual1", "norm2");
   const bool is_gated = gated(x.m.activation);
   const double f_local = x.f / x.tp;
   const double up_width = is_gated ? 2 * f_local : f_local;
