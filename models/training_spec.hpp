@@ -19,6 +19,14 @@ enum class PipelineSchedule { one_f_one_b, gpipe, interleaved };
 /// Float8BlockScaling).
 enum class Fp8Recipe { tensorwise, delayed, rowwise, blockwise };
 inline constexpr const char* kFp8RecipeNames[] = {"tensorwise", "delayed", "rowwise", "blockwise"};
+/// training.moe_dispatcher (Megatron --moe-token-dispatcher-type; deepep = the flex dispatcher
+/// with DeepEP / hybrid-EP kernels, which move tokens with SMs of their own).
+enum class MoeDispatcher { alltoall, allgather, deepep };
+inline constexpr const char* kMoeDispatcherNames[] = {"alltoall", "allgather", "deepep"};
+/// training.recompute_modules, Megatron's --recompute-modules names (a bit each).
+enum class RecomputeModule { core_attn, mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts };
+inline constexpr const char* kRecomputeModuleNames[] = {"core_attn", "mlp",         "moe",           "moe_act",
+                                                        "layernorm", "mla_up_proj", "shared_experts"};
 
 /// Rank placement (Megatron order): TP innermost, then CP, then PP, then DP.
 /// ZeRO-3 / FSDP: whether a block's gathered parameters are freed after its forward (and
@@ -48,6 +56,12 @@ struct ParallelSpec {
   /// otherwise the sender waits for its send, as batch_isend_irecv + wait does by default.
   bool pp_comm_overlap = false;
   FsdpReshard fsdp_reshard_after_forward = FsdpReshard::automatic;
+  /// Expert parallelism folded over the attention ranks of a stage (Megatron parallel folding,
+  /// arXiv 2504.14960): tp·cp·dp = etp·ep·edp. 1/1/dp·cp·tp for a dense model.
+  int ep = 1;   ///< ranks the routed experts are spread over
+  int etp = 1;  ///< ranks one expert's weights are split over (Megatron's default: tp)
+  /// Replicas of each expert shard; expert gradients are reduced over them.
+  int edp() const { return tp * cp * dp / (etp * ep); }
 
   /// The group sizes as the table the network indexes by topologies::GroupDim (a new
   /// dimension: a field here, an entry in kGroupDimNames, and this line).
@@ -81,6 +95,12 @@ struct TrainingSpec {
   bool fp8_auto_filter = false;
   /// Step captured as CUDA graphs (one host launch per pass, shorter GPU-side gaps).
   bool cuda_graphs = false;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// Routed tokens on the busiest EP rank / the mean; 0 = auto (models::auto_load_imbalance).
+  double moe_load_imbalance = 0;
+  bool moe_a2a_overlap = false;  ///< dispatch/combine overlap another micro-batch's compute
+  unsigned recompute_modules = 0;  ///< bit i: RecomputeModule i (recompute: selective)
+  bool recomputes(RecomputeModule m) const { return recompute_modules >> static_cast<unsigned>(m) & 1u; }
   /// Keys left at their defaults, reported as assumptions (scenarios/assumptions.cpp).
   struct Assumed {
     bool attention_impl = true, fp8_recipe = true, cuda_graphs = true, fp8_auto_filter = true;
@@ -114,6 +134,8 @@ struct TrainingSpec {
 inline const char* name(PipelineSchedule s) {
   return s == PipelineSchedule::one_f_one_b ? "1f1b" : s == PipelineSchedule::gpipe ? "gpipe" : "interleaved";
 }
+
+inline const char* name(MoeDispatcher d) { return kMoeDispatcherNames[static_cast<int>(d)]; }
 
 inline const char* name(Fp8Recipe r) { return kFp8RecipeNames[static_cast<int>(r)]; }
 

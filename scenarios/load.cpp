@@ -15,6 +15,7 @@
 #include "models/pipeline.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load_model.hpp"
+#include "scenarios/load_moe.hpp"
 #include "scenarios/load_node.hpp"
 #include "scenarios/load_recipe.hpp"
 #include "scenarios/load_reliability.hpp"
@@ -435,7 +436,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   const YamlReader par = top.child("parallelism");
   par.allow_only({"tp", "pp", "cp", "dp", "zero_stage", "fsdp", "vpp", "schedule", "pp_layers",
                   "sequence_parallel", "tp_comm_overlap", "tp_across_nodes", "pp_comm_overlap",
-                  "fsdp_reshard_after_forward"});
+                  "fsdp_reshard_after_forward", "ep", "etp"});
   auto& p = sc.parallel;
   p.tp = par.integer("tp", 1, 1, 1024);
   p.pp = par.integer("pp", 1, 1, 4096);
@@ -506,12 +507,13 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   p.dp = par.integer("dp", derived_dp, 1, 10000000);
   if (p.dp != derived_dp)
     par.fail("dp", fmt::format("dp = {} but cluster.gpus / (tp*pp*cp) = {}; omit dp or make them agree", p.dp, derived_dp));
+  read_moe_parallel(par, &sc);
 
   const YamlReader tr = top.child("training");
   tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "fused_elementwise",
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
                  "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
-                 "cuda_graphs"});
+                 "cuda_graphs", "moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap", "recompute_modules"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
     if (!tr.has(k)) tr.fail(k, "is required");
@@ -522,6 +524,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
       tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"}, 2));
   t.recompute = static_cast<models::Recompute>(tr.choice("recompute", {"none", "selective", "full"}, 0));
   read_recipe_keys(tr, sc.gpu, &t);
+  read_moe_training(tr, &sc);
   t.fused_elementwise = tr.boolean("fused_elementwise", true);
   t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
   t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);
