@@ -1,4 +1,5 @@
 #include "studies/calibrate.hpp"
+#include "studies/validation_moe.hpp"
 
 #include <Eigen/Dense>
 #include <fmt/format.h>

@@ -52,7 +52,8 @@ bool layer_frequency(const Row& r, RowScenario* out, long* frequency) {
 
 }  // namespace
 
-bool is_moe_row(const Row& row) { return integer(row, "num_experts") > 1; }
+// README_moe: the MOE-* sources are the MoE rows, some (Nemotron 3 Super / Ultra) without an expert count.
+bool is_moe_row(const Row& row) { return integer(row, "num_experts") > 1 || field(row, "id").rfind("MOE-", 0) == 0; }
 
 bool moe_model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* layers_out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };

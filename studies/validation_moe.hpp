@@ -13,7 +13,7 @@
 
 namespace clustersim::studies {
 
-/// A row with more than one routed expert.
+/// A row with more than one routed expert, or from an MOE-* source.
 bool is_moe_row(const std::map<std::string, std::string>& row);
 
 /// The model: section of an MoE row; false with out->reason when the row is outside the contract
