@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/mla_ops.hpp"
+#include "models/moe_memory.hpp"
 #include "models/pipeline.hpp"
 
 namespace clustersim::models {
@@ -42,6 +44,35 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
   return bytes;
 }
 
+// An MoE / MLA model layer by layer: what its dense part holds (÷ tp) and what one block saves
+// for backward per micro-batch — the dense block's bytes with the MLP replaced by the routed and
+// shared experts' (models/moe_memory.cpp) and the attention by MLA's (models/mla_ops.cpp).
+struct LayerMemory {
+  double dense_params = 0, activations = 0;
+};
+
+LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
+                         int layer, bool keep_core, const MoeMemory& mm) {
+  const ParamCount pc = count_params(m, t.seq_len);
+  const bool moe = m.moe_layer(layer);
+  LayerMemory r;
+  r.dense_params = (moe ? pc.moe_layer - double(m.moe.experts) * pc.expert : m.is_moe() ? pc.dense_layer : pc.per_layer) / p.tp;
+  r.activations = block_activation_bytes(m, t, p, keep_core);
+  const double tokens = double(t.seq_len) / p.cp * t.micro_batch, e = hardware::storage_bytes(t.precision);
+  if (moe) {
+    const double f = double(m.ffn_hidden) / p.tp;
+    r.activations -= tokens * (gated(m.activation) ? 3 * f : 2 * f) * e;  // the dense MLP's gate/up and act outputs
+    r.activations += mm.routed_activation_bytes;
+  }
+  if (m.mla.enabled()) {
+    const double q = double(m.heads) / p.tp, kv = std::max(1.0, double(m.kv_heads) / p.tp), d = m.head_dim();
+    r.activations -= tokens * (q + 2 * kv) * d * e + (keep_core ? tokens * q * d * e + 4.0 * q * tokens : 0.0);
+    const MlaOps mla = mla_attention_ops(m, t, p, gpu);
+    r.activations += t.recomputes(RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
+  }
+  return r;
+}
+
 }  // namespace
 
 std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const TrainingSpec& t,
@@ -70,28 +101,63 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
   const double sp = p.sequence_parallel ? tp : 1.0;
   const double layer_input = tokens * h * hardware::storage_bytes(t.precision) / sp;
 
+  // MoE / MLA models: layer by layer, the routed experts apart (sharded by EP, ETP and ZeRO over
+  // the expert-data-parallel group).
+  const bool by_layer = m.is_moe() || m.mla.enabled();
+  MoeMemory per_moe_layer;
+  MoeLayerOps ops;
+  if (m.is_moe()) {
+    ops = moe_layer_ops(m, t, p, {p.ep, p.etp, p.edp()}, gpu, t.moe_load_imbalance);
+    per_moe_layer = moe_memory(m, t, p, {p.ep, p.etp, p.edp()}, 1, ops);
+    const double width = double(m.moe.expert_ffn_hidden) / p.etp, e = hardware::storage_bytes(t.precision);
+    if (t.recomputes(RecomputeModule::moe))  // the whole MoE MLP is rerun: only its input stays
+      per_moe_layer.routed_activation_bytes = ops.tokens * h * e;
+    else if (t.recomputes(RecomputeModule::moe_act))  // the experts' activation output is rerun
+      per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * e;
+  }
   std::vector<MemoryEstimate> out;
   for (int s = 0; s < p.pp; ++s) {
-    double params = 0;
+    double params = 0, act_full = 0, act_selective = 0, block_sum = 0;
+    int moe_layers = 0, counted = 0;
     bool first = false, last = false;
     for (int c = 0; c < p.vpp; ++c) {
       const int vs = c * p.pp + s;
-      params += vlayers[std::size_t(vs)] * block;
+      int layer = 0;
+      for (int v = 0; v < vs; ++v) layer += vlayers[std::size_t(v)];
+      const int n = vlayers[std::size_t(vs)] + (by_layer && vs == vstages - 1 ? m.mtp_layers : 0);
+      for (int l = 0; by_layer && l < n; ++l, ++counted) {
+        const int i = l < vlayers[std::size_t(vs)] ? layer + l : m.layers + (l - vlayers[std::size_t(vs)]);
+        const LayerMemory lm = layer_memory(m, t, p, gpu, i, true, per_moe_layer);
+        params += lm.dense_params, block_sum += lm.dense_params, act_full += lm.activations;
+        moe_layers += m.moe_layer(i) ? 1 : 0;
+        act_selective += layer_memory(m, t, p, gpu, i, false, per_moe_layer).activations;
+      }
+      if (!by_layer) params += vlayers[std::size_t(vs)] * block;
       if (vs == 0) params += embedding, first = true;
       if (vs == vstages - 1) params += head, last = true;
     }
     MemoryEstimate e;
     e.stage = s;
-    e.weights_bytes = params * wb / (weights_sharded ? shard : 1.0) + (weights_sharded ? 2 * block * wb : 0.0);
-    e.gradients_bytes = params * gb / (grads_sharded ? shard : 1.0) + (grads_sharded ? 2 * block * gb : 0.0);
+    const double unit = counted ? block_sum / counted : block;  // a gathered block
+    e.weights_bytes = params * wb / (weights_sharded ? shard : 1.0) + (weights_sharded ? 2 * unit * wb : 0.0);
+    e.gradients_bytes = params * gb / (grads_sharded ? shard : 1.0) + (grads_sharded ? 2 * unit * gb : 0.0);
     e.optimizer_bytes = params * ob / (zero >= 1 ? shard : 1.0);
     const int in_flight = peak_layers_in_flight(p, s, mbs, vlayers);
     e.layers_in_flight = in_flight;
+    const double full_s = counted ? act_full / counted : full;  // MoE / MLA: the stage's mean block
     switch (t.recompute) {
-      case Recompute::none: e.activations_bytes = in_flight * full; break;
-      case Recompute::selective: e.activations_bytes = in_flight * block_activation_bytes(m, t, p, false); break;
+      case Recompute::none: e.activations_bytes = in_flight * full_s; break;
+      case Recompute::selective:
+        e.activations_bytes = in_flight * (counted ? act_selective / counted : block_activation_bytes(m, t, p, false));
+        break;
       // Only block inputs are kept; one block's activations are rebuilt at a time in backward.
-      case Recompute::full: e.activations_bytes = in_flight * layer_input + full; break;
+      case Recompute::full: e.activations_bytes = in_flight * layer_input + full_s; break;
+    }
+    if (moe_layers > 0) {
+      e.weights_bytes += moe_layers * per_moe_layer.expert_weights_bytes;
+      e.gradients_bytes += moe_layers * per_moe_layer.expert_gradients_bytes;
+      e.optimizer_bytes += moe_layers * per_moe_layer.expert_optimizer_bytes;
+      e.activations_bytes += per_moe_layer.dispatch_buffer_bytes;  // one layer's buffers at a time
     }
     if (first || last) e.activations_bytes += layer_input;  // embedding output / final norm input
     if (last) e.logits_bytes = tokens * v / tp * (hardware::storage_bytes(t.precision) + 4.0);

@@ -14,6 +14,7 @@
 #include "models/step_graph.hpp"
 #include "models/step_merge.hpp"
 #include "models/step_program.hpp"
+#include "models/step_program_moe.hpp"
 #include "models/step_sharding.hpp"
 #include "topologies/network.hpp"
 
@@ -38,6 +39,7 @@ struct StageState {
   std::vector<std::size_t> held;  // buckets filled while reduction is not overlapped
   std::vector<TaskId> reduce_done;
   TaskId block_end_prev = -1, block_end_cur = -1;  // ZeRO-3 prefetch window
+  double expert_params = 0;  // routed experts on this rank, reduced over the expert-DP group
 };
 
 /// Builds one step: the pipeline's passes over the block program, with the DP / ZeRO traffic
@@ -49,7 +51,7 @@ class StepBuilder {
               const StepCosts& c, const topologies::Network& net, std::vector<TimelineEntry>* timeline)
       : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net), timeline_(timeline), fine_(timeline != nullptr),
         mbs_(t.micro_batches(p)), vlayers_(virtual_stage_layers(m.layers, p)), policy_(t, p),
-        program_(dense_block_program(t, p, c, net)), g_(p.pp, gpu, t.free_comm, timeline != nullptr),
+        program_(block_program(m, t, p, gpu, c, net)), g_(p.pp, gpu, t.free_comm, timeline != nullptr),
         merger_(program_, t.recompute, gpu, t.free_comm) {}
 
   StepResult run() {
@@ -57,6 +59,7 @@ class StepBuilder {
       StageState& st = stages_.emplace_back();
       st.grads = plan_gradients(m_, t_, p_, c_, vlayers_, s, policy_.bucket_cap());
       st.gather_done.assign(st.grads.buckets.size(), -1);
+      st.expert_params = stage_moe_layers(s) * expert_layer_params(m_, p_);
     }
     if (policy_.gathers_buckets() && t_.overlap_param_gather)
       for (int s = 0; s < p_.pp; ++s) {
@@ -78,6 +81,28 @@ class StepBuilder {
 
  private:
   StageState& stage(int s) { return stages_[static_cast<std::size_t>(s)]; }
+  // MoE layers on stage s, its MTP modules included.
+  int stage_moe_layers(int s) const {
+    int n = 0;
+    for (int ch = 0; ch < p_.vpp; ++ch) {
+      const int vs = ch * p_.pp + s, first = first_layer(vs);
+      for (int l = 0; l < vlayers_[static_cast<std::size_t>(vs)]; ++l) n += m_.moe_layer(first + l) ? 1 : 0;
+      if (vs == vstages() - 1)
+        for (int j = 0; j < m_.mtp_layers; ++j) n += m_.moe_layer(m_.layers + j) ? 1 : 0;
+    }
+    return n;
+  }
+  // Expert gradients, reduced (ZeRO ≥ 1: reduce-scattered) over the expert-data-parallel group
+  // once the stage's last backward is done. Megatron buckets them apart from the dense ones and
+  // overlaps them with the backward; here they go at the end (an upper bound on their exposure).
+  void reduce_expert_grads(int s) {
+    auto& st = stage(s);
+    if (st.expert_params <= 0 || p_.edp() <= 1 || t_.free_comm.dp) return;
+    const Collective c = policy_.zero() >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
+    const auto cost = net_.cost(c, GroupDim::edp, st.expert_params * grad_bytes());
+    const TaskId after[] = {g_.stage(s).last_compute};
+    st.reduce_done.push_back(g_.add_transfer(s, kDpReduceStream, TaskKind::dp_grad_reduce, cost, after, true));
+  }
   int vstages() const { return p_.pp * p_.vpp; }
   double weight_bytes() const { return hardware::storage_bytes(t_.precision); }
   double grad_bytes() const { return t_.grad_reduce_fp32 ? 4.0 : 2.0; }
@@ -220,8 +245,11 @@ class StepBuilder {
   void finish_stage(int s) {
     auto& st = stage(s);
     auto& stream = g_.stage(s);
+    reduce_expert_grads(s);
+    const double experts = st.expert_params / (policy_.zero() >= 1 ? p_.edp() : 1);
     // The optimizer's HBM traffic, plus the step's fixed work (gradient norm, scalar all-reduces, host syncs).
-    const double opt_s = hardware::memory_cost(gpu_, policy_.local_params(st.grads.params) * kAdamBytesPerParam).time_s +
+    const double opt_s =
+        hardware::memory_cost(gpu_, (policy_.local_params(st.grads.params) + experts) * kAdamBytesPerParam).time_s +
                          c_.step_fixed.time_s + scalar_all_reduces_s();
     std::vector<TaskId> deps = st.reduce_done;
     for (TaskId w : stream.wait_next) deps.push_back(w);
@@ -291,6 +319,7 @@ class StepBuilder {
     r.dp_comm_busy_s = st[pick].dp_busy_s;
     r.tp_comm_busy_s = st[pick].tp_busy_s;
     r.cp_comm_busy_s = st[pick].cp_busy_s;
+    r.ep_comm_busy_s = st[pick].ep_busy_s;
     return r;
   }
 

@@ -35,6 +35,7 @@ struct StepBreakdown {
   double cp_comm_exposed_s = 0;
   double pp_comm_exposed_s = 0;  ///< waiting for an activation / gradient send in flight
   double bubble_s = 0;           ///< pipeline stage waiting for other stages' work
+  double ep_comm_exposed_s = 0;  ///< MoE dispatch / combine (and ETP gathers) with compute idle
 };
 
 struct StepResult {
@@ -48,6 +49,7 @@ struct StepResult {
   double compute_slowdown_s = 0;    ///< compute time lost to SMs taken by communication
   double tp_comm_busy_s = 0;        ///< total time TP collectives were running (that stage)
   double cp_comm_busy_s = 0;
+  double ep_comm_busy_s = 0;        ///< total time MoE all-to-alls were running (that stage)
   std::size_t tasks = 0;
   std::uint64_t events = 0;
 };

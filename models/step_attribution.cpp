@@ -8,7 +8,7 @@ namespace {
 
 using sim::Time;
 
-enum Category { kCatCompute, kCatTp, kCatCp, kCatPp, kCatDpGather, kCatDpReduce, kCategories };
+enum Category { kCatCompute, kCatTp, kCatCp, kCatPp, kCatDpGather, kCatDpReduce, kCatEp, kCategories };
 
 struct Edge {
   Time at;
@@ -25,7 +25,8 @@ void add_merged(const PassProfile& prof, double dur, StageTime* st) {
   b.forward_s += prof.forward_s * stretch, b.backward_s += prof.backward_s * stretch;
   b.recompute_s += prof.recompute_s * stretch;
   b.tp_comm_exposed_s += prof.tp_exposed_s, b.cp_comm_exposed_s += prof.cp_exposed_s;
-  st->tp_busy_s += prof.tp_busy_s, st->cp_busy_s += prof.cp_busy_s;
+  b.ep_comm_exposed_s += prof.ep_exposed_s;
+  st->tp_busy_s += prof.tp_busy_s, st->cp_busy_s += prof.cp_busy_s, st->ep_busy_s += prof.ep_busy_s;
   st->slowdown_s += prof.slowdown_s;
 }
 
@@ -42,6 +43,7 @@ void account_idle(std::vector<Edge>& ev, Time makespan, Time last_pass_end, bool
     const bool tail = from >= last_pass_end;
     if (active[kCatTp] > 0) b->tp_comm_exposed_s += d;
     else if (active[kCatCp] > 0) b->cp_comm_exposed_s += d;
+    else if (active[kCatEp] > 0) b->ep_comm_exposed_s += d;
     else if (active[kCatPp] > 0) b->pp_comm_exposed_s += d;
     else if (active[kCatDpGather] > 0 || (tail && active[kCatDpReduce] > 0)) b->dp_comm_exposed_s += d;
     else if (pipelined) b->bubble_s += d;
@@ -81,6 +83,7 @@ std::vector<StageTime> attribute(const StepGraph& g, const sim::RunResult& run, 
       case TaskKind::optimizer: out[s].breakdown.optimizer_s += dur; break;
       case TaskKind::tp_comm: cat = kCatTp; out[s].tp_busy_s += dur; break;
       case TaskKind::cp_comm: cat = kCatCp; out[s].cp_busy_s += dur; break;
+      case TaskKind::ep_comm: cat = kCatEp; out[s].ep_busy_s += dur; break;
       case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
         cat = kCatPp;
         if (sends_block_sender) edges[s].push_back({tm.start, +1, cat}), edges[s].push_back({tm.end, -1, cat});
@@ -112,6 +115,7 @@ PassProfile profile_of(const StepGraph& g, const sim::RunResult& run) {
   p.recompute_s = st.breakdown.recompute_s;
   p.tp_exposed_s = st.breakdown.tp_comm_exposed_s, p.cp_exposed_s = st.breakdown.cp_comm_exposed_s;
   p.tp_busy_s = st.tp_busy_s, p.cp_busy_s = st.cp_busy_s;
+  p.ep_exposed_s = st.breakdown.ep_comm_exposed_s, p.ep_busy_s = st.ep_busy_s;
   p.slowdown_s = st.slowdown_s;
   return p;
 }

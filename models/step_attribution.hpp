@@ -15,8 +15,8 @@ namespace clustersim::models {
 struct PassProfile {
   double total_s = 0;
   double forward_s = 0, backward_s = 0, recompute_s = 0;
-  double tp_exposed_s = 0, cp_exposed_s = 0;  ///< transfer time with no kernel running
-  double tp_busy_s = 0, cp_busy_s = 0;
+  double tp_exposed_s = 0, cp_exposed_s = 0, ep_exposed_s = 0;  ///< transfer time with no kernel running
+  double tp_busy_s = 0, cp_busy_s = 0, ep_busy_s = 0;
   double slowdown_s = 0;  ///< kernel time lost to SMs taken by the overlapped transfers
 };
 
@@ -24,7 +24,7 @@ struct StageTime {
   StepBreakdown breakdown;
   double compute_busy_s = 0;   ///< compute stream busy (the stage with the most is reported)
   double slowdown_s = 0;       ///< compute time lost to SMs taken by communication
-  double dp_busy_s = 0, tp_busy_s = 0, cp_busy_s = 0;
+  double dp_busy_s = 0, tp_busy_s = 0, cp_busy_s = 0, ep_busy_s = 0;
 };
 
 /// Attributes every task of `g` that ran in `run` to its stage. Merged tasks (g.merged_profile)

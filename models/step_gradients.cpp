@@ -2,6 +2,18 @@
 
 namespace clustersim::models {
 
+double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, int layer) {
+  if (!m.is_moe()) return c.layer_params;
+  const ParamCount pc = count_params(m, 1);
+  if (!m.moe_layer(layer)) return pc.dense_layer / p.tp;
+  return (pc.moe_layer - double(m.moe.experts) * pc.expert) / p.tp;
+}
+
+double expert_layer_params(const ModelSpec& m, const ParallelSpec& p) {
+  if (!m.is_moe()) return 0;
+  return double(m.moe.experts) / p.ep * count_params(m, 1).expert / p.etp;
+}
+
 GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,
                             const std::vector<int>& vlayers, int s, double cap) {
   GradientPlan g;
@@ -11,12 +23,19 @@ GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const Par
   const double embedding = (v * h + (pc.embedding - double(m.vocab) * h)) / p.tp;
   // Tied embeddings with pp > 1: the last stage keeps its own copy as the LM head (Megatron).
   const double head = (m.tied_embeddings && p.pp == 1 ? 0.0 : v * h / p.tp) + pc.final_norm;
+  // MTP modules ride with the LM head: their [2h, h] projection, two norms and block.
+  double mtp = 0;
+  for (int j = 0; j < m.mtp_layers; ++j)
+    mtp += (2.0 * h * h + 2 * norm_params(m, h)) / p.tp + dense_block_params(m, p, c, m.layers + j);
   g.chunk_unit_offset.assign(static_cast<std::size_t>(p.vpp), 0);
   for (int ch = p.vpp - 1; ch >= 0; --ch) {
     const int vs = ch * p.pp + s;
+    int first = 0;
+    for (int v = 0; v < vs; ++v) first += vlayers[static_cast<std::size_t>(v)];
     g.chunk_unit_offset[static_cast<std::size_t>(ch)] = int(g.unit_params.size());
-    if (vs == vstages - 1) g.unit_params.push_back(head);
-    for (int l = 0; l < vlayers[static_cast<std::size_t>(vs)]; ++l) g.unit_params.push_back(c.layer_params);
+    if (vs == vstages - 1) g.unit_params.push_back(head + mtp);
+    for (int l = vlayers[static_cast<std::size_t>(vs)] - 1; l >= 0; --l)
+      g.unit_params.push_back(dense_block_params(m, p, c, first + l));
     if (vs == 0) g.unit_params.push_back(embedding);
   }
   for (double u : g.unit_params) g.params += u;

@@ -27,6 +27,14 @@ struct GradientPlan {
   double params = 0;                   ///< the stage's parameters (this TP rank's share)
 };
 
+/// Parameters of block `layer` (≥ model layers: MTP module layer − layers) on this rank whose
+/// gradients are reduced over DP: the whole block ÷ tp for a dense model (StepCosts::layer_params);
+/// for an MoE model all but the routed experts (attention, norms, router, shared experts ÷ tp).
+double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, int layer);
+/// Routed-expert parameters of one MoE layer on this rank (experts/ep experts, 1/etp of each),
+/// reduced over the expert-data-parallel group.
+double expert_layer_params(const ModelSpec& m, const ParallelSpec& p);
+
 /// The plan of pipeline stage `stage`; `vlayers` are the layers per virtual stage and
 /// `bucket_cap` the bucket size in parameters (0: one bucket per unit).
 GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,

@@ -9,7 +9,7 @@ using sim::TaskId;
 
 const char* stream_name(Stream s) {
   static const std::array<const char*, kStreams> names = {"compute",     "tp_comm",   "cp_comm",  "pp_send_fwd",
-                                                          "pp_send_bwd", "dp_reduce", "dp_gather"};
+                                                          "pp_send_bwd", "dp_reduce", "dp_gather", "ep_comm"};
   return names[static_cast<std::size_t>(s)];
 }
 
@@ -77,7 +77,8 @@ TaskId StepGraph::emit(int s, const Program& items, TaskKind kind, std::vector<T
     deps->clear();
     const TaskId from = it.start_after == 1 ? st.last_compute : it.start_after == 2 ? st.prev_compute : -1;
     if (from >= 0) after.push_back(from);
-    const TaskId id = add_transfer(s, it.kind == TaskKind::cp_comm ? kCpStream : kTpStream, it.kind, it.cost, after, true);
+    const Stream stream = it.kind == TaskKind::cp_comm ? kCpStream : it.kind == TaskKind::ep_comm ? kEpStream : kTpStream;
+    const TaskId id = add_transfer(s, stream, it.kind, it.cost, after, true);
     (it.wait_now ? st.wait_next : st.wait_later).push_back(id);
   }
   return st.last_compute;

@@ -17,7 +17,7 @@ namespace clustersim::models {
 
 // Stage s uses streams s·kStreams + stream and resources s·kResources + resource.
 enum Stream : std::int32_t { kCompute, kTpStream, kCpStream, kPpFwdStream, kPpBwdStream, kDpReduceStream,
-                             kDpGatherStream, kStreams };
+                             kDpGatherStream, kEpStream, kStreams };
 enum Resource : std::int32_t { kSm, kLinkBase, kResources = kLinkBase + topologies::kLinkClasses };
 const char* stream_name(Stream s);
 

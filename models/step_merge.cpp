@@ -34,6 +34,7 @@ int PassMerger::pass(int vs, bool forward, const std::vector<PassUnit>& units) {
     sum.total_s += u.total_s, sum.forward_s += u.forward_s, sum.backward_s += u.backward_s;
     sum.recompute_s += u.recompute_s, sum.tp_exposed_s += u.tp_exposed_s, sum.cp_exposed_s += u.cp_exposed_s;
     sum.tp_busy_s += u.tp_busy_s, sum.cp_busy_s += u.cp_busy_s, sum.slowdown_s += u.slowdown_s;
+    sum.ep_exposed_s += u.ep_exposed_s, sum.ep_busy_s += u.ep_busy_s;
   }
   profiles_.push_back(sum);
   return passes_[key] = int(profiles_.size()) - 1;

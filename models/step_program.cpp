@@ -20,6 +20,7 @@ const char* name(TaskKind k) {
     case TaskKind::tp_comm: return "tp_comm";
     case TaskKind::cp_comm: return "cp_comm";
     case TaskKind::pp_send: return "pp_send";
+    case TaskKind::ep_comm: return "ep_comm";
   }
   return "?";
 }
@@ -51,13 +52,16 @@ void ProgramWriter::comm(const CollectiveTime& cost, TaskKind kind, bool wait_no
   items_.push_back(it);
 }
 
+void ProgramWriter::append(const Program& items) {
+  for (const ProgramItem& it : items) {
+    if (it.comm) comm(it.cost, it.kind, it.wait_now, it.start_after);
+    else compute(it.seconds);
+  }
+}
+
 namespace {
 
-struct TpComms {
-  CollectiveTime ag, out;  ///< SP all-gather; after a row-parallel GEMM: reduce-scatter (SP) or all-reduce
-};
-
-double part(const std::array<PassCost, kBlockParts>& a, BlockPart x) { return a[static_cast<std::size_t>(x)].time_s; }
+double part(const std::array<double, kBlockParts>& a, BlockPart x) { return a[static_cast<std::size_t>(x)]; }
 
 // The attention core with CP: cp − 1 ring steps, each K/V transfer overlapping the previous
 // chunk's attention (every CP rank sends its chunk to the next one at once).
@@ -72,33 +76,46 @@ void ring(ProgramWriter& w, const ParallelSpec& p, const topologies::Network& ne
   w.compute(step);
 }
 
-UnitProgram dense_block(const ParallelSpec& p, const StepCosts& c, const topologies::Network& net, const TpComms& x) {
+}  // namespace
+
+BlockParts block_parts(const StepCosts& c) {
+  BlockParts b;
+  for (std::size_t i = 0; i < kBlockParts; ++i) b.fwd[i] = c.part_fwd[i].time_s, b.bwd[i] = c.part_bwd[i].time_s;
+  b.ring_fwd = c.ring_step_fwd.time_s, b.ring_bwd = c.ring_step_bwd.time_s;
+  return b;
+}
+
+UnitProgram transformer_block(const ParallelSpec& p, const BlockParts& parts, const StepCosts& c,
+                              const topologies::Network& net, const TpComms& x, const RoutedProgram* routed) {
   const bool tp = p.tp > 1, sp = tp && p.sequence_parallel, ov = p.tp_comm_overlap;
-  const auto& F = c.part_fwd;
-  const auto& B = c.part_bwd;
+  const auto& F = parts.fwd;
+  const auto& B = parts.bwd;
   ProgramWriter f;
   f.compute(part(F, norm_attn));
   if (sp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
   f.compute(part(F, qkv));
-  ring(f, p, net, part(F, core), c.ring_step_fwd.time_s, c.kv_chunk_bytes);
+  ring(f, p, net, part(F, core), parts.ring_fwd, c.kv_chunk_bytes);
   if (ov) f.split();  // the output collective overlaps the GEMM that produces it
   f.compute(part(F, attn_out));
   if (tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
   f.compute(part(F, norm_mlp));
-  if (sp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
+  const bool mlp_tp = !routed || routed->shared;  // the routed experts' TP traffic is in `routed`
+  if (sp && mlp_tp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
   if (ov) f.split();
   f.compute(part(F, mlp));
-  if (tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
+  if (tp && mlp_tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
+  if (routed) f.append(routed->forward);
   // Backward: the input-gradient collective of a column-parallel GEMM overlaps its wgrad.
   ProgramWriter b;
-  if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
+  if (routed) b.append(routed->backward);
+  if (sp && mlp_tp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
   b.compute(part(B, mlp));
-  if (tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
+  if (tp && mlp_tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
   b.compute(part(B, mlp_up_wgrad));
   b.compute(part(B, norm_mlp));
   if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
   b.compute(part(B, attn_out));
-  ring(b, p, net, part(B, core), c.ring_step_bwd.time_s, 2 * c.kv_chunk_bytes);  // K/V and dK/dV
+  ring(b, p, net, part(B, core), parts.ring_bwd, 2 * c.kv_chunk_bytes);  // K/V and dK/dV
   b.compute(part(B, qkv));
   if (tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
   b.compute(part(B, qkv_wgrad));
@@ -106,17 +123,21 @@ UnitProgram dense_block(const ParallelSpec& p, const StepCosts& c, const topolog
   return {f.take(), b.take()};
 }
 
-}  // namespace
-
-BlockProgram dense_block_program(const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,
-                                 const topologies::Network& net) {
+TpComms tp_comms(const ParallelSpec& p, const StepCosts& c, const topologies::Network& net) {
   const bool tp = p.tp > 1, sp = tp && p.sequence_parallel;
   const double act = c.activation_bytes;
   TpComms x;
   if (sp) x.ag = net.cost(Collective::all_gather, GroupDim::tp, act);
   if (tp) x.out = net.cost(sp ? Collective::reduce_scatter : Collective::all_reduce, GroupDim::tp, act);
+  return x;
+}
+
+BlockProgram dense_block_program(const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,
+                                 const topologies::Network& net) {
+  const bool tp = p.tp > 1, sp = tp && p.sequence_parallel;
+  const TpComms x = tp_comms(p, c, net);
   BlockProgram prog;
-  prog.blocks.push_back(dense_block(p, c, net, x));
+  prog.blocks.push_back(transformer_block(p, block_parts(c), c, net, x, nullptr));
   if (t.recompute == Recompute::selective) prog.selective_recompute_s = c.layer_recompute.time_s;
   // Embedding: vocab-parallel lookup, then all-reduce (reduce-scatter with SP) of the output.
   ProgramWriter ef, eb, hf, hb;

@@ -5,6 +5,7 @@
 // replays these lists; it knows nothing about which GEMM or collective they stand for. A new
 // kind of block (MoE: router, dispatch all-to-all, grouped expert GEMMs, combine; a
 // sliding-window layer) is another UnitProgram and an entry in `block_kind`.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -16,7 +17,8 @@ namespace clustersim::models {
 
 enum class TaskKind : std::int32_t {
   forward, backward, recompute, optimizer, dp_grad_reduce, dp_param_gather, sync,
-  tp_comm, cp_comm, pp_send
+  tp_comm, cp_comm, pp_send,
+  ep_comm  ///< MoE dispatch / combine all-to-alls (and the ETP gathers around the experts)
 };
 const char* name(TaskKind k);
 
@@ -44,6 +46,8 @@ class ProgramWriter {
   void comm(const topologies::CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after);
   /// The next compute starts a task of its own.
   void split() { seal_next_ = true; }
+  /// Replays another program's items (a sub-block spliced in).
+  void append(const Program& items);
   Program take() { return std::move(items_); }
 
  private:
@@ -64,6 +68,33 @@ struct BlockProgram {
     return blocks[block_kind.empty() ? 0 : static_cast<std::size_t>(block_kind[static_cast<std::size_t>(layer)])];
   }
 };
+
+/// The TP collectives of one block: the SP all-gather before a column-parallel GEMM, and after
+/// a row-parallel one the reduce-scatter (SP) or all-reduce.
+struct TpComms {
+  topologies::CollectiveTime ag, out;
+};
+TpComms tp_comms(const ParallelSpec& p, const StepCosts& c, const topologies::Network& net);
+
+/// A block's compute by part (StepCosts::part_fwd / part_bwd, possibly replaced for another
+/// attention kind) and its CP ring steps.
+struct BlockParts {
+  std::array<double, kBlockParts> fwd{}, bwd{};
+  double ring_fwd = 0, ring_bwd = 0;
+};
+BlockParts block_parts(const StepCosts& c);
+
+/// The routed-expert half of an MoE MLP, spliced after the shared experts (forward) and before
+/// them (backward).
+struct RoutedProgram {
+  Program forward, backward;
+  bool shared = true;  ///< the block has shared experts (TP-split like a dense MLP, with its TP collectives)
+};
+
+/// One Transformer block: the dense block, or with `routed` an MoE block whose part `mlp` is the
+/// shared experts followed by the routed experts.
+UnitProgram transformer_block(const ParallelSpec& p, const BlockParts& parts, const StepCosts& c,
+                              const topologies::Network& net, const TpComms& x, const RoutedProgram* routed);
 
 /// The programs of a dense Transformer under `p` (Megatron: TP all-reduce after the
 /// row-parallel attention output and MLP down projections, before the column-parallel QKV and

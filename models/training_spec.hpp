@@ -65,7 +65,7 @@ struct ParallelSpec {
 
   /// The group sizes as the table the network indexes by topologies::GroupDim (a new
   /// dimension: a field here, an entry in kGroupDimNames, and this line).
-  std::array<int, topologies::kGroupDims> sizes() const { return {tp, cp, pp, dp}; }
+  std::array<int, topologies::kGroupDims> sizes() const { return {tp, cp, pp, dp, ep, etp, edp()}; }
 
   /// ZeRO-2/3 reduce-scatter gradients every micro-batch and keep only their shard; under
   /// pipelining they accumulate them unsharded and reduce-scatter in the last micro-batch, as

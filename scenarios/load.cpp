@@ -385,18 +385,6 @@ void read_network(const YamlReader& top, Scenario* sc) {
       net.choice("algorithm", {topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end()}, 0));
 }
 
-// The step model builds one homogeneous dense block; until the MoE step integration lands
-// (issue 15), the architectures it cannot represent are refused instead of simulated as dense.
-void reject_unsimulated_model(const YamlReader& top, const models::ModelSpec& m) {
-  const char* what = m.is_moe() ? "Mixture-of-Experts (model.moe)"
-                     : m.mla.enabled() ? "multi-head latent attention (model.mla)"
-                     : m.sliding_window.enabled() ? "sliding-window layers (model.sliding_window)"
-                     : m.mtp_layers > 0 ? "multi-token prediction (model.mtp_layers)" : nullptr;
-  if (what)
-    top.fail("model", fmt::format("'{}' uses {}: its step simulation is not implemented yet (parameter counts, "
-                                  "FLOPs and memory are modelled; see docs/moe.md)", m.name, what));
-}
-
 Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {
   if (!root || root.IsNull()) throw ScenarioError(fmt::format("{}: the scenario is empty", source));
   if (!root.IsMap()) throw ScenarioError(fmt::format("{}: a scenario must be a mapping of keys (name, model, hardware, ...)", source));
@@ -413,7 +401,6 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   sc.model = read_preset_once<models::ModelSpec>(model.preset, model_preset_texts(), [&] {
     return read_model(YamlReader(model.node, "model", model.source_of, &overridden), model.preset);
   });
-  reject_unsimulated_model(top, sc.model);
   Resolved hw = resolve_preset(top, "hardware", hardware_preset_texts(), "hardware/profiles", source);
   sc.hardware_preset = hw.preset;
   sc.gpu = read_preset_once<hardware::GpuSpec>(hw.preset, hardware_preset_texts(), [&] {

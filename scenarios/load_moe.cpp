@@ -10,6 +10,8 @@ namespace clustersim::scenarios {
 void read_moe_parallel(const YamlReader& par, Scenario* sc) {
   auto& p = sc->parallel;
   const auto& moe = sc->model.moe;
+  if (sc->model.mla.enabled() && p.cp > 1)
+    par.fail("cp", "context parallelism with multi-head latent attention (model.mla) is not modelled; use cp: 1");
   if (!moe.enabled()) {
     for (const char* k : {"ep", "etp"})
       if (par.has(k)) par.fail(k, fmt::format("'{}' is a dense model (no model.moe); expert parallelism needs experts", sc->model.name));

@@ -63,6 +63,7 @@ void add_step(std::vector<Metric>& m, const scenarios::Report& r) {
   m.emplace_back("breakdown.cp_comm_exposed_s", s(b.cp_comm_exposed_s));
   m.emplace_back("breakdown.pp_comm_exposed_s", s(b.pp_comm_exposed_s));
   m.emplace_back("breakdown.bubble_s", s(b.bubble_s));
+  if (r.scenario.model.is_moe()) m.emplace_back("breakdown.ep_comm_exposed_s", s(b.ep_comm_exposed_s));
 }
 
 void add_memory(std::vector<Metric>& m, const scenarios::Report& r) {

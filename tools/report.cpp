@@ -139,6 +139,7 @@ std::string format_text(const scenarios::Report& r) {
   if (p.tp > 1) row("exposed TP communication", b.tp_comm_exposed_s);
   if (p.cp > 1) row("exposed CP communication", b.cp_comm_exposed_s);
   if (p.pp > 1) row("exposed PP communication", b.pp_comm_exposed_s);
+  if (r.scenario.model.is_moe()) row("exposed EP communication", b.ep_comm_exposed_s);
   row("exposed DP communication", b.dp_comm_exposed_s);
   if (p.pp > 1) row("pipeline bubble", b.bubble_s);
   row("idle", b.idle_s);
@@ -148,6 +149,9 @@ std::string format_text(const scenarios::Report& r) {
   if (p.tp > 1 || p.cp > 1)
     o += fmt::format("    (TP collectives ran {:.4f} s, CP ring transfers {:.4f} s)\n", r.step.tp_comm_busy_s,
                      r.step.cp_comm_busy_s);
+  if (r.scenario.model.is_moe())
+    o += fmt::format("    (MoE: EP {} x ETP {} x EDP {}, {} dispatcher; its all-to-alls ran {:.4f} s)\n", p.ep, p.etp, p.edp(),
+                     models::name(r.scenario.training.moe_dispatcher), r.step.ep_comm_busy_s);
   const auto& m = r.memory;
   o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}{}\n", m.total_bytes / kGiB, m.capacity_bytes / kGiB,
                    m.fits() ? "fits" : "DOES NOT FIT",

@@ -391,7 +391,8 @@ struct KeyHash {
     mix(h, t.nvls_efficiency), mix(h, t.pcie_bps), mix(h, t.pcie_efficiency), mix(h, t.gpus_per_pcie_switch);
     mix(h, t.nics_per_node), mix(h, t.nic_bps), mix(h, t.nic_efficiency), mix(h, t.nodes_per_leaf);
     mix(h, t.oversubscription), mix(h, t.rail_optimized), mix(h, k.nodes);
-    for (std::size_t d = 0; d < kGroupDims; ++d) mix(h, int(k.layout.order[d])), mix(h, k.layout.sizes[d]);
+    for (std::size_t d = 0; d < kPlacedDims; ++d) mix(h, int(k.layout.order[d]));
+    for (std::size_t d = 0; d < kGroupDims; ++d) mix(h, k.layout.sizes[d]);
     mix(h, int(k.dim)), mix(h, int(k.op)), mix(h, int(k.algorithm));
     for (int m : k.members) mix(h, m);
     return h;

@@ -8,26 +8,30 @@
 
 namespace clustersim::topologies {
 
-/// The parallel dimensions, as a table: a new one (ep, etp, edp) is one more entry here and in
-/// the rank order, not a new field in every struct.
-enum class GroupDim { tp, cp, pp, dp };
-inline constexpr std::size_t kGroupDims = 4;
-inline constexpr std::array<const char*, kGroupDims> kGroupDimNames = {"tp", "cp", "pp", "dp"};
+/// The parallel dimensions, as a table. The first kPlacedDims place ranks (their product is the
+/// job); the expert dimensions ep, etp, edp fold over the tp·cp·dp ranks of each pipeline stage
+/// (Megatron parallel folding, arXiv 2504.14960): a stage's ranks, numbered tp fastest, then cp,
+/// then dp (Megatron's order), are renumbered etp fastest, then ep, then edp.
+enum class GroupDim { tp, cp, pp, dp, ep, etp, edp };
+inline constexpr std::size_t kPlacedDims = 4;
+inline constexpr std::size_t kGroupDims = 7;
+inline constexpr std::array<const char*, kGroupDims> kGroupDimNames = {"tp", "cp", "pp", "dp", "ep", "etp", "edp"};
 inline std::size_t index(GroupDim d) { return static_cast<std::size_t>(d); }
 inline const char* name(GroupDim d) { return kGroupDimNames[index(d)]; }
-using PlacementOrder = std::array<GroupDim, kGroupDims>;  ///< innermost (fastest-varying rank) first
+inline bool folded(GroupDim d) { return index(d) >= kPlacedDims; }
+using PlacementOrder = std::array<GroupDim, kPlacedDims>;  ///< innermost (fastest-varying rank) first
 inline constexpr PlacementOrder kDefaultPlacement = {GroupDim::tp, GroupDim::cp, GroupDim::pp, GroupDim::dp};
 
 struct Layout {
-  std::array<int, kGroupDims> sizes{1, 1, 1, 1};  ///< by GroupDim
+  std::array<int, kGroupDims> sizes{1, 1, 1, 1, 1, 1, 1};  ///< by GroupDim
   PlacementOrder order = kDefaultPlacement;
   int size(GroupDim d) const { return sizes[index(d)]; }
   int ranks() const {
     int n = 1;
-    for (int s : sizes) n *= s;
+    for (std::size_t d = 0; d < kPlacedDims; ++d) n *= sizes[d];
     return n;
   }
-  /// Ranks between one member of a `dim` group and the next.
+  /// Ranks between one member of a placed `dim` group and the next (folded dims: see groups_of).
   int stride(GroupDim dim) const {
     int stride = 1;
     for (GroupDim inner : order) {

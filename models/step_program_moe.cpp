@@ -1,0 +1,166 @@
+#include "models/step_program_moe.hpp"
+
+#include <utility>
+#include <vector>
+
+#include "models/flops.hpp"
+#include "models/kernel_builder.hpp"
+#include "models/mla_ops.hpp"
+
+namespace clustersim::models {
+
+using topologies::Collective;
+using topologies::CollectiveTime;
+using topologies::GroupDim;
+
+namespace {
+
+enum class Attention { standard, mla, sliding };
+
+// Tokens of one direction over the EP group, per token copy of `row_bytes`. alltoall / deepep:
+// an all-to-all whose per-rank buffer is what the busiest rank receives (the step waits for it;
+// its 1/ep own share stays local). allgather (Megatron's allgather dispatcher): every rank
+// gathers all ep ranks' [T, h] tokens and the combine reduce-scatters them. DeepEP runs on the
+// same links: its measured bandwidths (shared/reference/kernels/nccl_busbw.csv: ~153 GB/s
+// NVLink, 43-58 GB/s RDMA on H800) are those of NCCL's all-to-all there, and it takes SMs like
+// NCCL does (the profile's comm_sms; DeepSeek-V3 §3.2.2 gives 20 SMs for its kernels).
+CollectiveTime exchange(const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o, double row_bytes,
+                        bool dispatch, const topologies::Network& net) {
+  if (p.ep <= 1) return {};
+  if (t.moe_dispatcher == MoeDispatcher::allgather)
+    return net.cost(dispatch ? Collective::all_gather : Collective::reduce_scatter, GroupDim::ep,
+                    o.tokens * row_bytes * p.ep);
+  return net.cost(Collective::all_to_all, GroupDim::ep, o.tokens * o.load_imbalance * row_bytes);
+}
+
+}  // namespace
+
+RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
+                             const topologies::Network& net) {
+  const double h = m.hidden, k = m.moe.top_k, e = hardware::storage_bytes(t.precision);
+  const double dispatch_row = (t.moe_dispatcher == MoeDispatcher::allgather ? 1.0 : k) * h;
+  // Dispatch in FP8 when training in FP8, combine and every backward exchange in BF16
+  // (DeepSeek-V3 §3.3.2); the allgather dispatcher moves each token once, not once per expert.
+  const CollectiveTime dispatch = exchange(t, p, o, dispatch_row * hardware::gemm_operand_bytes(t.precision), true, net);
+  const CollectiveTime combine = exchange(t, p, o, dispatch_row * e, false, net);
+  const CollectiveTime dispatch_grad = exchange(t, p, o, dispatch_row * e, true, net);
+  CollectiveTime etp_ag, etp_rs;
+  if (p.etp > 1) {  // the received tokens gathered over the ETP group, the outputs reduce-scattered
+    etp_ag = net.cost(Collective::all_gather, GroupDim::etp, o.etp_gather_bytes);
+    etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, o.etp_gather_bytes);
+  }
+  // moe_a2a_overlap: the exchange overlaps the next compute (standing in for another
+  // micro-batch's, as Megatron's EP-overlap and DualPipe interleave two micro-batches); the
+  // compute after it waits. The links are still shared with every other transfer.
+  const bool wait = !t.moe_a2a_overlap;
+  const double permute_f = o.permute_fwd.time_s / 2, permute_b = o.permute_bwd.time_s / 2;
+  ProgramWriter f, b;
+  f.split();
+  f.compute(o.router_fwd.time_s + permute_f);
+  f.comm(dispatch, TaskKind::ep_comm, wait, 1);
+  f.comm(etp_ag, TaskKind::ep_comm, true, 1);
+  f.compute(o.experts_fwd.time_s);
+  f.comm(etp_rs, TaskKind::ep_comm, true, 1);
+  f.comm(combine, TaskKind::ep_comm, wait, 1);
+  f.compute(permute_f);
+  b.compute(permute_b);
+  b.comm(combine, TaskKind::ep_comm, wait, 1);  // the output gradient goes back to the experts
+  b.comm(etp_ag, TaskKind::ep_comm, true, 1);
+  b.compute(o.experts_bwd.time_s);
+  b.comm(etp_rs, TaskKind::ep_comm, true, 1);
+  b.comm(dispatch_grad, TaskKind::ep_comm, wait, 1);
+  b.compute(permute_b + o.router_bwd.time_s);
+  RoutedProgram r{f.take(), b.take(), m.moe.shared_experts > 0};
+  return r;
+}
+
+namespace {
+
+Attention attention_of(const ModelSpec& m, int layer) {
+  if (m.mla.enabled()) return Attention::mla;
+  return m.sliding_layer(layer) ? Attention::sliding : Attention::standard;
+}
+
+// The block's compute by part for its attention kind and MLP kind.
+BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& c, Attention a, const MlaOps& mla,
+                    const MoeLayerOps* moe) {
+  BlockParts b = block_parts(c);
+  auto at = [](std::array<double, kBlockParts>& x, BlockPart part) -> double& { return x[static_cast<std::size_t>(part)]; };
+  if (a == Attention::mla) {  // the MLA projections and core replace QKV, core and output projection
+    at(b.fwd, qkv) = mla.fwd.time_s, at(b.fwd, core) = 0, at(b.fwd, attn_out) = 0;
+    at(b.bwd, qkv) = mla.bwd.time_s, at(b.bwd, core) = 0, at(b.bwd, attn_out) = 0, at(b.bwd, qkv_wgrad) = 0;
+  } else if (a == Attention::sliding) {
+    // A windowed core computes the causal key-count ratio of the full one (models/flops.cpp);
+    // its time is taken proportional to those FLOPs.
+    const double r = attention_keys_fraction(m.sliding_window.tokens, t.seq_len);
+    at(b.fwd, core) *= r, at(b.bwd, core) *= r, b.ring_fwd *= r, b.ring_bwd *= r;
+  }
+  if (moe) {  // the MLP part is the shared experts; the routed experts follow in their own program
+    at(b.fwd, mlp) = moe->shared_fwd.time_s, at(b.bwd, mlp) = moe->shared_bwd.time_s, at(b.bwd, mlp_up_wgrad) = 0;
+  }
+  return b;
+}
+
+// MTP module j (DeepSeek-V3 §2.2): RMSNorms of the hidden state and of the next token's
+// embedding, the [2h → h] projection, one block of the kind of layer `layers + j`, and the shared
+// LM head again; run after the main head on the last stage.
+void add_mtp(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
+             const StepCosts& c, const UnitProgram& block, BlockProgram* prog) {
+  const KernelBuilder k{gpu, t.precision};
+  const double tokens = double(t.micro_batch) * t.seq_len / p.cp / (p.sequence_parallel ? p.tp : 1);
+  PassCost pf, pb;
+  pf.add(k.memory("mtp.norms", 4 * tokens * m.hidden * hardware::storage_bytes(t.precision)));
+  k.linear(&pf, &pb, "mtp.proj", tokens, m.hidden, 2.0 * m.hidden);
+  ProgramWriter f, b;
+  f.append(prog->head.forward);
+  f.compute(pf.time_s);
+  f.append(block.forward);
+  f.compute(c.head_fwd.time_s);
+  b.compute(c.head_bwd.time_s);
+  b.append(block.backward);
+  b.compute(pb.time_s + pf.time_s);
+  b.append(prog->head.backward);
+  prog->head = {f.take(), b.take()};
+}
+
+}  // namespace
+
+BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                           const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net) {
+  BlockProgram prog = dense_block_program(t, p, c, net);
+  // Selective recompute reruns the attention core only when core_attn is among the modules
+  // (Megatron's default set); the other modules' reruns are not timed (their memory is modelled).
+  if (!t.recomputes(RecomputeModule::core_attn)) prog.selective_recompute_s = 0;
+  if (!m.is_moe() && !m.mla.enabled() && !m.sliding_window.enabled() && m.mtp_layers == 0) return prog;
+  const TpComms x = tp_comms(p, c, net);
+  const MlaOps mla = m.mla.enabled() ? mla_attention_ops(m, t, p, gpu) : MlaOps{};
+  MoeLayerOps moe;
+  RoutedProgram routed;
+  if (m.is_moe()) {
+    moe = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
+    routed = routed_program(m, t, p, moe, net);
+  }
+  // Kinds by (attention, MoE); blocks[0] stays the dense standard block.
+  std::vector<int> kind_of(6, -1);
+  kind_of[0] = 0;
+  auto kind = [&](int layer) {
+    const Attention a = attention_of(m, layer);
+    const bool is_moe = m.moe_layer(layer);
+    int& k = kind_of[static_cast<std::size_t>(2 * int(a) + (is_moe ? 1 : 0))];
+    if (k < 0) {
+      k = int(prog.blocks.size());
+      prog.blocks.push_back(transformer_block(p, parts_of(m, t, c, a, mla, is_moe ? &moe : nullptr), c, net, x,
+                                              is_moe ? &routed : nullptr));
+    }
+    return k;
+  };
+  prog.block_kind.resize(static_cast<std::size_t>(m.layers));
+  for (int l = 0; l < m.layers; ++l) prog.block_kind[static_cast<std::size_t>(l)] = kind(l);
+  for (int j = 0; j < m.mtp_layers; ++j) {
+    const UnitProgram block = prog.blocks[static_cast<std::size_t>(kind(m.layers + j))];
+    add_mtp(m, t, p, gpu, c, block, &prog);
+  }
+  return prog;
+}
+
+}  // namespace clustersim::models
