@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "scenarios/error.hpp"
 #include "studies/csv_table.hpp"
@@ -45,10 +46,23 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
     if (c.value != "auto" && (c.value.empty() || *end != '\0' || !(v >= 1)))
       throw scenarios::ScenarioError(fmt::format("{}: moe_load_imbalance = '{}': allowed: auto, a number >= 1", where, c.value));
     out->moe_load_imbalance = c.value;
+  } else if (c.key == "placement") {
+    std::vector<std::string> names;
+    std::string cur;
+    for (char ch : c.value + ",") {
+      if (ch == ',') names.push_back(cur), cur.clear();
+      else cur += ch;
+    }
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != std::vector<std::string>{"cp", "dp", "pp", "tp"})
+      throw scenarios::ScenarioError(fmt::format("{}: placement = '{}': allowed: tp, cp, pp and dp once each, innermost "
+                                                 "first, e.g. tp,cp,dp,pp", where, c.value));
+    out->placement = c.value;
   } else {
     throw scenarios::ScenarioError(fmt::format(
         "{}: unknown key '{}': allowed: flash_attention, recompute, zero_stage, sequence_parallel_with_tp, "
-        "tp_comm_overlap, moe_dispatcher, moe_load_imbalance", where, c.key));
+        "tp_comm_overlap, moe_dispatcher, moe_load_imbalance, placement", where, c.key));
   }
 }
 

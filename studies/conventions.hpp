@@ -17,6 +17,7 @@ struct FamilyConventions {
   // MoE rows (published_moe.csv) where the row leaves them blank:
   std::string moe_dispatcher = "alltoall";  ///< alltoall | allgather | deepep
   std::string moe_load_imbalance = "auto";  ///< auto | a number >= 1 (1: force-balanced routing)
+  std::string placement;                    ///< rank order innermost first, e.g. "tp,cp,dp,pp"; "" = the default
 };
 
 /// One line of the conventions file.

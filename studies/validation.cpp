@@ -284,6 +284,10 @@ RowScenario row_scenario(const Row& r) {
   } else {
     y += fmt::format("hardware: {}\n", hw.profile);
   }
+  if (!conv.placement.empty()) {
+    y += fmt::format("{}  placement: [{}]\n", node_bw.si() > 0 ? "" : "network:\n", conv.placement);
+    assume(fmt::format("rank order {} innermost first (the stack's default)", conv.placement));
+  }
   y += fmt::format("cluster:\n  gpus: {}\n", gpus);
   y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
   if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
