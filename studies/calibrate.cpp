@@ -1,4 +1,5 @@
 #include "studies/calibrate.hpp"
+#include "studies/validation_moe.hpp"
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
@@ -177,6 +178,7 @@ std::vector<FitRow> fit_rows(const CsvTable& table, const std::string& id_prefix
     const auto id_it = row.find("id");
     const std::string id = id_it == row.end() ? "" : id_it->second;
     if (!id_prefix.empty() && id.rfind(id_prefix, 0) != 0) continue;
+    if (is_moe_row(row)) continue;  // MoE rows stay out of sample for the dense fit (validation_moe.hpp)
     const RowScenario rs = row_scenario(row);
     if (!rs.reason.empty() || !rs.flags.empty()) continue;
     try {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <vector>
 
 #include "scenarios/error.hpp"
 #include "studies/csv_table.hpp"
@@ -34,10 +36,33 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
     if (c.value.size() != 1 || c.value[0] < '0' || c.value[0] > '3')
       throw scenarios::ScenarioError(fmt::format("{}: zero_stage = '{}': allowed: 0, 1, 2, 3", where, c.value));
     out->zero_stage = c.value[0] - '0';
+  } else if (c.key == "moe_dispatcher") {
+    if (c.value != "alltoall" && c.value != "allgather" && c.value != "deepep")
+      throw scenarios::ScenarioError(fmt::format("{}: moe_dispatcher = '{}': allowed: alltoall, allgather, deepep", where, c.value));
+    out->moe_dispatcher = c.value;
+  } else if (c.key == "moe_load_imbalance") {
+    char* end = nullptr;
+    const double v = std::strtod(c.value.c_str(), &end);
+    if (c.value != "auto" && (c.value.empty() || *end != '\0' || !(v >= 1)))
+      throw scenarios::ScenarioError(fmt::format("{}: moe_load_imbalance = '{}': allowed: auto, a number >= 1", where, c.value));
+    out->moe_load_imbalance = c.value;
+  } else if (c.key == "placement") {
+    std::vector<std::string> names;
+    std::string cur;
+    for (char ch : c.value + ",") {
+      if (ch == ',') names.push_back(cur), cur.clear();
+      else cur += ch;
+    }
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != std::vector<std::string>{"cp", "dp", "pp", "tp"})
+      throw scenarios::ScenarioError(fmt::format("{}: placement = '{}': allowed: tp, cp, pp and dp once each, innermost "
+                                                 "first, e.g. tp,cp,dp,pp", where, c.value));
+    out->placement = c.value;
   } else {
     throw scenarios::ScenarioError(fmt::format(
         "{}: unknown key '{}': allowed: flash_attention, recompute, zero_stage, sequence_parallel_with_tp, "
-        "tp_comm_overlap", where, c.key));
+        "tp_comm_overlap, moe_dispatcher, moe_load_imbalance, placement", where, c.key));
   }
 }
 

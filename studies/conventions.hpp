@@ -14,6 +14,10 @@ struct FamilyConventions {
   int zero_stage = 0;                      ///< when the row's optimizer sharding is blank
   bool sequence_parallel_with_tp = false;  ///< Megatron SP on whenever tp > 1
   bool tp_comm_overlap = false;            ///< TE userbuffers overlap of TP collectives with GEMMs
+  // MoE rows (published_moe.csv) where the row leaves them blank:
+  std::string moe_dispatcher = "alltoall";  ///< alltoall | allgather | deepep
+  std::string moe_load_imbalance = "auto";  ///< auto | a number >= 1 (1: force-balanced routing)
+  std::string placement;                    ///< rank order innermost first, e.g. "tp,cp,dp,pp"; "" = the default
 };
 
 /// One line of the conventions file.
@@ -32,5 +36,6 @@ FamilyConventions conventions_for(const std::string& family, const std::vector<C
 /// The compiled-in data files (generated from tests/validation/).
 const char* published_csv_text();
 const char* family_conventions_text();
+const char* published_moe_csv_text();  ///< tests/validation/published_moe.csv
 
 }  // namespace clustersim::studies

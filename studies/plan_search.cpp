@@ -279,7 +279,9 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
   for (int g : res.sizes) axes[1].values.push_back(std::to_string(g));
   const scenarios::ScenarioTemplate base(base_yaml(a, a.hardware.front(), *res.sizes.begin(), res.global_batch, a.tokens),
                                          "plan");
-  const SweepSpace space(axes, true, fixes.fixed, *res.sizes.begin(), fixes.grid);
+  PlanGrid grid = fixes.grid;
+  set_moe_grid(base, {}, &grid);  // MoE models also search ep / etp
+  const SweepSpace space(axes, true, fixes.fixed, *res.sizes.begin(), grid);
   res.header = sweep_header(space);
   const int threads = resolve_threads(a.threads);
   res.stats.threads = threads;

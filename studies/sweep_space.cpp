@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "scenarios/error.hpp"
+#include "scenarios/scenario_template.hpp"
 
 namespace clustersim::studies {
 namespace {
@@ -93,14 +94,38 @@ Axis parse_axis(const std::string& spec) {
   return a;
 }
 
-const std::vector<std::string>& plan_keys() {
+const std::vector<std::string>& plan_keys(bool moe) {
   static const std::vector<std::string> keys = {"parallelism.tp", "parallelism.pp", "parallelism.cp",
                                                 "parallelism.vpp", "training.micro_batch",
                                                 "parallelism.zero_stage", "training.recompute"};
-  return keys;
+  static const std::vector<std::string> moe_keys = [] {
+    auto k = keys;
+    k.insert(k.end(), {"parallelism.ep", "parallelism.etp"});
+    return k;
+  }();
+  return moe ? moe_keys : keys;
+}
+
+void set_moe_grid(const scenarios::ScenarioTemplate& base, const std::vector<std::string>& sets, PlanGrid* grid) {
+  try {
+    const auto sc = base.instantiate(sets);
+    if (!sc.model.is_moe()) return;
+    grid->experts = sc.model.moe.experts;
+    grid->expert_ffn_hidden = sc.model.moe.expert_ffn_hidden;
+  } catch (const ScenarioError&) {
+    // The base does not load on its own (e.g. its size comes from --vary): MoE keys still
+    // pass through --set; the sweep rows report the loader's reason.
+  }
 }
 
 bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::string& value) {
+  if (key == "parallelism.ep" || key == "parallelism.etp") {
+    const auto v = to_number(value);
+    if (!v || !is_whole(*v) || *v < 1 || *v > 1e6)
+      throw ScenarioError(fmt::format("{}={}: a plan dimension needs a whole number", key, value));
+    (key == "parallelism.ep" ? grid->ep : grid->etp) = {int(*v)};
+    return true;
+  }
   const auto& keys = plan_keys();
   const auto it = std::find(keys.begin(), keys.end(), key);
   if (it == keys.end()) return false;
@@ -116,13 +141,41 @@ bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::strin
   return true;
 }
 
+namespace {
+
+// (ep, etp) pairs for one dense plan of an MoE grid: etp·ep divides fold = tp·cp·dp.
+std::vector<std::pair<int, int>> expert_layouts(const PlanGrid& g, int tp, long fold) {
+  std::vector<int> eps = g.ep;
+  if (eps.empty()) {
+    for (int e = 1; e <= g.experts && e <= fold; e *= 2)
+      if (g.experts % e == 0) eps.push_back(e);
+    if (g.experts <= fold && (eps.empty() || eps.back() != g.experts)) eps.push_back(g.experts);
+  }
+  std::vector<int> etps = g.etp.empty() ? std::vector<int>{1, tp} : g.etp;
+  std::vector<std::pair<int, int>> out;
+  for (int ep : eps)
+    for (std::size_t i = 0; i < etps.size(); ++i) {
+      const int etp = etps[i];
+      if (i > 0 && etp == etps[0]) continue;  // tp = 1: {1, 1}
+      if (long(ep) * etp > fold || fold % (long(ep) * etp) != 0) continue;
+      if (g.expert_ffn_hidden > 0 && g.expert_ffn_hidden % etp != 0) continue;
+      out.emplace_back(ep, etp);
+    }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
   std::vector<Plan> plans;
+  const bool moe = g.experts > 0;
   for (int tp : g.tp)
     for (int pp : g.pp)
       for (int cp : g.cp) {
         const long model_parallel = long(tp) * pp * cp;
         if (model_parallel <= 0 || gpus % model_parallel != 0) continue;
+        const auto experts = moe ? expert_layouts(g, tp, gpus / pp) : std::vector<std::pair<int, int>>{{1, 1}};
+        for (const auto& [ep, etp] : experts)
         for (int vpp : g.vpp) {
           if (vpp > 1 && pp == 1) continue;
           for (int mb : g.micro_batch)
@@ -143,6 +196,12 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
                 p.overrides.push_back("training.recompute=" + rc);
                 p.values = {std::to_string(tp), std::to_string(pp),  std::to_string(cp), std::to_string(vpp),
                             std::to_string(mb), std::to_string(zero), rc};
+                if (moe) {
+                  p.overrides.push_back(fmt::format("parallelism.ep={}", ep));
+                  p.overrides.push_back(fmt::format("parallelism.etp={}", etp));
+                  p.values.push_back(std::to_string(ep));
+                  p.values.push_back(std::to_string(etp));
+                }
                 plans.push_back(std::move(p));
               }
         }
@@ -158,7 +217,7 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
     if (a.values.empty()) throw ScenarioError(fmt::format("--vary {}: no values", a.key));
     for (std::size_t j = 0; j < i; ++j)
       if (axes_[j].key == a.key) throw ScenarioError(fmt::format("--vary {}: the key is varied twice", a.key));
-    if (auto_parallel && std::find(plan_keys().begin(), plan_keys().end(), a.key) != plan_keys().end())
+    if (auto_parallel && std::find(plan_keys(true).begin(), plan_keys(true).end(), a.key) != plan_keys(true).end())
       throw ScenarioError(fmt::format("--vary {}: --auto-parallel already enumerates this key; fix one value "
                                       "with --set {}=V instead", a.key, a.key));
     if (a.key == "cluster.gpus") gpus_axis_ = int(i);
@@ -173,7 +232,9 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
     const std::string key = f.substr(0, eq), value = f.substr(eq + 1);
     for (const auto& a : axes_)
       if (a.key == key) throw ScenarioError(fmt::format("--set {}: the key is also varied (--vary {})", f, key));
-    if (auto_parallel && fix_plan_dimension(&grid, key, value)) continue;
+    // ep / etp on a dense model stay overrides, for the loader to reject with its reason.
+    const bool expert_key = key == "parallelism.ep" || key == "parallelism.etp";
+    if (auto_parallel && !(expert_key && grid.experts == 0) && fix_plan_dimension(&grid, key, value)) continue;
     if (key == "cluster.gpus") {
       const auto v = to_number(value);
       if (!v || !is_whole(*v) || *v < 1) throw ScenarioError(fmt::format("--set {}: not a GPU count", f));
@@ -185,7 +246,7 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
     size_ = combos_;
     return;
   }
-  for (const auto& k : plan_keys()) columns_.push_back(k);
+  for (const auto& k : plan_keys(grid.experts > 0)) columns_.push_back(k);
   std::vector<int> gpu_counts;
   if (gpus_axis_ < 0) {
     gpu_counts.push_back(base_gpus_);

@@ -8,6 +8,10 @@
 #include <utility>
 #include <vector>
 
+namespace clustersim::scenarios {
+class ScenarioTemplate;
+}
+
 namespace clustersim::studies {
 
 /// One swept scenario key and its values, in the order given.
@@ -32,9 +36,21 @@ struct PlanGrid {
   std::vector<int> micro_batch{1, 2, 4, 8};
   std::vector<int> zero_stage{0, 1, 2, 3};
   std::vector<std::string> recompute{"none", "selective", "full"};
+  /// MoE models (experts > 0) also search expert parallelism. An empty list means derived per
+  /// plan: ep over the powers of two that divide the routed experts (and the experts
+  /// themselves), etp over {1, tp} (Megatron's default etp = tp, and the common etp = 1); both
+  /// subject to etp·ep dividing tp·cp·dp and etp the expert width. At most ~2·log2(experts)
+  /// expert layouts per dense plan.
+  int experts = 0;
+  int expert_ffn_hidden = 0;
+  std::vector<int> ep, etp;
 };
-/// Scenario keys of the plan dimensions, in column order.
-const std::vector<std::string>& plan_keys();
+/// Scenario keys of the plan dimensions, in column order (with parallelism.ep and
+/// parallelism.etp last for an MoE grid).
+const std::vector<std::string>& plan_keys(bool moe = false);
+/// Sets grid->experts / expert_ffn_hidden from the model of `base` (unchanged for a dense model,
+/// or when the base alone does not load).
+void set_moe_grid(const scenarios::ScenarioTemplate& base, const std::vector<std::string>& sets, PlanGrid* grid);
 /// Restricts a grid dimension to one value when `key` is a plan key; false otherwise.
 bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::string& value);
 

@@ -12,47 +12,15 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "studies/conventions.hpp"
+#include "studies/validation_moe.hpp"
+#include "studies/validation_row.hpp"
 #include "units/units.hpp"
 
 namespace clustersim::studies {
 namespace {
 
 using Row = std::map<std::string, std::string>;
-
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-bool contains(const std::string& hay, const std::string& needle) {
-  return lower(hay).find(lower(needle)) != std::string::npos;
-}
-std::string field(const Row& r, const std::string& k) {
-  auto it = r.find(k);
-  return it == r.end() ? std::string() : it->second;
-}
-// A whole positive number, or 0 when blank or not a number.
-long integer(const Row& r, const std::string& k) {
-  const std::string s = field(r, k);
-  if (s.empty()) return 0;
-  char* end = nullptr;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  return (end && *end == '\0' && v > 0) ? v : 0;
-}
-double number(const Row& r, const std::string& k) {
-  const std::string s = field(r, k);
-  if (s.empty()) return 0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  return (end && *end == '\0') ? v : 0;
-}
-std::string yaml_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+using namespace row_cells;
 
 struct Hardware {
   const char* profile = nullptr;  ///< nullptr: no profile
@@ -74,6 +42,8 @@ Hardware hardware_for(const std::string& gpu_type) {
     return {"h100-sxm-hbm2e-500w", nullptr, "lower-power H100 HBM2e part (profile clocks/bandwidth partly estimated)"};
   if (gpu_type == "H200") return {"h200-sxm"};
   if (gpu_type == "B200") return {"b200"};
+  if (gpu_type == "B300") return {"b300"};
+  if (gpu_type == "H800") return {"h800"};
   if (gpu_type == "GB200") return {"gb200"};
   if (gpu_type == "GB300")
     return {"gb300", nullptr, "gb300 profile partly estimated (GEMM anchors borrowed from GB200: no GB300 MAMF row)"};
@@ -132,6 +102,14 @@ bool screen_row(const Row& r, RowScenario* out, Hardware* hw_out, std::string* p
   if (hw.assumption) assume(hw.assumption);
   if (hw.flag) out->flags.push_back(hw.flag);
 
+  // MoE rows: their own precision (mxfp8 and nvfp4 as such), the source's own inconsistency
+  // marks (README_moe: "FLAG:" in notes) as quality flags, and the contract's limits.
+  if (is_moe_row(r)) {
+    const std::string notes = field(r, "notes");
+    if (const auto at = notes.find("FLAG:"); at != std::string::npos)
+      out->flags.push_back("source flag:" + notes.substr(at + 5, notes.find_first_of(".;", at) - at - 5));
+    return moe_precision_yaml(r, out, precision_out);
+  }
   // Precision: Transformer-Engine / torchao style FP8 (GEMMs at the FP8 rate, the rest BF16).
   const std::string prec_text = field(r, "precision");
   std::string& precision = *precision_out = "bf16";
@@ -145,11 +123,6 @@ bool screen_row(const Row& r, RowScenario* out, Hardware* hw_out, std::string* p
     assume("precision not stated: bf16");
   }
 
-  // Mixture-of-Experts rows (published_moe.csv) need experts, routing and expert parallelism,
-  // which this converter does not write yet: listed, never simulated as a dense model.
-  if (integer(r, "num_experts") > 1)
-    return fail(fmt::format("Mixture-of-Experts row ({} experts): the published-row converter does not express experts yet",
-                            integer(r, "num_experts")));
   return true;
 }
 
@@ -262,7 +235,10 @@ RowScenario row_scenario(const Row& r) {
   Hardware hw;
   std::string precision, model;
   long layers = 0;
-  if (!screen_row(r, &out, &hw, &precision) || !model_yaml(r, &out, &model, &layers)) return fail(out.reason);
+  const bool moe = is_moe_row(r);  // precision then holds the MoE row's precision YAML lines
+  if (!screen_row(r, &out, &hw, &precision) ||
+      !(moe ? moe_model_yaml(r, &out, &model, &layers) : model_yaml(r, &out, &model, &layers)))
+    return fail(out.reason);
   const long seq = integer(r, "seq_len");
   if (!seq) return fail("seq_len blank");
 
@@ -287,6 +263,7 @@ RowScenario row_scenario(const Row& r) {
   if (contains(rc, "full")) recompute = "full";
   else if (contains(rc, "selective")) recompute = "selective";
   else if (contains(rc, "none")) recompute = "none";
+  else if (moe && !moe_recompute_modules(r).empty()) recompute = "selective";
   else assume(fmt::format("recompute not stated: {}", recompute));
 
   // Eager PyTorch (no torch.compile) where the source says so: IBM's "mode=no-compile", or a
@@ -307,13 +284,26 @@ RowScenario row_scenario(const Row& r) {
   } else {
     y += fmt::format("hardware: {}\n", hw.profile);
   }
+  if (!conv.placement.empty()) {
+    y += fmt::format("{}  placement: [{}]\n", node_bw.si() > 0 ? "" : "network:\n", conv.placement);
+    assume(fmt::format("rank order {} innermost first (the stack's default)", conv.placement));
+  }
   y += fmt::format("cluster:\n  gpus: {}\n", gpus);
   y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
   if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
   y += parallelism_extras(r, conv, tp, pp, vpp, layers, &out);
-  y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n"
-                   "  recompute: {}\n  flash_attention: {}\n",
-                   seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");
+  if (moe) y += moe_parallel_yaml(r, &out);
+  if (moe) {
+    y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n{}  recompute: {}\n",
+                     seq, global_batch, micro, precision, recompute);
+    if (const auto modules = moe_recompute_modules(r); !modules.empty())
+      y += fmt::format("  recompute_modules: [{}]\n", fmt::join(modules, ", "));
+    y += moe_training_yaml(r, conv, &out);
+  } else {
+    y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n"
+                     "  recompute: {}\n  flash_attention: {}\n",
+                     seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");
+  }
   if (eager) y += "  fused_elementwise: false\n";
   out.yaml = std::move(y);
   return out;
@@ -327,6 +317,7 @@ RowOutcome validate_row(const Row& r) {
   o.gpu_type = field(r, "gpu_type");
   auto part = [&](const char* k) { return field(r, k).empty() ? std::string("-") : field(r, k); };
   o.layout = fmt::format("{}gpu tp{} pp{} cp{} dp{}", part("num_gpus"), part("tp"), part("pp"), part("cp"), part("dp"));
+  if (is_moe_row(r)) o.layout += fmt::format(" ep{}", part("ep"));
   o.measured_tps_gpu = number(r, "measured_tps_gpu");
   RowScenario rs = row_scenario(r);
   o.flags = rs.flags;
@@ -397,6 +388,11 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
     if (!id_prefix.empty() && id.rfind(id_prefix, 0) != 0) continue;
     s.rows.push_back(validate_row(row));
   }
+  // README_moe caveat 2: the latest release of a configuration is the figure of record.
+  const auto superseded = superseded_rows(table);
+  for (auto& r : s.rows)
+    if (auto it = superseded.find(r.id); it != superseded.end())
+      r.flags.push_back(fmt::format("older release (superseded by {})", it->second));
   std::map<std::string, std::vector<const RowOutcome*>> by_family;
   std::vector<const RowOutcome*> all;
   for (const auto& r : s.rows) by_family[r.family].push_back(&r), all.push_back(&r);

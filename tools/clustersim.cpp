@@ -85,9 +85,10 @@ clustersim::studies::CsvTable load_runs(const std::string& csv) {
                      : studies::read_csv_file(csv);
 }
 
-int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json) {
+int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json, bool moe) {
   using namespace clustersim;
-  const studies::CsvTable table = load_runs(csv);
+  const studies::CsvTable table =
+      moe ? studies::parse_csv(studies::published_moe_csv_text(), "tests/validation/published_moe.csv") : load_runs(csv);
   studies::ValidationSummary summary = studies::validate_table(table, prefix);
   studies::add_out_of_sample(table, prefix, &summary);
   if (summary.rows.empty())
@@ -154,12 +155,14 @@ int main(int argc, char** argv) {
   auto* collective = clustersim::tools::add_collective_command(app, collective_options);
   const auto subcommands = clustersim::tools::register_subcommands(app);
   std::string csv, prefix, validation_plot, profiles_dir = "hardware/profiles";
-  bool validate_json = false;
+  bool validate_json = false, validate_moe = false;
   auto* validate = app.add_subcommand("validate", "predict published training runs and report the error");
   validate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
   validate->add_option("--source", prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
   validate->add_option("--plot", validation_plot, "write predicted vs measured (log-log SVG) to this file");
   validate->add_flag("--json", validate_json, "print JSON instead of the table");
+  validate->add_flag("--moe", validate_moe, "the Mixture-of-Experts runs (the project's tests/validation/published_moe.csv)")
+      ->excludes(validate->get_option("--csv"));
   auto* calibrate = app.add_subcommand("calibrate", "fit the global calibration constant to the published runs");
   calibrate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
   calibrate->add_option("--source", prefix, "only rows whose id starts with this prefix");
@@ -190,7 +193,7 @@ int main(int argc, char** argv) {
     if (*collective) return clustersim::tools::run_collective(collective_options);
     for (const auto& sub : subcommands)
       if (*sub.app) return sub.run();
-    if (*validate) return validate_command(csv, prefix, validation_plot, validate_json);
+    if (*validate) return validate_command(csv, prefix, validation_plot, validate_json, validate_moe);
     if (*calibrate) return calibrate_command(csv, prefix, profiles_dir, write, per_profile);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -1,0 +1,216 @@
+#include "studies/validation_moe.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <regex>
+#include <tuple>
+#include <vector>
+
+#include "studies/validation_row.hpp"
+
+namespace clustersim::studies {
+namespace {
+
+using Row = std::map<std::string, std::string>;
+using namespace row_cells;
+
+// Why the row is outside the issue-15 scenario contract ("" when inside).
+std::string outside_contract(const Row& r) {
+  const std::string name = field(r, "model_name"), attn = field(r, "mla_details");
+  const std::string pattern = field(r, "moe_layer_frequency");
+  if (contains(name, "mamba") || contains(attn, "mamba") || contains(pattern, "hybrid"))
+    return "hybrid Mamba-Transformer layers: Mamba-2 blocks are outside the scenario contract";
+  if (contains(attn, "compress"))
+    return "compressed / sparse attention (CSA, HCA): outside the scenario contract";
+  if (contains(name, "latentmoe"))
+    return "latent MoE (experts on a down-projected hidden): outside the scenario contract";
+  if (field(r, "global_batch").find("->") != std::string::npos)
+    return "batch-size ramp (" + field(r, "global_batch") + "): a whole-run average, not one step's configuration";
+  return "";
+}
+
+// "MLA: q_lora_rank=1536; kv_lora_rank=512; ..." or "head_dim=64; ..." → key → value.
+std::map<std::string, long> attention_numbers(const std::string& text) {
+  std::map<std::string, long> out;
+  static const std::regex kv(R"(([a-z_]+)=(\d+))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kv); it != std::sregex_iterator(); ++it)
+    out[(*it)[1].str()] = std::stol((*it)[2].str());
+  return out;
+}
+
+// The MoE layer pattern: after dense_layers, every frequency-th layer.
+bool layer_frequency(const Row& r, RowScenario* out, long* frequency) {
+  const std::string p = field(r, "moe_layer_frequency");
+  *frequency = 1;
+  if (p.empty()) return out->assumptions.push_back("moe_layer_frequency not stated: every layer after the dense ones"), true;
+  if (contains(p, "every layer") || contains(p, "all layers after")) return true;
+  out->reason = fmt::format("MoE layer pattern '{}' not expressible as dense_layers + frequency", p);
+  return false;
+}
+
+}  // namespace
+
+// README_moe: the MOE-* sources are the MoE rows, some (Nemotron 3 Super / Ultra) without an expert count.
+bool is_moe_row(const Row& row) { return integer(row, "num_experts") > 1 || field(row, "id").rfind("MOE-", 0) == 0; }
+
+bool moe_model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* layers_out) {
+  auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
+  if (std::string why = outside_contract(r); !why.empty()) return out->reason = why, false;
+  const std::string name = field(r, "model_name");
+  const long layers = integer(r, "layers"), hidden = integer(r, "hidden"), heads = integer(r, "heads");
+  const long experts = integer(r, "num_experts"), top_k = integer(r, "top_k"), expert_ffn = integer(r, "expert_ffn_hidden");
+  const long vocab = integer(r, "vocab");
+  if (!layers || !hidden || !heads || !top_k || !expert_ffn || !vocab)
+    return out->reason = "architecture incomplete (layers/hidden/heads/top_k/expert_ffn_hidden/vocab blank)", false;
+  long frequency = 1;
+  if (!layer_frequency(r, out, &frequency)) return false;
+  const long dense_layers = integer(r, "n_dense_layers");
+  long ffn = integer(r, "dense_ffn_hidden");
+  if (!ffn) ffn = expert_ffn;  // no dense layer uses it (the presets write the expert width too)
+  *layers_out = layers;
+
+  std::string y = fmt::format("model:\n  name: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n", yaml_quote(name), layers,
+                              hidden, heads);
+  const std::string attn = field(r, "mla_details");
+  const auto nums = attention_numbers(attn);
+  if (attn.rfind("MLA:", 0) == 0) {
+    for (const char* k : {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+      if (!nums.count(k)) return out->reason = fmt::format("mla_details lacks {}", k), false;
+    y += fmt::format("  mla: {{q_lora_rank: {}, kv_lora_rank: {}, qk_nope_head_dim: {}, qk_rope_head_dim: {}, v_head_dim: {}}}\n",
+                     nums.at("q_lora_rank"), nums.at("kv_lora_rank"), nums.at("qk_nope_head_dim"),
+                     nums.at("qk_rope_head_dim"), nums.at("v_head_dim"));
+  } else {
+    long kv_heads = integer(r, "kv_heads");
+    if (!kv_heads) kv_heads = heads, assume("kv_heads not stated: heads (multi-head attention)");
+    y += fmt::format("  kv_heads: {}\n", kv_heads);
+    if (nums.count("head_dim")) y += fmt::format("  head_dim: {}\n", nums.at("head_dim"));
+  }
+  static const std::regex window(R"((\d+)-token sliding-window)");
+  std::smatch m;
+  if (std::regex_search(attn, m, window)) {
+    if (!contains(attn, "alternating")) return out->reason = "sliding-window layer pattern not stated", false;
+    y += fmt::format("  sliding_window: {{tokens: {}, every: 2}}\n", m[1].str());
+  }
+  // Architecture conventions every model of the table shares (their HF configs): SwiGLU experts,
+  // RMSNorm, RoPE, untied embeddings; GPT-OSS alone has biases (model card: attention_bias true).
+  const bool biased = contains(name, "gpt-oss");
+  y += fmt::format("  ffn_hidden: {}\n  vocab: {}\n  activation: swiglu\n  norm: rmsnorm\n  position: rope\n"
+                   "  tied_embeddings: false\n  bias: {}\n  dropout: 0\n",
+                   ffn, vocab, biased ? "true" : "false");
+  y += fmt::format("  moe: {{experts: {}, top_k: {}, shared_experts: {}, expert_ffn_hidden: {}, dense_layers: {}, frequency: {}}}\n",
+                   experts, top_k, integer(r, "shared_experts"), expert_ffn, dense_layers, frequency);
+  const std::string mtp = lower(field(r, "mtp"));
+  if (mtp.rfind("yes", 0) == 0) y += "  mtp_layers: 1\n";
+  else if (mtp.empty() && contains(name, "deepseek-v3")) assume("MTP not stated: no MTP module");
+  *yaml = std::move(y);
+  return true;
+}
+
+bool moe_precision_yaml(const Row& r, RowScenario* out, std::string* yaml) {
+  const std::string p = field(r, "precision");
+  if (contains(p, "nvfp4")) *yaml = "  precision: nvfp4\n";
+  else if (contains(p, "mxfp8")) *yaml = "  precision: mxfp8\n";
+  else if (contains(p, "fp8")) {
+    const bool block = contains(p, "blockwise") || contains(p, "block scaling");
+    // Unparenthesised FP8 in NeMo / Megatron-Bridge tables is per-tensor current scaling (README_moe).
+    *yaml = fmt::format("  precision: fp8\n  fp8_recipe: {}\n", block ? "blockwise" : "tensorwise");
+    if (!block && !contains(p, "current")) out->assumptions.push_back("FP8 scaling recipe not stated: per-tensor current scaling");
+  } else {
+    *yaml = "  precision: bf16\n";
+    if (!contains(p, "bf16")) out->assumptions.push_back("precision not stated: bf16");
+  }
+  if (contains(p, "routed-expert grouped GEMMs"))
+    out->assumptions.push_back("MXFP8 on every GEMM (the source applies it to the routed experts and most linears)");
+  return true;
+}
+
+std::string moe_parallel_yaml(const Row& r, RowScenario* out) {
+  long ep = integer(r, "ep");
+  if (!ep) ep = 1, out->assumptions.push_back("ep not stated: 1");
+  std::string y = fmt::format("  ep: {}\n", ep);
+  if (const long etp = integer(r, "etp")) y += fmt::format("  etp: {}\n", etp);
+  else if (integer(r, "tp") > 1) out->assumptions.push_back("etp not stated: the loader's default (Megatron's)");
+  return y;
+}
+
+std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowScenario* out) {
+  auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
+  const std::string d = field(r, "dispatcher");
+  std::string dispatcher = conv.moe_dispatcher;
+  // DeepEP and Hybrid-EP (Megatron's flex dispatcher backends) and DeepSeek's own IB+NVLink
+  // kernels (DeepSeek-V3 §3.2.2, open-sourced as DeepEP) are the fused-kernel dispatcher.
+  if (contains(d, "deepep") || contains(d, "hybridep") || contains(d, "custom ib+nvlink")) dispatcher = "deepep";
+  else if (contains(d, "all-to-all") || contains(d, "alltoall")) dispatcher = "alltoall";
+  else if (contains(d, "allgather")) dispatcher = "allgather";
+  else assume(fmt::format("MoE dispatcher not stated: {} (the stack's default)", dispatcher));
+  std::string y = fmt::format("  moe_dispatcher: {}\n", dispatcher);
+  if (contains(d, "a2a overlap on")) y += "  moe_a2a_overlap: true\n";
+  // README_moe caveat 1: Megatron-Bridge's (tokendrop) rows route for real; the others of the
+  // family are force-balanced (the family convention).
+  std::string imbalance = conv.moe_load_imbalance;
+  if (contains(field(r, "source"), "(tokendrop)")) {
+    imbalance = "auto";
+    assume("token-dropping run with real routing: load imbalance auto, dropless (capacity factor not published)");
+  }
+  y += fmt::format("  moe_load_imbalance: {}\n", imbalance);
+  return y;
+}
+
+std::vector<std::string> moe_recompute_modules(const Row& r) {
+  const std::string rc = field(r, "recompute");
+  std::vector<std::string> modules;
+  if (rc.rfind("selective:", 0) == 0) {
+    std::string list = rc.substr(10);
+    std::string cur;
+    for (char c : list + ",") {
+      if (c == ',') {
+        if (!cur.empty()) modules.push_back(cur);
+        cur.clear();
+      } else if (c != ' ') {
+        cur += c;
+      }
+    }
+  } else if (contains(rc, "rmsnorm") && contains(rc, "mla up-projection")) {
+    modules = {"layernorm", "mla_up_proj"};  // DeepSeek-V3 §3.2.3, in Megatron's module names
+  }
+  return modules;
+}
+
+std::map<std::string, std::string> superseded_rows(const CsvTable& table) {
+  static const std::regex release(R"((\d\d)\.(\d\d)(?:\.(\d\d))? container)");
+  using Version = std::array<int, 3>;
+  struct Best {
+    Version version;
+    std::string id;
+  };
+  auto precision_class = [](const std::string& p) {
+    if (contains(p, "nvfp4")) return "nvfp4";
+    if (contains(p, "mxfp8")) return "mxfp8";
+    if (contains(p, "fp8")) return contains(p, "blockwise") ? "fp8-blockwise" : "fp8";
+    return "bf16";
+  };
+  std::map<std::string, Best> best;
+  std::vector<std::pair<std::string, std::string>> keyed;  // (id, configuration), table order
+  for (const auto& row : table.rows) {
+    std::smatch m;
+    const std::string framework = field(row, "framework");
+    if (!is_moe_row(row) || !std::regex_search(framework, m, release)) continue;
+    const Version v{std::stoi(m[1].str()), std::stoi(m[2].str()), m[3].matched ? std::stoi(m[3].str()) : 0};
+    const std::string id = field(row, "id");
+    const std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", family_of(id), field(row, "model_name"),
+                                        field(row, "gpu_type"), field(row, "num_gpus"),
+                                        precision_class(field(row, "precision")), field(row, "seq_len"),
+                                        field(row, "global_batch"));
+    keyed.emplace_back(id, key);
+    auto it = best.find(key);
+    if (it == best.end() || v > it->second.version) best[key] = Best{v, id};
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [id, key] : keyed)
+    if (best.at(key).id != id) out[id] = best.at(key).id;
+  return out;
+}
+
+}  // namespace clustersim::studies

@@ -1,0 +1,43 @@
+#pragma once
+// The Mixture-of-Experts rows of a published-runs table (tests/validation/published_moe.csv,
+// README_moe in ../shared/validation): architecture, expert parallelism, dispatcher, routing
+// balance and recompute modules in the issue-15 scenario contract, and which release of a
+// configuration is the figure of record.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "studies/conventions.hpp"
+#include "studies/csv_table.hpp"
+#include "studies/validation.hpp"
+
+namespace clustersim::studies {
+
+/// A row with more than one routed expert, or from an MOE-* source.
+bool is_moe_row(const std::map<std::string, std::string>& row);
+
+/// The model: section of an MoE row; false with out->reason when the row is outside the contract
+/// (hybrid Mamba, compressed/sparse attention, latent MoE, incomplete architecture).
+bool moe_model_yaml(const std::map<std::string, std::string>& row, RowScenario* out, std::string* yaml, long* layers);
+
+/// training.precision (and fp8_recipe) of an MoE row as YAML lines; false with out->reason when
+/// the precision is not simulated.
+bool moe_precision_yaml(const std::map<std::string, std::string>& row, RowScenario* out, std::string* yaml);
+
+/// parallelism.ep / etp lines.
+std::string moe_parallel_yaml(const std::map<std::string, std::string>& row, RowScenario* out);
+
+/// training.moe_dispatcher, moe_load_imbalance, moe_a2a_overlap and recompute_modules lines.
+std::string moe_training_yaml(const std::map<std::string, std::string>& row, const FamilyConventions& conv,
+                              RowScenario* out);
+
+/// Megatron recompute_modules of the row ("selective: mla_up_proj" → {mla_up_proj}); empty when none.
+std::vector<std::string> moe_recompute_modules(const std::map<std::string, std::string>& row);
+
+/// Rows whose configuration a later release of the same source republished (README_moe caveat 2:
+/// the latest release is the figure of record): id → the id of the row that supersedes it.
+/// A configuration is (source family, model, GPU, GPU count, precision, sequence length, global
+/// batch); the release is the container version "YY.MM[.PP]" in the framework column.
+std::map<std::string, std::string> superseded_rows(const CsvTable& table);
+
+}  // namespace clustersim::studies

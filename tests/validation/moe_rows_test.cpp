@@ -1,0 +1,79 @@
+// The MoE rows of tests/validation/published_moe.csv become scenarios in the issue-15 contract;
+// rows outside it are listed with their reason; only the latest release of a configuration is
+// the figure of record (README_moe caveats 1 and 2).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "scenarios/load.hpp"
+#include "studies/conventions.hpp"
+#include "studies/validation.hpp"
+#include "studies/validation_moe.hpp"
+
+using namespace clustersim::studies;
+using clustersim::scenarios::load_scenario_string;
+
+namespace {
+const CsvTable& moe_table() {
+  static const CsvTable t = parse_csv(published_moe_csv_text(), "published_moe.csv");
+  return t;
+}
+const std::map<std::string, std::string>& row(const std::string& id) {
+  for (const auto& r : moe_table().rows)
+    if (r.at("id") == id) return r;
+  FAIL("no row " << id);
+  return moe_table().rows.front();
+}
+bool has(const std::string& yaml, const std::string& line) { return yaml.find(line) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("a DeepSeek-V3 Megatron-Bridge row maps to MLA, experts, EP and forced balance", "[validation][moe]") {
+  REQUIRE(moe_table().rows.size() == 210);
+  const RowScenario rs = row_scenario(row("MOE-MBRIDGE-035"));  // GB200, 26.06, hybridep + A2A overlap
+  REQUIRE(rs.reason.empty());
+  INFO(rs.yaml);
+  CHECK(has(rs.yaml, "mla: {q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128}"));
+  CHECK(has(rs.yaml, "moe: {experts: 256, top_k: 8, shared_experts: 1, expert_ffn_hidden: 2048, dense_layers: 3, frequency: 1}"));
+  CHECK(has(rs.yaml, "  ep: 64\n"));
+  CHECK(has(rs.yaml, "  precision: mxfp8\n"));
+  CHECK(has(rs.yaml, "  moe_dispatcher: deepep\n"));
+  CHECK(has(rs.yaml, "  moe_a2a_overlap: true\n"));
+  CHECK(has(rs.yaml, "  moe_load_imbalance: 1.0\n"));  // force-balanced (family convention)
+  CHECK(has(rs.yaml, "  recompute: selective\n  recompute_modules: [mla_up_proj]\n"));
+  CHECK_NOTHROW(load_scenario_string(rs.yaml, "row"));
+}
+
+TEST_CASE("GPT-OSS rows get biases and alternating sliding windows; token-dropping rows route for real", "[validation][moe]") {
+  const RowScenario oss = row_scenario(row("MOE-MBRIDGE-065"));
+  REQUIRE(oss.reason.empty());
+  CHECK(has(oss.yaml, "  sliding_window: {tokens: 128, every: 2}\n"));
+  CHECK(has(oss.yaml, "  bias: true\n"));
+  CHECK(has(oss.yaml, "  head_dim: 64\n"));
+  CHECK_NOTHROW(load_scenario_string(oss.yaml, "row"));
+  const RowScenario drop = row_scenario(row("MOE-MBRIDGE-180"));  // 25.09 DeepSeekV3 (tokendrop)
+  REQUIRE(drop.reason.empty());
+  CHECK(has(drop.yaml, "  moe_load_imbalance: auto\n"));
+  CHECK(has(drop.yaml, "  fp8_recipe: tensorwise\n"));
+}
+
+TEST_CASE("rows outside the contract are listed with their reason", "[validation][moe]") {
+  CHECK(row_scenario(row("MOE-MBRIDGE-047")).reason.find("Mamba") != std::string::npos);     // Nemotron 3 Nano
+  CHECK(row_scenario(row("MOE-MBRIDGE-003")).reason.find("compressed") != std::string::npos);  // DeepSeek-V4-Flash
+  CHECK(row_scenario(row("MOE-MBRIDGE-017")).reason.find("latent MoE") != std::string::npos);  // Nemotron 3 Ultra
+  CHECK(row_scenario(row("MOE-DSREPORT-001")).reason.find("ramp") != std::string::npos);
+  CHECK(row_scenario(row("MOE-TORCHTITAN-003")).reason == "seq_len blank");
+}
+
+TEST_CASE("only the latest release of a configuration is the figure of record", "[validation][moe]") {
+  const auto superseded = superseded_rows(moe_table());
+  // DeepSeek-V3 on 256 GB300, MXFP8, GBS 4096: 26.02 (144), 26.04 (090), 26.04.01 (057), 26.06 (033),
+  // 26.06.01 (019) all give way to 26.08 (001). GBS 15360 (034) is a configuration of its own.
+  for (const char* old : {"MOE-MBRIDGE-144", "MOE-MBRIDGE-090", "MOE-MBRIDGE-057", "MOE-MBRIDGE-033", "MOE-MBRIDGE-019"})
+    CHECK(superseded.at(old) == "MOE-MBRIDGE-001");
+  CHECK(superseded.count("MOE-MBRIDGE-001") == 0);
+  CHECK(superseded.count("MOE-MBRIDGE-034") == 0);
+  // BF16 and MXFP8 of the same release are different configurations.
+  CHECK(superseded.count("MOE-MBRIDGE-163") == 0);
+  CHECK(superseded.count("MOE-MBRIDGE-164") == 0);
+}
