@@ -1,0 +1,145 @@
+#include "studies/error_band.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "models/model_spec.hpp"
+#include "scenarios/error.hpp"
+#include "scenarios/load.hpp"
+#include "studies/calibrate.hpp"
+#include "studies/validation.hpp"
+
+namespace clustersim::studies {
+
+BandClass band_class(const scenarios::Scenario& s) {
+  BandClass c;
+  // Dense BF16 peak: V100/A100 ≈ 0.1–0.3 PFLOP/s, H100/H200/MI300X ≈ 1.0–1.3, B200/GB200/MI355X ≥ 2.2.
+  const double bf16 = s.gpu.peak(hardware::Precision::bf16);
+  c.hardware = bf16 < 0.5e15 ? "A100-class" : bf16 < 1.8e15 ? "H100-class" : "B200-class";
+  const auto& p = s.parallel;
+  c.style = p.zero_stage == 3 && p.dp * p.cp > 1 ? "ZeRO-3/FSDP"
+            : p.pp > 1                          ? "pipeline"
+            : p.tp > 1                          ? "tensor parallel"
+                                                : "data parallel";
+  const double params = models::count_params(s.model, s.training.seq_len).total;
+  c.scale = params < 15e9 ? "under 15B" : params <= 150e9 ? "15B-150B" : "over 150B";
+  return c;
+}
+
+namespace {
+
+// One line of the table: a class at one widening level ("*" = any) and its residual statistics,
+// log(measured step time / predicted step time) over its rows.
+struct BandRow {
+  std::string hardware, style, scale;
+  int rows = 0;
+  double mean = 0, sd = 0;
+};
+
+// Level 0 is the narrowest class; each level replaces one more key by "*".
+std::array<std::string, 3> keys_at(const BandClass& c, int level) {
+  return {level < 3 ? c.hardware : "*", level < 2 ? c.style : "*", level < 1 ? c.scale : "*"};
+}
+
+std::vector<BandRow> parse_table(const std::string& text) {
+  std::istringstream in(text);
+  std::string csv;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') csv += line + "\n";
+  const CsvTable t = parse_csv(csv, "studies/error_bands.csv");
+  std::vector<BandRow> out;
+  for (const auto& r : t.rows)
+    out.push_back({r.at("hardware_class"), r.at("parallelism"), r.at("model_scale"), std::stoi(r.at("rows")),
+                   std::stod(r.at("mean_log_ratio")), std::stod(r.at("sd_log_ratio"))});
+  return out;
+}
+
+const std::vector<BandRow>& table() {
+  static const std::vector<BandRow> rows = parse_table(error_bands_csv_text());
+  return rows;
+}
+
+// The standard normal quantile, by bisection on erfc (called once per band; exact to 1e-12).
+double normal_quantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// Student's t quantile with `nu` degrees of freedom from the normal one (Cornish-Fisher expansion,
+// Abramowitz & Stegun 26.7.5; within 1 % for nu >= 7): few rows widen the band.
+double t_quantile(double p, int nu) {
+  const double z = normal_quantile(p), n = nu;
+  return z + (z * z * z + z) / (4 * n) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * n * n) +
+         (3 * std::pow(z, 7) + 19 * std::pow(z, 5) + 17 * z * z * z - 15 * z) / (384 * n * n * n);
+}
+
+std::string describe(const BandRow& r) {
+  std::string s;
+  for (const std::string* k : {&r.hardware, &r.style, &r.scale})
+    if (*k != "*") s += (s.empty() ? "" : ", ") + *k;
+  return s.empty() ? "all published runs" : s;
+}
+
+}  // namespace
+
+ErrorBand error_band(const scenarios::Scenario& s, double confidence) {
+  if (!(confidence > 0 && confidence < 1))
+    throw scenarios::ScenarioError(fmt::format("confidence {}: expected a fraction between 0 and 1, e.g. 0.9", confidence));
+  const BandClass c = band_class(s);
+  const BandRow* found = nullptr;
+  for (int level = 0; level <= 3 && !found; ++level) {
+    const auto k = keys_at(c, level);
+    for (const auto& r : table())
+      if (r.hardware == k[0] && r.style == k[1] && r.scale == k[2] && r.rows >= kMinBandRows) found = &r;
+  }
+  if (!found) throw scenarios::ScenarioError("studies/error_bands.csv: no class holds enough rows for an error band");
+  // A prediction interval for one new run: mean ± t·sd·sqrt(1 + 1/n) of the log ratio.
+  const double half = t_quantile(0.5 + confidence / 2, found->rows - 1) * found->sd * std::sqrt(1 + 1.0 / found->rows);
+  ErrorBand b;
+  b.low = std::exp(found->mean - half);
+  b.high = std::exp(found->mean + half);
+  b.rows = found->rows;
+  b.basis = describe(*found);
+  b.confidence = confidence;
+  return b;
+}
+
+std::string error_bands_csv(const CsvTable& published) {
+  std::map<std::string, double> ratio;  // id → log(measured step / predicted step) = log(1 + error)
+  for (const auto& o : held_out_rows(published)) ratio[o.id] = std::log1p(o.error);
+  std::map<std::array<std::string, 3>, std::vector<double>> groups;
+  for (const auto& row : published.rows) {
+    const auto it = ratio.find(row.at("id"));
+    if (it == ratio.end()) continue;
+    const scenarios::Scenario sc = scenarios::load_scenario_string(row_scenario(row).yaml, "published.csv:" + it->first);
+    const BandClass c = band_class(sc);
+    for (int level = 0; level <= 3; ++level) groups[keys_at(c, level)].push_back(it->second);
+  }
+  std::string o =
+      "# Generated by `clustersim calibrate --write-error-bands studies/error_bands.csv`; do not edit by hand\n"
+      "# (the test \"error bands table matches the model\" regenerates it). Each headline row of\n"
+      "# tests/validation/published.csv is predicted with the profile constants fitted without its source\n"
+      "# family (leave one family out); ratio = measured step time / predicted step time. Rows are grouped\n"
+      "# by hardware class, parallelism style and model scale (studies/error_band.cpp band_class), and by\n"
+      "# broader classes (* = any); mean and sd (n-1) are of log(ratio).\n"
+      "hardware_class,parallelism,model_scale,rows,mean_log_ratio,sd_log_ratio\n";
+  for (const auto& [k, v] : groups) {
+    double mean = 0, ss = 0;
+    for (double x : v) mean += x;
+    mean /= double(v.size());
+    for (double x : v) ss += (x - mean) * (x - mean);
+    const double sd = v.size() > 1 ? std::sqrt(ss / double(v.size() - 1)) : 0;
+    o += fmt::format("{},{},{},{},{:.5f},{:.5f}\n", k[0], k[1], k[2], v.size(), mean, sd);
+  }
+  return o;
+}
+
+}  // namespace clustersim::studies
