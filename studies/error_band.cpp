@@ -95,10 +95,14 @@ ErrorBand error_band(const scenarios::Scenario& s, double confidence) {
     throw scenarios::ScenarioError(fmt::format("confidence {}: expected a fraction between 0 and 1, e.g. 0.9", confidence));
   const BandClass c = band_class(s);
   const BandRow* found = nullptr;
+  int narrow_rows = 0;  // rows of the narrowest class, whether or not enough
   for (int level = 0; level <= 3 && !found; ++level) {
     const auto k = keys_at(c, level);
-    for (const auto& r : table())
-      if (r.hardware == k[0] && r.style == k[1] && r.scale == k[2] && r.rows >= kMinBandRows) found = &r;
+    for (const auto& r : table()) {
+      if (r.hardware != k[0] || r.style != k[1] || r.scale != k[2]) continue;
+      if (level == 0) narrow_rows = r.rows;
+      if (r.rows >= kMinBandRows) found = &r;
+    }
   }
   if (!found) throw scenarios::ScenarioError("studies/error_bands.csv: no class holds enough rows for an error band");
   // A prediction interval for one new run: mean ± t·sd·sqrt(1 + 1/n) of the log ratio.
@@ -108,6 +112,8 @@ ErrorBand error_band(const scenarios::Scenario& s, double confidence) {
   b.high = std::exp(found->mean + half);
   b.rows = found->rows;
   b.basis = describe(*found);
+  if (found->scale == "*")  // widened: say how thin the exact class is (poorly validated territory)
+    b.basis += fmt::format("; only {} published rows are {}, {}, {}", narrow_rows, c.hardware, c.style, c.scale);
   b.confidence = confidence;
   return b;
 }

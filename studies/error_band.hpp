@@ -19,7 +19,9 @@ namespace clustersim::studies {
 struct ErrorBand {
   double low = 1, high = 1;
   int rows = 0;       ///< published rows behind the band
-  std::string basis;  ///< the class they were taken from, e.g. "H100-class, pipeline, 15B-150B params"
+  /// The class they were taken from, e.g. "H100-class, pipeline, 15B-150B"; when widened, it adds how
+  /// many rows the exact class has ("; only 6 published rows are A100-class, ZeRO-3/FSDP, over 150B").
+  std::string basis;
   double confidence = 0;
 };
 

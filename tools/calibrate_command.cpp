@@ -5,6 +5,7 @@
 //   --write-error-bands studies/error_bands.csv                developers: regenerate the error-band table
 #include <fmt/format.h>
 
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -76,6 +77,18 @@ int run_calibrate(const CalibrateArgs& a) {
   const std::string out = studies::format_calibration_text(result);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (a.write_source_tree) {
+    // Two rows once rewrote every profile to the fit's bounds (issue 17 §3): too few rows, or a value
+    // at a bound, writes nothing.
+    if (result.rows < studies::kMinRowsForOwnFit)
+      throw scenarios::ScenarioError(fmt::format("calibrate --write-source-tree: {} fitted rows; at least {} are needed, nothing written",
+                                                 result.rows, studies::kMinRowsForOwnFit));
+    for (std::size_t k = 0; k < studies::fitted_parameters().size(); ++k) {
+      const auto& p = studies::fitted_parameters()[k];
+      const double v = result.global.values[k];
+      if (std::abs(v - p.lo) < 1e-3 || std::abs(v - p.hi) < 1e-3)
+        throw scenarios::ScenarioError(fmt::format("calibrate --write-source-tree: {} ran to its bound ({:.2f}, allowed "
+                                                   "{:.2f}..{:.2f}); nothing written", p.name, v, p.lo, p.hi));
+    }
     const auto mode = a.per_profile ? studies::FitMode::per_profile : result.best_mode();
     for (const auto& f : studies::write_calibration(result, a.profiles_dir, today(), mode)) fmt::print("wrote {}\n", f);
     fmt::print("rebuild to embed the updated profiles\n");

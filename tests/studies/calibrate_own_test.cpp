@@ -113,4 +113,14 @@ TEST_CASE("clustersim calibrate --runs writes a new profile that run accepts, an
                                             " --base h100-sxm --out hardware/profiles/h100-sxm.yaml 2>&1");
   CHECK(shipped.exit_code == 2);
   CHECK_THAT(shipped.out, Catch::Contains("shipped hardware profile"));
+  // The developer path refuses to rewrite profiles from too few rows (it once set all of them to the bounds).
+  fs::create_directories(dir / "profiles");
+  std::ofstream(dir / "profiles" / "h100-sxm.yaml") << "name: x\ncompute_sustained_fraction: 0.7\n";
+  const auto dev = testing::run_command("cd " + dir.string() + " && " + kBin +
+                                        " calibrate --csv few.csv --write-source-tree --profiles-dir profiles 2>&1");
+  CHECK(dev.exit_code == 2);
+  CHECK_THAT(dev.out, Catch::Contains("nothing written"));
+  std::ifstream kept(dir / "profiles" / "h100-sxm.yaml");
+  std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  CHECK(text == "name: x\ncompute_sustained_fraction: 0.7\n");
 }

@@ -73,5 +73,6 @@ TEST_CASE("error_band widens to a broader class when the narrow one has few rows
   const auto b = studies::error_band(sc, 0.68);
   CHECK(b.rows >= studies::kMinBandRows);
   CHECK(b.basis.find("A100-class") != std::string::npos);
-  CHECK(b.basis.find("over 150B") == std::string::npos);  // widened past the model scale
+  CHECK(b.basis.rfind("A100-class, ZeRO-3/FSDP;", 0) == 0);  // widened past the model scale ...
+  CHECK_THAT(b.basis, Catch::Contains("published rows are A100-class, ZeRO-3/FSDP, over 150B"));  // ... and says so
 }
