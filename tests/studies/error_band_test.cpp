@@ -16,7 +16,7 @@ std::vector<std::string> data_lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);)
-    if (!l.empty() && l[0] != '#') out.push_back(l);
+    if (!l.empty() && (l[0] != '#' || l.rfind("# Check", 0) == 0)) out.push_back(l);  // data and the coverage line
   return out;
 }
 }  // namespace
@@ -31,7 +31,7 @@ TEST_CASE("error bands table matches the model", "[error_band][slow]") {
   REQUIRE(fresh.size() == committed.size());
   for (std::size_t i = 0; i < fresh.size(); ++i) {
     INFO("row " << i << "\n  regenerated: " << fresh[i] << "\n  committed:   " << committed[i]);
-    if (i == 0) {
+    if (i == 0 || fresh[i][0] == '#' || fresh[i].rfind("hardware_class", 0) == 0) {
       REQUIRE(fresh[i] == committed[i]);
       continue;
     }
