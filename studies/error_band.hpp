@@ -27,7 +27,8 @@ struct ErrorBand {
 
 /// The band for `s` at `confidence` (0 < confidence < 1; 0.68 ≈ one standard deviation): from the
 /// narrowest class of the table (hardware class, parallelism style, model scale; then hardware
-/// class and style; then hardware class; then every row) holding at least kMinBandRows rows.
+/// class and style; then hardware class; then every row) holding at least kMinBandRows rows from
+/// kMinBandFamilies source families; a prediction interval for a run from a new source.
 /// Throws scenarios::ScenarioError for a confidence outside (0, 1).
 ErrorBand error_band(const scenarios::Scenario& s, double confidence);
 
@@ -35,6 +36,8 @@ ErrorBand error_band(const scenarios::Scenario& s, double confidence);
 inline constexpr double kDefaultBandConfidence = 0.68;
 /// Fewer rows than this in a class and the band widens to the next broader class.
 inline constexpr int kMinBandRows = 8;
+/// ... or fewer source families than this (rows of one source share their error).
+inline constexpr int kMinBandFamilies = 3;
 
 /// The class keys of a configuration (what the table is indexed by).
 struct BandClass {

@@ -62,7 +62,7 @@ std::string error_band_text(const scenarios::Report& r) {
   const double lo = 100 * (b.low - 1), hi = 100 * (b.high - 1);
   const std::string pct = std::abs(lo + hi) < 1 ? fmt::format("±{:.0f} %", 0.5 * (hi - lo))
                                                 : fmt::format("{:+.0f} % / {:+.0f} %", lo, hi);
-  return fmt::format("  error band       {} ({:.0f} %: {:.4f}..{:.4f} s), from {} published runs like it ({}), out of sample\n",
+  return fmt::format("  error band       {} ({:.0f} %: {:.4f}..{:.4f} s), from {} published runs ({}), out of sample\n",
                      pct, 100 * b.confidence, b.low * r.step_time_s, b.high * r.step_time_s, b.rows, b.basis);
 }
 
