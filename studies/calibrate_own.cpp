@@ -36,14 +36,14 @@ CsvTable rows_on_base(const CsvTable& runs, OwnFit* fit) {
       continue;
     }
     try {
-      const scenarios::Scenario sc = scenarios::load_scenario_string(rs.yaml, "runs:" + id);
+      scenarios::Scenario sc = scenarios::load_scenario_string(rs.yaml, "runs:" + id);
       const std::string profile = sc.hardware_preset.substr(0, sc.hardware_preset.find('+'));
       if (profile != fit->base) {
         fit->skipped.push_back(fmt::format("{}: gpu_type '{}' is profile {}, not {}", id, row.at("gpu_type"), profile, fit->base));
         continue;
       }
       if (fit->base_values.empty())
-        for (const auto& p : fitted_parameters()) fit->base_values.push_back(p.field(const_cast<hardware::GpuSpec&>(sc.gpu)));
+        for (const auto& p : fitted_parameters()) fit->base_values.push_back(p.field(sc.gpu));
     } catch (const scenarios::ScenarioError& e) {
       fit->skipped.push_back(id + ": " + e.what());
       continue;
