@@ -51,3 +51,19 @@ TEST_CASE("an unknown base in a profile file names the file and line", "[scenari
   std::ofstream(dir / "gpu.yaml") << "base: gpu.yaml\n";  // names itself
   REQUIRE_THROWS_WITH(scenarios::load_scenario_file((dir / "s.yaml").string()), Catch::Contains("chained through base"));
 }
+
+TEST_CASE("a model file's base: is resolved the same way", "[scenarios][preset_files]") {
+  const fs::path dir = fs::temp_directory_path() / "clustersim_preset_base_model_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "half.yaml") << "name: llama2-7b-half\nbase: llama2-7b\nlayers: 16\n";
+  std::ofstream(dir / "s.yaml") << "model: ./half.yaml\nhardware: h100-sxm\ncluster:\n  gpus: 8\n"
+                                   "training:\n  seq_len: 4096\n  global_batch: 8\n  micro_batch: 1\n";
+  const auto half = scenarios::load_scenario_file((dir / "s.yaml").string());
+  const auto full = scenarios::load_scenario_string("model: llama2-7b\nhardware: h100-sxm\ncluster:\n  gpus: 8\n"
+                                                    "training:\n  seq_len: 4096\n  global_batch: 8\n  micro_batch: 1\n");
+  CHECK(half.model.layers == 16);
+  CHECK(half.model.hidden == full.model.hidden);
+  CHECK(half.model.vocab == full.model.vocab);
+  CHECK(half.model_preset == "llama2-7b-half");
+}
