@@ -26,12 +26,34 @@ int Network::nodes_for(const TopologySpec& spec, int gpus) {
   return (gpus + spec.gpus_per_node - 1) / spec.gpus_per_node;
 }
 
+// A plan depends on the layout only through the communicators of `dim` (groups_of), i.e. the
+// stride between members, the group size and the rank count. Layouts that agree on these (TP
+// groups of every plan with the same tp; DP groups of (tp 8, pp 2) and (tp 8, cp 2)) share one
+// cached plan: the key holds the layout with `dim`'s stride on the innermost other dimension,
+// the rest outside `dim`.
+Layout plan_layout(const Layout& l, GroupDim dim) {
+  Layout out;
+  std::size_t slot = 0;
+  for (std::size_t d = 0; d < kGroupDims; ++d) {
+    if (static_cast<GroupDim>(d) == dim) continue;
+    out.order[slot == 0 ? 0 : slot + 1] = static_cast<GroupDim>(d);
+    ++slot;
+  }
+  out.order[1] = dim;
+  out.sizes.fill(1);
+  const int stride = l.stride(dim), size = l.size(dim);
+  out.sizes[index(out.order[0])] = stride;
+  out.sizes[index(dim)] = size;
+  out.sizes[index(out.order[2])] = l.ranks() / (stride * size);
+  return out;
+}
+
 const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a, const std::vector<int>& members) const {
   auto key = std::make_tuple(int(c), int(dim), int(a), members);
   std::unique_lock lock(*mutex_);
   auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
-  const PlanCache::Key cache_key{spec_, nodes_, layout_, dim, c, a, members};
+  const PlanCache::Key cache_key{spec_, nodes_, plan_layout(layout_, dim), dim, c, a, members};
   auto plan = cache_->get(cache_key, [this]() -> const Topology& {
     if (!topo_) topo_ = std::make_unique<Topology>(spec_, nodes_);  // under the lock held by plan()
     return *topo_;

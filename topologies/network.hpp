@@ -61,6 +61,11 @@ class Network {
   mutable std::map<std::tuple<int, int, int, std::vector<int>>, std::shared_ptr<const Plan>> plans_;
 };
 
+/// The layout a plan of `dim` is cached under: same communicators of `dim` as `layout`
+/// (groups_of), with every other dimension folded into one inside and one outside it, so
+/// layouts that differ elsewhere share plans.
+Layout plan_layout(const Layout& layout, GroupDim dim);
+
 inline constexpr std::size_t kMaxExtraUses = 4;
 
 /// Appends one task per phase of `t` to `graph` on `stream`, in order, the first after `deps`.

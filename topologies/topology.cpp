@@ -1,14 +1,16 @@
 #include "topologies/topology.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
 #include <boost/property_map/property_map.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <queue>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace clustersim::topologies {
 
@@ -52,6 +54,15 @@ void validate(const TopologySpec& s, int nodes) {
   check(s.oversubscription >= 1.0, "oversubscription must be at least 1 (downlink : uplink)");
 }
 
+constexpr char kWhite = 0, kGray = 1, kBlack = 2;
+
+struct QueueEntry {
+  int key;
+  Vertex second;  // the vertex
+  int dist;       // its distance when pushed: stale once the distance improved
+  bool operator>(const QueueEntry& o) const { return key != o.key ? key > o.key : second > o.second; }
+};
+
 }  // namespace
 
 struct Topology::Graph {
@@ -63,12 +74,139 @@ struct Topology::Graph {
   // Scratch for routes_from, reset only where a search touched it.
   mutable std::vector<int> pred;     // vertex → link id it was reached by (−1: none)
   mutable std::vector<int> dist;
-  mutable std::vector<boost::default_color_type> color;
+  mutable std::vector<char> color;       // white, gray, black (Boost's colour map)
+  mutable std::vector<QueueEntry> heap;  // the A* queue (a binary min-heap by key, then vertex)
+  // Cost of the cheapest path from the top of the fabric (the spine, or the only leaf) to each
+  // vertex; links come in pairs of equal cost, so it is also the cost back up.
+  std::vector<int> from_top;
+  mutable std::vector<int> route;
   mutable std::vector<Vertex> touched;
   mutable std::vector<char> is_target;
   mutable std::vector<char> target_node;   // node → holds a target of the current search
   mutable std::vector<char> target_group;  // leaf group → holds a target of the current search
+  // Routes already found, by (source, destinations): the collectives of one group dimension
+  // route the same flows (a ring all-reduce, reduce-scatter and all-gather share their ring
+  // edges), and a search is a pure function of its source and destinations.
+  struct Routes {
+    std::vector<int> links;            // every route's links, one after the other
+    std::vector<std::uint32_t> end;    // route i is links[end[i−1], end[i])
+  };
+  struct KeyHash {
+    std::size_t operator()(const std::vector<int>& k) const {
+      std::size_t h = k.size();
+      for (int x : k) h ^= std::hash<int>{}(x) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      return h;
+    }
+  };
+  static constexpr std::size_t kMaxCachedLinks = std::size_t(1) << 24;  // bounded: ~100 MB at most
+  mutable std::unordered_map<std::vector<int>, Routes, KeyHash> routes_cache;
+  mutable std::size_t cached_links = 0;
+  mutable std::vector<int> key_scratch;
 
+  /// Out-edges in Boost's adjacency order, as one flat array (what the search walks).
+  struct Adj {
+    int to, weight, link;
+  };
+  std::vector<std::size_t> adj_start;  // vertex → first out-edge in adj
+  std::vector<Adj> adj;
+  void build_adjacency() {
+    const std::size_t nv = boost::num_vertices(g);
+    adj_start.assign(nv + 1, 0);
+    adj.clear();
+    for (std::size_t u = 0; u < nv; ++u) {
+      for (auto [e, end] = boost::out_edges(u, g); e != end; ++e)
+        adj.push_back({int(boost::target(*e, g)), boost::get(boost::edge_weight, g, *e), boost::get(boost::edge_index, g, *e)});
+      adj_start[u + 1] = adj.size();
+    }
+  }
+  // A* over the graph's out-edges in Boost's adjacency order (a CSR copy made once), with a
+  // min-priority queue and lazy deletion: the loop of Boost's breadth_first_visit (white, gray,
+  // black colours; a gray vertex is pushed again when its distance improves) written out, so a
+  // search costs what it touches rather than the whole graph and no visitor or property-map
+  // indirection per edge (a collective routes one search per GPU; the spine alone has one edge
+  // per leaf). The heuristic is a consistent lower bound on the cost left: 0 inside a target's
+  // node; from another node, out through a NIC and back in through one; from a leaf, down a NIC
+  // link; plus two uplinks when no target hangs off the same leaf group. It keeps a search from
+  // flooding the fabric or the nodes under a leaf.
+  /// Routes from `src` to each of `dsts` (one search); throws when one cannot be reached.
+  Routes route_all(int src, std::span<const int> dsts) const;
+  /// Runs until every target (is_target) is examined or nothing is left; returns how many were not.
+  //
+  // Entries whose key exceeds `bound`, an upper bound on every target's distance (through the
+  // top of the fabric), are not queued: a search ends once it has popped every target, and a
+  // consistent heuristic pops in order of key, so such an entry would never have been popped.
+  // The pops, hence the routes, are those of the search that queues everything; it only saves
+  // queueing the hundreds of leaves a spine expansion reaches.
+  std::size_t search(Vertex s, std::size_t left, int bound) const {
+    color[s] = kGray;
+    touched.push_back(s);
+    push(s, estimate(s));
+    while (left > 0) {
+      drop_stale();
+      if (heap.empty()) break;
+      const Vertex u = heap.front().second;
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+      heap.pop_back();
+      if (is_target[u]) is_target[u] = 0, --left;
+      const int du = dist[u];
+      for (std::size_t k = adj_start[u], end = adj_start[u + 1]; k < end; ++k) {
+        const Adj& e = adj[k];
+        const auto v = static_cast<Vertex>(e.to);
+        const char c = color[v];
+        if (c == kBlack) continue;
+        const int d = du + e.weight;
+        if (c == kWhite) {
+          const int h = estimate(v);
+          if (d + h > bound) continue;  // never popped: left white, as if not reached
+          dist[v] = d, pred[v] = e.link, color[v] = kGray;
+          touched.push_back(v);
+          push(v, h);
+        } else if (d < dist[v]) {
+          dist[v] = d, pred[v] = e.link;  // the older entry is stale either way
+          const int h = estimate(v);
+          if (d + h <= bound) push(v, h);
+        }
+      }
+      color[u] = kBlack;
+    }
+    heap.clear();
+    return left;
+  }
+
+  void push(Vertex v, int h) const {
+    heap.push_back({dist[v] + h, v, dist[v]});
+    std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+  }
+  void drop_stale() const {
+    while (!heap.empty() && heap.front().dist != dist[heap.front().second]) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+      heap.pop_back();
+    }
+  }
+  /// Dijkstra from `top` over every vertex (once per topology) into from_top.
+  void distances_from(Vertex top) {
+    from_top.assign(adj_start.size() - 1, std::numeric_limits<int>::max());
+    std::vector<std::pair<int, Vertex>> q{{0, top}};
+    from_top[top] = 0;
+    while (!q.empty()) {
+      std::pop_heap(q.begin(), q.end(), std::greater<>{});
+      const auto [d, u] = q.back();
+      q.pop_back();
+      if (d != from_top[u]) continue;
+      for (std::size_t k = adj_start[u]; k < adj_start[u + 1]; ++k)
+        if (d + adj[k].weight < from_top[static_cast<std::size_t>(adj[k].to)]) {
+          from_top[static_cast<std::size_t>(adj[k].to)] = d + adj[k].weight;
+          q.push_back({d + adj[k].weight, static_cast<Vertex>(adj[k].to)});
+          std::push_heap(q.begin(), q.end(), std::greater<>{});
+        }
+    }
+  }
+  int estimate(Vertex v) const {
+    const int n = node[v], grp = group[v];
+    if (n != kNoNode && target_node[static_cast<std::size_t>(n)]) return 0;
+    const int fabric = grp == kSpineGroup ? kUplinkCost : target_group[static_cast<std::size_t>(grp)] ? 0 : 2 * kUplinkCost;
+    return fabric + (n != kNoNode ? 2 * kNicCost : kNicCost);
+  }
   Vertex vertex(int group_id, int node_id) {
     group.push_back(group_id);
     node.push_back(node_id);
@@ -138,10 +276,11 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
   std::vector<Vertex> leaf(static_cast<std::size_t>(leaves));
   for (std::size_t i = 0; i < leaf.size(); ++i)
     leaf[i] = g_->vertex(spec.rail_optimized ? int(i) / spec.nics_per_node : int(i), kNoNode);
+  Vertex top = leaf.front();
   if (leaves > 1) {
     // One spine vertex stands for the spine layer; each leaf's uplinks are one trunk of
     // (downlinks × NIC rate / oversubscription), i.e. ideal ECMP over the parallel uplinks.
-    const Vertex spine = g_->vertex(kSpineGroup, kNoNode);
+    const Vertex spine = top = g_->vertex(kSpineGroup, kNoNode);
     const int downlinks = spec.nodes_per_leaf * (spec.rail_optimized ? 1 : spec.nics_per_node);
     for (auto v : leaf) g_->connect(links_, v, spine, downlinks * nic / spec.oversubscription, LinkKind::uplink);
   }
@@ -158,7 +297,9 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
   const std::size_t nv = boost::num_vertices(g);
   g_->pred.assign(nv, -1);
   g_->dist.assign(nv, std::numeric_limits<int>::max());
-  g_->color.assign(nv, boost::white_color);
+  g_->color.assign(nv, 0);
+  g_->build_adjacency();
+  g_->distances_from(top);
   g_->is_target.assign(nv, 0);
   g_->target_node.assign(static_cast<std::size_t>(nodes), 0);
   g_->target_group.assign(static_cast<std::size_t>(groups), 0);
@@ -168,140 +309,74 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
   routes_from(0, all, [](std::size_t, std::span<const int>) {});
 }
 
-namespace {
-
-// A* as Boost's breadth_first_visit over a min-priority buffer (lazy deletion), so a search
-// costs what it touches rather than the whole graph (a collective routes one search per GPU).
-// The heuristic is a consistent lower bound on the cost left: 0 inside a target's node; from
-// another node, out through a NIC and back in through one; from a leaf, down a NIC link; plus
-// two uplinks when no target hangs off the same leaf group. It keeps a search from flooding
-// the fabric or the nodes under a leaf.
-class MinQueue {
- public:
-  MinQueue(const std::vector<int>* dist, const std::vector<int>* group, const std::vector<int>* node,
-           const std::vector<char>* target_node, const std::vector<char>* target_group)
-      : dist_(dist), group_(group), node_(node), target_node_(target_node), target_group_(target_group) {}
-  void push(Vertex v) { heap_.push({(*dist_)[v] + estimate(v), v, (*dist_)[v]}); }
-  Vertex top() { drop_stale(); return heap_.top().second; }
-  void pop() { drop_stale(); heap_.pop(); }
-  /// Also true once every target is reached: that ends Boost's loop without an exception.
-  bool empty() {
-    if (done_) return true;
-    drop_stale();
-    return heap_.empty();
-  }
-  void finish() { done_ = true; }
-
- private:
-  struct Entry {
-    int key;
-    Vertex second;  // the vertex
-    int dist;       // its distance when pushed: stale once the distance improved
-    bool operator>(const Entry& o) const { return key != o.key ? key > o.key : second > o.second; }
-  };
-  int estimate(Vertex v) const {
-    const int n = (*node_)[v], g = (*group_)[v];
-    if (n != kNoNode && (*target_node_)[static_cast<std::size_t>(n)]) return 0;
-    const int fabric = g == kSpineGroup ? kUplinkCost : (*target_group_)[static_cast<std::size_t>(g)] ? 0 : 2 * kUplinkCost;
-    return fabric + (n != kNoNode ? 2 * kNicCost : kNicCost);
-  }
-  void drop_stale() {
-    while (!heap_.empty() && heap_.top().dist != (*dist_)[heap_.top().second]) heap_.pop();
-  }
-  const std::vector<int>* dist_;
-  const std::vector<int>* group_;
-  const std::vector<int>* node_;
-  const std::vector<char>* target_node_;
-  const std::vector<char>* target_group_;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
-  bool done_ = false;
-};
-
-class Relax : public boost::default_bfs_visitor {
- public:
-  Relax(std::vector<int>* dist, std::vector<int>* pred_edge, std::vector<char>* is_target, std::size_t* left,
-        std::vector<Vertex>* touched, MinQueue* queue)
-      : dist_(dist), pred_edge_(pred_edge), is_target_(is_target), left_(left), touched_(touched), queue_(queue) {}
-  void discover_vertex(Vertex v, const BoostGraph&) const { touched_->push_back(v); }
-  void examine_vertex(Vertex v, const BoostGraph&) const {
-    if ((*is_target_)[v]) {
-      (*is_target_)[v] = 0;
-      if (--*left_ == 0) queue_->finish();
-    }
-  }
-  void tree_edge(boost::graph_traits<BoostGraph>::edge_descriptor e, const BoostGraph& g) const { relax(e, g); }
-  void gray_target(boost::graph_traits<BoostGraph>::edge_descriptor e, const BoostGraph& g) const {
-    if (relax(e, g)) queue_->push(boost::target(e, g));
-  }
-
- private:
-  bool relax(boost::graph_traits<BoostGraph>::edge_descriptor e, const BoostGraph& g) const {
-    const Vertex u = boost::source(e, g), v = boost::target(e, g);
-    const int d = (*dist_)[u] + boost::get(boost::edge_weight, g, e);
-    if (d >= (*dist_)[v]) return false;
-    (*dist_)[v] = d;
-    (*pred_edge_)[v] = boost::get(boost::edge_index, g, e);
-    return true;
-  }
-  std::vector<int>* dist_;
-  std::vector<int>* pred_edge_;
-  std::vector<char>* is_target_;
-  std::size_t* left_;
-  std::vector<Vertex>* touched_;
-  MinQueue* queue_;
-};
-
-}  // namespace
-
 void Topology::routes_from(int src, std::span<const int> dsts,
                            const std::function<void(std::size_t, std::span<const int>)>& visit) const {
   auto& G = *g_;
-  check(src >= 0 && src < gpus(), "route from a GPU outside the topology");
-  for (int d : dsts) check(d >= 0 && d < gpus(), "route to a GPU outside the topology");
-  std::vector<char>& is_target = G.is_target;  // all zero between calls
+  if (src < 0 || src >= gpus()) check(false, "route from a GPU outside the topology");
+  for (int d : dsts)
+    if (d < 0 || d >= gpus()) check(false, "route to a GPU outside the topology");
+  std::vector<int>& key = G.key_scratch;
+  key.assign(1, src);
+  key.insert(key.end(), dsts.begin(), dsts.end());
+  auto hit = G.routes_cache.find(key);
+  if (hit == G.routes_cache.end()) {
+    Graph::Routes found = G.route_all(src, dsts);
+    if (G.cached_links + found.links.size() > Graph::kMaxCachedLinks) G.routes_cache.clear(), G.cached_links = 0;
+    G.cached_links += found.links.size();
+    hit = G.routes_cache.emplace(key, std::move(found)).first;
+  }
+  const Graph::Routes& r = hit->second;
+  std::uint32_t begin = 0;
+  for (std::size_t i = 0; i < r.end.size(); ++i) {
+    visit(i, std::span<const int>(r.links.data() + begin, r.end[i] - begin));
+    begin = r.end[i];
+  }
+}
+
+Topology::Graph::Routes Topology::Graph::route_all(int src, std::span<const int> dsts) const {
   std::size_t left = 0;
-  for (int d : dsts) {
-    const Vertex v = G.gpu[static_cast<std::size_t>(d)];
+  for (int d : dsts) {  // is_target, target_node and target_group are all zero between calls
+    const Vertex v = gpu[static_cast<std::size_t>(d)];
     if (!is_target[v]) ++left, is_target[v] = 1;
-    G.target_node[static_cast<std::size_t>(G.node[v])] = 1;
-    G.target_group[static_cast<std::size_t>(G.group[v])] = 1;
+    target_node[static_cast<std::size_t>(node[v])] = 1;
+    target_group[static_cast<std::size_t>(group[v])] = 1;
   }
-  const Vertex s = G.gpu[static_cast<std::size_t>(src)];
-  G.touched.clear();
-  G.dist[s] = 0;
-  if (left > 0) {
-    MinQueue queue(&G.dist, &G.group, &G.node, &G.target_node, &G.target_group);
-    auto index = boost::get(boost::vertex_index, G.g);
-    boost::breadth_first_visit(G.g, s, queue, Relax(&G.dist, &G.pred, &is_target, &left, &G.touched, &queue),
-                               boost::make_iterator_property_map(G.color.begin(), index));
-  }
-  std::vector<int> route;
+  const Vertex s = gpu[static_cast<std::size_t>(src)];
+  touched.clear();
+  dist[s] = 0;
+  // Through the top of the fabric: up from the source, down to the farthest target (no bound
+  // where the top does not reach a GPU; the search then reports the topology disconnected).
+  long long bound = from_top[s];
+  for (int d : dsts) bound = std::max<long long>(bound, from_top[s] + (long long)from_top[gpu[static_cast<std::size_t>(d)]]);
+  if (left > 0) left = search(s, left, int(std::min<long long>(bound, std::numeric_limits<int>::max())));
+  Routes out;
   bool unreachable = left > 0;
   for (std::size_t i = 0; i < dsts.size() && !unreachable; ++i) {
     route.clear();
-    for (Vertex v = G.gpu[static_cast<std::size_t>(dsts[i])]; v != s;) {
-      const int e = G.pred[v];
+    for (Vertex v = gpu[static_cast<std::size_t>(dsts[i])]; v != s;) {
+      const int e = pred[v];
       if (e < 0) { unreachable = true; break; }
       route.push_back(e);
-      v = G.link_source[static_cast<std::size_t>(e)];
+      v = link_source[static_cast<std::size_t>(e)];
     }
-    if (unreachable) break;
-    std::reverse(route.begin(), route.end());
-    visit(i, route);
+    out.links.insert(out.links.end(), route.rbegin(), route.rend());
+    out.end.push_back(static_cast<std::uint32_t>(out.links.size()));
   }
-  G.touched.push_back(s);
-  for (Vertex v : G.touched) {
-    G.pred[v] = -1;
-    G.dist[v] = std::numeric_limits<int>::max();
-    G.color[v] = boost::white_color;
+  touched.push_back(s);
+  for (Vertex v : touched) {
+    pred[v] = -1;
+    dist[v] = std::numeric_limits<int>::max();
+    color[v] = kWhite;
   }
   for (int d : dsts) {
-    const Vertex v = G.gpu[static_cast<std::size_t>(d)];
+    const Vertex v = gpu[static_cast<std::size_t>(d)];
     is_target[v] = 0;
-    G.target_node[static_cast<std::size_t>(G.node[v])] = 0;
-    G.target_group[static_cast<std::size_t>(G.group[v])] = 0;
+    target_node[static_cast<std::size_t>(node[v])] = 0;
+    target_group[static_cast<std::size_t>(group[v])] = 0;
   }
-  check(!unreachable, "the topology is disconnected: GPU " + std::to_string(src) + " cannot reach every GPU it must");
+  if (unreachable)
+    check(false, "the topology is disconnected: GPU " + std::to_string(src) + " cannot reach every GPU it must");
+  return out;
 }
 
 }  // namespace clustersim::topologies

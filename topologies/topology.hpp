@@ -48,8 +48,8 @@ class Topology {
   const std::vector<Link>& links() const { return links_; }
   std::size_t num_vertices() const;
 
-  /// Cheapest routes (A* over Boost's breadth_first_visit; intra-node hops cost less than NIC
-  /// hops, which cost less than spine hops) from GPU `src` to each of `dsts`; calls
+  /// Cheapest routes (A* with the pop order of Boost's breadth_first_visit; intra-node hops
+  /// cost less than NIC hops, which cost less than spine hops) from GPU `src` to each of `dsts`; calls
   /// visit(i, links of the route to dsts[i]) in order. Uses scratch space inside the object:
   /// one search at a time per Topology (not thread-safe).
   void routes_from(int src, std::span<const int> dsts,
