@@ -320,6 +320,11 @@ topologies::TopologySpec default_topology(const YamlReader& cluster, const Scena
   topologies::TopologySpec t = topology_preset(sc.gpu.node.default_topology);
   const int k = cluster.integer("gpus_per_node", t.gpus_per_node, 1, 1024);
   if (k != t.gpus_per_node) {
+    // A smaller board of the same machine (HGX 4-GPU, NVL36) divides it; a 3-GPU DGX H100 does not exist.
+    if (t.gpus_per_node % k != 0)
+      cluster.fail("gpus_per_node", fmt::format("{} GPUs per node does not fit {}'s {}-GPU node ({}); use a divisor of {} "
+                                                "or name a topology with that node size (network.topology)",
+                                                k, sc.gpu.name, t.gpus_per_node, t.name, t.gpus_per_node));
     const double nics_per_gpu = double(t.nics_per_node) / t.gpus_per_node;
     t.nics_per_node = std::max(1, int(std::lround(nics_per_gpu * k)));
     t.gpus_per_pcie_switch = std::min(t.gpus_per_pcie_switch, k);
@@ -423,6 +428,14 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   cluster.allow_only({"gpus", "gpus_per_node", "topology"});
   if (!cluster.has("gpus")) cluster.fail("gpus", "is required (total GPUs in the job)");
   sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
+  // Bound the work by the input: the network's collective plans route every DP member, so their
+  // cost grows with the square of the GPU count (on one core: 65,536 H100 ~8 s; 131,072 ~23 s;
+  // 100,000 with the automatic algorithm over a minute).
+  constexpr int kMaxSimulatedGpus = 65536;
+  if (sc.cluster.gpus > kMaxSimulatedGpus)
+    cluster.fail("gpus", fmt::format("{} GPUs: at most {} are simulated (network routing time grows with the square of "
+                                     "the GPU count); plan larger clusters from a smaller one's per-GPU throughput",
+                                     sc.cluster.gpus, kMaxSimulatedGpus));
   read_network(top, &sc);
   // A server (NVSwitch box, PCIe, xGMI mesh) is scheduled whole; a rack-scale NVLink domain is
   // not (published GB200 NVL72 runs use 128, 256 and 512 GPUs: shared/validation DGXC-L405B25).
