@@ -24,14 +24,17 @@ const char* name(TaskKind k) {
   return "?";
 }
 
-void ProgramWriter::compute(double s) {
+void ProgramWriter::compute(double s, int part) {
   if (s <= 0) return;
+  const auto bit = static_cast<std::uint16_t>(part >= 0 ? 1u << part : 0u);
   if (!items_.empty() && !items_.back().comm && !items_.back().sealed && !seal_next_) {
     items_.back().seconds += s;
+    items_.back().parts |= bit;
     return;
   }
   ProgramItem it;
   it.seconds = s;
+  it.parts = bit;
   it.sealed = seal_next_;
   seal_next_ = false;
   items_.push_back(it);
@@ -63,13 +66,13 @@ double part(const std::array<PassCost, kBlockParts>& a, BlockPart x) { return a[
 // chunk's attention (every CP rank sends its chunk to the next one at once).
 void ring(ProgramWriter& w, const ParallelSpec& p, const topologies::Network& net, double first, double step,
           double kv_bytes) {
-  if (p.cp == 1) return w.compute(first);
+  if (p.cp == 1) return w.compute(first, core);
   const CollectiveTime hop = net.cost(Collective::send_recv, GroupDim::cp, kv_bytes);
   for (int i = 1; i < p.cp; ++i) {
     w.comm(hop, TaskKind::cp_comm, false, i == 1 ? 1 : 0);
-    w.compute(i == 1 ? first : step);
+    w.compute(i == 1 ? first : step, core);
   }
-  w.compute(step);
+  w.compute(step, core);
 }
 
 UnitProgram dense_block(const ParallelSpec& p, const StepCosts& c, const topologies::Network& net, const TpComms& x) {
@@ -77,32 +80,32 @@ UnitProgram dense_block(const ParallelSpec& p, const StepCosts& c, const topolog
   const auto& F = c.part_fwd;
   const auto& B = c.part_bwd;
   ProgramWriter f;
-  f.compute(part(F, norm_attn));
+  f.compute(part(F, norm_attn), norm_attn);
   if (sp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  f.compute(part(F, qkv));
+  f.compute(part(F, qkv), qkv);
   ring(f, p, net, part(F, core), c.ring_step_fwd.time_s, c.kv_chunk_bytes);
   if (ov) f.split();  // the output collective overlaps the GEMM that produces it
-  f.compute(part(F, attn_out));
+  f.compute(part(F, attn_out), attn_out);
   if (tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
-  f.compute(part(F, norm_mlp));
+  f.compute(part(F, norm_mlp), norm_mlp);
   if (sp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
   if (ov) f.split();
-  f.compute(part(F, mlp));
+  f.compute(part(F, mlp), mlp);
   if (tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
   // Backward: the input-gradient collective of a column-parallel GEMM overlaps its wgrad.
   ProgramWriter b;
   if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  b.compute(part(B, mlp));
+  b.compute(part(B, mlp), mlp);
   if (tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
-  b.compute(part(B, mlp_up_wgrad));
-  b.compute(part(B, norm_mlp));
+  b.compute(part(B, mlp_up_wgrad), mlp_up_wgrad);
+  b.compute(part(B, norm_mlp), norm_mlp);
   if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  b.compute(part(B, attn_out));
+  b.compute(part(B, attn_out), attn_out);
   ring(b, p, net, part(B, core), c.ring_step_bwd.time_s, 2 * c.kv_chunk_bytes);  // K/V and dK/dV
-  b.compute(part(B, qkv));
+  b.compute(part(B, qkv), qkv);
   if (tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
-  b.compute(part(B, qkv_wgrad));
-  b.compute(part(B, norm_attn));
+  b.compute(part(B, qkv_wgrad), qkv_wgrad);
+  b.compute(part(B, norm_attn), norm_attn);
   return {f.take(), b.take()};
 }
 

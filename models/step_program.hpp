@@ -34,13 +34,15 @@ struct ProgramItem {
   /// previous transfer on its stream.
   int start_after = 1;  // 1: last compute, 2: the compute before it, 0: stream order only
   bool sealed = false;  ///< compute: later compute pieces must not merge into it
+  std::uint16_t parts = 0;  ///< compute: the BlockParts merged into it, bit per part (trace names)
 };
 using Program = std::vector<ProgramItem>;
 
 /// Appends items, merging consecutive compute pieces unless a transfer must overlap one.
 class ProgramWriter {
  public:
-  void compute(double s);
+  /// `part`: the BlockPart it runs (-1: none), so that a trace can name its kernels.
+  void compute(double s, int part = -1);
   void comm(const topologies::CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after);
   /// The next compute starts a task of its own.
   void split() { seal_next_ = true; }

@@ -14,7 +14,7 @@ const std::string kMain = std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/7b_25
 }  // namespace
 
 TEST_CASE("a partly used rack-scale domain is reported as partial, not as full nodes", "[tools][bad-input]") {
-  const auto r = run_command(kBin + " run " + kMain + " --set hardware=gb200 --set cluster.gpus=512 2>&1");
+  const auto r = run_command(kBin + " run " + kMain + " --set hardware=gb200 --set cluster.gpus=512 --set cluster.gpus_per_node=72 2>&1");
   INFO(r.out);
   CHECK(r.out.find("512 GPUs = 7 nodes x 72 + one partial node of 8") != std::string::npos);
   CHECK(r.out.find("8 nodes x 72") == std::string::npos);
