@@ -320,10 +320,11 @@ topologies::TopologySpec default_topology(const YamlReader& cluster, const Scena
   topologies::TopologySpec t = topology_preset(sc.gpu.node.default_topology);
   const int k = cluster.integer("gpus_per_node", t.gpus_per_node, 1, 1024);
   if (k != t.gpus_per_node) {
-    // A smaller board of the same machine (HGX 4-GPU, NVL36) divides it; a 3-GPU DGX H100 does not exist.
-    if (t.gpus_per_node % k != 0)
-      cluster.fail("gpus_per_node", fmt::format("{} GPUs per node does not fit {}'s {}-GPU node ({}); use a divisor of {} "
-                                                "or name a topology with that node size (network.topology)",
+    // A smaller board of the same machine (HGX 4-GPU, NVL36) divides it, joined boards (HGX-2's
+    // two 8-GPU boards) are a multiple of it; a 3-GPU DGX H100 does not exist.
+    if (t.gpus_per_node % k != 0 && k % t.gpus_per_node != 0)
+      cluster.fail("gpus_per_node", fmt::format("{} GPUs per node does not fit {}'s {}-GPU node ({}); use a divisor or "
+                                                "multiple of {}, or name a topology with that node size (network.topology)",
                                                 k, sc.gpu.name, t.gpus_per_node, t.name, t.gpus_per_node));
     const double nics_per_gpu = double(t.nics_per_node) / t.gpus_per_node;
     t.nics_per_node = std::max(1, int(std::lround(nics_per_gpu * k)));

@@ -136,8 +136,8 @@ std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scena
       const double a = e.start_s + (e.end_s - e.start_s) * done / total;
       done += k->time_s;
       const double b = e.start_s + (e.end_s - e.start_s) * done / total;
-      emit(fmt::format("{{\"ph\": \"X\", \"name\": {}, \"cat\": \"kernel\", \"pid\": {}, \"tid\": {}, \"ts\": {:.6f}, "
-                       "\"dur\": {:.6f}}}",
+      // Compact: there are several per task.
+      emit(fmt::format("{{\"ph\":\"X\",\"name\":{},\"cat\":\"kernel\",\"pid\":{},\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f}}}",
                        json_quote(k->name), e.stage, tid, a * 1e6, (b - a) * 1e6));
     }
   }
