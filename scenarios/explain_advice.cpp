@@ -24,7 +24,8 @@ struct Score {
 // ties and float noise are not advice.
 constexpr double kMinGain = 5e-4;
 bool better(const Score& a, const Score& b) {
-  if (a.fits != b.fits) return a.fits;
+  if (!a.fits) return false;  // never advice, even from a plan that does not fit either
+  if (!b.fits) return true;
   return a.mfu > b.mfu + kMinGain;
 }
 
@@ -240,7 +241,8 @@ std::vector<Advice> search_advice(const Scenario& sc, const Report& actual, cons
     }
     if (best.c) bests.push_back(best);
   }
-  std::stable_sort(bests.begin(), bests.end(), [](const Best& a, const Best& b) { return better(a.score, b.score); });
+  // Every best fits (better() says so): rank by MFU alone, a strict weak order.
+  std::stable_sort(bests.begin(), bests.end(), [](const Best& a, const Best& b) { return a.score.mfu > b.score.mfu; });
   std::vector<Advice> out;
   for (const auto& b : bests)
     out.push_back(advice_of(symptom_of(ks[b.knob], waterfall, actual), b.c->change, ev.before, b.score));
