@@ -473,12 +473,17 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   p.schedule = static_cast<models::PipelineSchedule>(
       par.choice("schedule", {"1f1b", "gpipe", "interleaved"}, p.vpp > 1 ? 2 : 0));
   const auto& md = sc.model;
-  if (md.heads % p.tp != 0)
-    par.fail("tp", fmt::format("tp = {} must divide the model's heads ({})", p.tp, md.heads));
+  // A check across two keys blames the model key when the user overrode it (--set, a --vary value).
+  auto tp_fail = [&](const std::string& model_key, const std::string& message) {
+    if (overridden.count("model." + model_key) && !overridden.count("parallelism.tp"))
+      throw ScenarioError(fmt::format("--set model.{}: {}", model_key, message));
+    par.fail("tp", message);
+  };
+  if (md.heads % p.tp != 0) tp_fail("heads", fmt::format("tp = {} must divide the model's heads ({})", p.tp, md.heads));
   if (md.kv_heads % p.tp != 0)
-    par.fail("tp", fmt::format("tp = {} must divide the model's kv_heads ({})", p.tp, md.kv_heads));
+    tp_fail("kv_heads", fmt::format("tp = {} must divide the model's kv_heads ({})", p.tp, md.kv_heads));
   if (md.ffn_hidden % p.tp != 0)
-    par.fail("tp", fmt::format("tp = {} must divide the model's ffn_hidden ({})", p.tp, md.ffn_hidden));
+    tp_fail("ffn_hidden", fmt::format("tp = {} must divide the model's ffn_hidden ({})", p.tp, md.ffn_hidden));
   if (p.tp > sc.cluster.gpus_per_node && !p.tp_across_nodes)
     par.fail("tp", fmt::format("tp = {} spans more than one node of {} GPUs; set parallelism.tp_across_nodes: true to allow it",
                                p.tp, sc.cluster.gpus_per_node));

@@ -52,4 +52,9 @@ TEST_CASE("a swept value's error names the --vary argument, not a file position"
   const auto v = run_command(kBin + " sweep " + kMain + " --vary training.micro_batch=0 --no-progress 2>/dev/null");
   INFO(v.out);
   CHECK(v.out.find("like: --vary training.micro_batch: 0 is out of range") != std::string::npos);
+  // A cross-key check (tp must divide ffn_hidden) blames the swept model key, not the file.
+  const std::string m70 = std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/70b_512xh100_tp8pp4.yaml";
+  const auto f = run_command(kBin + " sweep " + m70 + " --vary model.ffn_hidden=28671 --no-progress 2>/dev/null");
+  INFO(f.out);
+  CHECK(f.out.find("like: --vary model.ffn_hidden: tp = 8 must divide the model's ffn_hidden (28671)") != std::string::npos);
 }
