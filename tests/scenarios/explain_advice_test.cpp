@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "scenarios/explain.hpp"
@@ -93,4 +94,29 @@ TEST_CASE("the advice search covers each knob's range and stays bounded", "[scen
   CHECK(has("parallelism.vpp 1 → 3 (schedule interleaved), uneven split"));
   CHECK(has("training.micro_batch 1 → 2"));
   CHECK(c.size() < 60);
+}
+
+TEST_CASE("the pipeline bubble is one number: report text, JSON breakdown, waterfall and advice symptom", "[scenarios][explain]") {
+  for (const char* file : {"70b_512xh100_tp8pp4.yaml", "175b_1024xa100.yaml"}) {
+    const auto sc = scenarios::load_scenario_file(kDir + file);
+    const auto r = scenarios::simulate(sc);
+    const auto ex = scenarios::explain(sc, r);
+    const double bubble = r.step.breakdown.bubble_s;  // what the text report's row and JSON's breakdown.bubble_s print
+    INFO(file << ": bubble " << bubble << " s");
+    REQUIRE(bubble > 0);
+    int found = 0;
+    for (const auto& w : ex.waterfall)
+      if (w.cause.find("bubble") != std::string::npos) {
+        ++found;
+        CHECK(w.cause == scenarios::kBubbleCause);
+        CHECK(w.seconds == bubble);
+      }
+    CHECK(found == 1);
+    for (const auto& a : ex.advice)
+      if (a.symptom.rfind(scenarios::kBubbleCause, 0) == 0) {
+        char share[32];
+        std::snprintf(share, sizeof share, ": %.1f %% of the step", 100 * bubble / r.step_time_s);
+        CHECK(a.symptom.find(share) != std::string::npos);
+      }
+  }
 }
