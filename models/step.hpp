@@ -62,6 +62,7 @@ struct TimelineEntry {
   int micro_batch = -1;      ///< -1: not tied to a micro-batch (optimizer, bucket collectives)
   int layer = -1;            ///< global block index; -1: embedding, -2: LM head, -3: none
   double start_s = 0, end_s = 0;
+  std::uint16_t parts = 0;   ///< compute of a block: the BlockParts it ran (ProgramItem::parts)
 };
 
 /// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network` (the

@@ -26,7 +26,7 @@ bool StepGraph::is_free(TaskKind kind) const {
 void StepGraph::label_from(std::size_t first, int s, Stream stream, TaskKind kind) {
   if (!want_labels_) return;
   for (std::size_t i = first; i < graph_.size(); ++i)
-    labels_.push_back({s, stream_name(stream), kind, label_mb_, label_layer_});
+    labels_.push_back({s, stream_name(stream), kind, label_mb_, label_layer_, 0, 0, stream == kCompute ? label_parts_ : std::uint16_t(0)});
 }
 
 TaskId StepGraph::add_task(int s, Stream stream, TaskKind kind, double seconds, std::span<const TaskId> deps,
@@ -70,7 +70,9 @@ TaskId StepGraph::emit(int s, const Program& items, TaskKind kind, std::vector<T
   auto& st = stage(s);
   for (const ProgramItem& it : items) {
     if (!it.comm) {
+      label_parts_ = it.parts;
       add_compute(s, kind, it.seconds, deps);
+      label_parts_ = 0;
       continue;
     }
     std::vector<TaskId> after = std::move(*deps);

@@ -77,6 +77,7 @@ class StepGraph {
   bool want_labels_;
   std::vector<TimelineEntry> labels_;  // one per task, only when a timeline is wanted
   int label_mb_ = -1, label_layer_ = -3;
+  std::uint16_t label_parts_ = 0;  // the program item being emitted (compute)
   std::vector<int> merged_;    ///< per task id: profile index, or −1 (shorter: −1)
   std::vector<int> receiver_;  ///< per task id: a send's receiving stage, or −1 (shorter: −1)
   std::vector<sim::TaskId> deps_scratch_;

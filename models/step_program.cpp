@@ -25,14 +25,17 @@ const char* name(TaskKind k) {
   return "?";
 }
 
-void ProgramWriter::compute(double s) {
+void ProgramWriter::compute(double s, int part) {
   if (s <= 0) return;
+  const auto bit = static_cast<std::uint16_t>(part >= 0 ? 1u << part : 0u);
   if (!items_.empty() && !items_.back().comm && !items_.back().sealed && !seal_next_) {
     items_.back().seconds += s;
+    items_.back().parts |= bit;
     return;
   }
   ProgramItem it;
   it.seconds = s;
+  it.parts = bit;
   it.sealed = seal_next_;
   seal_next_ = false;
   items_.push_back(it);
@@ -74,13 +77,13 @@ double part(const std::array<double, kBlockParts>& a, BlockPart x) { return a[st
 // chunk's attention (every CP rank sends its chunk to the next one at once).
 void ring(ProgramWriter& w, const ParallelSpec& p, const topologies::Network& net, double first, double step,
           double kv_bytes) {
-  if (p.cp == 1) return w.compute(first);
+  if (p.cp == 1) return w.compute(first, core);
   const CollectiveTime hop = net.cost(Collective::send_recv, GroupDim::cp, kv_bytes);
   for (int i = 1; i < p.cp; ++i) {
     w.comm(hop, TaskKind::cp_comm, false, i == 1 ? 1 : 0);
-    w.compute(i == 1 ? first : step);
+    w.compute(i == 1 ? first : step, core);
   }
-  w.compute(step);
+  w.compute(step, core);
 }
 
 }  // namespace
@@ -98,35 +101,35 @@ UnitProgram transformer_block(const ParallelSpec& p, const BlockParts& parts, co
   const auto& F = parts.fwd;
   const auto& B = parts.bwd;
   ProgramWriter f;
-  f.compute(part(F, norm_attn));
+  f.compute(part(F, norm_attn), norm_attn);
   if (sp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  f.compute(part(F, qkv));
+  f.compute(part(F, qkv), qkv);
   ring(f, p, net, part(F, core), parts.ring_fwd, c.kv_chunk_bytes);
   if (ov) f.split();  // the output collective overlaps the GEMM that produces it
-  f.compute(part(F, attn_out));
+  f.compute(part(F, attn_out), attn_out);
   if (tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
-  f.compute(part(F, norm_mlp));
+  f.compute(part(F, norm_mlp), norm_mlp);
   const bool mlp_tp = !routed || routed->shared;  // the routed experts' TP traffic is in `routed`
   if (sp && mlp_tp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
   if (ov) f.split();
-  f.compute(part(F, mlp));
+  f.compute(part(F, mlp), mlp);
   if (tp && mlp_tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
   if (routed) f.append(routed->forward);
   // Backward: the input-gradient collective of a column-parallel GEMM overlaps its wgrad.
   ProgramWriter b;
   if (routed) b.append(routed->backward);
   if (sp && mlp_tp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  b.compute(part(B, mlp));
+  b.compute(part(B, mlp), mlp);
   if (tp && mlp_tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
-  b.compute(part(B, mlp_up_wgrad));
-  b.compute(part(B, norm_mlp));
+  b.compute(part(B, mlp_up_wgrad), mlp_up_wgrad);
+  b.compute(part(B, norm_mlp), norm_mlp);
   if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  b.compute(part(B, attn_out));
+  b.compute(part(B, attn_out), attn_out);
   ring(b, p, net, part(B, core), parts.ring_bwd, 2 * c.kv_chunk_bytes);  // K/V and dK/dV
-  b.compute(part(B, qkv));
+  b.compute(part(B, qkv), qkv);
   if (tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
-  b.compute(part(B, qkv_wgrad));
-  b.compute(part(B, norm_attn));
+  b.compute(part(B, qkv_wgrad), qkv_wgrad);
+  b.compute(part(B, norm_attn), norm_attn);
   return {f.take(), b.take()};
 }
 

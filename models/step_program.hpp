@@ -39,13 +39,15 @@ struct ProgramItem {
   /// No compute waits for it; the end of the pass does (MoE exchanges overlapped with other
   /// work: training.moe_a2a_overlap).
   bool detached = false;
+  std::uint16_t parts = 0;  ///< compute: the BlockParts merged into it, bit per part (trace names)
 };
 using Program = std::vector<ProgramItem>;
 
 /// Appends items, merging consecutive compute pieces unless a transfer must overlap one.
 class ProgramWriter {
  public:
-  void compute(double s);
+  /// `part`: the BlockPart it runs (-1: none), so that a trace can name its kernels.
+  void compute(double s, int part = -1);
   void comm(const topologies::CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after);
   /// A transfer no compute of the pass waits for (see ProgramItem::detached).
   void detached_comm(const topologies::CollectiveTime& cost, TaskKind kind, int start_after);

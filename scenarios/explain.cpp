@@ -1,5 +1,7 @@
 #include "scenarios/explain.hpp"
 
+#include "scenarios/explain_advice.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -131,17 +133,13 @@ std::vector<OpRoofline> roofline(const Report& r) {
   return out;
 }
 
-struct WhatIf {
-  std::string change;
-  std::function<bool(Scenario&)> apply;  // false: not applicable to this scenario
-};
-
 }  // namespace
 
 Explanation explain(const Scenario& sc, const Report& actual) {
   Explanation ex;
   ex.method =
-      "cumulative re-simulation: each cause is removed in turn (NCCL SMs returned, TP/CP/PP/DP "
+      "cumulative re-simulation: the pipeline bubble (breakdown.bubble_s) is taken off, then each "
+      "cause is removed in turn (NCCL SMs returned, TP/CP/PP/DP "
       "collectives made free, host overhead off, optimizer taken off, recompute off, recipe casts "
       "and memory-bound kernels free, launch gaps zero, attention and GEMMs at peak) "
       "and the MFU gain of each removal is its share of the loss";
@@ -149,25 +147,32 @@ Explanation explain(const Scenario& sc, const Report& actual) {
   const double peak_total = actual.peak_flops * actual.num_gpus;
   auto mfu_of = [&](double step_s) { return flops / (step_s * peak_total); };
 
+  // One definition of the pipeline bubble everywhere (report, JSON breakdown.bubble_s, this
+  // waterfall, the advice's symptoms): the time the busiest stage's compute stream waits for
+  // other stages' work (models::StepBreakdown::bubble_s). It is taken off first, as it is in the
+  // run; every later re-simulation's own bubble is taken off the same way, so what remains of
+  // each cause is measured on a step without waiting for other stages.
+  const double bubble = actual.step.breakdown.bubble_s;
+  ex.waterfall.push_back({std::string(kBubbleCause), mfu_of(actual.step_time_s - bubble) - mfu_of(actual.step_time_s), bubble});
   Scenario cur = sc;
-  double prev_step = actual.step_time_s;
+  double prev_step = actual.step_time_s - bubble;
   bool optimizer_removed = false;
+  Report last;
   for (const auto& cause : causes()) {
     if (cause.moe_only && !sc.model.is_moe()) continue;
     cause.remove(cur);
-    const Report r = simulate(cur);
-    double step = r.step_time_s;
+    last = simulate(cur);
+    double step = last.step_time_s - last.step.breakdown.bubble_s;
     if (cause.subtract_optimizer) optimizer_removed = true;
-    if (optimizer_removed) step -= r.step.breakdown.optimizer_s;
+    if (optimizer_removed) step -= last.step.breakdown.optimizer_s;
     ex.waterfall.push_back({with_grounds(cause, actual), mfu_of(step) - mfu_of(prev_step), prev_step - step});
     prev_step = step;
   }
-  // What is left: idle time (pipeline bubbles, dependencies) and the FLOP-count convention —
-  // the formula counts the full s² attention square and 2× forward for its backward, while a
-  // causal flash kernel skips masked blocks and recomputes QKᵀ in backward.
-  const Report last = simulate(cur);
-  const double idle = last.step.breakdown.idle_s + last.step.breakdown.bubble_s;
-  ex.waterfall.push_back({"pipeline bubble and other idle time", mfu_of(prev_step - idle) - mfu_of(prev_step), idle});
+  // What is left: idle time that is not the bubble (dependencies) and the FLOP-count
+  // convention — the formula counts the full s² attention square and 2× forward for its
+  // backward, while a causal flash kernel skips masked blocks and recomputes QKᵀ in backward.
+  const double idle = last.step.breakdown.idle_s;
+  ex.waterfall.push_back({"other idle time (waiting on dependencies)", mfu_of(prev_step - idle) - mfu_of(prev_step), idle});
   prev_step -= idle;
   ex.waterfall.push_back({"FLOP-count convention (causal skips, flash bwd recompute, FP8 attention)",
                           1.0 - mfu_of(prev_step), prev_step - flops / peak_total});
@@ -175,73 +180,7 @@ Explanation explain(const Scenario& sc, const Report& actual) {
   ex.ops = roofline(actual);
   ex.ridge_flop_per_byte = actual.peak_flops / sc.gpu.hbm_bps;
 
-  // Advice: symptoms from the waterfall, each checked by re-simulating the change.
-  auto points_of = [&](const std::string& prefix) {
-    for (const auto& w : ex.waterfall)
-      if (w.cause.rfind(prefix, 0) == 0) return w;
-    return WaterfallItem{};
-  };
-  const auto& t = sc.training;
-  const auto& p = sc.parallel;
-  std::vector<std::pair<WaterfallItem, WhatIf>> candidates;
-  const auto dp_comm = points_of("exposed data-parallel");
-  if (dp_comm.seconds > 0.05 * actual.step_time_s) {
-    if (!t.overlap_grad_reduce)
-      candidates.push_back({dp_comm, {"training.overlap_grad_reduce false → true",
-                                      [](Scenario& s) { return (s.training.overlap_grad_reduce = true); }}});
-    candidates.push_back({dp_comm, {fmt::format("training.global_batch {} → {} (more gradient accumulation)",
-                                                t.global_batch, 2 * t.global_batch),
-                                    [](Scenario& s) { s.training.global_batch *= 2; return true; }}});
-  }
-  const auto tp_comm = points_of("exposed tensor-parallel");
-  if (tp_comm.seconds > 0.05 * actual.step_time_s && !p.tp_comm_overlap)
-    candidates.push_back({tp_comm, {"parallelism.tp_comm_overlap false → true",
-                                    [](Scenario& s) { return (s.parallel.tp_comm_overlap = true); }}});
-  const auto bubble = points_of("pipeline bubble");
-  if (bubble.seconds > 0.05 * actual.step_time_s && p.pp > 1) {
-    candidates.push_back({bubble, {fmt::format("training.global_batch {} → {} (more micro-batches per pipeline)",
-                                               t.global_batch, 2 * t.global_batch),
-                                   [](Scenario& s) { s.training.global_batch *= 2; return true; }}});
-    const int vpp = 2 * p.vpp;
-    if (p.pp_layers.empty() && sc.model.layers % (p.pp * vpp) == 0 && t.micro_batches(p) % p.pp == 0)
-      candidates.push_back({bubble, {fmt::format("parallelism.schedule interleaved, vpp {} → {}", p.vpp, vpp),
-                                     [vpp](Scenario& s) {
-                                       s.parallel.schedule = models::PipelineSchedule::interleaved;
-                                       s.parallel.vpp = vpp;
-                                       return true;
-                                     }}});
-  }
-  const auto recompute = points_of("activation recompute");
-  if (recompute.seconds > 0.10 * actual.step_time_s && t.recompute == models::Recompute::full)
-    candidates.push_back({recompute, {"training.recompute full → selective",
-                                      [](Scenario& s) { s.training.recompute = models::Recompute::selective; return true; }}});
-  const auto waves = points_of("GEMM efficiency");
-  const auto memops = points_of("memory-bound");
-  const auto gaps = points_of("kernel launch");
-  for (const auto& symptom : {waves, memops, gaps}) {
-    if (symptom.seconds <= 0.03 * actual.step_time_s) continue;
-    if (p.dp > 1 && t.global_batch % (2 * t.micro_batch * p.dp) == 0)
-      candidates.push_back({symptom, {fmt::format("training.micro_batch {} → {}", t.micro_batch, 2 * t.micro_batch),
-                                      [](Scenario& s) { s.training.micro_batch *= 2; return true; }}});
-    break;  // one micro-batch what-if covers all three symptoms
-  }
-  if (!actual.memory.fits() && p.zero_stage == 0 && p.dp > 1)
-    candidates.push_back({WaterfallItem{"plan does not fit in memory", 0, 0},
-                          {"parallelism.zero_stage 0 → 1", [](Scenario& s) { s.parallel.zero_stage = 1; return true; }}});
-  for (auto& [symptom, what] : candidates) {
-    Scenario changed = sc;
-    if (!what.apply(changed)) continue;
-    const Report r = simulate(changed);
-    Advice a;
-    a.symptom = symptom.seconds > 0 ? fmt::format("{}: {:.1f} % of the step ({:.1f} MFU points)", symptom.cause,
-                                                  100 * symptom.seconds / actual.step_time_s, 100 * symptom.mfu_points)
-                                    : symptom.cause;
-    a.change = what.change;
-    a.mfu_before = actual.mfu;
-    a.mfu_after = r.mfu;
-    a.fits = r.memory.fits();
-    ex.advice.push_back(a);
-  }
+  ex.advice = search_advice(sc, actual, ex.waterfall);
   return ex;
 }
 

@@ -8,6 +8,10 @@
 
 namespace clustersim::scenarios {
 
+/// The waterfall's bubble item: the same seconds as the report's "pipeline bubble" row and the
+/// JSON's breakdown.bubble_s (the busiest stage waiting for other stages' work).
+inline constexpr const char* kBubbleCause = "pipeline bubble (busiest stage waiting for other stages)";
+
 /// One loss: points of peak (0.05 = 5 points) and seconds of the step it costs.
 struct WaterfallItem {
   std::string cause;
@@ -27,11 +31,15 @@ struct OpRoofline {
   double calls_per_step = 0;  ///< per GPU, averaged over pipeline stages
 };
 
+/// A change that was simulated and beats the plan as given on (fits in memory, MFU); the global
+/// batch and GPU count stay, so its MFU gain is exactly a step-time gain (explain_advice.hpp).
 struct Advice {
   std::string symptom;     ///< from the waterfall, e.g. "exposed DP communication 12.3% of the step"
   std::string change;      ///< e.g. "training.micro_batch 1 → 2"
   double mfu_before = 0, mfu_after = 0;
-  bool fits = true;
+  double step_before_s = 0, step_after_s = 0;
+  bool fits_before = true;
+  bool fits = true;        ///< after the change
 };
 
 struct Explanation {

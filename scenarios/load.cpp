@@ -321,6 +321,12 @@ topologies::TopologySpec default_topology(const YamlReader& cluster, const Scena
   topologies::TopologySpec t = topology_preset(sc.gpu.node.default_topology);
   const int k = cluster.integer("gpus_per_node", t.gpus_per_node, 1, 1024);
   if (k != t.gpus_per_node) {
+    // A smaller board of the same machine (HGX 4-GPU, NVL36) divides it, joined boards (HGX-2's
+    // two 8-GPU boards) are a multiple of it; a 3-GPU DGX H100 does not exist.
+    if (t.gpus_per_node % k != 0 && k % t.gpus_per_node != 0)
+      cluster.fail("gpus_per_node", fmt::format("{} GPUs per node does not fit {}'s {}-GPU node ({}); use a divisor or "
+                                                "multiple of {}, or name a topology with that node size (network.topology)",
+                                                k, sc.gpu.name, t.gpus_per_node, t.name, t.gpus_per_node));
     const double nics_per_gpu = double(t.nics_per_node) / t.gpus_per_node;
     t.nics_per_node = std::max(1, int(std::lround(nics_per_gpu * k)));
     t.gpus_per_pcie_switch = std::min(t.gpus_per_pcie_switch, k);
@@ -411,6 +417,14 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   cluster.allow_only({"gpus", "gpus_per_node", "topology"});
   if (!cluster.has("gpus")) cluster.fail("gpus", "is required (total GPUs in the job)");
   sc.cluster.gpus = cluster.integer("gpus", 0, 1, 10000000);
+  // Bound the work by the input: the network's collective plans route every DP member, so their
+  // cost grows with the square of the GPU count (on one core: 65,536 H100 ~8 s; 131,072 ~23 s;
+  // 100,000 with the automatic algorithm over a minute).
+  constexpr int kMaxSimulatedGpus = 65536;
+  if (sc.cluster.gpus > kMaxSimulatedGpus)
+    cluster.fail("gpus", fmt::format("{} GPUs: at most {} are simulated (network routing time grows with the square of "
+                                     "the GPU count); plan larger clusters from a smaller one's per-GPU throughput",
+                                     sc.cluster.gpus, kMaxSimulatedGpus));
   read_network(top, &sc);
   // A server (NVSwitch box, PCIe, xGMI mesh) is scheduled whole; a rack-scale NVLink domain is
   // not (published GB200 NVL72 runs use 128, 256 and 512 GPUs: shared/validation DGXC-L405B25).
@@ -447,12 +461,17 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   p.schedule = static_cast<models::PipelineSchedule>(
       par.choice("schedule", {"1f1b", "gpipe", "interleaved"}, p.vpp > 1 ? 2 : 0));
   const auto& md = sc.model;
-  if (md.heads % p.tp != 0)
-    par.fail("tp", fmt::format("tp = {} must divide the model's heads ({})", p.tp, md.heads));
+  // A check across two keys blames the model key when the user overrode it (--set, a --vary value).
+  auto tp_fail = [&](const std::string& model_key, const std::string& message) {
+    if (overridden.count("model." + model_key) && !overridden.count("parallelism.tp"))
+      throw ScenarioError(fmt::format("--set model.{}: {}", model_key, message));
+    par.fail("tp", message);
+  };
+  if (md.heads % p.tp != 0) tp_fail("heads", fmt::format("tp = {} must divide the model's heads ({})", p.tp, md.heads));
   if (md.kv_heads % p.tp != 0)
-    par.fail("tp", fmt::format("tp = {} must divide the model's kv_heads ({})", p.tp, md.kv_heads));
+    tp_fail("kv_heads", fmt::format("tp = {} must divide the model's kv_heads ({})", p.tp, md.kv_heads));
   if (md.ffn_hidden % p.tp != 0)
-    par.fail("tp", fmt::format("tp = {} must divide the model's ffn_hidden ({})", p.tp, md.ffn_hidden));
+    tp_fail("ffn_hidden", fmt::format("tp = {} must divide the model's ffn_hidden ({})", p.tp, md.ffn_hidden));
   if (p.tp > sc.cluster.gpus_per_node && !p.tp_across_nodes)
     par.fail("tp", fmt::format("tp = {} spans more than one node of {} GPUs; set parallelism.tp_across_nodes: true to allow it",
                                p.tp, sc.cluster.gpus_per_node));

@@ -55,7 +55,7 @@ int run_command(const RunOptions& opt) {
     // The timeline is the same step simulated kernel by kernel (one task per kernel group and
     // transfer); the report stays the merged-pass simulation every other command uses.
     scenarios::simulate(sc, &timeline);
-    if (!opt.trace.empty()) tools::write_file_atomically(opt.trace, tools::chrome_trace(timeline, sc.name));
+    if (!opt.trace.empty()) tools::write_file_atomically(opt.trace, tools::chrome_trace(timeline, report));
   }
   if (opt.monte_carlo > 0) scenarios::add_monte_carlo(report, opt.monte_carlo, opt.seed);
   std::optional<scenarios::Explanation> explained;
@@ -163,11 +163,7 @@ int main(int argc, char** argv) {
     if (*collective) return clustersim::tools::run_collective(collective_options);
     for (const auto& sub : subcommands)
       if (*sub.app) return sub.run();
-<<<<<<< HEAD
     if (*validate) return validate_command(csv, prefix, validation_plot, validate_json, validate_moe);
-=======
-    if (*validate) return validate_command(csv, prefix, validation_plot, validate_json);
->>>>>>> users2
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

@@ -28,11 +28,13 @@ std::string format_explain_text(const scenarios::Explanation& ex, const scenario
                      op.seconds_per_step, 100 * op.seconds_per_step / r.step_time_s, op.intensity,
                      op.achieved_flops / 1e12);
   }
-  o += "\n  advice (each change re-simulated)\n";
-  if (ex.advice.empty()) o += "    none: no loss above the advice thresholds\n";
+  o += "\n  advice (vpp, micro-batch, recompute, TP/DP overlap, ZeRO stage and CP searched over their ranges;\n"
+       "  each change simulated and listed only when it raises MFU, i.e. shortens the step, at the same batch and GPUs)\n";
+  if (ex.advice.empty()) o += "    none: no searched change beats this plan\n";
   for (const auto& a : ex.advice)
-    o += fmt::format("    {}\n      → {}: MFU {:.1f} % → {:.1f} %{}\n", a.symptom, a.change, 100 * a.mfu_before,
-                     100 * a.mfu_after, a.fits ? ", fits in memory" : ", does NOT fit in memory");
+    o += fmt::format("    {}\n      → {}: MFU {:.1f} % → {:.1f} %, step {:.3f} s → {:.3f} s{}\n", a.symptom, a.change,
+                     100 * a.mfu_before, 100 * a.mfu_after, a.step_before_s, a.step_after_s,
+                     a.fits_before ? "" : ", and it now fits in memory");
   return o;
 }
 
@@ -57,8 +59,10 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
   for (std::size_t i = 0; i < ex.advice.size(); ++i) {
     const auto& a = ex.advice[i];
     o += fmt::format("{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {:.10g}, "
-                     "\"mfu_after\": {:.10g}, \"fits_in_memory\": {}}}",
-                     i ? "," : "", json_quote(a.symptom), json_quote(a.change), a.mfu_before, a.mfu_after, a.fits ? "true" : "false");
+                     "\"mfu_after\": {:.10g}, \"step_time_s_before\": {:.10g}, \"step_time_s_after\": {:.10g}, "
+                     "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}}}",
+                     i ? "," : "", json_quote(a.symptom), json_quote(a.change), a.mfu_before, a.mfu_after, a.step_before_s,
+                     a.step_after_s, a.fits_before ? "true" : "false", a.fits ? "true" : "false");
   }
   return o + "\n    ]\n  }";
 }

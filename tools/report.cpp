@@ -80,6 +80,14 @@ std::vector<std::pair<std::string, std::string>> error_band_members(const scenar
           {"error_band", error_band_json(r)}};
 }
 
+// "8 nodes x 72" only when the nodes are full: a rack-scale domain may be partly used.
+std::string node_count_text(int gpus, int per_node) {
+  const int full = gpus / per_node, rest = gpus % per_node;
+  if (rest == 0) return fmt::format("{} nodes x {}", full, per_node);
+  if (full == 0) return fmt::format("part of one node of {} ({} GPUs used)", per_node, rest);
+  return fmt::format("{} nodes x {} + one partial node of {}", full, per_node, rest);
+}
+
 }  // namespace
 
 std::string format_text(const scenarios::Report& r) {
@@ -92,9 +100,8 @@ std::string format_text(const scenarios::Report& r) {
   o += fmt::format("  model      {}: {} parameters ({} non-embedding), {} layers, hidden {}, {} heads ({} kv), ffn {}, vocab {}\n",
                    sc.model_preset, si(r.params.total, ""), si(r.params.non_embedding, ""), md.layers, md.hidden,
                    md.heads, md.kv_heads, md.ffn_hidden, md.vocab);
-  const int nodes = (r.num_gpus + sc.cluster.gpus_per_node - 1) / sc.cluster.gpus_per_node;
-  o += fmt::format("  hardware   {}: {} GPUs = {} nodes x {}  ({})\n", sc.hardware_preset, r.num_gpus, nodes,
-                   sc.cluster.gpus_per_node, sc.gpu.description);
+  o += fmt::format("  hardware   {}: {} GPUs = {}  ({})\n", sc.hardware_preset, r.num_gpus,
+                   node_count_text(r.num_gpus, sc.cluster.gpus_per_node), sc.gpu.description);
   o += fmt::format("  network    {}: {}; all-reduce algorithm {}\n", sc.network.topology.name,
                    sc.network.topology.description, topologies::kAlgorithmChoiceNames[static_cast<std::size_t>(sc.network.algorithm)]);
   if (!sc.network.differs_from_default.empty())

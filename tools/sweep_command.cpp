@@ -52,6 +52,13 @@ void reject_unknown_keys(const scenarios::ScenarioTemplate& base, const std::vec
   }
 }
 
+// The loader names a bad override "--set key"; a swept value came from --vary, so say that.
+std::string named_as_given(const std::string& reason, const std::vector<Axis>& axes) {
+  for (const auto& a : axes)
+    if (reason.rfind("--set " + a.key + ":", 0) == 0) return "--vary " + reason.substr(6);
+  return reason;
+}
+
 // --html: the chart of every ok configuration and the top-k table.
 void write_sweep_html(const SweepArgs& a, const SweepSpace& space, const SweepStats& stats, const TopK& top,
                       StudyHtml& page) {
@@ -106,7 +113,7 @@ int run_sweep_command(const SweepArgs& a) {
     if (csv) csv->stream() << csv_line(r.cells);
     if (jsonl) jsonl->stream() << r.json << '\n';
     top.offer(r.index, r.cells);
-    if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
+    if (r.status != Status::ok) reasons.add(named_as_given(r.cells[reason_col], axes));
     if (!a.plot.empty() && r.status == Status::ok && !r.cells[*metric_col].empty())
       points.push_back({r.cells[*x_col], std::stod(r.cells[*metric_col])});
     if (page) page->offer(r.cells);

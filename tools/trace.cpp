@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -12,7 +13,10 @@ namespace clustersim::tools {
 using namespace studies;  // the library this front end prints
 namespace {
 
-std::string event_name(const models::TimelineEntry& e) {
+using models::TaskKind;
+using models::TimelineEntry;
+
+std::string event_name(const TimelineEntry& e) {
   std::string where;
   if (e.layer >= 0) where = fmt::format(" L{}", e.layer);
   else if (e.layer == -1) where = " embedding";
@@ -21,9 +25,80 @@ std::string event_name(const models::TimelineEntry& e) {
   return std::string(models::name(e.kind)) + where + mb;
 }
 
+// The block parts in the order the block program runs them (models/step_program.cpp).
+constexpr models::BlockPart kForwardOrder[] = {models::norm_attn, models::qkv,      models::core,
+                                               models::attn_out,  models::norm_mlp, models::mlp};
+constexpr models::BlockPart kBackwardOrder[] = {models::mlp,      models::mlp_up_wgrad, models::norm_mlp, models::attn_out,
+                                                models::core,     models::qkv,          models::qkv_wgrad, models::norm_attn};
+
+// The kernels a compute task ran, in order: a block task's parts (ProgramItem::parts), the
+// embedding's or head's pass, or a selective-recompute task.
+std::vector<const models::KernelOp*> kernels_of(const TimelineEntry& e, const models::StepCosts& c) {
+  std::vector<const models::KernelOp*> out;
+  auto add = [&](const models::PassCost& pass) {
+    for (const auto& op : pass.ops)
+      if (op.time_s > 0) out.push_back(&op);
+  };
+  const bool fwd = e.kind == TaskKind::forward || e.kind == TaskKind::recompute;
+  if (e.kind != TaskKind::forward && e.kind != TaskKind::backward && e.kind != TaskKind::recompute) return out;
+  if (e.layer == -1) add(fwd ? c.embed_fwd : c.embed_bwd);
+  if (e.layer == -2) add(fwd ? c.head_fwd : c.head_bwd);
+  if (e.layer < 0) return out;
+  if (e.parts == 0) {
+    if (e.kind == TaskKind::recompute) add(c.layer_recompute);  // selective: one task before the backward
+    return out;
+  }
+  if (fwd) {
+    for (auto part : kForwardOrder)
+      if (e.parts & (1u << part)) add(c.part_fwd[std::size_t(part)]);
+  } else {
+    for (auto part : kBackwardOrder)
+      if (e.parts & (1u << part)) add(c.part_bwd[std::size_t(part)]);
+  }
+  return out;
+}
+
+// Memory over time on one stage: the model states (weights, gradients, optimizer, reserve) all
+// step, plus one block's saved activations from the end of each block forward until the end of
+// its backward. The per-block share is the memory model's peak activations over the
+// block-micro-batches it counts in flight, so the counter's peak is the estimate's (without the
+// loss's transient logits).
+struct MemoryPoint {
+  double t;
+  double delta;
+};
+std::string memory_counter(const std::vector<TimelineEntry>& timeline, const scenarios::Report& r, int stage) {
+  if (stage < 0 || std::size_t(stage) >= r.memory_per_stage.size()) return "";
+  const auto& m = r.memory_per_stage[std::size_t(stage)];
+  const double states = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.reserved_bytes;
+  const double per_block = m.layers_in_flight > 0 ? m.activations_bytes / m.layers_in_flight : 0;
+  // A block pass of one micro-batch is several tasks; it holds activations from its forward's
+  // last task to its backward's last task.
+  std::map<std::pair<int, int>, double> fwd_end, bwd_end;  // by (micro-batch, layer)
+  for (const auto& e : timeline) {
+    if (e.stage != stage || e.layer < 0 || std::string(e.stream) != "compute") continue;
+    if (e.kind == TaskKind::forward) fwd_end[{e.micro_batch, e.layer}] = std::max(fwd_end[{e.micro_batch, e.layer}], e.end_s);
+    if (e.kind == TaskKind::backward) bwd_end[{e.micro_batch, e.layer}] = std::max(bwd_end[{e.micro_batch, e.layer}], e.end_s);
+  }
+  std::vector<MemoryPoint> points{{0.0, 0.0}};
+  for (const auto& [key, t] : fwd_end) points.push_back({t, per_block});
+  for (const auto& [key, t] : bwd_end) points.push_back({t, -per_block});
+  std::stable_sort(points.begin(), points.end(), [](const MemoryPoint& a, const MemoryPoint& b) { return a.t < b.t; });
+  std::string o;
+  double held = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    held += points[i].delta;
+    if (i + 1 < points.size() && points[i + 1].t == points[i].t) continue;  // one sample per instant
+    o += fmt::format(",\n{{\"ph\": \"C\", \"name\": \"memory (bytes)\", \"pid\": {}, \"ts\": {:.6f}, "
+                     "\"args\": {{\"model states\": {:.0f}, \"activations\": {:.0f}}}}}",
+                     stage, points[i].t * 1e6, states, std::max(0.0, held));
+  }
+  return o;
+}
+
 }  // namespace
 
-std::string chrome_trace(const std::vector<models::TimelineEntry>& timeline, const std::string& title) {
+std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scenarios::Report& report) {
   // Stable thread ids: streams in the order they first appear, per stage.
   std::map<std::pair<int, std::string>, int> tids;
   std::set<int> stages;
@@ -33,7 +108,8 @@ std::string chrome_trace(const std::vector<models::TimelineEntry>& timeline, con
   }
   int next = 1;
   for (auto& [key, id] : tids) id = next++;
-  std::string o = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"title\": " + json_quote(title) + "},\n\"traceEvents\": [\n";
+  std::string o = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"title\": " + json_quote(report.scenario.name) +
+                  "},\n\"traceEvents\": [\n";
   bool first = true;
   auto emit = [&](const std::string& ev) {
     o += (first ? "" : ",\n") + ev;
@@ -50,7 +126,22 @@ std::string chrome_trace(const std::vector<models::TimelineEntry>& timeline, con
                      "\"args\": {{\"micro_batch\": {}, \"layer\": {}}}}}",
                      json_quote(event_name(e)), models::name(e.kind), e.stage, tid, e.start_s * 1e6,
                      (e.end_s - e.start_s) * 1e6, e.micro_batch, e.layer));
+    // Its kernels, nested: laid out in proportion to their modelled times (the engine runs a
+    // task at one rate at a time, so SMs lent to communication slow all its kernels alike).
+    const auto kernels = kernels_of(e, report.costs);
+    double total = 0;
+    for (const auto* k : kernels) total += k->time_s;
+    double done = 0;
+    for (const auto* k : kernels) {
+      const double a = e.start_s + (e.end_s - e.start_s) * done / total;
+      done += k->time_s;
+      const double b = e.start_s + (e.end_s - e.start_s) * done / total;
+      // Compact: there are several per task.
+      emit(fmt::format("{{\"ph\":\"X\",\"name\":{},\"cat\":\"kernel\",\"pid\":{},\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f}}}",
+                       json_quote(k->name), e.stage, tid, a * 1e6, (b - a) * 1e6));
+    }
   }
+  for (int s : stages) o += memory_counter(timeline, report, s);
   return o + "\n]}\n";
 }
 

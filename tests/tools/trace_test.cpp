@@ -1,0 +1,88 @@
+// The Chrome trace names the kernels inside every block pass and carries memory as a counter.
+#include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "scenarios/load.hpp"
+#include "scenarios/simulate.hpp"
+#include "tools/trace.hpp"
+
+using namespace clustersim;
+
+namespace {
+struct Slice {
+  double ts, end;
+  std::string name, cat;
+};
+}  // namespace
+
+TEST_CASE("the trace nests named kernels in each compute task and adds a memory counter per stage", "[tools][trace]") {
+  // Small but with every kind of block task: TP with SP, CP ring steps, two stages, 2 micro-batches.
+  const auto sc = scenarios::load_scenario_file(
+      std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/7b_256xh100.yaml",
+      {"parallelism.tp=2", "parallelism.pp=2", "parallelism.cp=2", "parallelism.sequence_parallel=true",
+       "training.global_batch=64", "training.micro_batch=2"});
+  std::vector<models::TimelineEntry> timeline;
+  const auto report = scenarios::simulate(sc);
+  scenarios::simulate(sc, &timeline);
+  const YAML::Node doc = YAML::Load(tools::chrome_trace(timeline, report));  // JSON is YAML; a syntax error throws
+  const YAML::Node events = doc["traceEvents"];
+  REQUIRE(events.IsSequence());
+
+  std::map<std::pair<int, int>, std::vector<Slice>> tasks, kernels;  // by (pid, tid)
+  std::map<int, double> peak_activations, states;
+  std::map<int, int> counter_samples;
+  for (const auto& e : events) {
+    const auto ph = e["ph"].as<std::string>();
+    if (ph == "C") {
+      const int pid = e["pid"].as<int>();
+      CHECK(e["name"].as<std::string>() == "memory (bytes)");
+      const double act = e["args"]["activations"].as<double>();
+      CHECK(act >= 0);
+      peak_activations[pid] = std::max(peak_activations[pid], act);
+      states[pid] = e["args"]["model states"].as<double>();
+      ++counter_samples[pid];
+      continue;
+    }
+    if (ph != "X") continue;
+    const auto key = std::make_pair(e["pid"].as<int>(), e["tid"].as<int>());
+    const double ts = e["ts"].as<double>(), dur = e["dur"].as<double>();
+    Slice s{ts, ts + dur, e["name"].as<std::string>(), e["cat"].as<std::string>()};
+    (s.cat == "kernel" ? kernels : tasks)[key].push_back(s);
+  }
+  // Named kernels of the forward and backward passes, each inside a compute task of its thread.
+  std::set<std::string> names;
+  std::size_t nested = 0, total = 0;
+  for (const auto& [key, ks] : kernels) {
+    const auto& parents = tasks.at(key);
+    for (const auto& k : ks) {
+      names.insert(k.name);
+      ++total;
+      for (const auto& p : parents)
+        if ((p.cat == "forward" || p.cat == "backward" || p.cat == "recompute") && p.ts <= k.ts + 1e-6 && k.end <= p.end + 1e-6) {
+          ++nested;
+          break;
+        }
+    }
+  }
+  INFO(total << " kernel slices");
+  CHECK(total > 100);
+  CHECK(nested == total);
+  for (const char* n : {"qkv", "attention", "attention.bwd", "mlp_down", "mlp_down.wgrad", "mlp_gate_up.wgrad", "qkv.dgrad"}) {
+    INFO(n);
+    CHECK(names.count(n) == 1);
+  }
+  // A memory counter per stage: model states as the estimate has them, and activations rising
+  // to the memory model's peak (the schedule holds exactly the block-micro-batches it counts).
+  REQUIRE(report.memory_per_stage.size() == 2);
+  for (int s = 0; s < 2; ++s) {
+    const auto& m = report.memory_per_stage[std::size_t(s)];
+    INFO("stage " << s);
+    CHECK(counter_samples[s] > 4);
+    CHECK(states[s] == Approx(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.reserved_bytes).epsilon(1e-6));
+    CHECK(peak_activations[s] == Approx(m.activations_bytes).epsilon(0.01));
+  }
+}
