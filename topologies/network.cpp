@@ -32,9 +32,10 @@ int Network::nodes_for(const TopologySpec& spec, int gpus) {
 // cached plan: the key holds the layout with `dim`'s stride on the innermost other dimension,
 // the rest outside `dim`.
 Layout plan_layout(const Layout& l, GroupDim dim) {
+  if (folded(dim)) return l;  // expert groups are renumbered over a whole stage: no sharing
   Layout out;
   std::size_t slot = 0;
-  for (std::size_t d = 0; d < kGroupDims; ++d) {
+  for (std::size_t d = 0; d < kPlacedDims; ++d) {
     if (static_cast<GroupDim>(d) == dim) continue;
     out.order[slot == 0 ? 0 : slot + 1] = static_cast<GroupDim>(d);
     ++slot;

@@ -19,9 +19,9 @@ TEST_CASE("plan_layout keeps each dimension's communicators", "[topologies]") {
         for (int pp : {1, 4, 3})
           for (int dp : {1, 2, 6}) {
             Layout l;
-            l.sizes = {tp, cp, pp, dp};
+            l.sizes = {tp, cp, pp, dp, 1, 1, 1};
             l.order = order;
-            for (std::size_t d = 0; d < kGroupDims; ++d) {
+            for (std::size_t d = 0; d < kPlacedDims; ++d) {  // folded dims are cached under the whole layout
               const auto dim = static_cast<GroupDim>(d);
               const Layout canon = plan_layout(l, dim);
               CHECK(canon.ranks() == l.ranks());
@@ -34,9 +34,9 @@ TEST_CASE("plan_layout keeps each dimension's communicators", "[topologies]") {
 
 TEST_CASE("layouts with the same DP groups share one plan layout, others do not", "[topologies]") {
   // DP stride 16 and size 4 either way: (tp 8, pp 2) and (tp 8, cp 2).
-  CHECK(plan_layout(Layout{{8, 1, 2, 4}}, GroupDim::dp) == plan_layout(Layout{{8, 2, 1, 4}}, GroupDim::dp));
-  CHECK(plan_layout(Layout{{8, 1, 2, 4}}, GroupDim::tp) == plan_layout(Layout{{8, 2, 1, 4}}, GroupDim::tp));
+  CHECK(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::dp) == plan_layout(Layout{{8, 2, 1, 4, 1, 1, 1}}, GroupDim::dp));
+  CHECK(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::tp) == plan_layout(Layout{{8, 2, 1, 4, 1, 1, 1}}, GroupDim::tp));
   // DP stride 8 vs 16: different groups, different keys.
-  CHECK_FALSE(plan_layout(Layout{{8, 1, 1, 8}}, GroupDim::dp) == plan_layout(Layout{{8, 1, 2, 4}}, GroupDim::dp));
-  CHECK_FALSE(plan_layout(Layout{{8, 1, 2, 4}}, GroupDim::pp) == plan_layout(Layout{{8, 2, 2, 2}}, GroupDim::pp));
+  CHECK_FALSE(plan_layout(Layout{{8, 1, 1, 8, 1, 1, 1}}, GroupDim::dp) == plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::dp));
+  CHECK_FALSE(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::pp) == plan_layout(Layout{{8, 2, 2, 2, 1, 1, 1}}, GroupDim::pp));
 }
