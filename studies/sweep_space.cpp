@@ -113,7 +113,15 @@ bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::strin
     throw ScenarioError(fmt::format("{}={}: a plan dimension needs a whole number", key, value));
   std::vector<int>* dims[] = {&grid->tp, &grid->pp, &grid->cp, &grid->vpp, &grid->micro_batch, &grid->zero_stage};
   *dims[it - keys.begin()] = {int(*v)};
+  if (key == "parallelism.vpp") grid->vpp_fixed = true;
   return true;
+}
+
+std::vector<int> vpp_values(int layers, int pp, int max_vpp) {
+  std::vector<int> out{1};
+  for (int v = 2; v <= max_vpp && long(pp) * v <= layers; ++v)
+    if (layers % (pp * v) == 0 || (layers + 2) % (pp * v) == 0) out.push_back(v);
+  return out;
 }
 
 std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
@@ -123,7 +131,8 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
       for (int cp : g.cp) {
         const long model_parallel = long(tp) * pp * cp;
         if (model_parallel <= 0 || gpus % model_parallel != 0) continue;
-        for (int vpp : g.vpp) {
+        const bool by_layers = g.layers > 0 && !g.vpp_fixed && pp > 1;
+        for (int vpp : by_layers ? vpp_values(g.layers, pp, g.max_vpp) : g.vpp) {
           if (vpp > 1 && pp == 1) continue;
           for (int mb : g.micro_batch)
             for (int zero : g.zero_stage)

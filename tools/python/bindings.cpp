@@ -7,6 +7,7 @@
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
 #include "scenarios/quantity.hpp"
+#include "studies/auto_grid.hpp"
 #include "studies/calibrate.hpp"
 #include "studies/conventions.hpp"
 #include "studies/csv_table.hpp"
@@ -37,7 +38,7 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
   for (const auto& a : axes) parsed.push_back(studies::parse_axis(a));
   int base_gpus = 0;
   if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  const studies::SweepSpace space(parsed, auto_parallel, sets, base_gpus);
+  const studies::SweepSpace space(parsed, auto_parallel, sets, base_gpus, studies::auto_parallel_grid(base, parsed, sets));
   studies::SweepOptions options;
   options.threads = threads;
   SweepTable table{studies::sweep_header(space), {}};
