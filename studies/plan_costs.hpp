@@ -33,8 +33,8 @@ struct EnergyOptions {
 std::map<std::string, double> parse_gpu_hour_prices(const std::string& text);
 /// The price of `hardware` (its own entry, else the "" entry, else 0).
 double gpu_hour_price(const std::map<std::string, double>& prices, const std::string& hardware);
-/// Throws ScenarioError when some hardware is priced and another is not, or a price names
-/// hardware that is not searched.
+/// Throws ScenarioError when some hardware is priced and another is not (prices of hardware not
+/// searched are allowed: one price list serves every search).
 void check_gpu_hour_prices(const std::map<std::string, double>& prices, const std::vector<std::string>& hardware);
 
 struct PlanCosts {

@@ -143,13 +143,20 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
 
 namespace {
 
-// "best plans meeting D days by total cost ($/GPU-hour h100-sxm 2.5, ...; energy ...)".
-std::string ranking_title(const studies::PlanRequest& req, const studies::PlanResult& res) {
-  std::string by = req.rank == studies::PlanRank::days   ? "fewest days"
-                   : req.rank == studies::PlanRank::gpus ? "fewest GPUs"
-                   : res.priced                          ? "total cost (GPUs + energy)"
-                                                         : "GPU-hours (no --cost-per-gpu-hour)";
-  return fmt::format("best plans meeting {:g} days by {}", req.days, by);
+// "cheapest plans meeting D days", "fastest ..." or "smallest ...", as --by ranks them.
+std::string ranking_title(const studies::PlanRequest& req) {
+  const char* which = req.rank == studies::PlanRank::days   ? "fastest"
+                      : req.rank == studies::PlanRank::gpus ? "smallest"
+                                                            : "cheapest";
+  return fmt::format("{} plans meeting {:g} days", which, req.days);
+}
+
+// What the ranking orders by, for the line after the title.
+std::string ranking_basis(const studies::PlanRequest& req, const studies::PlanResult& res) {
+  const std::string cost = res.priced ? "total cost (GPU-hours x price + energy)" : "GPU-hours (no --cost-per-gpu-hour)";
+  if (req.rank == studies::PlanRank::days) return "fewest days, then " + cost;
+  if (req.rank == studies::PlanRank::gpus) return "fewest GPUs, then fewest days";
+  return cost + ", then fewest days";
 }
 
 std::string cost_basis(const studies::PlanRequest& req, const studies::PlanResult& res) {
@@ -197,7 +204,7 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : meeting) rows.push_back(table_cells(header, c.cells));
   if (rows.empty()) fmt::print("\nno plan meets {:g} days\n", a.days);
-  else fmt::print("\n{}:\n{}", ranking_title(req, res), format_top_table(header, columns, rows));
+  else fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
   rows.clear();
   for (const auto& c : fastest) rows.push_back(table_cells(header, c.cells));
   if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, columns, rows));
@@ -223,7 +230,8 @@ void write_plan_html(const PlanArgs& a, const studies::PlanRequest& req, const s
   for (const auto& row : res.all_rows) page.offer(row);
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : res.cheapest) rows.push_back(table_cells(res.header, c.cells));
-  page.add_table(ranking_title(req, res), rows);
+  page.add_note("plans ranked by " + ranking_basis(req, res));
+  page.add_table(ranking_title(req), rows);
   rows.clear();
   for (const auto& c : res.fastest_per_gpu_count) rows.push_back(table_cells(res.header, c.cells));
   page.add_table("fastest plan per GPU count", rows);
