@@ -176,3 +176,15 @@ TEST_CASE("a batch range: the search picks a batch in it, and a larger batch can
   r.global_batch = 512;
   CHECK_THROWS_WITH(search_plans(r), Catch::Contains("--batch-tokens"));
 }
+
+TEST_CASE("the vpp search by layers keeps the auto-parallel grid bounded", "[studies][plan]") {
+  // 7B (32 layers) on 256 GPUs and 70B (80 layers) on 1024: the grid with every fitting vpp up to
+  // 8 stays within 1.5x the fixed {1, 2, 4} grid (vpp is only searched where pp·vpp fits).
+  for (const auto& [gpus, layers] : {std::pair{256, 32}, std::pair{1024, 80}, std::pair{16384, 126}}) {
+    PlanGrid fixed, by_layers;
+    by_layers.layers = layers;
+    const auto n_fixed = auto_parallel_plans(gpus, fixed).size(), n_layers = auto_parallel_plans(gpus, by_layers).size();
+    INFO(gpus << " GPUs, " << layers << " layers: " << n_fixed << " plans with vpp 1, 2, 4; " << n_layers << " by layers");
+    CHECK(n_layers <= n_fixed * 3 / 2);
+  }
+}
