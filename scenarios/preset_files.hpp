@@ -19,7 +19,9 @@ struct PresetFile {
 };
 
 /// Reads `value` for `section` ("model", "hardware", "topology"). A document whose top level holds a
-/// `section:` mapping (what `clustersim import hf` writes) contributes that mapping. Throws ScenarioError
+/// `section:` mapping (what `clustersim import hf` writes) contributes that mapping. A `base:` key (a
+/// preset name, or a file relative to this one) is resolved here: the file's keys override the base's
+/// (what `clustersim calibrate --runs ... --out` writes); an unknown base names file:line. Throws ScenarioError
 /// naming `where` (file:line of the key that names the file) when the file cannot be read or parsed.
 PresetFile read_preset_file(const std::string& value, const std::string& section, const std::string& scenario_source,
                             const std::string& where);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "scenarios/error.hpp"
@@ -71,6 +72,7 @@ ErrorStats stats_at(const Rows& rows, const Values& v, std::vector<RowOutcome>* 
   for (const FitRow* r : rows) {
     RowOutcome o;
     o.id = r->id;
+    o.family = r->family;
     o.simulated = true;
     o.error = r->error(v.at(r->hardware).values);
     out.push_back(o);
@@ -166,6 +168,7 @@ ModeFit fit_and_hold_out(FitMode mode, const std::vector<FitRow>& rows, const st
     m.holdouts.push_back(std::move(h));
   }
   m.leave_one_family_out = stats_of(held);
+  m.held_out_rows = std::move(held);
   return m;
 }
 
@@ -222,14 +225,33 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
   return res;
 }
 
-void add_out_of_sample(const CsvTable& table, const std::string& id_prefix, ValidationSummary* summary) {
+namespace {
+
+// The profiles' mode refitted without each family in turn (what `validate` reports out of sample).
+std::optional<ModeFit> profiles_mode_holdouts(const CsvTable& table, const std::string& id_prefix, FitMode* mode) {
   const std::vector<FitRow> rows = fit_rows(table, id_prefix);
-  if (rows.empty()) return;
+  if (rows.empty()) return std::nullopt;
   std::set<std::string> profiles;
   for (const auto& r : rows) profiles.insert(r.hardware);
-  const FitMode mode = kProfilesMode == FitMode::per_profile_first && n_params() == 1 ? FitMode::per_profile : kProfilesMode;
-  const ModeFit fit = fit_and_hold_out(mode, rows, profiles);
-  if (fit.holdouts.empty()) return;
+  *mode = kProfilesMode == FitMode::per_profile_first && n_params() == 1 ? FitMode::per_profile : kProfilesMode;
+  ModeFit fit = fit_and_hold_out(*mode, rows, profiles);
+  if (fit.holdouts.empty()) return std::nullopt;
+  return fit;
+}
+
+}  // namespace
+
+std::vector<RowOutcome> held_out_rows(const CsvTable& table, const std::string& id_prefix) {
+  FitMode mode;
+  const auto fit = profiles_mode_holdouts(table, id_prefix, &mode);
+  return fit ? fit->held_out_rows : std::vector<RowOutcome>{};
+}
+
+void add_out_of_sample(const CsvTable& table, const std::string& id_prefix, ValidationSummary* summary) {
+  FitMode mode;
+  const auto found = profiles_mode_holdouts(table, id_prefix, &mode);
+  if (!found) return;
+  const ModeFit& fit = *found;
   summary->held_out_mode = name(mode);
   summary->overall.held_out = fit.leave_one_family_out;
   for (auto& f : summary->families)

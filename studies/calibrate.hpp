@@ -55,6 +55,7 @@ struct ModeFit {
   ErrorStats in_sample;
   std::vector<FamilyHoldout> holdouts;        ///< per family, fitted without it
   ErrorStats leave_one_family_out;            ///< every row predicted by a fit that excluded its family
+  std::vector<RowOutcome> held_out_rows;      ///< those rows (id, family, signed error)
 };
 
 struct CalibrationResult {
@@ -80,6 +81,10 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix 
 /// profiles were fitted (kProfilesMode, through the row model of calibrate()). Leaves them
 /// empty when nothing can be fitted.
 void add_out_of_sample(const CsvTable& table, const std::string& id_prefix, ValidationSummary* summary);
+
+/// Every headline row (id, family, signed tokens/s error) predicted with the constants refitted
+/// without its family, the way add_out_of_sample() does; empty when nothing can be fitted.
+std::vector<RowOutcome> held_out_rows(const CsvTable& table, const std::string& id_prefix = "");
 
 std::string format_calibration_text(const CalibrationResult& r);
 

@@ -104,25 +104,6 @@ int validate_command(const std::string& csv, const std::string& prefix, const st
   return 0;
 }
 
-int calibrate_command(const std::string& csv, const std::string& prefix, const std::string& profiles_dir, bool write,
-                      bool per_profile) {
-  using clustersim::studies::FitMode;
-  using namespace clustersim;
-  const studies::CalibrationResult result = studies::calibrate(load_runs(csv), prefix);
-  const std::string out = studies::format_calibration_text(result);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  if (write) {
-    const std::time_t now = std::time(nullptr);
-    char date[16];
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    for (const auto& f : studies::write_calibration(result, profiles_dir, date,
-                                                         per_profile ? FitMode::per_profile : result.best_mode()))
-      fmt::print("wrote {}\n", f);
-    fmt::print("rebuild to embed the updated profiles\n");
-  }
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,24 +134,13 @@ int main(int argc, char** argv) {
   clustersim::tools::CollectiveOptions collective_options;
   auto* collective = clustersim::tools::add_collective_command(app, collective_options);
   const auto subcommands = clustersim::tools::register_subcommands(app);
-  std::string csv, prefix, validation_plot, profiles_dir = "hardware/profiles";
+  std::string csv, prefix, validation_plot;
   bool validate_json = false;
   auto* validate = app.add_subcommand("validate", "predict published training runs and report the error");
   validate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
   validate->add_option("--source", prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
   validate->add_option("--plot", validation_plot, "write predicted vs measured (log-log SVG) to this file");
   validate->add_flag("--json", validate_json, "print JSON instead of the table");
-  auto* calibrate = app.add_subcommand("calibrate", "fit the global calibration constant to the published runs");
-  calibrate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
-  calibrate->add_option("--source", prefix, "only rows whose id starts with this prefix");
-  bool write = false;
-  calibrate->add_flag("--write", write, "write the fitted values into the profiles of --profiles-dir");
-  calibrate->add_option("--profiles-dir", profiles_dir, "with --write: the source tree's profiles (default: run from the repository root)")
-      ->capture_default_str();
-  bool per_profile = false;
-  calibrate->add_flag("--per-profile", per_profile,
-                      "with --write: both fractions per profile instead of the mode with the lowest "
-                      "leave-one-family-out MAPE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -191,7 +161,6 @@ int main(int argc, char** argv) {
     for (const auto& sub : subcommands)
       if (*sub.app) return sub.run();
     if (*validate) return validate_command(csv, prefix, validation_plot, validate_json);
-    if (*calibrate) return calibrate_command(csv, prefix, profiles_dir, write, per_profile);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

@@ -9,6 +9,7 @@
 
 #include "models/pipeline.hpp"
 #include "scenarios/assumptions.hpp"
+#include "studies/error_band.hpp"
 #include "studies/json_text.hpp"
 #include "studies/metrics.hpp"
 
@@ -55,6 +56,30 @@ std::string compact_split(const std::vector<int>& layers) {
   return "[" + o + "]";
 }
 
+// Issue 16: the step time's out-of-sample error band (studies/error_band.hpp) at the default confidence.
+std::string error_band_text(const scenarios::Report& r) {
+  const auto b = studies::error_band(r.scenario, studies::kDefaultBandConfidence);
+  const double lo = 100 * (b.low - 1), hi = 100 * (b.high - 1);
+  const std::string pct = std::abs(lo + hi) < 1 ? fmt::format("±{:.0f} %", 0.5 * (hi - lo))
+                                                : fmt::format("{:+.0f} % / {:+.0f} %", lo, hi);
+  return fmt::format("  error band       {} ({:.0f} %: {:.4f}..{:.4f} s), from {} published runs ({}), out of sample\n",
+                     pct, 100 * b.confidence, b.low * r.step_time_s, b.high * r.step_time_s, b.rows, b.basis);
+}
+
+std::string error_band_json(const scenarios::Report& r) {
+  const auto b = studies::error_band(r.scenario, studies::kDefaultBandConfidence);
+  return fmt::format("{{\"confidence\": {}, \"rows\": {}, \"basis\": {}}}", b.confidence, b.rows, json_quote(b.basis));
+}
+
+std::vector<std::pair<std::string, std::string>> error_band_members(const scenarios::Report& r) {
+  const auto b = studies::error_band(r.scenario, studies::kDefaultBandConfidence);
+  auto num = [](double v) { return fmt::format("{}", v); };
+  return {{"step_time_s_low", num(r.step_time_s * b.low)}, {"step_time_s_high", num(r.step_time_s * b.high)},
+          {"mfu_low", num(r.mfu / b.high)},                {"mfu_high", num(r.mfu / b.low)},
+          {"days_low", num(r.days_to_train * b.low)},      {"days_high", num(r.days_to_train * b.high)},
+          {"error_band", error_band_json(r)}};
+}
+
 }  // namespace
 
 std::string format_text(const scenarios::Report& r) {
@@ -86,6 +111,7 @@ std::string format_text(const scenarios::Report& r) {
                      p.vpp > 1 ? "virtual " : "", models::describe_split(md.layers, p));
   o += "\n";
   o += fmt::format("  step time        {:.4f} s\n", r.step_time_s);
+  o += error_band_text(r);
   o += fmt::format("  throughput       {}tokens/s total, {:.0f} tokens/s per GPU\n", si(r.tokens_per_s, " "), r.tokens_per_s_per_gpu);
   o += fmt::format("  MFU              {:.1f} %   (HFU {:.1f} %; peak {} {})\n", 100 * r.mfu, 100 * r.hfu,
                    si(r.peak_flops, "FLOP/s"), hardware::name(t.precision));
@@ -168,6 +194,8 @@ std::string format_text(const scenarios::Report& r) {
 std::string format_json(const scenarios::Report& r,
                         const std::vector<std::pair<std::string, std::string>>& extra) {
   std::vector<std::pair<std::string, std::string>> all = {{"assumptions", assumptions_json(r)}};
+  const auto band = error_band_members(r);
+  all.insert(all.end(), band.begin(), band.end());
   all.insert(all.end(), extra.begin(), extra.end());
   return studies::metrics_json(studies::report_metrics(r), all);
 }

@@ -18,5 +18,6 @@ std::vector<Subcommand> register_subcommands(CLI::App& app);
 Subcommand add_sweep_command(CLI::App& app);
 Subcommand add_merge_command(CLI::App& app);
 Subcommand add_plan_command(CLI::App& app);
+Subcommand add_calibrate_command(CLI::App& app);  ///< tools/calibrate_command.cpp
 
 }  // namespace clustersim::tools

@@ -49,6 +49,14 @@ class RunTest(unittest.TestCase):
         self.assertEqual(got, json.loads(out.stdout))
         self.assertIn("waterfall", got["explain"])
 
+    def test_error_band_keys(self):
+        r = clustersim.run(MAIN)
+        self.assertLess(r["step_time_s_low"], r["step_time_s_high"])
+        self.assertLess(r["mfu_low"], r["mfu_high"])
+        self.assertAlmostEqual(r["mfu_low"] * r["step_time_s_high"], r["mfu"] * r["step_time_s"], delta=1e-9)
+        self.assertGreaterEqual(r["error_band"]["rows"], 8)
+        self.assertEqual(r["error_band"]["confidence"], 0.68)
+
     def test_a_dict_is_a_scenario(self):
         from_dict = clustersim.run(MAIN_DICT)
         from_file = clustersim.run(MAIN)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "python/bindings.hpp"
+#include "tools/allocator_tuning.hpp"
 
 namespace py = pybind11;
 
@@ -88,11 +89,13 @@ py::object sweep(const py::object& base, const py::object& vary, bool auto_paral
     py::gil_scoped_release release;
     table = clustersim::python::sweep_table(in, axes, auto_parallel, sets, threads);
   }
-  py::list rows;
-  for (const auto& cells : table.rows) {
+  std::vector<py::str> keys;  // one key object per column, shared by every row's dict
+  for (const auto& h : table.header) keys.emplace_back(h);
+  py::list rows(table.rows.size());
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
     py::dict row;
-    for (std::size_t c = 0; c < table.header.size(); ++c) row[py::str(table.header[c])] = cell_value(cells[c]);
-    rows.append(row);
+    for (std::size_t c = 0; c < keys.size(); ++c) row[keys[c]] = cell_value(table.rows[i][c]);
+    rows[i] = std::move(row);
   }
   if (!as_frame) return std::move(rows);
   py::object pandas;
@@ -164,6 +167,9 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
 }  // namespace
 
 PYBIND11_MODULE(clustersim, m) {
+  // As the CLI's main(): sweeps free and rebuild task graphs thousands of times a second; without this
+  // glibc returns the memory and page-faults it back on every simulation (tools/allocator_tuning.hpp).
+  clustersim::tools::keep_freed_memory_for_reuse();
   m.doc() = "clustersim: predicts step time, throughput, MFU and memory of large-model training";
   static py::exception<clustersim::scenarios::ScenarioError> scenario_error(m, "ScenarioError", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
