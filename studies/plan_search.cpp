@@ -13,6 +13,7 @@
 #include "models/memory.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
+#include "studies/error_band.hpp"
 #include "studies/memory_advice.hpp"
 #include "studies/plan_batch.hpp"
 #include "studies/sweep_table.hpp"
@@ -70,6 +71,7 @@ struct Screened {
   std::string reason;
   double bound_s = 0;
   bool unformable = false;     // dp·micro_batch does not divide the row's batch (batch range only)
+  double band_high = 1;        // the error band's high factor (confidence > 0)
 };
 
 // One hardware's part of the search: its sizes, sweep space, worker templates and screening.
@@ -141,7 +143,8 @@ struct Layout {
 };
 
 // Phase 1, every plan: validate, estimate memory and bound the step time from below (cheap).
-void screen(const Layout& layout, HwSearch* h, int threads, const std::function<void(std::uint64_t)>& progress) {
+void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
+            const std::function<void(std::uint64_t)>& progress) {
   const SweepSpace& space = *h->space;
   h->screened.assign(std::size_t(space.size()), {});
   constexpr std::uint64_t kScreenChunk = 4096;
@@ -165,6 +168,7 @@ void screen(const Layout& layout, HwSearch* h, int threads, const std::function<
           s = {Status::out_of_memory, memory_error(partial), 0};
         } else {
           s.bound_s = step_time_lower_bound_s(sc);
+          if (confidence > 0) s.band_high = error_band(sc, confidence).high;
         }
       } catch (const ScenarioError& e) {
         s = {Status::invalid, e.what(), 0};
@@ -202,6 +206,12 @@ PlanCandidate candidate(const PlanRequest& a, const std::vector<std::string>& he
   c.step_time = units::Seconds(num("step_time_s"));
   c.peak_memory = units::Bytes(num("peak_memory_bytes"));
   c.costs = plan_costs(c.gpu_hours, h.board_w, h.price, a.energy);
+  if (a.confidence > 0) {
+    const ErrorBand band = error_band(h.bases.front().instantiate(cfg.overrides), a.confidence);
+    c.days_high = c.days * band.high;
+    c.band_basis = band.basis;
+    c.poorly_validated = band.basis.find("widened") != std::string::npos;
+  }
   c.cells = std::move(r.cells);
   return c;
 }
@@ -232,7 +242,7 @@ struct Kept {
     const auto it = fastest.find(key);
     if (it == fastest.end() || c.days < it->second.days || (c.days == it->second.days && c.index < it->second.index))
       fastest[key] = c;
-    if (c.days <= a.days && a.top > 0) {
+    if ((a.confidence > 0 ? c.days_high : c.days) <= a.days && a.top > 0) {
       Ranked r{rank_key(a.rank, c.days, c.gpu_hours, c.gpus, rank_rate), hw, c};
       meeting.insert(std::upper_bound(meeting.begin(), meeting.end(), r, before), r);
       if (meeting.size() > a.top) meeting.pop_back();
@@ -256,7 +266,7 @@ bool prune(const PlanRequest& a, HwSearch& h, const Kept& kept, const Item& it) 
   const double bound_hours = it.bound_days * 24.0 * gpus;
   const auto best = kept.fastest.find({h.hw, gpus});
   const bool may_be_fastest = best == kept.fastest.end() || it.bound_days < best->second.days;
-  bool may_be_best = it.bound_days <= a.days && a.top > 0;
+  bool may_be_best = it.bound_days * (a.confidence > 0 ? s->band_high : 1) <= a.days && a.top > 0;
   if (may_be_best && kept.meeting.size() >= a.top) {
     const auto& worst = kept.meeting.back();
     const RankKey key = rank_key(a.rank, it.bound_days, bound_hours, gpus, h.rank_rate);
@@ -372,6 +382,8 @@ void check_request(const PlanRequest& a) {
   if (a.batch_tokens_hi > 0 && a.global_batch > 0)
     throw ScenarioError("--batch-tokens and --global-batch: give one (a range to search, or one batch)");
   if (!(a.cost_per_gpu_hour >= 0)) throw ScenarioError("--cost-per-gpu-hour: expected a price >= 0");
+  if (!(a.confidence >= 0 && a.confidence < 1))
+    throw ScenarioError(fmt::format("--confidence {}: expected a probability such as 0.9 (0: no error band)", a.confidence));
   check_energy_options(a.energy);
 }
 
@@ -448,7 +460,7 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
   std::uint64_t total = 0, done = 0;
   for (const auto& h : hws) total += h.space->size();
   for (auto& h : hws)
-    screen(layout, &h, threads, [&](std::uint64_t n) {
+    screen(layout, a.confidence, &h, threads, [&](std::uint64_t n) {
       done += n;
       if (progress) progress(0, done, total);
     });

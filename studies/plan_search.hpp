@@ -44,6 +44,9 @@ struct PlanRequest {
   EnergyOptions energy;
   PlanRank rank = PlanRank::cost;
   int max_vpp = 8;                  ///< vpp values searched: vpp_values(layers, pp, max_vpp)
+  /// > 0: a plan meets the deadline only at the pessimistic end of its error band at this
+  /// confidence (studies/error_band.hpp): days x band.high <= days.
+  double confidence = 0;
   int max_gpus = 0;                 ///< 0: 8x the 100 %-MFU bound
   int gpu_step = 0;                 ///< 0: GPUs per node of each hardware
   std::vector<std::string> fixes;   ///< "key=value" fixed in every plan
@@ -67,6 +70,9 @@ struct PlanCandidate {
   units::Seconds step_time;
   units::Bytes peak_memory;
   PlanCosts costs;
+  double days_high = 0;             ///< days at the pessimistic end of the error band (confidence > 0)
+  std::string band_basis;           ///< the validated class the band comes from
+  bool poorly_validated = false;    ///< the band had to widen: few published runs like this plan
   std::vector<std::string> cells;
 };
 

@@ -33,6 +33,7 @@ struct PlanArgs {
   double node_overhead_w = -1, node_overhead_fraction = studies::kDefaultNodeOverheadFraction;
   double pue = studies::kDefaultPue, price_per_kwh = studies::kDefaultPricePerKwh;
   int max_vpp = 8;
+  double confidence = 0;
   int max_gpus = 0;
   int gpu_step = 0;
   std::vector<std::string> fixes;
@@ -115,6 +116,9 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
                      "\"total_cost_usd\": {:.10g}",
                      c.global_batch, long(c.global_batch) * a.seq_len, e.it_w_per_gpu, e.energy_mwh, e.gpu_cost_usd,
                      e.energy_cost_usd, e.total_cost_usd);
+    if (a.confidence > 0)
+      o += fmt::format(", \"days_to_train_high\": {:.10g}, \"error_band_basis\": {}, \"poorly_validated\": {}",
+                       c.days_high, json_quote(c.band_basis), c.poorly_validated ? "true" : "false");
     return o + "}";
   };
   std::string hardware = "[";
@@ -122,11 +126,11 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
   hardware += "]";
   std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
                               "  \"global_batch\": {},\n  \"global_batches_searched\": {},\n  \"hardware\": {},\n"
-                              "  \"rank_by\": {},\n  \"priced\": {},\n  \"pue\": {:.10g},\n  \"price_per_kwh\": {:.10g},\n"
+                              "  \"rank_by\": {},\n  \"confidence\": {:.10g},\n  \"priced\": {},\n  \"pue\": {:.10g},\n  \"price_per_kwh\": {:.10g},\n"
                               "  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n"
                               "  \"cheapest\": [",
                               json_quote(a.model), tokens, a.days, a.seq_len, global_batch, json_number_list(res.batches),
-                              hardware, json_quote(studies::name(a.rank)), res.priced ? "true" : "false", a.energy.pue,
+                              hardware, json_quote(studies::name(a.rank)), a.confidence, res.priced ? "true" : "false", a.energy.pue,
                               a.energy.price_per_kwh, stats.evaluated, stats.ok, stats.pruned);
   for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
   o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
@@ -205,6 +209,13 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
   for (const auto& c : meeting) rows.push_back(table_cells(header, c.cells));
   if (rows.empty()) fmt::print("\nno plan meets {:g} days\n", a.days);
   else fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
+  if (req.confidence > 0 && !meeting.empty()) {
+    fmt::print("meeting the deadline at the pessimistic end of the {:g} % error band (days x its high factor):\n",
+               100 * req.confidence);
+    for (std::size_t i = 0; i < meeting.size(); ++i)
+      fmt::print("  {:>2}  {:.1f} days at worst; band from {}{}\n", i + 1, meeting[i].days_high, meeting[i].band_basis,
+                 meeting[i].poorly_validated ? "  [poorly validated: few published runs like this plan]" : "");
+  }
   rows.clear();
   for (const auto& c : fastest) rows.push_back(table_cells(header, c.cells));
   if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, columns, rows));
@@ -254,6 +265,7 @@ int run_plan_command(const PlanArgs& a) {
   req.energy = {a.node_overhead_w, a.node_overhead_fraction, a.pue, a.price_per_kwh};
   req.rank = studies::parse_plan_rank(a.by);
   req.max_vpp = a.max_vpp;
+  req.confidence = a.confidence;
   req.max_gpus = a.max_gpus;
   req.gpu_step = a.gpu_step;
   req.fixes = a.fixes;
@@ -307,6 +319,8 @@ Subcommand add_plan_command(CLI::App& app) {
   c->add_option("--pue", args->pue, "facility power / IT power")->capture_default_str();
   c->add_option("--price-per-kwh", args->price_per_kwh, "US dollars per kWh at the meter")->capture_default_str();
   c->add_option("--by", args->by, "rank the plans meeting the deadline by cost, days or gpus")->capture_default_str();
+  c->add_option("--confidence", args->confidence,
+                "require the deadline at the pessimistic end of the error band at this confidence, e.g. 0.9");
   c->add_option("--max-vpp", args->max_vpp, "largest vpp searched (every vpp with pp·vpp dividing the layers)")
       ->check(CLI::Range(1, 64))->capture_default_str();
   c->add_option("--max-gpus", args->max_gpus, "largest cluster to consider (default: 8x the 100 %-MFU bound)");

@@ -188,3 +188,33 @@ TEST_CASE("the vpp search by layers keeps the auto-parallel grid bounded", "[stu
     CHECK(n_layers <= n_fixed * 3 / 2);
   }
 }
+
+TEST_CASE("--confidence: the deadline must hold at the pessimistic end of each plan's error band", "[studies][plan]") {
+  PlanRequest r = small_request({"h100-sxm"});
+  const PlanResult plain = search_plans(r);
+  REQUIRE(!plain.cheapest.empty());
+  CHECK(plain.cheapest.front().days_high == 0);  // no band asked for
+  r.confidence = 0.9;
+  const PlanResult banded = search_plans(r);
+  REQUIRE(!banded.cheapest.empty());
+  for (const auto& c : banded.cheapest) {
+    CHECK(c.days_high <= r.days);
+    CHECK(c.days_high > c.days);
+    CHECK(!c.band_basis.empty());
+  }
+  // A deadline the expected days meet but the band's high end does not: that plan drops out.
+  r.days = banded.cheapest.front().days * 1.001;
+  r.confidence = 0;
+  const auto at_expected = search_plans(r);
+  r.confidence = 0.9;
+  const auto at_pessimistic = search_plans(r);
+  const auto has = [&](const PlanResult& res) {
+    return std::any_of(res.cheapest.begin(), res.cheapest.end(),
+                       [&](const PlanCandidate& c) { return c.index == banded.cheapest.front().index; });
+  };
+  CHECK(has(at_expected));
+  CHECK(!has(at_pessimistic));
+  for (const auto& c : at_pessimistic.cheapest) CHECK(c.days_high <= r.days);
+  r.confidence = 1.5;
+  CHECK_THROWS_WITH(search_plans(r), Catch::Contains("--confidence"));
+}

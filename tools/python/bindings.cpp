@@ -79,6 +79,7 @@ std::string plan_json(const PlanInput& in) {
   if (in.price_per_kwh >= 0) req.energy.price_per_kwh = in.price_per_kwh;
   req.rank = studies::parse_plan_rank(in.by);
   req.max_vpp = in.max_vpp;
+  req.confidence = in.confidence;
   req.max_gpus = in.max_gpus;
   req.gpu_step = in.gpu_step;
   req.fixes = in.fixes;

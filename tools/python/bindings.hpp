@@ -40,6 +40,7 @@ struct PlanInput {
   double node_overhead_w = -1, node_overhead_fraction = -1, pue = -1, price_per_kwh = -1;  ///< < 0: the CLI's default
   std::string by = "cost";
   int max_vpp = 8;
+  double confidence = 0;
   std::vector<std::string> fixes;
 };
 /// The JSON object `clustersim plan --json` prints.
