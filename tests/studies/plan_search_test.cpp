@@ -123,7 +123,7 @@ TEST_CASE("the plan does not depend on the order hardware is named in", "[studie
   CHECK_THROWS_WITH(search_plans(small_request({"b200", "b200"})), Catch::Contains("listed twice"));
 }
 
-TEST_CASE("each hardware gets its own GPU step; the cheapest plans are ranked by total cost", "[studies][plan]") {
+TEST_CASE("each hardware gets its own GPU step, and the cheapest plans are ranked by total cost", "[studies][plan]") {
   PlanRequest r = small_request({"gb200", "h100-sxm"});
   r.prices = parse_gpu_hour_prices("h100-sxm=2.5,gb200=6");
   r.max_gpus = 144;
@@ -140,7 +140,7 @@ TEST_CASE("each hardware gets its own GPU step; the cheapest plans are ranked by
   }
 }
 
-TEST_CASE("--by gpus and --by days order the plans meeting the deadline", "[studies][plan]") {
+TEST_CASE("plans meeting the deadline ranked by GPUs or by days (--by)", "[studies][plan]") {
   PlanRequest r = small_request({"h100-sxm"});
   r.rank = PlanRank::gpus;
   PlanResult res = search_plans(r);
@@ -189,7 +189,7 @@ TEST_CASE("the vpp search by layers keeps the auto-parallel grid bounded", "[stu
   }
 }
 
-TEST_CASE("--confidence: the deadline must hold at the pessimistic end of each plan's error band", "[studies][plan]") {
+TEST_CASE("with a confidence, the deadline must hold at the pessimistic end of each plan's error band", "[studies][plan]") {
   PlanRequest r = small_request({"h100-sxm"});
   const PlanResult plain = search_plans(r);
   REQUIRE(!plain.cheapest.empty());
