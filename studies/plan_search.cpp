@@ -5,13 +5,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
+#include <memory>
+#include <optional>
+#include <tuple>
 
 #include "models/flops.hpp"
 #include "models/memory.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
+#include "studies/error_band.hpp"
 #include "studies/memory_advice.hpp"
+#include "studies/plan_batch.hpp"
 #include "studies/sweep_table.hpp"
 
 namespace clustersim::studies {
@@ -40,6 +44,7 @@ struct Fixes {
 
 Fixes parse_fixes(const PlanRequest& a) {
   Fixes x;
+  x.grid.max_vpp = a.max_vpp;
   for (const auto& f : a.fixes) {
     const auto eq = f.find('=');
     if (eq == std::string::npos) throw ScenarioError(fmt::format("--fix {}: expected key.path=value", f));
@@ -48,6 +53,8 @@ Fixes parse_fixes(const PlanRequest& a) {
       if (x.gpus <= 0) throw ScenarioError(fmt::format("--fix {}: not a GPU count", f));
       continue;
     }
+    if (f.substr(0, eq) == "training.global_batch" && a.batch_tokens_hi > 0)
+      throw ScenarioError(fmt::format("--fix {}: the global batch is searched (--batch-tokens); give one or the other", f));
     x.fixed.push_back(f);
     if (!fix_plan_dimension(&x.grid, f.substr(0, eq), f.substr(eq + 1)) && f.rfind("training.", 0) == 0 &&
         f.rfind("training.micro_batch", 0) != 0)
@@ -59,61 +66,100 @@ Fixes parse_fixes(const PlanRequest& a) {
 // The loader's limit on cluster.gpus.
 constexpr int kMaxPlanGpus = 10000000;
 
-// Per hardware: the fewest GPUs that could meet the deadline even at 100 % of peak, and every
-// multiple of the GPU step up to the ceiling that tp·pp·cp·dp can form with the global batch.
-void cluster_sizes(const PlanRequest& a, const Fixes& x, PlanResult* res) {
-  int step = a.gpu_step;
-  for (const auto& hw : a.hardware) {
-    const auto probe = scenarios::ScenarioTemplate(base_yaml(a, hw, 1, res->global_batch, res->tokens), "plan")
-                           .instantiate(x.probe_sets);
-    const double flops_total = res->tokens * models::flops_per_token(probe.model, probe.training).model;
-    const double peak = probe.gpu.peak(probe.training.precision);
-    const double bound_gpus = std::ceil(flops_total / (a.days * units::kSecondsPerDay * peak));
-    if (!(bound_gpus <= kMaxPlanGpus))  // also keeps the int below from overflowing (--days 1e-9)
-      throw ScenarioError(fmt::format("--days {:g}: even at 100 % MFU the deadline needs {:.4g} {} GPUs; at most {} "
-                                      "are planned", a.days, bound_gpus, hw, kMaxPlanGpus));
-    const int bound = int(bound_gpus);
-    if (step <= 0) step = probe.cluster.gpus_per_node;
-    res->lowest_bound = res->lowest_bound ? std::min(res->lowest_bound, bound) : bound;
-    // Above 8x that bound a plan would run below 12.5 % MFU: slower per GPU than any plan the
-    // search keeps, so the default ceiling stops there.
-    const long ceiling = a.max_gpus > 0 ? a.max_gpus : 8L * bound;
-    std::set<long> model_parallel;
-    for (int tp : x.grid.tp)
-      for (int pp : x.grid.pp)
-        for (int cp : x.grid.cp) model_parallel.insert(long(tp) * pp * cp);
-    for (long mp : model_parallel)
-      for (int dp = 1; dp <= res->global_batch; ++dp) {
-        const long g = mp * dp;
-        if (res->global_batch % dp != 0 || g > ceiling) continue;
-        if (g >= bound && g % step == 0) res->sizes.insert(int(g));
-      }
-  }
-  if (x.gpus > 0) res->sizes = {x.gpus};
-  if (res->sizes.empty())
-    throw ScenarioError(fmt::format(
-        "no cluster size between {} GPUs (the deadline at 100 % MFU) and the ceiling is a multiple of --gpu-step {} "
-        "that tp·pp·cp·dp can form with global batch {}; raise --max-gpus or --days, or change --global-batch",
-        res->lowest_bound, step, res->global_batch));
-}
-
 struct Screened {
   Status status = Status::ok;  // ok: to simulate
   std::string reason;
   double bound_s = 0;
+  bool unformable = false;     // dp·micro_batch does not divide the row's batch (batch range only)
+  double band_high = 1;        // the error band's high factor (confidence > 0)
+};
+
+// One hardware's part of the search: its sizes, sweep space, worker templates and screening.
+struct HwSearch {
+  std::string hw;
+  double price = 0;          // US dollars per GPU-hour
+  double board_w = 0;        // the profile's power
+  double rank_rate = 1;      // cost units per GPU-hour of the cost rank (1: GPU-hours)
+  int step = 0;              // cluster sizes are multiples of this
+  int layers = 0;
+  std::set<int> sizes;
+  std::unique_ptr<SweepSpace> space;
+  std::vector<scenarios::ScenarioTemplate> bases;
+  std::vector<Screened> screened;
+};
+
+// The fewest GPUs of `h` that could meet the deadline even at 100 % of peak, and every multiple
+// of its GPU step up to the ceiling that tp·pp·cp·dp can form with one of the batches. When
+// there is none, `why` says so.
+int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& batches, HwSearch* h, std::string* why) {
+  const auto probe = scenarios::ScenarioTemplate(base_yaml(a, h->hw, 1, batches.front(), a.tokens), "plan")
+                         .instantiate(x.probe_sets);
+  const double flops_total = a.tokens * models::flops_per_token(probe.model, probe.training).model;
+  const double peak = probe.gpu.peak(probe.training.precision);
+  const double bound_gpus = std::ceil(flops_total / (a.days * units::kSecondsPerDay * peak));
+  if (!(bound_gpus <= kMaxPlanGpus))  // also keeps the int below from overflowing (--days 1e-9)
+    throw ScenarioError(fmt::format("--days {:g}: even at 100 % MFU the deadline needs {:.4g} {} GPUs; at most {} "
+                                    "are planned", a.days, bound_gpus, h->hw, kMaxPlanGpus));
+  const int bound = int(bound_gpus);
+  h->step = a.gpu_step > 0 ? a.gpu_step : probe.cluster.gpus_per_node;
+  h->board_w = probe.gpu.power_w;
+  h->layers = probe.model.layers;
+  // Above 8x that bound a plan would run below 12.5 % MFU: slower per GPU than any plan the
+  // search keeps, so the default ceiling stops there.
+  const long ceiling = a.max_gpus > 0 ? a.max_gpus : 8L * bound;
+  std::set<long> model_parallel;
+  for (int tp : x.grid.tp)
+    for (int pp : x.grid.pp)
+      for (int cp : x.grid.cp) model_parallel.insert(long(tp) * pp * cp);
+  for (int batch : batches)
+    for (long mp : model_parallel)
+      for (int dp = 1; dp <= batch; ++dp) {
+        const long g = mp * dp;
+        if (batch % dp != 0 || g > ceiling) continue;
+        if (g >= bound && g % h->step == 0) h->sizes.insert(int(g));
+      }
+  if (x.gpus > 0) h->sizes = {x.gpus};
+  if (h->sizes.empty())
+    *why = (fmt::format(
+        "no {} cluster size between {} GPUs (the deadline at 100 % MFU) and the ceiling is a multiple of the GPU step "
+        "{} that tp·pp·cp·dp can form with global batch {}; raise --max-gpus or --days, or change the batch",
+        h->hw, bound, h->step, batches.size() == 1 ? std::to_string(batches.front()) : "in the range"));
+  return bound;
+}
+
+
+// Columns of a plan's Config: hardware, cluster.gpus, [training.global_batch], then plan_keys().
+struct Layout {
+  bool batch_axis = false;
+  int global_batch = 0;  // when no batch axis
+  int batch_of(const Config& c) const { return batch_axis ? std::stoi(c.values[2]) : global_batch; }
+  int plan_value(const Config& c, int k) const { return std::stoi(c.values[std::size_t((batch_axis ? 3 : 2) + k)]); }
+  // Whether dp·micro_batch divides the batch (dp = GPUs / (tp·pp·cp)).
+  bool formable(const Config& c) const {
+    const long mp = long(plan_value(c, 0)) * plan_value(c, 1) * plan_value(c, 2);
+    const long dp = std::stol(c.values[1]) / mp, mb = plan_value(c, 4);
+    return batch_of(c) % (dp * mb) == 0;
+  }
 };
 
 // Phase 1, every plan: validate, estimate memory and bound the step time from below (cheap).
-std::vector<Screened> screen(const SweepSpace& space, const std::vector<scenarios::ScenarioTemplate>& bases,
-                             int threads, const PlanProgress& progress) {
-  std::vector<Screened> screened(std::size_t(space.size()));
+void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
+            const std::function<void(std::uint64_t)>& progress) {
+  const SweepSpace& space = *h->space;
+  h->screened.assign(std::size_t(space.size()), {});
   constexpr std::uint64_t kScreenChunk = 4096;
   for (std::uint64_t from = 0; from < space.size(); from += kScreenChunk) {
     const std::uint64_t n = std::min(kScreenChunk, space.size() - from);
     parallel_for(n, threads, [&](int w, std::uint64_t j) {
-      Screened& s = screened[std::size_t(from + j)];
+      Screened& s = h->screened[std::size_t(from + j)];
       try {
-        const auto sc = bases[std::size_t(w)].instantiate(space.at(from + j).overrides);
+        const Config cfg = space.at(from + j);
+        if (layout.batch_axis && !layout.formable(cfg)) {
+          s = {Status::invalid, fmt::format("global batch {} is not a multiple of dp x micro_batch", layout.batch_of(cfg)),
+               0, true};
+          return;
+        }
+        const auto sc = h->bases[std::size_t(w)].instantiate(cfg.overrides);
         const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
         if (!memory.fits()) {
           scenarios::Report partial;
@@ -122,6 +168,7 @@ std::vector<Screened> screen(const SweepSpace& space, const std::vector<scenario
           s = {Status::out_of_memory, memory_error(partial), 0};
         } else {
           s.bound_s = step_time_lower_bound_s(sc);
+          if (confidence > 0) s.band_high = error_band(sc, confidence).high;
         }
       } catch (const ScenarioError& e) {
         s = {Status::invalid, e.what(), 0};
@@ -129,108 +176,155 @@ std::vector<Screened> screen(const SweepSpace& space, const std::vector<scenario
         s = {Status::error, fmt::format("internal error: {}", e.what()), 0};
       }
     });
-    if (progress) progress(0, from + n, space.size());
+    if (progress) progress(n);
   }
-  return screened;
 }
 
-std::size_t hardware_position(const PlanRequest& a, const std::string& hw) {
-  return std::size_t(std::find(a.hardware.begin(), a.hardware.end(), hw) - a.hardware.begin());
+// The order "best" follows: (primary, secondary) by PlanRequest::rank, lower first.
+using RankKey = std::pair<double, double>;
+RankKey rank_key(PlanRank rank, double days, double gpu_hours, int gpus, double rank_rate) {
+  switch (rank) {
+    case PlanRank::days: return {days, gpu_hours * rank_rate};
+    case PlanRank::gpus: return {double(gpus), days};
+    case PlanRank::cost: break;
+  }
+  return {gpu_hours * rank_rate, days};
 }
 
-PlanCandidate candidate(const std::vector<std::string>& header, const SweepSpace& space, Row& r) {
+PlanCandidate candidate(const PlanRequest& a, const std::vector<std::string>& header, const Layout& layout,
+                        const HwSearch& h, Row& r) {
   const auto num = [&](const char* col) { return std::stod(r.cells[*column_of(header, col)]); };
   PlanCandidate c;
   c.index = r.index;
-  const Config cfg = space.at(r.index);
-  c.hardware = cfg.values[0];
+  const Config cfg = h.space->at(r.index);
+  c.hardware = h.hw;
   c.gpus = std::stoi(cfg.values[1]);
+  c.global_batch = layout.batch_of(cfg);
   c.days = num("days_to_train");
   c.gpu_hours = num("gpu_hours");
   c.mfu = num("mfu");
   c.step_time = units::Seconds(num("step_time_s"));
   c.peak_memory = units::Bytes(num("peak_memory_bytes"));
+  c.costs = plan_costs(c.gpu_hours, h.board_w, h.price, a.energy);
+  if (a.confidence > 0) {
+    const ErrorBand band = error_band(h.bases.front().instantiate(cfg.overrides), a.confidence);
+    c.days_high = c.days * band.high;
+    c.band_basis = band.basis;
+    c.poorly_validated = band.basis.find("widened") != std::string::npos;
+  }
   c.cells = std::move(r.cells);
   return c;
 }
 
-// The plans kept while simulating: the cheapest meeting the deadline and the fastest per size.
-struct Kept {
-  std::vector<PlanCandidate> meeting;                              // cheapest first, at most top
-  std::map<std::pair<std::size_t, int>, PlanCandidate> fastest;    // by (hardware position, GPUs)
-  std::map<std::uint64_t, std::vector<std::string>> simulated_cells;  // for keep_all_rows
+// The energy and cost cells appended to every row (blank for plans not simulated).
+std::vector<std::string> cost_cells(const PlanCandidate* c, bool priced) {
+  if (!c) return {"", "", ""};
+  const auto f = [](double v) { return v > 0 ? fmt::format("{:.10g}", v) : std::string(); };
+  return {f(c->costs.energy_mwh), f(c->costs.energy_cost_usd), priced ? f(c->costs.total_cost_usd) : ""};
+}
 
-  void offer(const PlanRequest& a, PlanCandidate c) {
-    const auto key = std::make_pair(hardware_position(a, c.hardware), c.gpus);
+// The plans kept while simulating: the best meeting the deadline and the fastest per size.
+struct Kept {
+  struct Ranked {
+    RankKey key;
+    std::size_t hw;  // position in the name-ordered hardware
+    PlanCandidate c;
+  };
+  std::vector<Ranked> meeting;                                   // best first, at most top
+  std::map<std::pair<std::string, int>, PlanCandidate> fastest;  // by (hardware name, GPUs)
+  std::map<std::pair<std::size_t, std::uint64_t>, std::vector<std::string>> simulated_cells;  // keep_all_rows
+
+  static bool before(const Ranked& x, const Ranked& y) {
+    return std::tie(x.key, x.hw, x.c.index) < std::tie(y.key, y.hw, y.c.index);
+  }
+  void offer(const PlanRequest& a, std::size_t hw, double rank_rate, PlanCandidate c) {
+    const auto key = std::make_pair(c.hardware, c.gpus);
     const auto it = fastest.find(key);
     if (it == fastest.end() || c.days < it->second.days || (c.days == it->second.days && c.index < it->second.index))
       fastest[key] = c;
-    if (c.days <= a.days && a.top > 0) {
-      const auto at = std::upper_bound(meeting.begin(), meeting.end(), c, [](const PlanCandidate& x, const PlanCandidate& y) {
-        return x.gpu_hours != y.gpu_hours ? x.gpu_hours < y.gpu_hours : x.index < y.index;
-      });
-      meeting.insert(at, c);
+    if ((a.confidence > 0 ? c.days_high : c.days) <= a.days && a.top > 0) {
+      Ranked r{rank_key(a.rank, c.days, c.gpu_hours, c.gpus, rank_rate), hw, c};
+      meeting.insert(std::upper_bound(meeting.begin(), meeting.end(), r, before), r);
       if (meeting.size() > a.top) meeting.pop_back();
     }
-    if (a.keep_all_rows) simulated_cells.emplace(c.index, std::move(c.cells));
+    if (a.keep_all_rows) simulated_cells.emplace(std::make_pair(hw, c.index), std::move(c.cells));
   }
 };
 
-// Whether plan i, by its bound alone, can no longer be the fastest for its size nor among the
-// cheapest meeting the deadline; if so it is marked pruned with the reason.
-bool prune(const PlanRequest& a, const PlanResult& res, const SweepSpace& space, const Kept& kept, std::uint64_t i,
-           Screened* s) {
-  const Config c = space.at(i);
+struct Item {
+  double bound_days;
+  std::size_t hw;
+  std::uint64_t index;
+};
+
+// Whether plan `it`, by its bound alone, can no longer be the fastest for its size nor among the
+// best meeting the deadline; if so it is marked pruned with the reason.
+bool prune(const PlanRequest& a, HwSearch& h, const Kept& kept, const Item& it) {
+  Screened* s = &h.screened[std::size_t(it.index)];
+  const Config c = h.space->at(it.index);
   const int gpus = std::stoi(c.values[1]);
-  const double tokens_per_step = double(res.global_batch) * a.seq_len;
-  const double bound_days = res.tokens * s->bound_s / tokens_per_step / units::kSecondsPerDay;
-  const double bound_hours = bound_days * 24.0 * gpus;
-  const auto best = kept.fastest.find({hardware_position(a, c.values[0]), gpus});
-  const bool may_be_fastest = best == kept.fastest.end() || bound_days < best->second.days;
-  const bool may_be_cheapest = bound_days <= a.days && a.top > 0 &&
-                               (kept.meeting.size() < a.top || bound_hours < kept.meeting.back().gpu_hours);
-  if (may_be_fastest || may_be_cheapest) return false;
+  const double bound_hours = it.bound_days * 24.0 * gpus;
+  const auto best = kept.fastest.find({h.hw, gpus});
+  const bool may_be_fastest = best == kept.fastest.end() || it.bound_days < best->second.days;
+  bool may_be_best = it.bound_days * (a.confidence > 0 ? s->band_high : 1) <= a.days && a.top > 0;
+  if (may_be_best && kept.meeting.size() >= a.top) {
+    const auto& worst = kept.meeting.back();
+    const RankKey key = rank_key(a.rank, it.bound_days, bound_hours, gpus, h.rank_rate);
+    may_be_best = std::tie(key, it.hw, it.index) < std::tie(worst.key, worst.hw, worst.c.index);
+  }
+  if (may_be_fastest || may_be_best) return false;
   s->status = Status::pruned;
   s->reason = fmt::format(
       "not simulated: its kernels alone take {:.4g} s per step ({:.4g} days), no faster than the fastest plan "
-      "simulated on {} {} GPUs ({:.4g} days), and it cannot be among the {} cheapest plans meeting {:g} days",
-      s->bound_s, bound_days, gpus, c.values[0], best->second.days, a.top, a.days);
+      "simulated on {} {} GPUs ({:.4g} days), and it cannot be among the {} best plans meeting {:g} days",
+      s->bound_s, it.bound_days, gpus, h.hw, best->second.days, a.top, a.days);
   return true;
 }
 
-// Phase 2: simulate in order of the bound, skipping plans that provably cannot win. Chunks have
-// a fixed size and the skip test uses only earlier chunks, so the result does not depend on
-// the thread count.
-Kept simulate_plans(const PlanRequest& a, PlanResult& res, const SweepSpace& space,
-                    const std::vector<scenarios::ScenarioTemplate>& bases, int threads, std::vector<Screened>& screened,
-                    const PlanProgress& progress) {
-  std::vector<std::uint64_t> order;
-  for (std::uint64_t i = 0; i < space.size(); ++i)
-    if (screened[std::size_t(i)].status == Status::ok) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint64_t x, std::uint64_t y) {
-    return screened[std::size_t(x)].bound_s < screened[std::size_t(y)].bound_s;
+// Phase 2: simulate in order of the bound on days (all hardware together), skipping plans that
+// provably cannot win. Chunks have a fixed size and the skip test uses only earlier chunks, so
+// the result depends neither on the thread count nor on the order hardware was named in.
+Kept simulate_plans(const PlanRequest& a, const Layout& layout, PlanResult& res, std::vector<HwSearch>& hws,
+                    int threads, const PlanProgress& progress) {
+  std::vector<Item> order;
+  const double tokens_per_seq = a.seq_len;
+  for (std::size_t k = 0; k < hws.size(); ++k)
+    for (std::uint64_t i = 0; i < hws[k].space->size(); ++i) {
+      const Screened& s = hws[k].screened[std::size_t(i)];
+      if (s.status != Status::ok) continue;
+      const double batch = layout.batch_axis ? layout.batch_of(hws[k].space->at(i)) : layout.global_batch;
+      order.push_back({res.tokens * s.bound_s / (batch * tokens_per_seq) / units::kSecondsPerDay, k, i});
+    }
+  std::sort(order.begin(), order.end(), [](const Item& x, const Item& y) {
+    return std::tie(x.bound_days, x.hw, x.index) < std::tie(y.bound_days, y.hw, y.index);
   });
-  SweepOptions opt;
-  opt.cost_per_gpu_hour = a.cost_per_gpu_hour;
   const std::size_t reason_col = *column_of(res.header, "reason");
   Kept kept;
   constexpr std::size_t kSimulateChunk = 64;
   for (std::size_t from = 0; from < order.size(); from += kSimulateChunk) {
-    std::vector<std::uint64_t> chosen;
+    std::vector<Item> chosen;
     for (std::size_t k = from; k < std::min(order.size(), from + kSimulateChunk); ++k)
-      if (!prune(a, res, space, kept, order[k], &screened[std::size_t(order[k])])) chosen.push_back(order[k]);
+      if (!prune(a, hws[order[k].hw], kept, order[k])) chosen.push_back(order[k]);
     std::vector<Row> rows(chosen.size());
     parallel_for(chosen.size(), threads, [&](int w, std::uint64_t j) {
-      rows[std::size_t(j)] = evaluate(bases[std::size_t(w)], space, space.at(chosen[std::size_t(j)]), opt);
+      const Item& it = chosen[std::size_t(j)];
+      const HwSearch& h = hws[it.hw];
+      SweepOptions opt;
+      opt.cost_per_gpu_hour = h.price;
+      rows[std::size_t(j)] = evaluate(h.bases[std::size_t(w)], *h.space, h.space->at(it.index), opt);
     });
-    for (Row& r : rows) {
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      Row& r = rows[j];
+      HwSearch& h = hws[chosen[j].hw];
       if (r.status != Status::ok) {
-        screened[std::size_t(r.index)] = {r.status, r.cells[reason_col], 0};
+        h.screened[std::size_t(r.index)] = {r.status, r.cells[reason_col], 0};
         continue;
       }
       ++res.stats.ok;
       res.stats.events += r.events;
-      kept.offer(a, candidate(res.header, space, r));
+      PlanCandidate c = candidate(a, res.header, layout, h, r);
+      for (auto& cell : cost_cells(&c, res.priced)) c.cells.push_back(std::move(cell));
+      kept.offer(a, chosen[j].hw, h.rank_rate, std::move(c));
     }
     if (progress) progress(1, std::min(order.size(), from + kSimulateChunk), order.size());
   }
@@ -238,60 +332,142 @@ Kept simulate_plans(const PlanRequest& a, PlanResult& res, const SweepSpace& spa
 }
 
 // Counts every plan by status, tallies the rejections and (keep_all_rows) lists every row.
-void tally(const PlanRequest& a, const SweepSpace& space, const std::vector<Screened>& screened, Kept& kept,
-           PlanResult* res) {
-  SweepOptions opt;
-  opt.cost_per_gpu_hour = a.cost_per_gpu_hour;
+void tally(const PlanRequest& a, std::vector<HwSearch>& hws, Kept& kept, PlanResult* res) {
   ReasonTally reasons;
-  for (std::uint64_t i = 0; i < space.size(); ++i) {
-    const Screened& s = screened[std::size_t(i)];
-    ++res->stats.evaluated;
-    if (s.status == Status::out_of_memory) ++res->stats.out_of_memory;
-    if (s.status == Status::invalid) ++res->stats.invalid;
-    if (s.status == Status::error) ++res->stats.errors;
-    if (s.status == Status::pruned) ++res->stats.pruned;
-    if (s.status != Status::ok && s.status != Status::pruned) reasons.add(s.reason);
-    if (!a.keep_all_rows) continue;
-    const auto sim = kept.simulated_cells.find(i);
-    res->all_rows.push_back(sim != kept.simulated_cells.end()
-                                ? std::move(sim->second)
-                                : make_row(space, space.at(i), opt, s.status, s.reason, nullptr).cells);
+  for (std::size_t k = 0; k < hws.size(); ++k) {
+    SweepOptions opt;
+    opt.cost_per_gpu_hour = hws[k].price;
+    const SweepSpace& space = *hws[k].space;
+    for (std::uint64_t i = 0; i < space.size(); ++i) {
+      const Screened& s = hws[k].screened[std::size_t(i)];
+      if (s.unformable) {
+        ++res->unformable;
+      } else {
+        ++res->stats.evaluated;
+        if (s.status == Status::out_of_memory) ++res->stats.out_of_memory;
+        if (s.status == Status::invalid) ++res->stats.invalid;
+        if (s.status == Status::error) ++res->stats.errors;
+        if (s.status == Status::pruned) ++res->stats.pruned;
+        if (s.status != Status::ok && s.status != Status::pruned) reasons.add(s.reason);
+      }
+      if (!a.keep_all_rows) continue;
+      const auto sim = kept.simulated_cells.find({k, i});
+      if (sim != kept.simulated_cells.end()) {
+        res->all_rows.push_back(std::move(sim->second));
+        continue;
+      }
+      auto cells = make_row(space, space.at(i), opt, s.status, s.reason, nullptr).cells;
+      for (auto& cell : cost_cells(nullptr, res->priced)) cells.push_back(std::move(cell));
+      res->all_rows.push_back(std::move(cells));
+    }
   }
   res->common_rejections = reasons.most_common(3);
+}
+
+// The hardware to search, in name order; throws on a repeated name.
+std::vector<std::string> hardware_in_order(const std::vector<std::string>& given) {
+  std::vector<std::string> hw = given;
+  std::sort(hw.begin(), hw.end());
+  for (std::size_t i = 1; i < hw.size(); ++i)
+    if (hw[i] == hw[i - 1]) throw ScenarioError(fmt::format("--hardware: {} is listed twice", hw[i]));
+  return hw;
+}
+
+void check_request(const PlanRequest& a) {
+  if (!(a.tokens > 0)) throw ScenarioError("--tokens: expected a positive number of tokens");
+  if (!(a.days > 0)) throw ScenarioError("--days: expected a positive number of days");
+  if (a.seq_len <= 0) throw ScenarioError("--seq-len: expected a positive sequence length");
+  if (a.hardware.empty()) throw ScenarioError("--hardware: name at least one hardware profile");
+  if (a.max_vpp < 1 || a.max_vpp > 64) throw ScenarioError(fmt::format("--max-vpp {}: expected 1 to 64", a.max_vpp));
+  if (a.batch_tokens_hi > 0 && a.global_batch > 0)
+    throw ScenarioError("--batch-tokens and --global-batch: give one (a range to search, or one batch)");
+  if (!(a.cost_per_gpu_hour >= 0)) throw ScenarioError("--cost-per-gpu-hour: expected a price >= 0");
+  if (!(a.confidence >= 0 && a.confidence < 1))
+    throw ScenarioError(fmt::format("--confidence {}: expected a probability such as 0.9 (0: no error band)", a.confidence));
+  check_energy_options(a.energy);
 }
 
 }  // namespace
 
 int default_global_batch(int seq_len) { return std::max(1, int(std::lround(kDefaultTokensPerStep / seq_len))); }
 
+PlanRank parse_plan_rank(const std::string& text) {
+  if (text == "cost") return PlanRank::cost;
+  if (text == "days") return PlanRank::days;
+  if (text == "gpus") return PlanRank::gpus;
+  throw ScenarioError(fmt::format("--by {}: expected cost, days or gpus", text));
+}
+
+const char* name(PlanRank r) {
+  switch (r) {
+    case PlanRank::days: return "days";
+    case PlanRank::gpus: return "gpus";
+    case PlanRank::cost: break;
+  }
+  return "cost";
+}
+
 PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
-  if (!(a.tokens > 0)) throw ScenarioError("--tokens: expected a positive number of tokens");
-  if (!(a.days > 0)) throw ScenarioError("--days: expected a positive number of days");
-  if (a.seq_len <= 0) throw ScenarioError("--seq-len: expected a positive sequence length");
-  if (a.hardware.empty()) throw ScenarioError("--hardware: name at least one hardware profile");
+  check_request(a);
   PlanResult res;
   res.tokens = a.tokens;
-  res.global_batch = a.global_batch > 0 ? a.global_batch : default_global_batch(a.seq_len);
-  const Fixes fixes = parse_fixes(a);
-  cluster_sizes(a, fixes, &res);
-
-  std::vector<Axis> axes{{"hardware", a.hardware}, {"cluster.gpus", {}}};
-  for (int g : res.sizes) axes[1].values.push_back(std::to_string(g));
-  const scenarios::ScenarioTemplate base(base_yaml(a, a.hardware.front(), *res.sizes.begin(), res.global_batch, a.tokens),
-                                         "plan");
-  PlanGrid grid = fixes.grid;
-  set_moe_grid(base, {}, &grid);  // MoE models also search ep / etp
-  const SweepSpace space(axes, true, fixes.fixed, *res.sizes.begin(), grid);
-  res.header = sweep_header(space);
+  res.hardware = hardware_in_order(a.hardware);
+  res.batches = a.batch_tokens_hi > 0 ? candidate_batches({a.batch_tokens_lo, a.batch_tokens_hi}, a.seq_len)
+                                      : std::vector<int>{a.global_batch > 0 ? a.global_batch : default_global_batch(a.seq_len)};
+  res.global_batch = res.batches.front();
+  Layout layout{a.batch_tokens_hi > 0, res.global_batch};
+  std::map<std::string, double> prices = a.prices;
+  if (a.cost_per_gpu_hour > 0 && !prices.count("")) prices[""] = a.cost_per_gpu_hour;
+  check_gpu_hour_prices(prices, res.hardware);
+  res.priced = std::any_of(prices.begin(), prices.end(), [](const auto& p) { return p.second > 0; });
+  Fixes fixes = parse_fixes(a);
   const int threads = resolve_threads(a.threads);
   res.stats.threads = threads;
-  const auto bases = worker_templates(base, threads);
+
+  std::vector<HwSearch> hws;
+  std::string why;
+  for (std::size_t k = 0; k < res.hardware.size(); ++k) {
+    HwSearch h;
+    h.hw = res.hardware[k];
+    const int bound = cluster_sizes(a, fixes, res.batches, &h, &why);
+    res.lowest_bound = k ? std::min(res.lowest_bound, bound) : bound;
+    res.sizes_by_hardware[h.hw] = h.sizes;
+    if (h.sizes.empty()) {  // searched no further; the report says why
+      res.notes.push_back(why);
+      continue;
+    }
+    res.sizes.insert(h.sizes.begin(), h.sizes.end());
+    h.price = gpu_hour_price(prices, h.hw);
+    h.rank_rate = res.priced ? plan_costs(1, h.board_w, h.price, a.energy).total_cost_usd : 1;
+    PlanGrid grid = fixes.grid;
+    grid.layers = h.layers;
+    scenarios::ScenarioTemplate base(base_yaml(a, h.hw, *h.sizes.begin(), res.global_batch, a.tokens), "plan");
+    set_moe_grid(base, {}, &grid);  // MoE models also search ep / etp
+    std::vector<Axis> axes{{"hardware", {h.hw}}, {"cluster.gpus", {}}};
+    for (int g : h.sizes) axes[1].values.push_back(std::to_string(g));
+    if (layout.batch_axis) {
+      axes.push_back({"training.global_batch", {}});
+      for (int b : res.batches) axes.back().values.push_back(std::to_string(b));
+    }
+    h.space = std::make_unique<SweepSpace>(axes, true, fixes.fixed, *h.sizes.begin(), grid);
+    h.bases = worker_templates(std::move(base), threads);
+    hws.push_back(std::move(h));
+  }
+  if (hws.empty()) throw ScenarioError(why);
+  res.header = sweep_header(*hws.front().space);
+  for (const char* col : {"energy_mwh", "energy_cost_usd", "total_cost_usd"}) res.header.push_back(col);
   const auto started = std::chrono::steady_clock::now();
 
-  std::vector<Screened> screened = screen(space, bases, threads, progress);
-  Kept kept = simulate_plans(a, res, space, bases, threads, screened, progress);
-  tally(a, space, screened, kept, &res);
-  res.cheapest = std::move(kept.meeting);
+  std::uint64_t total = 0, done = 0;
+  for (const auto& h : hws) total += h.space->size();
+  for (auto& h : hws)
+    screen(layout, a.confidence, &h, threads, [&](std::uint64_t n) {
+      done += n;
+      if (progress) progress(0, done, total);
+    });
+  Kept kept = simulate_plans(a, layout, res, hws, threads, progress);
+  tally(a, hws, kept, &res);
+  for (auto& r : kept.meeting) res.cheapest.push_back(std::move(r.c));
   for (auto& [key, c] : kept.fastest) res.fastest_per_gpu_count.push_back(std::move(c));
   res.stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return res;

@@ -1,20 +1,34 @@
 #pragma once
-// Plan search: how many GPUs, and which parallelism plan, train a model on a token budget
-// within a deadline. Enumerates the cluster sizes the --auto-parallel grid can form with the
-// global batch, screens every plan (validation, memory, a lower bound on the step time), then
-// simulates in order of the bound only the plans that could still be the fastest for their
-// GPU count or among the cheapest meeting the deadline.
+// Plan search: how many GPUs, and which parallelism plan and global batch, train a model on a
+// token budget within a deadline. Per hardware (each with its own GPUs-per-node step), enumerates
+// the cluster sizes the --auto-parallel grid can form with the global batch(es), screens every
+// plan (validation, memory, a lower bound on the step time), then simulates in order of the
+// bound only the plans that could still be the fastest for their GPU count or among the best
+// meeting the deadline. Hardware is searched in name order, so the result does not depend on the
+// order of PlanRequest::hardware.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "studies/plan_costs.hpp"
 #include "studies/sweep_engine.hpp"
 #include "units/units.hpp"
 
 namespace clustersim::studies {
+
+/// What "best" means among the plans meeting the deadline.
+enum class PlanRank {
+  cost,  ///< total cost (GPU rental + energy) when priced, else GPU-hours
+  days,  ///< fewest days to train
+  gpus,  ///< fewest GPUs, then fewest days
+};
+/// "cost", "days" or "gpus"; throws ScenarioError naming --by.
+PlanRank parse_plan_rank(const std::string& text);
+const char* name(PlanRank r);
 
 struct PlanRequest {
   std::string model;                ///< model preset
@@ -23,11 +37,20 @@ struct PlanRequest {
   double days = 0;                  ///< deadline
   int seq_len = 4096;
   int global_batch = 0;             ///< sequences per step; 0: default_global_batch(seq_len)
-  double cost_per_gpu_hour = 0;
+  /// hi > 0: search the global batch among candidate_batches(batch_tokens) instead of global_batch.
+  double batch_tokens_lo = 0, batch_tokens_hi = 0;
+  double cost_per_gpu_hour = 0;     ///< US dollars, every hardware; an entry of prices overrides it
+  std::map<std::string, double> prices;  ///< per hardware ("" = all), as parse_gpu_hour_prices gives
+  EnergyOptions energy;
+  PlanRank rank = PlanRank::cost;
+  int max_vpp = 8;                  ///< vpp values searched: vpp_values(layers, pp, max_vpp)
+  /// > 0: a plan meets the deadline only at the pessimistic end of its error band at this
+  /// confidence (studies/error_band.hpp): days x band.high <= days.
+  double confidence = 0;
   int max_gpus = 0;                 ///< 0: 8x the 100 %-MFU bound
-  int gpu_step = 0;                 ///< 0: GPUs per node of the first hardware
+  int gpu_step = 0;                 ///< 0: GPUs per node of each hardware
   std::vector<std::string> fixes;   ///< "key=value" fixed in every plan
-  std::size_t top = 10;             ///< cheapest plans kept
+  std::size_t top = 10;             ///< best plans kept
   int threads = 0;                  ///< 0: every core
   bool keep_all_rows = false;       ///< fill PlanResult::all_rows (for a CSV of every plan)
 };
@@ -37,28 +60,39 @@ int default_global_batch(int seq_len);
 
 /// One simulated plan: the sweep row (cells by PlanResult::header) and its typed figures.
 struct PlanCandidate {
-  std::uint64_t index = 0;
+  std::uint64_t index = 0;          ///< in its hardware's sweep space
   std::string hardware;
   int gpus = 0;
+  int global_batch = 0;             ///< sequences per step
   double days = 0;       ///< days to train
   double gpu_hours = 0;
   double mfu = 0;
   units::Seconds step_time;
   units::Bytes peak_memory;
+  PlanCosts costs;
+  double days_high = 0;             ///< days at the pessimistic end of the error band (confidence > 0)
+  std::string band_basis;           ///< the validated class the band comes from
+  bool poorly_validated = false;    ///< the band had to widen: few published runs like this plan
   std::vector<std::string> cells;
 };
 
 struct PlanResult {
   double tokens = 0;
-  int global_batch = 0;
-  std::set<int> sizes;          ///< cluster sizes searched
+  int global_batch = 0;         ///< the global batch, or the smallest searched
+  std::vector<int> batches;     ///< global batches searched (one unless a batch range)
+  std::vector<std::string> hardware;                  ///< searched, in name order
+  std::map<std::string, std::set<int>> sizes_by_hardware;
+  std::set<int> sizes;          ///< cluster sizes searched, over all hardware
+  std::vector<std::string> notes;  ///< why a hardware was not searched (no cluster size)
   int lowest_bound = 0;         ///< fewest GPUs that meet the deadline at 100 % of peak
-  std::vector<std::string> header;
-  std::vector<PlanCandidate> cheapest;                ///< meeting the deadline, fewest GPU-hours first
-  std::vector<PlanCandidate> fastest_per_gpu_count;   ///< by (hardware position, GPUs)
+  bool priced = false;          ///< a GPU-hour price was given: costs rank, else GPU-hours
+  std::uint64_t unformable = 0; ///< (size, batch, plan) combinations whose dp·micro_batch does not divide the batch
+  std::vector<std::string> header;  ///< the sweep's columns, then energy_mwh, energy_cost_usd, total_cost_usd
+  std::vector<PlanCandidate> cheapest;                ///< meeting the deadline, best first by PlanRequest::rank
+  std::vector<PlanCandidate> fastest_per_gpu_count;   ///< by (hardware name, GPUs)
   std::vector<std::pair<std::uint64_t, std::string>> common_rejections;  ///< (count, example)
   SweepStats stats;
-  std::vector<std::vector<std::string>> all_rows;     ///< every plan in index order (keep_all_rows)
+  std::vector<std::vector<std::string>> all_rows;     ///< every plan, by hardware name then index (keep_all_rows)
 };
 
 /// Progress of a phase (0: screening every plan, 1: simulating), called on the calling thread.

@@ -138,6 +138,7 @@ bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::strin
     throw ScenarioError(fmt::format("{}={}: a plan dimension needs a whole number", key, value));
   std::vector<int>* dims[] = {&grid->tp, &grid->pp, &grid->cp, &grid->vpp, &grid->micro_batch, &grid->zero_stage};
   *dims[it - keys.begin()] = {int(*v)};
+  if (key == "parallelism.vpp") grid->vpp_fixed = true;
   return true;
 }
 
@@ -166,6 +167,13 @@ std::vector<std::pair<int, int>> expert_layouts(const PlanGrid& g, int tp, long 
 
 }  // namespace
 
+std::vector<int> vpp_values(int layers, int pp, int max_vpp) {
+  std::vector<int> out{1};
+  for (int v = 2; v <= max_vpp && long(pp) * v <= layers; ++v)
+    if (layers % (pp * v) == 0 || (layers + 2) % (pp * v) == 0) out.push_back(v);
+  return out;
+}
+
 std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
   std::vector<Plan> plans;
   const bool moe = g.experts > 0;
@@ -175,8 +183,9 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
         const long model_parallel = long(tp) * pp * cp;
         if (model_parallel <= 0 || gpus % model_parallel != 0) continue;
         const auto experts = moe ? expert_layouts(g, tp, gpus / pp) : std::vector<std::pair<int, int>>{{1, 1}};
+        const bool by_layers = g.layers > 0 && !g.vpp_fixed && pp > 1;
         for (const auto& [ep, etp] : experts)
-        for (int vpp : g.vpp) {
+        for (int vpp : by_layers ? vpp_values(g.layers, pp, g.max_vpp) : g.vpp) {
           if (vpp > 1 && pp == 1) continue;
           for (int mb : g.micro_batch)
             for (int zero : g.zero_stage)

@@ -32,7 +32,7 @@ struct PlanGrid {
   std::vector<int> tp{1, 2, 4, 8};
   std::vector<int> pp{1, 2, 4, 8, 16, 32, 64};
   std::vector<int> cp{1, 2, 4, 8};
-  std::vector<int> vpp{1, 2, 4};
+  std::vector<int> vpp{1, 2, 4};  ///< used as is when layers is 0 or vpp is fixed
   std::vector<int> micro_batch{1, 2, 4, 8};
   std::vector<int> zero_stage{0, 1, 2, 3};
   std::vector<std::string> recompute{"none", "selective", "full"};
@@ -44,7 +44,16 @@ struct PlanGrid {
   int experts = 0;
   int expert_ffn_hidden = 0;
   std::vector<int> ep, etp;
+  /// > 0: the model's layers. Then (unless vpp is fixed) each pp gets vpp_values(layers, pp, max_vpp)
+  /// instead of `vpp`.
+  int layers = 0;
+  int max_vpp = 8;
+  bool vpp_fixed = false;  ///< set by fix_plan_dimension
 };
+/// The virtual-stage counts searched for pp > 1: 1, and every v in 2..max_vpp with pp·v dividing
+/// the layers or the layers + 2 (Megatron's split counting the embedding and the loss as one
+/// layer each, the shortened first and last stages of Llama 3 405B: 126 + 2 = 16 x 8).
+std::vector<int> vpp_values(int layers, int pp, int max_vpp);
 /// Scenario keys of the plan dimensions, in column order (with parallelism.ep and
 /// parallelism.etp last for an MoE grid).
 const std::vector<std::string>& plan_keys(bool moe = false);

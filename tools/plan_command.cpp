@@ -1,12 +1,14 @@
 // `clustersim plan`: the arguments of studies::search_plans and the printing of its result
 // (the cheapest plans that meet the deadline and the fastest plan for each GPU count).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <optional>
 
 #include "scenarios/error.hpp"
 #include "scenarios/quantity.hpp"
+#include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_table.hpp"
 #include "tools/plan_json.hpp"
@@ -27,7 +29,11 @@ struct PlanArgs {
   double days = 0;
   int seq_len = 4096;
   int global_batch = 0;
-  double cost_per_gpu_hour = 0;
+  std::string batch_tokens, cost_per_gpu_hour, by = "cost";
+  double node_overhead_w = -1, node_overhead_fraction = studies::kDefaultNodeOverheadFraction;
+  double pue = studies::kDefaultPue, price_per_kwh = studies::kDefaultPricePerKwh;
+  int max_vpp = 8;
+  double confidence = 0;
   int max_gpus = 0;
   int gpu_step = 0;
   std::vector<std::string> fixes;
@@ -57,12 +63,35 @@ double parse_count(const std::string& text, const std::string& option) {
   return *v;
 }
 
-// The columns of a plan in the tables and the JSON, besides its figures.
-const std::vector<std::string>& plan_columns() {
-  static const std::vector<std::string> columns = {"hardware", "cluster.gpus", "parallelism.tp", "parallelism.pp",
-                                                   "parallelism.cp", "dp", "parallelism.vpp", "training.micro_batch",
-                                                   "parallelism.zero_stage", "training.recompute"};
+// The columns of a plan in the tables and the JSON, besides its figures (the global batch when
+// it is searched).
+std::vector<std::string> plan_columns(bool batch_searched) {
+  std::vector<std::string> columns = {"hardware", "cluster.gpus", "parallelism.tp", "parallelism.pp",
+                                      "parallelism.cp", "dp", "parallelism.vpp", "training.micro_batch",
+                                      "parallelism.zero_stage", "training.recompute"};
+  if (batch_searched) columns.push_back("training.global_batch");
   return columns;
+}
+
+// The energy and cost columns in the tables, after the sweep's figures.
+const std::vector<std::string>& energy_columns() {
+  static const std::vector<std::string> columns = {"energy_mwh", "total_cost_usd"};
+  return columns;
+}
+
+// A plan's cells with the energy and cost figures rounded for a table.
+std::vector<std::string> table_cells(const std::vector<std::string>& header, std::vector<std::string> cells) {
+  for (const char* col : {"energy_mwh", "energy_cost_usd", "total_cost_usd"}) {
+    std::string& cell = cells[*column_of(header, col)];
+    if (!cell.empty()) cell = fmt::format("{:.4g}", std::stod(cell));
+  }
+  return cells;
+}
+
+std::string json_number_list(const std::vector<int>& v) {
+  std::string o = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + std::to_string(v[i]);
+  return o + "]";
 }
 
 }  // namespace
@@ -77,18 +106,32 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
   const int global_batch = res.global_batch;
   auto row_json = [&](const studies::PlanCandidate& c) {
     std::string o = "{";
-    for (const auto& col : plan_columns())
+    for (const auto& col : plan_columns(false))
       o += fmt::format("{}: {}, ", json_quote(col), json_scalar(c.cells[*column_of(header, col)]));
     for (const char* k : {"mfu", "step_time_s", "days_to_train", "gpu_hours", "cost_usd", "peak_memory_bytes"})
-      o += fmt::format("{}: {}{}", json_quote(k), json_scalar(c.cells[*column_of(header, k)]),
-                       std::string(k) == "peak_memory_bytes" ? "" : ", ");
+      o += fmt::format("{}: {}, ", json_quote(k), json_scalar(c.cells[*column_of(header, k)]));
+    const auto& e = c.costs;
+    o += fmt::format("\"global_batch\": {}, \"tokens_per_step\": {}, \"it_power_w_per_gpu\": {:.10g}, "
+                     "\"energy_mwh\": {:.10g}, \"gpu_cost_usd\": {:.10g}, \"energy_cost_usd\": {:.10g}, "
+                     "\"total_cost_usd\": {:.10g}",
+                     c.global_batch, long(c.global_batch) * a.seq_len, e.it_w_per_gpu, e.energy_mwh, e.gpu_cost_usd,
+                     e.energy_cost_usd, e.total_cost_usd);
+    if (a.confidence > 0)
+      o += fmt::format(", \"days_to_train_high\": {:.10g}, \"error_band_basis\": {}, \"poorly_validated\": {}",
+                       c.days_high, json_quote(c.band_basis), c.poorly_validated ? "true" : "false");
     return o + "}";
   };
+  std::string hardware = "[";
+  for (std::size_t i = 0; i < res.hardware.size(); ++i) hardware += (i ? ", " : "") + json_quote(res.hardware[i]);
+  hardware += "]";
   std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
-                              "  \"global_batch\": {},\n  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n"
+                              "  \"global_batch\": {},\n  \"global_batches_searched\": {},\n  \"hardware\": {},\n"
+                              "  \"rank_by\": {},\n  \"confidence\": {:.10g},\n  \"priced\": {},\n  \"pue\": {:.10g},\n  \"price_per_kwh\": {:.10g},\n"
+                              "  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n"
                               "  \"cheapest\": [",
-                              json_quote(a.model), tokens, a.days, a.seq_len, global_batch, stats.evaluated, stats.ok,
-                              stats.pruned);
+                              json_quote(a.model), tokens, a.days, a.seq_len, global_batch, json_number_list(res.batches),
+                              hardware, json_quote(studies::name(a.rank)), a.confidence, res.priced ? "true" : "false", a.energy.pue,
+                              a.energy.price_per_kwh, stats.evaluated, stats.ok, stats.pruned);
   for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
   o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
   std::size_t i = 0;
@@ -96,35 +139,86 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
   o += fastest.empty() ? "],\n  \"common_rejections\": [" : "\n  ],\n  \"common_rejections\": [";
   for (std::size_t j = 0; j < common.size(); ++j)
     o += fmt::format("{}{{\"count\": {}, \"reason\": {}}}", j ? ",\n    " : "\n    ", common[j].first, json_quote(common[j].second));
-  o += common.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  o += common.empty() ? "],\n  \"not_searched\": [" : "\n  ],\n  \"not_searched\": [";
+  for (std::size_t j = 0; j < res.notes.size(); ++j) o += (j ? ", " : "") + json_quote(res.notes[j]);
+  o += "]\n}\n";
   return o;
 }
 
 namespace {
 
-void print_plan_text(const PlanArgs& a, const studies::PlanResult& res) {
+// "cheapest plans meeting D days", "fastest ..." or "smallest ...", as --by ranks them.
+std::string ranking_title(const studies::PlanRequest& req) {
+  const char* which = req.rank == studies::PlanRank::days   ? "fastest"
+                      : req.rank == studies::PlanRank::gpus ? "smallest"
+                                                            : "cheapest";
+  return fmt::format("{} plans meeting {:g} days", which, req.days);
+}
+
+// What the ranking orders by, for the line after the title.
+std::string ranking_basis(const studies::PlanRequest& req, const studies::PlanResult& res) {
+  const std::string cost = res.priced ? "total cost (GPU-hours x price + energy)" : "GPU-hours (no --cost-per-gpu-hour)";
+  if (req.rank == studies::PlanRank::days) return "fewest days, then " + cost;
+  if (req.rank == studies::PlanRank::gpus) return "fewest GPUs, then fewest days";
+  return cost + ", then fewest days";
+}
+
+std::string cost_basis(const studies::PlanRequest& req, const studies::PlanResult& res) {
+  std::string prices;
+  for (const auto& hw : res.hardware) {
+    const double p = studies::gpu_hour_price(req.prices, hw) > 0 ? studies::gpu_hour_price(req.prices, hw) : req.cost_per_gpu_hour;
+    if (p > 0) prices += fmt::format("{}{} ${:g}", prices.empty() ? "" : ", ", hw, p);
+  }
+  const auto& e = req.energy;
+  return fmt::format("costs: {}; energy at the board power of each profile plus {} per GPU for host and network, PUE {:g}, "
+                     "${:g}/kWh", prices.empty() ? "no GPU-hour price" : "GPU-hour " + prices,
+                     e.node_overhead_w >= 0 ? fmt::format("{:g} W", e.node_overhead_w)
+                                            : fmt::format("{:.0f} %", 100 * e.node_overhead_fraction),
+                     e.pue, e.price_per_kwh);
+}
+
+void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const studies::PlanResult& res) {
   const auto& stats = res.stats;
   const auto& header = res.header;
   const auto& meeting = res.cheapest;
   const auto& fastest = res.fastest_per_gpu_count;
   const auto& common = res.common_rejections;
   const double tokens = res.tokens;
-  const int global_batch = res.global_batch;
-  fmt::print("plan: {} on {:.4g} tokens within {:g} days; seq {}, global batch {} ({:.3g} M tokens/step); hardware {}\n",
-             a.model, tokens, a.days, a.seq_len, global_batch, double(global_batch) * a.seq_len / 1e6, a.hardware);
-  fmt::print("searched {} cluster sizes from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
-             "(could not win: bound on their step time), {} out of memory, {} invalid\n",
-             res.sizes.size(), res.lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
-             stats.invalid + stats.errors);
+  const bool batch_searched = res.batches.size() > 1 || !a.batch_tokens.empty();
+  const std::string batch =
+      batch_searched ? fmt::format("global batch searched among {} sequences ({:.4g} to {:.4g} Mi tokens/step)",
+                                   fmt::join(res.batches, ", "), double(res.batches.front()) * a.seq_len / 1048576,
+                                   double(res.batches.back()) * a.seq_len / 1048576)
+                     : fmt::format("global batch {} ({:.3g} M tokens/step)", res.global_batch,
+                                   double(res.global_batch) * a.seq_len / 1e6);
+  fmt::print("plan: {} on {:.4g} tokens within {:g} days; seq {}, {}; hardware {}\n", a.model, tokens, a.days, a.seq_len,
+             batch, fmt::join(res.hardware, ","));
+  std::string sizes;
+  for (const auto& [hw, s] : res.sizes_by_hardware) sizes += fmt::format("{}{} {}", sizes.empty() ? "" : ", ", s.size(), hw);
+  fmt::print("searched {} cluster sizes ({}) from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
+             "(could not win: bound on their step time), {} out of memory, {} invalid{}\n",
+             res.sizes.size(), sizes, res.lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
+             stats.invalid + stats.errors,
+             res.unformable ? fmt::format(" (and {} size/batch/micro-batch combinations dp·micro_batch does not divide)",
+                                          res.unformable) : "");
+  for (const auto& n : res.notes) fmt::print("not searched: {}\n", n);
+  fmt::print("{}\n", cost_basis(req, res));
+  std::vector<std::string> columns = plan_columns(batch_searched);
+  for (const auto& c : energy_columns()) columns.push_back(c);
   std::vector<std::vector<std::string>> rows;
-  for (const auto& c : meeting) rows.push_back(c.cells);
+  for (const auto& c : meeting) rows.push_back(table_cells(header, c.cells));
   if (rows.empty()) fmt::print("\nno plan meets {:g} days\n", a.days);
-  else fmt::print("\ncheapest plans meeting {:g} days{}:\n{}", a.days,
-                  a.cost_per_gpu_hour > 0 ? fmt::format(" at ${}/GPU-hour", a.cost_per_gpu_hour) : " (by GPU-hours)",
-                  format_top_table(header, plan_columns(), rows));
+  else fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
+  if (req.confidence > 0 && !meeting.empty()) {
+    fmt::print("meeting the deadline at the pessimistic end of the {:g} % error band (days x its high factor):\n",
+               100 * req.confidence);
+    for (std::size_t i = 0; i < meeting.size(); ++i)
+      fmt::print("  {:>2}  {:.1f} days at worst; band from {}{}\n", i + 1, meeting[i].days_high, meeting[i].band_basis,
+                 meeting[i].poorly_validated ? "  [poorly validated: few published runs like this plan]" : "");
+  }
   rows.clear();
-  for (const auto& c : fastest) rows.push_back(c.cells);
-  if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, plan_columns(), rows));
+  for (const auto& c : fastest) rows.push_back(table_cells(header, c.cells));
+  if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, columns, rows));
   if (!common.empty()) {
     fmt::print("\nmost common reasons plans were rejected:\n");
     for (const auto& [n, reason] : common) fmt::print("  {} like: {}\n", n, reason);
@@ -133,19 +227,24 @@ void print_plan_text(const PlanArgs& a, const studies::PlanResult& res) {
 
 // --html: GPU-hours (or cost) against days for every simulated plan, with the Pareto front, and
 // the tables the terminal prints.
-void write_plan_html(const PlanArgs& a, const studies::PlanResult& res) {
+void write_plan_html(const PlanArgs& a, const studies::PlanRequest& req, const studies::PlanResult& res) {
+  std::vector<std::string> columns = plan_columns(res.batches.size() > 1 || !a.batch_tokens.empty());
+  for (const auto& c : energy_columns()) columns.push_back(c);
   StudyHtml page(fmt::format("plan: {} on {:.4g} tokens within {:g} days", a.model, res.tokens, a.days), res.header,
-                 plan_columns(), "gpu_hours", false);
+                 columns, "gpu_hours", false);
   page.add_note(fmt::format("hardware {}; seq {}, global batch {}; {} plans: {} simulated, {} skipped by the bound, {} out "
-                            "of memory, {} invalid", a.hardware, a.seq_len, res.global_batch, res.stats.evaluated,
-                            res.stats.ok, res.stats.pruned, res.stats.out_of_memory, res.stats.invalid + res.stats.errors));
+                            "of memory, {} invalid", fmt::join(res.hardware, ","), a.seq_len,
+                            fmt::join(res.batches, " or "), res.stats.evaluated, res.stats.ok, res.stats.pruned,
+                            res.stats.out_of_memory, res.stats.invalid + res.stats.errors));
+  page.add_note(cost_basis(req, res));
   page.mark_x(a.days, fmt::format("deadline {:g} days", a.days));
   for (const auto& row : res.all_rows) page.offer(row);
   std::vector<std::vector<std::string>> rows;
-  for (const auto& c : res.cheapest) rows.push_back(c.cells);
-  page.add_table(fmt::format("cheapest plans meeting {:g} days", a.days), rows);
+  for (const auto& c : res.cheapest) rows.push_back(table_cells(res.header, c.cells));
+  page.add_note("plans ranked by " + ranking_basis(req, res));
+  page.add_table(ranking_title(req), rows);
   rows.clear();
-  for (const auto& c : res.fastest_per_gpu_count) rows.push_back(c.cells);
+  for (const auto& c : res.fastest_per_gpu_count) rows.push_back(table_cells(res.header, c.cells));
   page.add_table("fastest plan per GPU count", rows);
   write_file_atomically(a.html, page.render());
 }
@@ -158,7 +257,15 @@ int run_plan_command(const PlanArgs& a) {
   req.days = a.days;
   req.seq_len = a.seq_len;
   req.global_batch = a.global_batch;
-  req.cost_per_gpu_hour = a.cost_per_gpu_hour;
+  if (!a.batch_tokens.empty()) {
+    const auto range = studies::parse_batch_tokens(a.batch_tokens);
+    req.batch_tokens_lo = range.lo, req.batch_tokens_hi = range.hi;
+  }
+  if (!a.cost_per_gpu_hour.empty()) req.prices = studies::parse_gpu_hour_prices(a.cost_per_gpu_hour);
+  req.energy = {a.node_overhead_w, a.node_overhead_fraction, a.pue, a.price_per_kwh};
+  req.rank = studies::parse_plan_rank(a.by);
+  req.max_vpp = a.max_vpp;
+  req.confidence = a.confidence;
   req.max_gpus = a.max_gpus;
   req.gpu_step = a.gpu_step;
   req.fixes = a.fixes;
@@ -183,8 +290,8 @@ int run_plan_command(const PlanArgs& a) {
   fmt::print(stderr, "plan: {} plans in {:.2f} s on {} threads: {} simulated, {} skipped by the bound\n",
              res.stats.evaluated, res.stats.wall_s, res.stats.threads, res.stats.ok, res.stats.pruned);
   if (a.json) fmt::print("{}", plan_json(req, res));
-  else print_plan_text(a, res);
-  if (!a.html.empty()) write_plan_html(a, res);
+  else print_plan_text(a, req, res);
+  if (!a.html.empty()) write_plan_html(a, req, res);
   if (csv) csv->commit();
   return res.cheapest.empty() ? 3 : 0;
 }
@@ -200,7 +307,22 @@ Subcommand add_plan_command(CLI::App& app) {
   c->add_option("--days", args->days, "deadline in days")->required();
   c->add_option("--seq-len", args->seq_len, "sequence length")->capture_default_str();
   c->add_option("--global-batch", args->global_batch, "sequences per step (default: 4 Mi tokens / seq-len)");
-  c->add_option("--cost-per-gpu-hour", args->cost_per_gpu_hour, "price per GPU-hour for the cost column");
+  c->add_option("--batch-tokens", args->batch_tokens,
+                 "search the global batch: tokens per step LO..HI, e.g. 4M..16M (k = 2^10, M = 2^20 tokens)");
+  c->add_option("--cost-per-gpu-hour", args->cost_per_gpu_hour,
+                "US dollars per GPU-hour: one price for all, or per hardware: h100-sxm=2.5,gb200=6");
+  c->add_option("--node-overhead-w", args->node_overhead_w,
+                "watts per GPU for its share of host CPUs, memory, NICs, switches (default: a fraction of board power)");
+  c->add_option("--node-overhead-fraction", args->node_overhead_fraction,
+                "host/network power per GPU as a fraction of its board power (DGX H100: 10.2 kW for 8 x 700 W)")
+      ->capture_default_str();
+  c->add_option("--pue", args->pue, "facility power / IT power")->capture_default_str();
+  c->add_option("--price-per-kwh", args->price_per_kwh, "US dollars per kWh at the meter")->capture_default_str();
+  c->add_option("--by", args->by, "rank the plans meeting the deadline by cost, days or gpus")->capture_default_str();
+  c->add_option("--confidence", args->confidence,
+                "require the deadline at the pessimistic end of the error band at this confidence, e.g. 0.9");
+  c->add_option("--max-vpp", args->max_vpp, "largest vpp searched (every vpp with pp·vpp dividing the layers)")
+      ->check(CLI::Range(1, 64))->capture_default_str();
   c->add_option("--max-gpus", args->max_gpus, "largest cluster to consider (default: 8x the 100 %-MFU bound)");
   c->add_option("--gpu-step", args->gpu_step, "cluster sizes are multiples of this (default: GPUs per node)")
       ->check(CLI::Range(1, 10000000));

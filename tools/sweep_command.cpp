@@ -12,6 +12,7 @@
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
+#include "studies/auto_grid.hpp"
 #include "studies/sweep_engine.hpp"
 #include "tools/html_report.hpp"
 #include "tools/sweep_plot.hpp"
@@ -76,7 +77,7 @@ int run_sweep_command(const SweepArgs& a) {
   for (const auto& v : a.vary) axes.push_back(parse_axis(v));
   int base_gpus = 0;
   if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  PlanGrid grid;
+  PlanGrid grid = auto_parallel_grid(base, axes, a.sets);
   if (a.auto_parallel) set_moe_grid(base, a.sets, &grid);  // MoE models also search ep / etp
   const SweepSpace space(axes, a.auto_parallel, a.sets, base_gpus, grid);
   reject_unknown_keys(base, axes, a.sets);

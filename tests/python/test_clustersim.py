@@ -93,6 +93,20 @@ class StudiesTest(unittest.TestCase):
         with self.assertRaises(clustersim.ScenarioError):
             clustersim.plan("llama3-8b", "lots", 20)
 
+    def test_plan_prices_batch_range_and_energy_equal_the_cli(self):
+        args = ["--model", "gpt3-1.3b", "--tokens", "3e11", "--days", "30", "--max-gpus", "16", "--threads", "1",
+                "--hardware", "b200,h100-sxm", "--cost-per-gpu-hour", "h100-sxm=2.5,b200=5", "--batch-tokens", "1M..4M",
+                "--pue", "1.3", "--by", "days", "--fix", "parallelism.tp=1", "--fix", "parallelism.pp=1",
+                "--fix", "parallelism.cp=1", "--fix", "parallelism.zero_stage=1"]
+        out = cli("plan", *args, "--json", "--no-progress")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        fix = {"parallelism.tp": 1, "parallelism.pp": 1, "parallelism.cp": 1, "parallelism.zero_stage": 1}
+        got = clustersim.plan("gpt3-1.3b", "3e11", 30, hardware=["h100-sxm", "b200"], max_gpus=16, threads=1, fix=fix,
+                              cost_per_gpu_hour={"h100-sxm": 2.5, "b200": 5}, batch_tokens="1M..4M", pue=1.3, by="days")
+        self.assertEqual(got, json.loads(out.stdout))
+        self.assertEqual(got["global_batches_searched"], [256, 384, 512, 768, 1024])
+        self.assertTrue(all(p["energy_mwh"] > 0 and p["total_cost_usd"] > p["gpu_cost_usd"] for p in got["cheapest"]))
+
 
 class SweepTest(unittest.TestCase):
     def test_rows_equal_the_cli_csv(self):

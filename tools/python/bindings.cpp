@@ -7,9 +7,11 @@
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
 #include "scenarios/quantity.hpp"
+#include "studies/auto_grid.hpp"
 #include "studies/calibrate.hpp"
 #include "studies/conventions.hpp"
 #include "studies/csv_table.hpp"
+#include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/validation.hpp"
 #include "tools/explain_report.hpp"
@@ -37,7 +39,7 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
   for (const auto& a : axes) parsed.push_back(studies::parse_axis(a));
   int base_gpus = 0;
   if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  const studies::SweepSpace space(parsed, auto_parallel, sets, base_gpus);
+  const studies::SweepSpace space(parsed, auto_parallel, sets, base_gpus, studies::auto_parallel_grid(base, parsed, sets));
   studies::SweepOptions options;
   options.threads = threads;
   SweepTable table{studies::sweep_header(space), {}};
@@ -66,6 +68,18 @@ std::string plan_json(const PlanInput& in) {
   req.seq_len = in.seq_len;
   req.global_batch = in.global_batch;
   req.cost_per_gpu_hour = in.cost_per_gpu_hour;
+  if (!in.prices.empty()) req.prices = studies::parse_gpu_hour_prices(in.prices);
+  if (!in.batch_tokens.empty()) {
+    const auto range = studies::parse_batch_tokens(in.batch_tokens);
+    req.batch_tokens_lo = range.lo, req.batch_tokens_hi = range.hi;
+  }
+  req.energy.node_overhead_w = in.node_overhead_w;
+  if (in.node_overhead_fraction >= 0) req.energy.node_overhead_fraction = in.node_overhead_fraction;
+  if (in.pue >= 0) req.energy.pue = in.pue;
+  if (in.price_per_kwh >= 0) req.energy.price_per_kwh = in.price_per_kwh;
+  req.rank = studies::parse_plan_rank(in.by);
+  req.max_vpp = in.max_vpp;
+  req.confidence = in.confidence;
   req.max_gpus = in.max_gpus;
   req.gpu_step = in.gpu_step;
   req.fixes = in.fixes;

@@ -35,6 +35,12 @@ struct PlanInput {
   double days = 0;
   int seq_len = 4096, global_batch = 0, max_gpus = 0, gpu_step = 0, top = 10, threads = 0;
   double cost_per_gpu_hour = 0;
+  std::string prices;          ///< per hardware as --cost-per-gpu-hour takes them ("" : none)
+  std::string batch_tokens;    ///< as --batch-tokens ("" : the one global batch)
+  double node_overhead_w = -1, node_overhead_fraction = -1, pue = -1, price_per_kwh = -1;  ///< < 0: the CLI's default
+  std::string by = "cost";
+  int max_vpp = 8;
+  double confidence = 0;
   std::vector<std::string> fixes;
 };
 /// The JSON object `clustersim plan --json` prints.

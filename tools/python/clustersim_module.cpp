@@ -123,8 +123,10 @@ py::object validate(const py::object& csv, const py::object& source) {
 }
 
 py::object plan(const std::string& model, const py::object& tokens, double days, const py::object& hardware, int seq_len,
-                int global_batch, double cost_per_gpu_hour, int max_gpus, int gpu_step, const py::object& fix, int top,
-                int threads) {
+                int global_batch, const py::object& cost_per_gpu_hour, int max_gpus, int gpu_step, const py::object& fix, int top,
+                int threads, const py::object& batch_tokens, double pue, double price_per_kwh,
+                const py::object& node_overhead_w, double node_overhead_fraction, const std::string& by, int max_vpp,
+                double confidence) {
   clustersim::python::PlanInput in;
   in.model = model;
   in.tokens = py::str(tokens).cast<std::string>();
@@ -134,7 +136,23 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
   in.days = days;
   in.seq_len = seq_len;
   in.global_batch = global_batch;
-  in.cost_per_gpu_hour = cost_per_gpu_hour;
+  // A number (every hardware), "h100-sxm=2.5,gb200=6" or {"h100-sxm": 2.5, "gb200": 6}.
+  if (py::isinstance<py::dict>(cost_per_gpu_hour)) {
+    for (const auto& [hw, price] : cost_per_gpu_hour.cast<py::dict>())
+      in.prices += (in.prices.empty() ? "" : ",") + py::str(hw).cast<std::string>() + "=" + py::str(price).cast<std::string>();
+  } else if (py::isinstance<py::str>(cost_per_gpu_hour)) {
+    in.prices = cost_per_gpu_hour.cast<std::string>();
+  } else if (!cost_per_gpu_hour.is_none()) {
+    in.cost_per_gpu_hour = cost_per_gpu_hour.cast<double>();
+  }
+  if (!batch_tokens.is_none()) in.batch_tokens = py::str(batch_tokens).cast<std::string>();
+  in.pue = pue;
+  in.price_per_kwh = price_per_kwh;
+  if (!node_overhead_w.is_none()) in.node_overhead_w = node_overhead_w.cast<double>();
+  in.node_overhead_fraction = node_overhead_fraction;
+  in.by = by;
+  in.max_vpp = max_vpp;
+  in.confidence = confidence;
   in.max_gpus = max_gpus;
   in.gpu_step = gpu_step;
   in.fixes = overrides_of(fix);
@@ -177,5 +195,10 @@ PYBIND11_MODULE(clustersim, m) {
   m.def("plan", &plan, py::arg("model"), py::arg("tokens"), py::arg("days"), py::arg("hardware") = "h100-sxm",
         py::arg("seq_len") = 4096, py::arg("global_batch") = 0, py::arg("cost_per_gpu_hour") = 0.0, py::arg("max_gpus") = 0,
         py::arg("gpu_step") = 0, py::arg("fix") = py::none(), py::arg("top") = 10, py::arg("threads") = 0,
-        "Find the cluster size and plan that train `model` on `tokens` within `days`; the object `clustersim plan --json` prints.");
+        py::arg("batch_tokens") = py::none(), py::arg("pue") = -1.0, py::arg("price_per_kwh") = -1.0,
+        py::arg("node_overhead_w") = py::none(), py::arg("node_overhead_fraction") = -1.0, py::arg("by") = "cost",
+        py::arg("max_vpp") = 8, py::arg("confidence") = 0.0,
+        "Find the cluster size and plan that train `model` on `tokens` within `days`; the object `clustersim plan --json` "
+        "prints. cost_per_gpu_hour: a number, 'h100-sxm=2.5,gb200=6' or a dict; batch_tokens: '4M..16M'; pue, "
+        "price_per_kwh, node_overhead_*: < 0 / None for the CLI's defaults; by: cost, days or gpus.");
 }

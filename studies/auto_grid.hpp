@@ -1,0 +1,18 @@
+#pragma once
+// The --auto-parallel grid of a sweep over a base scenario: the vpp values follow the model's
+// layers (vpp_values) when one model is swept.
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario_template.hpp"
+#include "studies/sweep_space.hpp"
+
+namespace clustersim::studies {
+
+/// PlanGrid with `layers` set from the base scenario (with `sets` applied) when no axis varies
+/// the model; the default grid (vpp 1, 2, 4) when the model varies or the base alone does not load
+/// (the sweep then reports each row's own error).
+PlanGrid auto_parallel_grid(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes,
+                            const std::vector<std::string>& sets);
+
+}  // namespace clustersim::studies
