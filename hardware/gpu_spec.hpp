@@ -97,6 +97,12 @@ struct GpuSpec {
   /// 50 warm-up) and nothing caps the power below the benchmark's.
   double sustained_clock_ratio = 1.0;
   double power_w = 0;              ///< board power limit (TGP) of this configuration
+  /// Rate of a compute kernel inside a training step over the same kernel benchmarked alone:
+  /// sustained clocks on a node at full power for hours, NCCL and other streams sharing the SMs,
+  /// L2 and power budget, and stream gaps the step spreads over its kernels. Measured, not fitted
+  /// (kernel_attention.csv in-step rows over isolated rows of the same kernel and shape); the
+  /// profile says which rows. 1 = the kernels run as fast as in their microbenchmarks.
+  double in_step_rate_ratio = 1.0;
   /// The profile's one fitted scalar (issue 13 item 9): the share of the microbenchmarked GEMM and
   /// attention rates a training step sustains beyond the modelled clocks, shapes and overheads.
   /// Fitted to the published runs by studies/calibrate.cpp (own value from 10 headline rows,

@@ -78,7 +78,8 @@ MainLoop main_loop(const GpuSpec& gpu, Precision run) {
     ml.rate_sm *= ratio;
     ml.k_overhead *= ratio;
   }
-  ml.rate_sm *= gpu.gemm_shape_fraction * gpu.sustained_clock_ratio * gpu.compute_sustained_fraction;
+  ml.rate_sm *= gpu.gemm_shape_fraction * gpu.sustained_clock_ratio * gpu.in_step_rate_ratio *
+                gpu.compute_sustained_fraction;
   return ml;
 }
 
@@ -129,7 +130,8 @@ KernelCost attention_cost(const GpuSpec& gpu, Precision p, double flop, double s
   const auto& a = gpu.attention;
   const double eff = backward ? a.bwd_max * seq_len / (seq_len + a.bwd_half_seq)
                               : a.fwd_max * seq_len / (seq_len + a.fwd_half_seq);
-  const double body = flop / (gpu.peak(run_as) * eff * gpu.compute_sustained_fraction * gpu.sustained_clock_ratio);
+  const double body = flop / (gpu.peak(run_as) * eff * gpu.compute_sustained_fraction * gpu.sustained_clock_ratio *
+                              gpu.in_step_rate_ratio);
   return {body + gpu.kernel_gap_s, body < gpu.kernel_gap_s ? Bound::latency : Bound::compute,
           "profile attention curve (no measured rows for this GPU)"};
 }
@@ -179,7 +181,8 @@ KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, K
         const double r = measured_attention_rate(d, q, &how);
         const double data_peak = attention_data_peak(d);
         if (r <= 0 || data_peak <= 0) continue;
-        const double rate = r * own_peak / data_peak * gpu.sustained_clock_ratio * gpu.compute_sustained_fraction;
+        const double rate = r * own_peak / data_peak * gpu.sustained_clock_ratio * gpu.in_step_rate_ratio *
+                                   gpu.compute_sustained_fraction;
         return {flop / rate + gpu.kernel_gap_s, Bound::compute, how};
       }
   return attention_cost(gpu, p, flop, shape.seq_kv, bwd);

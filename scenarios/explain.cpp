@@ -54,6 +54,9 @@ std::vector<Cause> causes() {
       {"kernel launch gaps", [](Scenario& s) { s.gpu.kernel_gap_s = 0; }, false, "hardware.md §3.10 (gpu-benches)"},
       {"sustained clock below the benchmarks' (power cap)", [](Scenario& s) { s.gpu.sustained_clock_ratio = 1.0; },
        false, "hardware profile power and clock fields"},
+      {"kernels slower inside a step than benchmarked alone (sustained clocks, shared SMs, stream gaps)",
+       [](Scenario& s) { s.gpu.in_step_rate_ratio = 1.0; }, false,
+       "kernel_attention.csv in-step vs isolated FlashAttention rows (hardware profile in_step_rate_ratio)"},
       // The profile's one fitted scalar (tools/calibrate.cpp), removed before the measured
       // kernel losses so that they are measured at the benchmarks' own rates.
       {"in-step share of benchmarked kernel rates (FITTED scalar, not a measurement)",

@@ -162,7 +162,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
                 "kernel_gap", "comm_sms", "runtime_reserved", "node", "compute_sustained_fraction",
                 "attention_default", "attention_data", "gemm_mamf_nvfp4",
-                "memory_latency", "sustained_clock_ratio", "power"});
+                "memory_latency", "sustained_clock_ratio", "power", "in_step_rate_ratio"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
@@ -221,6 +221,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   }
   g.memory_latency_s = r.quantity("memory_latency", Dimension::time, 0, 0, 1e-3);
   g.sustained_clock_ratio = r.number("sustained_clock_ratio", 1.0, 0.1, 1.0);
+  g.in_step_rate_ratio = r.number("in_step_rate_ratio", 1.0, 0.1, 1.0);
   g.power_w = r.number("power", 0, 0, 1e5);
   g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
   g.compute_sustained_fraction = r.number("compute_sustained_fraction", 1.0, 0.05, 1.0);

@@ -21,7 +21,7 @@ namespace clustersim::studies {
 const std::vector<FittedParameter>& fitted_parameters() {
   static const std::vector<FittedParameter> table = {
       {"compute_sustained_fraction", [](hardware::GpuSpec& g) -> double& { return g.compute_sustained_fraction; }, 0.2,
-       1.0, "The share of the measured GEMM and attention kernel rates a training step sustains"},
+       1.0, "The share of the in-step GEMM and attention kernel rates a training step sustains"},
   };
   return table;
 }
@@ -345,9 +345,9 @@ std::vector<std::string> profile_block(const CalibrationResult& r, FitMode mode,
   block.push_back(pad + fmt::format("#   leave-one-family-out MAPE {:.1f}%).",
                                     100 * r.modes.at(mode).leave_one_family_out.mape));
   for (const auto& p : params) block.push_back(pad + fmt::format("#   {}: {}.", p.name, p.meaning));
-  block.push_back(pad + "#   Reading: sustained clocks under hours of full power vs the short anchor benchmarks, real");
-  block.push_back(pad + "#   shapes vs the benchmarks' best; they also absorb what the simulator still lacks");
-  block.push_back(pad + "#   (framework/CPU overhead, unmodelled kernels): NOT measured ratios.");
+  block.push_back(pad + "#   Reading: what remains after the measured in-step kernel rate (in_step_rate_ratio): real");
+  block.push_back(pad + "#   shapes vs the benchmarks' best and what the simulator still lacks (framework/CPU");
+  block.push_back(pad + "#   overhead, unmodelled kernels): NOT a measured ratio.");
   return block;
 }
 

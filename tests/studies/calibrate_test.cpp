@@ -53,9 +53,9 @@ TEST_CASE("calibrate --write replaces the fitted line and its comment block, not
   CHECK_THAT(a, Catch::Contains("MAPE 12.3%"));
   CHECK_THAT(a, !Catch::Contains("old comment"));
   CHECK_THAT(a, !Catch::Contains("continued"));
-  if (params.size() > 1) CHECK_THAT(a, Catch::Contains("NOT measured ratios.\n" + std::string(params[1].name) + ": 0.51  # FITTED"));
+  if (params.size() > 1) CHECK_THAT(a, Catch::Contains("NOT a measured ratio.\n" + std::string(params[1].name) + ": 0.51  # FITTED"));
   CHECK_THAT(a, Catch::EndsWith(params.size() > 1 ? "on this profile's 10 headline rows (all per profile)\ncomm_sms: 16\n"
-                                                  : "NOT measured ratios.\ncomm_sms: 16\n"));
+                                                  : "NOT a measured ratio.\ncomm_sms: 16\n"));
   CHECK_THAT(b, Catch::Contains(p0 + ": 0.65  # FITTED"));
   if (params.size() > 1) CHECK_THAT(b, Catch::Contains(std::string(params[1].name) + ": 0.43  # FITTED"));
   CHECK_THAT(b, Catch::Contains("global fit: fewer than 10 headline rows"));

@@ -20,8 +20,8 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxOutOfSampleMape = 0.145;  // measured 0.136 on 287 rows on 2026-12-01 (one fitted scalar per profile)
-constexpr double kMaxHeadlineMape = 0.133;     // measured 0.128 (in sample) on 2026-12-01
+constexpr double kMaxOutOfSampleMape = 0.138;  // measured 0.133 on 287 rows on 2026-12-01 (measured in-step ratio + one fitted scalar per profile)
+constexpr double kMaxHeadlineMape = 0.133;     // measured 0.129 (in sample) on 2026-12-01
 constexpr int kMinHeadlineRows = 287;
 
 // Families whose out-of-sample MAPE is above the 15 % per-family bar, each with its
