@@ -27,7 +27,7 @@ scenarios::Scenario load(const std::string& yaml, const std::string& topology,
 topologies::Network network_of(const scenarios::Scenario& sc) {
   const auto& p = sc.parallel;
   return topologies::Network(sc.network.topology, topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
-                             {p.tp, p.cp, p.pp, p.dp, sc.network.placement}, sc.network.algorithm);
+                             {p.sizes(), sc.network.placement}, sc.network.algorithm);
 }
 
 // Transfer time of `dim`'s transfer on each topology, and the ratio between them.

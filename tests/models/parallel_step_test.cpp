@@ -27,7 +27,7 @@ training: {{seq_len: {}, global_batch: {}, micro_batch: 1{}}}
 topologies::Network network_of(const scenarios::Scenario& sc) {
   const auto& p = sc.parallel;
   return topologies::Network(sc.network.topology, topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
-                             {p.tp, p.cp, p.pp, p.dp, sc.network.placement}, sc.network.algorithm);
+                             {p.sizes(), sc.network.placement}, sc.network.algorithm);
 }
 
 double compute_s(const models::StepBreakdown& b) { return b.forward_s + b.backward_s + b.recompute_s; }
