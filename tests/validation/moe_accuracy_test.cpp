@@ -15,9 +15,9 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxMoeHeadlineMape = 0.33;  // measured 0.298 on 37 headline rows on 2026-12-01
-constexpr int kMinMoeHeadlineRows = 37;
-constexpr int kMinMoeSimulatedRows = 142;
+constexpr double kMaxMoeHeadlineMape = 0.33;  // measured 0.294 on 39 headline rows on 2026-12-01
+constexpr int kMinMoeHeadlineRows = 39;
+constexpr int kMinMoeSimulatedRows = 145;
 }  // namespace
 
 TEST_CASE("published MoE runs: headline MAPE <= 33% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
