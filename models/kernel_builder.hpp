@@ -13,22 +13,33 @@ namespace clustersim::models {
 struct KernelBuilder {
   const hardware::GpuSpec& gpu;
   hardware::Precision prec;
+  TrainingSpec::Ideal ideal{};  ///< the explainer's what-ifs (TrainingSpec::Ideal), as layer_ops honours them
 
   KernelOp gemm(std::string name, double m, double n, double k) const { return grouped(std::move(name), 1, m, n, k); }
   // `groups` GEMMs of [m, k]·[k, n] in one grouped-GEMM launch (one kernel gap): each group is
   // costed by the shape model at its own M, so a small M per expert runs at small-M efficiency.
+  // ideal.grouped_gemm: the groups at the rate of one GEMM with their token dimension (the
+  // smaller of M and K: M in fprop/dgrad, K in wgrad) summed, so only the small-M loss goes.
   KernelOp grouped(std::string name, double groups, double m, double n, double k) const {
     m = std::max(1.0, m), n = std::max(1.0, n), k = std::max(1.0, k);
+    const double flop = groups * 2 * m * n * k;
+    const double bytes = groups * ((m * k + k * n) * hardware::gemm_operand_bytes(prec) + m * n * hardware::storage_bytes(prec));
+    if (ideal.gemm) return {std::move(name), OpKind::gemm, flop, bytes, flop / peak() + gpu.kernel_gap_s, hardware::Bound::compute};
+    if (ideal.grouped_gemm && groups > 1) {
+      const auto c = m <= k ? hardware::gemm_cost(gpu, prec, groups * m, n, k) : hardware::gemm_cost(gpu, prec, m, n, groups * k);
+      return {std::move(name), OpKind::gemm, flop, bytes, c.time_s, c.bound};
+    }
     const auto c = hardware::gemm_cost(gpu, prec, m, n, k);
-    const double bytes = (m * k + k * n) * hardware::gemm_operand_bytes(prec) + m * n * hardware::storage_bytes(prec);
-    return {std::move(name), OpKind::gemm, groups * 2 * m * n * k, groups * bytes,
-            groups * (c.time_s - gpu.kernel_gap_s) + gpu.kernel_gap_s, c.bound};
+    return {std::move(name), OpKind::gemm, flop, bytes, groups * (c.time_s - gpu.kernel_gap_s) + gpu.kernel_gap_s, c.bound};
   }
+  double peak() const { return gpu.peak(prec) > 0 ? gpu.peak(prec) : gpu.peak(hardware::Precision::bf16); }
   KernelOp memory(std::string name, double bytes) const {
+    if (ideal.memory) return {std::move(name), OpKind::memory, 0, bytes, gpu.kernel_gap_s, hardware::Bound::memory};
     const auto c = hardware::memory_cost(gpu, bytes);
     return {std::move(name), OpKind::memory, 0, bytes, c.time_s, c.bound};
   }
   KernelOp attention(std::string name, double flop, double bytes, double seq, bool backward) const {
+    if (ideal.attention) return {std::move(name), OpKind::attention, flop, bytes, flop / peak() + gpu.kernel_gap_s, hardware::Bound::compute};
     const auto c = hardware::attention_cost(gpu, prec, flop, seq, backward);
     return {std::move(name), OpKind::attention, flop, bytes, c.time_s, c.bound};
   }

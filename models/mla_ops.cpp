@@ -7,7 +7,7 @@
 namespace clustersim::models {
 
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {
-  const KernelBuilder k{gpu, t.precision};
+  const KernelBuilder k{gpu, t.precision, t.ideal};
   const auto& a = m.mla;
   const double s = double(t.seq_len) / p.cp, b = t.micro_batch, T = b * s, h = m.hidden;
   const double e = hardware::storage_bytes(t.precision);

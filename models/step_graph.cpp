@@ -19,7 +19,7 @@ StepGraph::StepGraph(int stages, const hardware::GpuSpec& gpu, TrainingSpec::Fre
 
 bool StepGraph::is_free(TaskKind kind) const {
   return (kind == TaskKind::tp_comm && free_.tp) || (kind == TaskKind::cp_comm && free_.cp) ||
-         (kind == TaskKind::pp_send && free_.pp) ||
+         (kind == TaskKind::pp_send && free_.pp) || (kind == TaskKind::ep_comm && free_.ep) ||
          ((kind == TaskKind::dp_grad_reduce || kind == TaskKind::dp_param_gather) && free_.dp);
 }
 
@@ -79,7 +79,7 @@ TaskId StepGraph::emit(int s, const Program& items, TaskKind kind, std::vector<T
     if (from >= 0) after.push_back(from);
     const Stream stream = it.kind == TaskKind::cp_comm ? kCpStream : it.kind == TaskKind::ep_comm ? kEpStream : kTpStream;
     const TaskId id = add_transfer(s, stream, it.kind, it.cost, after, true);
-    (it.wait_now ? st.wait_next : st.wait_later).push_back(id);
+    (it.detached ? st.wait_end : it.wait_now ? st.wait_next : st.wait_later).push_back(id);
   }
   return st.last_compute;
 }
@@ -88,8 +88,9 @@ std::vector<TaskId> StepGraph::flush(int s) {
   auto& st = stage(s);
   std::vector<TaskId> out = st.wait_next;
   out.insert(out.end(), st.wait_later.begin(), st.wait_later.end());
+  out.insert(out.end(), st.wait_end.begin(), st.wait_end.end());
   if (st.last_compute >= 0) out.push_back(st.last_compute);
-  st.wait_next.clear(), st.wait_later.clear();
+  st.wait_next.clear(), st.wait_later.clear(), st.wait_end.clear();
   return out;
 }
 

@@ -25,6 +25,7 @@ const char* stream_name(Stream s);
 struct StreamState {
   sim::TaskId last_compute = -1, prev_compute = -1;
   std::vector<sim::TaskId> wait_next, wait_later;
+  std::vector<sim::TaskId> wait_end;  ///< detached transfers: only the pass's end waits for them
 };
 
 class StepGraph {

@@ -52,9 +52,16 @@ void ProgramWriter::comm(const CollectiveTime& cost, TaskKind kind, bool wait_no
   items_.push_back(it);
 }
 
+void ProgramWriter::detached_comm(const CollectiveTime& cost, TaskKind kind, int start_after) {
+  if (cost.time_s <= 0) return;
+  comm(cost, kind, false, start_after);
+  items_.back().detached = true;
+}
+
 void ProgramWriter::append(const Program& items) {
   for (const ProgramItem& it : items) {
-    if (it.comm) comm(it.cost, it.kind, it.wait_now, it.start_after);
+    if (it.comm && it.detached) detached_comm(it.cost, it.kind, it.start_after);
+    else if (it.comm) comm(it.cost, it.kind, it.wait_now, it.start_after);
     else compute(it.seconds);
   }
 }

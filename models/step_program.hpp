@@ -36,6 +36,9 @@ struct ProgramItem {
   /// previous transfer on its stream.
   int start_after = 1;  // 1: last compute, 2: the compute before it, 0: stream order only
   bool sealed = false;  ///< compute: later compute pieces must not merge into it
+  /// No compute waits for it; the end of the pass does (MoE exchanges overlapped with other
+  /// work: training.moe_a2a_overlap).
+  bool detached = false;
 };
 using Program = std::vector<ProgramItem>;
 
@@ -44,6 +47,8 @@ class ProgramWriter {
  public:
   void compute(double s);
   void comm(const topologies::CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after);
+  /// A transfer no compute of the pass waits for (see ProgramItem::detached).
+  void detached_comm(const topologies::CollectiveTime& cost, TaskKind kind, int start_after);
   /// The next compute starts a task of its own.
   void split() { seal_next_ = true; }
   /// Replays another program's items (a sub-block spliced in).

@@ -1,5 +1,7 @@
 #include "models/step_program_moe.hpp"
 
+#include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,20 +19,49 @@ namespace {
 
 enum class Attention { standard, mla, sliding };
 
+// The time of the ops of `pass` whose names start with `prefix`.
+double time_of_ops(const PassCost& pass, const std::string& prefix) {
+  double s = 0;
+  for (const KernelOp& op : pass.ops)
+    if (op.name.rfind(prefix, 0) == 0) s += op.time_s;
+  return s;
+}
+
+// DeepEP's internode kernels send a token once to each node that hosts one of its experts and
+// fan it out over NVLink there (DeepSeek-V3 §3.2.2), where a plain all-to-all sends every copy.
+// The inter-node bytes shrink by E[distinct other nodes] / E[copies to other nodes]; with top_k
+// experts drawn without replacement from E spread evenly over N nodes a node is missed with
+// probability C(E − E/N, k) / C(E, k). Node-limited routing (≤ M nodes) is not modelled.
+double deepep_node_dedup(const ModelSpec& m, const topologies::Network& net) {
+  const auto groups = topologies::groups_of(net.layout(), GroupDim::ep);
+  std::vector<int> nodes;
+  for (int gpu : groups.front()) {
+    const int node = gpu / net.spec().gpus_per_node;
+    if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+  }
+  const double N = double(nodes.size()), E = m.moe.experts, k = m.moe.top_k;
+  if (N <= 1 || E / N < 1) return 1.0;
+  double missed = 1;
+  for (int i = 0; i < m.moe.top_k; ++i) missed *= (E - E / N - i) / (E - i);
+  return (N - 1) * (1 - std::max(0.0, missed)) / (k * (N - 1) / N);
+}
+
 // Tokens of one direction over the EP group, per token copy of `row_bytes`. alltoall / deepep:
 // an all-to-all whose per-rank buffer is what the busiest rank receives (the step waits for it;
 // its 1/ep own share stays local). allgather (Megatron's allgather dispatcher): every rank
 // gathers all ep ranks' [T, h] tokens and the combine reduce-scatters them. DeepEP runs on the
 // same links: its measured bandwidths (shared/reference/kernels/nccl_busbw.csv: ~153 GB/s
 // NVLink, 43-58 GB/s RDMA on H800) are those of NCCL's all-to-all there, and it takes SMs like
-// NCCL does (the profile's comm_sms; DeepSeek-V3 §3.2.2 gives 20 SMs for its kernels).
-CollectiveTime exchange(const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o, double row_bytes,
+// NCCL does (the profile's comm_sms; DeepSeek-V3 §3.2.2 gives 20 SMs for its kernels); across
+// nodes it sends fewer bytes (deepep_node_dedup).
+CollectiveTime exchange(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o, double row_bytes,
                         bool dispatch, const topologies::Network& net) {
   if (p.ep <= 1) return {};
   if (t.moe_dispatcher == MoeDispatcher::allgather)
     return net.cost(dispatch ? Collective::all_gather : Collective::reduce_scatter, GroupDim::ep,
                     o.tokens * row_bytes * p.ep);
-  return net.cost(Collective::all_to_all, GroupDim::ep, o.tokens * o.load_imbalance * row_bytes);
+  const double dedup = t.moe_dispatcher == MoeDispatcher::deepep ? deepep_node_dedup(m, net) : 1.0;
+  return net.cost(Collective::all_to_all, GroupDim::ep, o.tokens * o.load_imbalance * row_bytes * dedup);
 }
 
 }  // namespace
@@ -41,34 +72,54 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   const double dispatch_row = (t.moe_dispatcher == MoeDispatcher::allgather ? 1.0 : k) * h;
   // Dispatch in FP8 when training in FP8, combine and every backward exchange in BF16
   // (DeepSeek-V3 §3.3.2); the allgather dispatcher moves each token once, not once per expert.
-  const CollectiveTime dispatch = exchange(t, p, o, dispatch_row * hardware::gemm_operand_bytes(t.precision), true, net);
-  const CollectiveTime combine = exchange(t, p, o, dispatch_row * e, false, net);
-  const CollectiveTime dispatch_grad = exchange(t, p, o, dispatch_row * e, true, net);
+  const CollectiveTime dispatch = exchange(m, t, p, o, dispatch_row * hardware::gemm_operand_bytes(t.precision), true, net);
+  const CollectiveTime combine = exchange(m, t, p, o, dispatch_row * e, false, net);
+  const CollectiveTime dispatch_grad = exchange(m, t, p, o, dispatch_row * e, true, net);
   CollectiveTime etp_ag, etp_rs;
   if (p.etp > 1) {  // the received tokens gathered over the ETP group, the outputs reduce-scattered
     etp_ag = net.cost(Collective::all_gather, GroupDim::etp, o.etp_gather_bytes);
     etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, o.etp_gather_bytes);
   }
-  // moe_a2a_overlap: the exchange overlaps the next compute (standing in for another
-  // micro-batch's, as Megatron's EP-overlap and DualPipe interleave two micro-batches); the
-  // compute after it waits. The links are still shared with every other transfer.
-  const bool wait = !t.moe_a2a_overlap;
+  // moe_a2a_overlap (Megatron's EP all-to-all overlap, DualPipe): another micro-batch's compute
+  // runs while this one's tokens travel. Approximation: the exchanges run on their stream beside
+  // this pass's compute, which does not wait for them; the pass ends when both are done (so an
+  // exchange longer than the compute is still exposed, and the links are shared as usual).
+  const bool overlap = t.moe_a2a_overlap;
+  auto exchange_item = [&](ProgramWriter& w, const CollectiveTime& c) {
+    if (overlap) w.detached_comm(c, TaskKind::ep_comm, 1);
+    else w.comm(c, TaskKind::ep_comm, true, 1);
+  };
+  auto etp_item = [&](ProgramWriter& w, const CollectiveTime& c) {
+    if (overlap) w.detached_comm(c, TaskKind::ep_comm, 0);
+    else w.comm(c, TaskKind::ep_comm, true, 1);
+  };
   const double permute_f = o.permute_fwd.time_s / 2, permute_b = o.permute_bwd.time_s / 2;
   ProgramWriter f, b;
+  // recompute_modules: moe reruns the routed MLP's forward (its exchanges too) before its
+  // backward; moe_act reruns the experts' activation kernel.
+  if (t.recomputes(RecomputeModule::moe)) {
+    b.compute(o.router_fwd.time_s + permute_f);
+    b.comm(dispatch, TaskKind::ep_comm, true, 1);
+    b.compute(o.experts_fwd.time_s);
+    b.comm(combine, TaskKind::ep_comm, true, 1);
+    b.compute(permute_f);
+  } else if (t.recomputes(RecomputeModule::moe_act)) {
+    b.compute(time_of_ops(o.experts_fwd, "experts.act"));
+  }
   f.split();
   f.compute(o.router_fwd.time_s + permute_f);
-  f.comm(dispatch, TaskKind::ep_comm, wait, 1);
-  f.comm(etp_ag, TaskKind::ep_comm, true, 1);
+  exchange_item(f, dispatch);
+  etp_item(f, etp_ag);
   f.compute(o.experts_fwd.time_s);
-  f.comm(etp_rs, TaskKind::ep_comm, true, 1);
-  f.comm(combine, TaskKind::ep_comm, wait, 1);
+  etp_item(f, etp_rs);
+  exchange_item(f, combine);
   f.compute(permute_f);
   b.compute(permute_b);
-  b.comm(combine, TaskKind::ep_comm, wait, 1);  // the output gradient goes back to the experts
-  b.comm(etp_ag, TaskKind::ep_comm, true, 1);
+  exchange_item(b, combine);  // the output gradient goes back to the experts
+  etp_item(b, etp_ag);
   b.compute(o.experts_bwd.time_s);
-  b.comm(etp_rs, TaskKind::ep_comm, true, 1);
-  b.comm(dispatch_grad, TaskKind::ep_comm, wait, 1);
+  etp_item(b, etp_rs);
+  exchange_item(b, dispatch_grad);
   b.compute(permute_b + o.router_bwd.time_s);
   RoutedProgram r{f.take(), b.take(), m.moe.shared_experts > 0};
   return r;
@@ -89,6 +140,8 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& 
   if (a == Attention::mla) {  // the MLA projections and core replace QKV, core and output projection
     at(b.fwd, qkv) = mla.fwd.time_s, at(b.fwd, core) = 0, at(b.fwd, attn_out) = 0;
     at(b.bwd, qkv) = mla.bwd.time_s, at(b.bwd, core) = 0, at(b.bwd, attn_out) = 0, at(b.bwd, qkv_wgrad) = 0;
+    if (t.recomputes(RecomputeModule::mla_up_proj))  // the up projections rerun before the backward
+      at(b.bwd, qkv) += time_of_ops(mla.fwd, "mla.q_up") + time_of_ops(mla.fwd, "mla.kv_up");
   } else if (a == Attention::sliding) {
     // A windowed core computes the causal key-count ratio of the full one (models/flops.cpp);
     // its time is taken proportional to those FLOPs.
@@ -106,7 +159,7 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& 
 // LM head again; run after the main head on the last stage.
 void add_mtp(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
              const StepCosts& c, const UnitProgram& block, BlockProgram* prog) {
-  const KernelBuilder k{gpu, t.precision};
+  const KernelBuilder k{gpu, t.precision, t.ideal};
   const double tokens = double(t.micro_batch) * t.seq_len / p.cp / (p.sequence_parallel ? p.tp : 1);
   PassCost pf, pb;
   pf.add(k.memory("mtp.norms", 4 * tokens * m.hidden * hardware::storage_bytes(t.precision)));

@@ -119,13 +119,14 @@ struct TrainingSpec {
   /// What-if switches for the explainer (scenarios/explain.cpp), never read from YAML: a
   /// communication class set here costs nothing, so its share of the step can be measured.
   struct FreeComm {
-    bool tp = false, cp = false, pp = false, dp = false;
+    bool tp = false, cp = false, pp = false, dp = false, ep = false;
   } free_comm;
   /// What-if switches for the explainer, never read from YAML: the selected kernels run at the
   /// GPU's peak (gemm, attention) or cost nothing (memory-bound ops, recipe quantization, host
   /// overhead), so that each loss is measured by re-simulation.
   struct Ideal {
     bool host = false, quantize = false, memory = false, attention = false, gemm = false;
+    bool grouped_gemm = false;  ///< MoE grouped GEMMs at the rate of one GEMM of all their rows
   } ideal;
 
   int micro_batches(const ParallelSpec& p) const { return global_batch / (micro_batch * p.dp); }

@@ -23,6 +23,7 @@ struct Cause {
   std::function<void(Scenario&)> remove;
   bool subtract_optimizer = false;  // optimizer time taken off analytically (see below)
   const char* grounds = "";          // the data behind the loss ("": named by its kernels, below)
+  bool moe_only = false;             // listed for MoE models only
 };
 
 std::vector<Cause> causes() {
@@ -33,6 +34,10 @@ std::vector<Cause> causes() {
       {"exposed context-parallel (ring attention) communication", [](Scenario& s) { s.training.free_comm.cp = true; }},
       {"exposed pipeline send/receive", [](Scenario& s) { s.training.free_comm.pp = true; }},
       {"exposed data-parallel communication", [](Scenario& s) { s.training.free_comm.dp = true; }},
+      {"exposed expert-parallel communication (MoE dispatch/combine)", [](Scenario& s) { s.training.free_comm.ep = true; },
+       false, "", true},
+      {"MoE load imbalance (busiest expert rank)", [](Scenario& s) { s.training.moe_load_imbalance = 1.0; }, false,
+       "models/moe_ops.hpp auto_load_imbalance or training.moe_load_imbalance", true},
       // Host work first: the per-step fixed work runs inside the optimizer task.
       {"host and framework overhead (launch waits, grad-norm, syncs, batch upload)",
        [](Scenario& s) { s.training.ideal.host = true; }, false, "hardware.md §3.10 (launch cost), layer_ops_host.cpp"},
@@ -53,6 +58,8 @@ std::vector<Cause> causes() {
        [](Scenario& s) { s.gpu.compute_sustained_fraction = 1.0; }, false,
        "hardware/profiles compute_sustained_fraction, fitted to published.csv"},
       {"attention kernel efficiency", [](Scenario& s) { s.training.ideal.attention = true; }},
+      {"MoE grouped-GEMM inefficiency (few tokens per expert)", [](Scenario& s) { s.training.ideal.grouped_gemm = true; },
+       false, "", true},
       {"GEMM efficiency (ceiling, shape, wave quantization)", [](Scenario& s) { s.training.ideal.gemm = true; }},
   };
 }
@@ -146,6 +153,7 @@ Explanation explain(const Scenario& sc, const Report& actual) {
   double prev_step = actual.step_time_s;
   bool optimizer_removed = false;
   for (const auto& cause : causes()) {
+    if (cause.moe_only && !sc.model.is_moe()) continue;
     cause.remove(cur);
     const Report r = simulate(cur);
     double step = r.step_time_s;
