@@ -44,7 +44,7 @@ TEST_CASE("a DeepSeek-V3 Megatron-Bridge row maps to MLA, experts, EP and forced
   CHECK_NOTHROW(load_scenario_string(rs.yaml, "row"));
 }
 
-TEST_CASE("GPT-OSS rows get biases and alternating sliding windows; token-dropping rows route for real", "[validation][moe]") {
+TEST_CASE("GPT-OSS rows get biases and alternating sliding windows and token-dropping rows route for real", "[validation][moe]") {
   const RowScenario oss = row_scenario(row("MOE-MBRIDGE-065"));
   REQUIRE(oss.reason.empty());
   CHECK(has(oss.yaml, "  sliding_window: {tokens: 128, every: 2}\n"));
