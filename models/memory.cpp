@@ -10,6 +10,10 @@ namespace clustersim::models {
 
 namespace {
 
+// A recompute module in effect: listed, and recompute still selective (a what-if that turns
+// recompute off keeps the list).
+bool reruns(const TrainingSpec& t, RecomputeModule m) { return t.recompute == Recompute::selective && t.recomputes(m); }
+
 // Bytes one block saves for backward, per micro-batch, with no recompute.
 double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                               bool keep_attention_core) {
@@ -68,7 +72,7 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
     const double q = double(m.heads) / p.tp, kv = std::max(1.0, double(m.kv_heads) / p.tp), d = m.head_dim();
     r.activations -= tokens * (q + 2 * kv) * d * e + (keep_core ? tokens * q * d * e + 4.0 * q * tokens : 0.0);
     const MlaOps mla = mla_attention_ops(m, t, p, gpu);
-    r.activations += t.recomputes(RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
+    r.activations += reruns(t, RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
   }
   return r;
 }
@@ -110,9 +114,9 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     ops = moe_layer_ops(m, t, p, {p.ep, p.etp, p.edp()}, gpu, t.moe_load_imbalance);
     per_moe_layer = moe_memory(m, t, p, {p.ep, p.etp, p.edp()}, 1, ops);
     const double width = double(m.moe.expert_ffn_hidden) / p.etp, e = hardware::storage_bytes(t.precision);
-    if (t.recomputes(RecomputeModule::moe))  // the whole MoE MLP is rerun: only its input stays
+    if (reruns(t, RecomputeModule::moe))  // the whole MoE MLP is rerun: only its input stays
       per_moe_layer.routed_activation_bytes = ops.tokens * h * e;
-    else if (t.recomputes(RecomputeModule::moe_act))  // the experts' activation output is rerun
+    else if (reruns(t, RecomputeModule::moe_act))  // the experts' activation output is rerun
       per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * e;
   }
   std::vector<MemoryEstimate> out;

@@ -19,6 +19,10 @@ namespace {
 
 enum class Attention { standard, mla, sliding };
 
+// A recompute module in effect: listed, and recompute still selective (a what-if that turns
+// recompute off keeps the list).
+bool reruns(const TrainingSpec& t, RecomputeModule m) { return t.recompute == Recompute::selective && t.recomputes(m); }
+
 // The time of the ops of `pass` whose names start with `prefix`.
 double time_of_ops(const PassCost& pass, const std::string& prefix) {
   double s = 0;
@@ -97,13 +101,13 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   ProgramWriter f, b;
   // recompute_modules: moe reruns the routed MLP's forward (its exchanges too) before its
   // backward; moe_act reruns the experts' activation kernel.
-  if (t.recomputes(RecomputeModule::moe)) {
+  if (reruns(t, RecomputeModule::moe)) {
     b.compute(o.router_fwd.time_s + permute_f);
     b.comm(dispatch, TaskKind::ep_comm, true, 1);
     b.compute(o.experts_fwd.time_s);
     b.comm(combine, TaskKind::ep_comm, true, 1);
     b.compute(permute_f);
-  } else if (t.recomputes(RecomputeModule::moe_act)) {
+  } else if (reruns(t, RecomputeModule::moe_act)) {
     b.compute(time_of_ops(o.experts_fwd, "experts.act"));
   }
   f.split();
@@ -140,7 +144,7 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& 
   if (a == Attention::mla) {  // the MLA projections and core replace QKV, core and output projection
     at(b.fwd, qkv) = mla.fwd.time_s, at(b.fwd, core) = 0, at(b.fwd, attn_out) = 0;
     at(b.bwd, qkv) = mla.bwd.time_s, at(b.bwd, core) = 0, at(b.bwd, attn_out) = 0, at(b.bwd, qkv_wgrad) = 0;
-    if (t.recomputes(RecomputeModule::mla_up_proj))  // the up projections rerun before the backward
+    if (reruns(t, RecomputeModule::mla_up_proj))  // the up projections rerun before the backward
       at(b.bwd, qkv) += time_of_ops(mla.fwd, "mla.q_up") + time_of_ops(mla.fwd, "mla.kv_up");
   } else if (a == Attention::sliding) {
     // A windowed core computes the causal key-count ratio of the full one (models/flops.cpp);

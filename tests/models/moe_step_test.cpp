@@ -77,7 +77,7 @@ TEST_CASE("the dispatch/combine time follows the network's all-to-all over the E
   CHECK(across.step_time_s > in_node.step_time_s);
 }
 
-TEST_CASE("ep = 1 has no all-to-all; ep > 1 shards the experts' memory and adds the exchange", "[models][moe]") {
+TEST_CASE("ep = 1 has no all-to-all, ep > 1 shards the experts' memory and adds the exchange", "[models][moe]") {
   const auto one = testing::run_text(moe_scenario(8, "ep: 1", ", moe_load_imbalance: 1.0"));
   const auto eight = testing::run_text(moe_scenario(8, "ep: 8", ", moe_load_imbalance: 1.0"));
   CHECK(one.step.ep_comm_busy_s == 0);

@@ -28,9 +28,10 @@ void check_bounds(const scenarios::Report& r) {
   CHECK(r.step_time_s >= r.flops.model * r.tokens_per_step / r.num_gpus / r.peak_flops);
   CHECK(r.memory.fits());
   // Weights and gradients in BF16 alone (2 + 2 bytes per parameter of this rank's shard) are a
-  // floor on the memory estimate.
+  // floor on the memory estimate; routed experts are sharded by ep·etp instead of tp.
   const auto& p = r.scenario.parallel;
-  CHECK(r.memory.total_bytes >= 2.0 * r.params.total / (p.tp * p.pp));
+  const double experts = r.params.experts;
+  CHECK(r.memory.total_bytes >= 2.0 * ((r.params.total - experts) / (p.tp * p.pp) + experts / (p.ep * p.etp * p.pp)));
 }
 
 }  // namespace
@@ -39,7 +40,7 @@ TEST_CASE("golden: every shipped scenario has a golden test", "[validation][gold
   int shipped = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios"))
     if (e.path().extension() == ".yaml") ++shipped;
-  CHECK(shipped == 5);  // a new scenario needs its golden test below
+  CHECK(shipped == 8);  // a new scenario needs its golden test below
 }
 
 TEST_CASE("golden: Llama-2 7B on 256 H100, data parallel", "[validation][golden]") {
@@ -108,4 +109,38 @@ TEST_CASE("golden: Llama-3 405B on 16384 H100, the Llama 3 paper's layout", "[va
   CHECK(split.front() == 1);
   CHECK(split.back() == 1);
   CHECK(std::count(split.begin(), split.end(), 2) == 62);
+}
+
+// MoE scenarios: published throughput of the same or a comparable configuration, with the band
+// stated; the simulator was not fitted to any of them.
+TEST_CASE("golden: Qwen3-235B-A22B on 256 GB200, the Megatron-Bridge recipe", "[validation][golden][moe]") {
+  const auto r = run_shipped("qwen3_235b_256xgb200");
+  check_bounds(r);
+  // Megatron-Bridge 26.06.01 published 7,360 tokens/s/GPU for this recipe (published_moe.csv
+  // MOE-MBRIDGE-026, force-balanced routing); the MoE validation target is 15 %.
+  CHECK(r.tokens_per_s_per_gpu > 7360 * 0.85);
+  CHECK(r.tokens_per_s_per_gpu < 7360 * 1.15);
+}
+
+TEST_CASE("golden: DeepSeek-V3 on 1024 H100, the technical report's layout", "[validation][golden][moe]") {
+  const auto r = run_shipped("deepseek_v3_1024xh100");
+  check_bounds(r);
+  // The report's 180K H800 GPU hours per trillion tokens (1,543 tokens/s/GPU, published_moe.csv
+  // MOE-DSREPORT-001) come with DualPipe and FP8 activation caching, which are approximated or not
+  // modelled here (docs/moe.md); the simulation reads about half of it. The band pins that gap
+  // (0.4x-1.2x), not agreement.
+  CHECK(r.tokens_per_s_per_gpu > 1543 * 0.4);
+  CHECK(r.tokens_per_s_per_gpu < 1543 * 1.2);
+  // EP64 over 8 nodes: the exchanges cross InfiniBand and part of them stays exposed.
+  CHECK(r.step.ep_comm_busy_s > 0);
+}
+
+TEST_CASE("golden: GPT-OSS-120B on 64 H100, EP64 across 8 nodes", "[validation][golden][moe]") {
+  const auto r = run_shipped("gpt_oss_120b_64xh100");
+  check_bounds(r);
+  // No published H100 run; the Megatron-Bridge GB200 and GB300 runs of this model reach 943-1,081
+  // model TFLOP/s per GPU = 19-22 % of their MXFP8 peak (MOE-MBRIDGE-037/038). A BF16 run on H100
+  // with every all-to-all crossing InfiniBand is held to 10-35 % of its BF16 peak.
+  CHECK(r.mfu > 0.10);
+  CHECK(r.mfu < 0.35);
 }
