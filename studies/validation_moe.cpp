@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <regex>
 #include <tuple>
@@ -130,8 +131,17 @@ std::string moe_parallel_yaml(const Row& r, RowScenario* out) {
   long ep = integer(r, "ep");
   if (!ep) ep = 1, out->assumptions.push_back("ep not stated: 1");
   std::string y = fmt::format("  ep: {}\n", ep);
-  if (const long etp = integer(r, "etp")) y += fmt::format("  etp: {}\n", etp);
-  else if (integer(r, "tp") > 1) out->assumptions.push_back("etp not stated: the loader's default (Megatron's)");
+  const long tp = std::max(1L, integer(r, "tp")), pp = std::max(1L, integer(r, "pp")), cp = std::max(1L, integer(r, "cp"));
+  const long fold = integer(r, "num_gpus") / (pp * cp) * cp;  // tp·cp·dp of one stage
+  if (const long etp = integer(r, "etp")) {
+    y += fmt::format("  etp: {}\n", etp);
+  } else if (tp > 1 && fold > 0 && fold % (tp * ep) != 0 && fold % ep == 0) {
+    // The run existed, and Megatron's default etp = tp would not fold: it must have used etp 1.
+    y += "  etp: 1\n";
+    out->assumptions.push_back(fmt::format("etp not stated: 1 (the default etp = tp = {} does not fold with ep {})", tp, ep));
+  } else if (tp > 1) {
+    out->assumptions.push_back("etp not stated: the loader's default (Megatron's etp = tp)");
+  }
   return y;
 }
 

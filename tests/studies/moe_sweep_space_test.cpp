@@ -74,7 +74,7 @@ TEST_CASE("the MoE grid is bounded: about 2·log2(experts) expert layouts per de
   CHECK(m <= 18 * d);  // ep ∈ {1, 2, ..., 256} (9 values) × etp ∈ {1, tp}
 }
 
-TEST_CASE("a sweep of an MoE preset searches ep; --set fixes it; a dense model keeps ep as an override", "[sweep][moe]") {
+TEST_CASE("a sweep of an MoE preset searches ep and --set fixes it while a dense model keeps ep as an override", "[sweep][moe]") {
   const ScenarioTemplate moe_base("name: s\nmodel: qwen3-30b-a3b\nhardware: h100-sxm\ncluster:\n  gpus: 16\n"
                                   "training:\n  seq_len: 4096\n  global_batch: 512\n", "s");
   PlanGrid g = small_grid();

@@ -89,12 +89,16 @@ TEST_CASE("a stated inter-node bandwidth replaces the profile's NICs", "[tools][
   CHECK_THAT(row_scenario(row).yaml, Catch::Contains("hardware: h100-sxm\n"));
 }
 
-TEST_CASE("Mixture-of-Experts rows are listed as not simulated, never run as dense models", "[tools][validation]") {
+TEST_CASE("Mixture-of-Experts rows are never run as dense models", "[tools][validation]") {
   auto row = llama_row();
   row["num_experts"] = "256";
+  // Without top_k and the expert width the row is listed with its reason, not simulated dense.
   const RowScenario rs = row_scenario(row);
   CHECK(rs.yaml.empty());
-  CHECK_THAT(rs.reason, Catch::Contains("Mixture-of-Experts"));
+  CHECK_THAT(rs.reason, Catch::Contains("architecture incomplete"));
+  row["top_k"] = "8";
+  row["expert_ffn_hidden"] = "2048";
+  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("moe: {experts: 256, top_k: 8"));
 }
 
 TEST_CASE("family conventions come from the cited data file", "[tools][validation]") {

@@ -1,0 +1,38 @@
+// Regression guard on the accuracy against the published MoE runs (issue 15): the headline is
+// the latest release of each configuration, simulated and without quality flags (README_moe
+// caveat 2). Every MoE row is out of sample: the one fitted constant per profile
+// (compute_sustained_fraction) is fitted on the dense table only, and calibrate skips MoE rows,
+// so the leave-one-family-out MAPE equals the headline MAPE. The bar is the figure measured when
+// this test was last updated plus a small margin: a change that makes the MoE predictions worse,
+// or silently drops rows, fails here. The issue's targets (MAPE <= 12 %, LOFO <= 15 %) are NOT
+// met: tests/validation/VALIDATION.md "MoE runs" lists the misses and their physics reasons.
+#include <catch2/catch.hpp>
+
+#include "studies/calibrate.hpp"
+#include "studies/conventions.hpp"
+#include "studies/validation.hpp"
+
+using namespace clustersim::studies;
+
+namespace {
+constexpr double kMaxMoeHeadlineMape = 0.345;  // measured 0.319 on 39 headline rows on 2026-12-01
+constexpr int kMinMoeHeadlineRows = 39;
+constexpr int kMinMoeSimulatedRows = 145;
+}  // namespace
+
+TEST_CASE("published MoE runs: headline MAPE <= 34.5% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
+  const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
+  ValidationSummary s = validate_table(table);
+  add_out_of_sample(table, "", &s);
+  REQUIRE(s.rows.size() == 210);
+  INFO("MoE headline: MAPE " << 100 * s.overall.headline.mape << "% on " << s.overall.headline.count
+                             << " rows, worst " << 100 * s.overall.headline.worst << "% (" << s.overall.headline.worst_id
+                             << "); simulated " << s.overall.simulated);
+  CHECK(s.overall.simulated >= kMinMoeSimulatedRows);
+  CHECK(s.overall.headline.count >= kMinMoeHeadlineRows);
+  CHECK(s.overall.headline.mape <= kMaxMoeHeadlineMape);
+  // Nothing is refitted on MoE rows: no out-of-sample refit exists to report.
+  CHECK_FALSE(s.overall.held_out.has_value());
+  // Every simulated row is either in the headline or says why not.
+  for (const auto& r : s.rows) CHECK((r.simulated || !r.reason.empty()));
+}
