@@ -11,6 +11,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "studies/calibrate.hpp"
+#include "studies/conventions.hpp"
 #include "studies/validation.hpp"
 
 namespace clustersim::studies {
@@ -21,7 +22,8 @@ BandClass band_class(const scenarios::Scenario& s) {
   const double bf16 = s.gpu.peak(hardware::Precision::bf16);
   c.hardware = bf16 < 0.5e15 ? "A100-class" : bf16 < 1.8e15 ? "H100-class" : "B200-class";
   const auto& p = s.parallel;
-  c.style = p.zero_stage == 3 && p.dp * p.cp > 1 ? "ZeRO-3/FSDP"
+  c.style = s.model.is_moe() ? kMoeStyle  // banded only by MoE runs: their errors are not the dense ones
+            : p.zero_stage == 3 && p.dp * p.cp > 1 ? "ZeRO-3/FSDP"
             : p.pp > 1                          ? "pipeline"
             : p.tp > 1                          ? "tensor parallel"
                                                 : "data parallel";
@@ -43,9 +45,11 @@ struct BandRow {
   double within = 0;           ///< pooled sd of rows about their family's mean
 };
 
-// Level 0 is the narrowest class; each level replaces one more key by "*".
+// Level 0 is the narrowest class; each level replaces one more key by "*" (an MoE class keeps its
+// style: its widest class is every MoE run, never the dense ones).
 std::array<std::string, 3> keys_at(const BandClass& c, int level) {
-  return {level < 3 ? c.hardware : "*", level < 2 ? c.style : "*", level < 1 ? c.scale : "*"};
+  const bool moe = c.style == kMoeStyle;
+  return {level < (moe ? 2 : 3) ? c.hardware : "*", moe || level < 2 ? c.style : "*", level < 1 ? c.scale : "*"};
 }
 
 std::vector<BandRow> parse_table(const std::string& text) {
@@ -100,14 +104,18 @@ namespace {
 ErrorBand band_from(const std::vector<BandRow>& rows, const BandClass& c, double confidence) {
   const BandRow* found = nullptr;
   int narrow_rows = 0;  // rows of the narrowest class, whether or not enough
+  const BandRow* widest = nullptr;
   for (int level = 0; level <= 3 && !found; ++level) {
     const auto k = keys_at(c, level);
     for (const auto& r : rows) {
       if (r.hardware != k[0] || r.style != k[1] || r.scale != k[2]) continue;
       if (level == 0) narrow_rows = r.rows;
+      widest = &r;
       if (r.rows >= kMinBandRows && r.families >= kMinBandFamilies) found = &r;
     }
   }
+  // MoE runs come from fewer sources than kMinBandFamilies: their widest class, said so below.
+  if (!found && c.style == kMoeStyle) found = widest;
   if (!found) throw scenarios::ScenarioError("studies/error_bands.csv: no class holds enough rows for an error band");
   // A prediction interval for a run of a new source (random effects: rows of one family share an
   // error): mean ± t(n-1)·sqrt(between²·(1 + 1/F) + within²), F families, n rows. (t with F-1 degrees
@@ -120,6 +128,8 @@ ErrorBand band_from(const std::vector<BandRow>& rows, const BandClass& c, double
   b.high = std::exp(found->mean + half);
   b.rows = found->rows;
   b.basis = describe(*found);
+  if (found->families < kMinBandFamilies)
+    b.basis += fmt::format("; only {} source families: a thin basis", found->families);
   if (found->scale == "*")  // widened: say how thin the exact class is (poorly validated territory)
     b.basis += fmt::format("; widened: only {} published rows are {}, {}, {}", narrow_rows, c.hardware, c.style, c.scale);
   b.confidence = confidence;
@@ -144,6 +154,16 @@ std::vector<Residual> residuals(const CsvTable& published) {
     const scenarios::Scenario sc = scenarios::load_scenario_string(row_scenario(row).yaml, "published.csv:" + it->first);
     out.push_back({it->second->family, band_class(sc), std::log1p(it->second->error)});
   }
+  // The MoE runs' headline rows: nothing is fitted on them, so their errors are out of sample as they are.
+  const CsvTable moe = parse_csv(published_moe_csv_text(), "tests/validation/published_moe.csv");
+  std::map<std::string, const std::map<std::string, std::string>*> moe_rows;
+  for (const auto& row : moe.rows) moe_rows[row.at("id")] = &row;
+  for (const auto& o : validate_table(moe).rows) {
+    if (!o.headline()) continue;
+    const scenarios::Scenario sc = scenarios::load_scenario_string(row_scenario(*moe_rows.at(o.id)).yaml,
+                                                                   "published_moe.csv:" + o.id);
+    out.push_back({o.family, band_class(sc), std::log1p(o.error)});
+  }
   return out;
 }
 
@@ -152,7 +172,9 @@ std::vector<BandRow> group(const std::vector<Residual>& res, const std::string& 
   std::map<Key, std::map<std::string, std::vector<double>>> groups;  // class → family → log ratios
   for (const auto& r : res)
     if (r.family != without_family)
-      for (int level = 0; level <= 3; ++level) groups[keys_at(r.c, level)][r.family].push_back(r.log_ratio);
+      for (int level = 0; level <= 3; ++level)
+        if (level == 0 || keys_at(r.c, level) != keys_at(r.c, level - 1))  // an MoE class repeats a level
+          groups[keys_at(r.c, level)][r.family].push_back(r.log_ratio);
   std::vector<BandRow> out;
   for (const auto& [k, fams] : groups) {
     BandRow b{k[0], k[1], k[2], 0, int(fams.size())};

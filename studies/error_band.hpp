@@ -38,6 +38,8 @@ inline constexpr double kDefaultBandConfidence = 0.68;
 inline constexpr int kMinBandRows = 8;
 /// ... or fewer source families than this (rows of one source share their error).
 inline constexpr int kMinBandFamilies = 3;
+/// The parallelism-style key of Mixture-of-Experts runs (banded by the MoE validation rows only).
+inline constexpr const char* kMoeStyle = "MoE";
 
 /// The class keys of a configuration (what the table is indexed by).
 struct BandClass {
