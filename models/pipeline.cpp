@@ -15,7 +15,23 @@ std::vector<int> virtual_stage_layers(int layers, const ParallelSpec& p) {
   return out;
 }
 
-UnevenSplit uneven_stage_layers(int layers, int vstages) {
+UnevenSplit uneven_stage_layers(int layers, int vstages, int last_extra) {
+  if (last_extra > 0 && vstages > 1) {
+    // Split layers + last_extra, then take the extra off the last stages (at least one layer
+    // each), so the stage that also runs the MTP modules is not the step's bottleneck.
+    UnevenSplit out = uneven_stage_layers(layers + last_extra, vstages);
+    int left = last_extra;
+    for (int i = vstages - 1; i >= 0 && left > 0 && !out.layers.empty(); --i) {
+      const int take = std::min(left, out.layers[static_cast<std::size_t>(i)] - 1);
+      out.layers[static_cast<std::size_t>(i)] -= take;
+      left -= take;
+    }
+    if (!out.layers.empty() && left == 0) {
+      out.megatron = false;
+      out.last_lightened = true;
+      return out;
+    }
+  }
   UnevenSplit out;
   if (vstages < 1 || layers < vstages) return out;
   const auto n = static_cast<std::size_t>(vstages);
@@ -38,11 +54,14 @@ UnevenSplit uneven_stage_layers(int layers, int vstages) {
   return out;
 }
 
-std::string describe_split(int layers, const ParallelSpec& p) {
+std::string describe_split(int layers, const ParallelSpec& p, int last_extra) {
   if (p.pp_layers.empty()) return "";
   const int n = p.pp * p.vpp;
-  const UnevenSplit rule = layers % n != 0 ? uneven_stage_layers(layers, n) : UnevenSplit{};
+  const UnevenSplit rule = automatic_split(layers, n, last_extra) ? uneven_stage_layers(layers, n, last_extra) : UnevenSplit{};
   if (rule.layers.empty() || rule.layers != p.pp_layers) return "as given in parallelism.pp_layers";
+  if (rule.last_lightened)
+    return "the last stages carry " + std::to_string(last_extra) +
+           " fewer layers for the MTP modules (a block and an LM-head pass each) they also run";
   return "pp*vpp = " + std::to_string(n) + " does not divide " + std::to_string(layers) + " layers: " +
          (rule.megatron ? "split as Megatron's account_for_embedding/loss_in_pipeline_split (first and last stages one layer fewer)"
                         : "split as evenly as possible, the extra layers on the middle stages");

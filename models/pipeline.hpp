@@ -58,14 +58,25 @@ std::vector<int> virtual_stage_layers(int layers, const ParallelSpec& p);
 /// also computes the loss). Empty when vstages > layers.
 struct UnevenSplit {
   std::vector<int> layers;
-  bool megatron = false;  ///< the account_for_embedding/loss rule applied
+  bool megatron = false;      ///< the account_for_embedding/loss rule applied
+  bool last_lightened = false;  ///< the last stages carry fewer layers for the MTP modules
 };
-UnevenSplit uneven_stage_layers(int layers, int vstages);
+/// `last_extra`: layer-equivalents the last virtual stage runs besides its layers (MTP modules).
+UnevenSplit uneven_stage_layers(int layers, int vstages, int last_extra = 0);
+/// Layer-equivalents of a model's MTP modules on the last stage: each runs one Transformer block
+/// and the shared LM head again (DeepSeek-V3 §2.2), and Megatron's account_for_loss counts the
+/// head as one layer, so 2 per module.
+inline int mtp_layer_equivalents(int mtp_layers) { return 2 * mtp_layers; }
+/// Whether the loader splits the layers itself: pp·vpp does not divide them, or MTP modules
+/// weigh down the last stage.
+inline bool automatic_split(int layers, int vstages, int last_extra) {
+  return vstages > 1 && (layers % vstages != 0 || last_extra > 0);
+}
 
 /// What an explicit p.pp_layers is, for the report: "" when empty; which rule of
 /// uneven_stage_layers it follows when pp·vpp does not divide the layers and it is that split
 /// (the loader gives it when pp_layers is not set); else "as given".
-std::string describe_split(int layers, const ParallelSpec& p);
+std::string describe_split(int layers, const ParallelSpec& p, int last_extra = 0);
 
 /// The order of passes on pipeline stage `stage` (Megatron-LM schedules.py):
 ///   gpipe: every forward, then every backward;

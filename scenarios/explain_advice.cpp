@@ -67,13 +67,15 @@ std::vector<Candidate> vpp_values(const Scenario& sc) {
   const int layers = sc.model.layers;
   std::vector<Candidate> out;
   if (p.pp < 2) return out;
-  const bool automatic = p.pp_layers.empty() || p.pp_layers == models::uneven_stage_layers(layers, p.pp * p.vpp).layers;
+  const int extra = models::mtp_layer_equivalents(sc.model.mtp_layers);
+  const bool automatic =
+      p.pp_layers.empty() || p.pp_layers == models::uneven_stage_layers(layers, p.pp * p.vpp, extra).layers;
   if (!automatic) return out;
   for (int v = 1; v * p.pp <= layers; ++v) {
     if (v == p.vpp) continue;
     std::vector<int> split;
-    if (layers % (p.pp * v) != 0) {
-      split = models::uneven_stage_layers(layers, p.pp * v).layers;
+    if (layers % (p.pp * v) != 0 || models::automatic_split(layers, p.pp * v, extra)) {
+      split = models::uneven_stage_layers(layers, p.pp * v, extra).layers;
       if (split.empty()) continue;
     }
     const PipelineSchedule sched =

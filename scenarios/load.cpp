@@ -505,8 +505,9 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
       }
       p.pp_layers = per_vstage;
     }
-  } else if (md.layers % vstages != 0) {
-    const models::UnevenSplit split = models::uneven_stage_layers(md.layers, vstages);
+  } else if (const int extra = models::mtp_layer_equivalents(md.mtp_layers);
+             md.layers % vstages != 0 || models::automatic_split(md.layers, vstages, extra)) {
+    const models::UnevenSplit split = models::uneven_stage_layers(md.layers, vstages, extra);
     if (split.layers.empty())
       par.fail(p.vpp > 1 ? "vpp" : "pp", fmt::format("pp*vpp = {} exceeds the model's {} layers (at least one layer per stage)",
                                                      vstages, md.layers));

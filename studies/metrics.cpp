@@ -28,7 +28,7 @@ void add_step(std::vector<Metric>& m, const scenarios::Report& r) {
   m.emplace_back("dp", Unit::none, sc.parallel.dp);
   if (!sc.parallel.pp_layers.empty()) {  // an uneven split, given or chosen by the loader
     m.emplace_back("pp_layers", JsonText{fmt::format("[{}]", fmt::join(sc.parallel.pp_layers, ", "))});
-    m.emplace_back("pp_split", models::describe_split(sc.model.layers, sc.parallel));
+    m.emplace_back("pp_split", models::describe_split(sc.model.layers, sc.parallel, models::mtp_layer_equivalents(sc.model.mtp_layers)));
   }
   m.emplace_back("micro_batches", Unit::none, r.step.micro_batches);
   m.emplace_back("step_time_s", s(r.step_time_s));

@@ -115,7 +115,7 @@ std::string format_text(const scenarios::Report& r) {
                      p.vpp > 1 ? fmt::format(" with {} chunks per stage", p.vpp) : std::string());
   if (!p.pp_layers.empty())
     o += fmt::format("             pipeline split {} layers per {}stage; {}\n", compact_split(p.pp_layers),
-                     p.vpp > 1 ? "virtual " : "", models::describe_split(md.layers, p));
+                     p.vpp > 1 ? "virtual " : "", models::describe_split(md.layers, p, models::mtp_layer_equivalents(md.mtp_layers)));
   o += "\n";
   o += fmt::format("  step time        {:.4f} s\n", r.step_time_s);
   o += error_band_text(r);

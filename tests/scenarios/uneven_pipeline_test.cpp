@@ -94,3 +94,26 @@ TEST_CASE("an automatic uneven split simulates as the same split given explicitl
     REQUIRE(automatic.memory.total_bytes == given.memory.total_bytes);
   }
 }
+
+// DeepSeek-V3: 61 layers and one MTP module over 16 stages. The MTP module runs a block and the LM
+// head again on the last stage (2 layer-equivalents), so the last stage takes 2 layers fewer than
+// an even split of 63 would give it; with no MTP the split is unchanged.
+TEST_CASE("MTP modules lighten the last stages of the automatic split", "[scenarios][pipeline]") {
+  const auto s = models::uneven_stage_layers(61, 16, models::mtp_layer_equivalents(1));
+  REQUIRE(s.last_lightened);
+  std::vector<int> expect(16, 4);
+  expect.back() = 1;
+  CHECK(s.layers == expect);
+  CHECK(models::uneven_stage_layers(61, 16, 0).layers == models::uneven_stage_layers(61, 16).layers);
+  CHECK(models::uneven_stage_layers(61, 16, 0).layers.back() == 3);
+  // Every stage keeps at least one layer and the layers still add up.
+  const auto tight = models::uneven_stage_layers(5, 4, 4);
+  CHECK(tight.layers == std::vector<int>{2, 1, 1, 1});
+  // The loader applies it even when pp divides the layers (64 layers, pp 16, one MTP module).
+  CHECK(models::automatic_split(64, 16, 2));
+  CHECK_FALSE(models::automatic_split(64, 16, 0));
+  models::ParallelSpec p;
+  p.pp = 16;
+  p.pp_layers = s.layers;
+  CHECK_THAT(models::describe_split(61, p, 2), Catch::Contains("MTP modules"));
+}
