@@ -101,6 +101,14 @@ const char* bound_name(hardware::Bound b) {
   return b == hardware::Bound::compute ? "compute" : b == hardware::Bound::memory ? "memory" : "latency";
 }
 
+double stage_imbalance_s(const models::StepResult& step) {
+  if (step.stages.size() < 2) return 0;
+  auto compute = [](const models::StepBreakdown& b) { return b.forward_s + b.backward_s + b.recompute_s; };
+  double sum = 0, most = 0;
+  for (const auto& b : step.stages) sum += compute(b), most = std::max(most, compute(b));
+  return most - sum / double(step.stages.size());
+}
+
 std::vector<OpRoofline> roofline(const Report& r) {
   // Calls per GPU per step, averaged over the pipeline stages.
   const double mbs = r.step.micro_batches;
@@ -177,6 +185,12 @@ Explanation explain(const Scenario& sc, const Report& actual) {
   const double idle = last.step.breakdown.idle_s;
   ex.waterfall.push_back({"other idle time (waiting on dependencies)", mfu_of(prev_step - idle) - mfu_of(prev_step), idle});
   prev_step -= idle;
+  // Stages with unequal work (layers, embedding, LM head, MTP modules): the step runs at the
+  // busiest stage's compute while the others finish early; balanced, it would run at the mean.
+  const double imbalance = stage_imbalance_s(last.step);
+  ex.waterfall.push_back({"pipeline stage imbalance (busiest stage's compute over the mean stage's)",
+                          mfu_of(prev_step - imbalance) - mfu_of(prev_step), imbalance});
+  prev_step -= imbalance;
   ex.waterfall.push_back({"FLOP-count convention (causal skips, flash bwd recompute, FP8 attention)",
                           1.0 - mfu_of(prev_step), prev_step - flops / peak_total});
 
