@@ -20,7 +20,7 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxOutOfSampleMape = 0.138;  // measured 0.133 on 287 rows on 2026-12-01 (measured in-step ratio + one fitted scalar per profile)
+constexpr double kMaxOutOfSampleMape = 0.138;  // measured 0.136 on 287 rows on 2026-12-01 (measured in-step ratio + one fitted scalar per profile, capped at 1.3)
 constexpr double kMaxHeadlineMape = 0.133;     // measured 0.129 (in sample) on 2026-12-01
 constexpr int kMinHeadlineRows = 287;
 
@@ -47,7 +47,7 @@ ValidationSummary validated() {
 }
 }  // namespace
 
-TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 14.5%, in sample <= 13.3%", "[validation]") {
+TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.8%, in sample <= 13.3%", "[validation]") {
   const ValidationSummary s = validated();
   REQUIRE(s.rows.size() == 346);
   REQUIRE(s.overall.held_out.has_value());
