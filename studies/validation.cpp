@@ -289,6 +289,7 @@ RowScenario row_scenario(const Row& r) {
     assume(fmt::format("rank order {} innermost first (the stack's default)", conv.placement));
   }
   y += fmt::format("cluster:\n  gpus: {}\n", gpus);
+  if (moe) y += moe_cluster_yaml(r, &out);
   y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
   if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
   y += parallelism_extras(r, conv, tp, pp, vpp, layers, &out);

@@ -145,6 +145,24 @@ std::string moe_parallel_yaml(const Row& r, RowScenario* out) {
   return y;
 }
 
+// Megatron-Bridge launches GB200/GB300 jobs (4-GPU compute trays) with SLURM `--segment`: all
+// the trays when there are at most 18 (one rack), else the largest divisor of the tray count up to
+// 18 (scripts/performance/utils/executors.py, slurm_executor: "add --segment flag to sbatch if job
+// uses GB200"). Each segment is allocated inside one NVL72 rack, so a 256-GPU job uses 16 trays
+// (64 GPUs) of each of 4 racks and its 32- or 64-rank EP groups never straddle two racks.
+std::string moe_cluster_yaml(const Row& r, RowScenario* out) {
+  if (family_of(field(r, "id")) != "MOE-MBRIDGE" || !contains(field(r, "hw_notes"), "4 gpus per compute tray")) return "";
+  const long trays = integer(r, "num_gpus") / 4;
+  if (trays <= 0) return "";
+  long segment = trays;
+  if (trays > 18)
+    for (segment = 18; trays % segment != 0; --segment) {
+    }
+  out->assumptions.push_back(fmt::format("SLURM --segment {} trays: {} GPUs per NVLink rack (Megatron-Bridge executors.py)",
+                                         segment, 4 * segment));
+  return fmt::format("  gpus_per_node: {}\n", 4 * segment);
+}
+
 std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowScenario* out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   const std::string d = field(r, "dispatcher");
