@@ -18,13 +18,15 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
 
   // Saved for backward, per layer: fp32 router probabilities [T, E]; on the busiest rank the
   // permuted expert inputs (fc1 input), fc1 output (gate and up when gated) and activation
-  // output (fc2 input) at ffn/etp, and the expert outputs the weighted combine multiplies (the
-  // probabilities' gradient needs them); the shared experts' fc1 output and activation output.
+  // output (fc2 input) at ffn/etp; the shared experts' fc1 output and activation output.
+  // Megatron-Core multiplies the routing probabilities inside the experts' activation
+  // (experts.py, activation_func_with_probs: act(fc1 out) * probs, the fc2 input), so their
+  // gradient comes from the saved fc1 output and the unpermute only sums: the experts' [tokens, h]
+  // outputs are not kept.
   const double e = hardware::storage_bytes(t.precision), h = m.hidden;
   const double width = double(m.moe.expert_ffn_hidden) / x.etp, up = gated(m.activation) ? 2.0 : 1.0;
   double a = ops.tokens * m.moe.experts * 4.0;
   a += ops.routed_tokens * (h + (up + 1) * width) * e;
-  a += ops.routed_tokens / x.etp * h * e;
   if (m.moe.shared_experts > 0) {
     const double seq_tokens = double(t.micro_batch) * t.seq_len / p.cp;
     const double shared = double(m.moe.shared_experts) * m.moe.expert_ffn_hidden / p.tp;
