@@ -204,3 +204,22 @@ TEST_CASE("MLA saved activations: per-head Q, K, V split by TP, latents duplicat
   REQUIRE(one.saved_bytes / T > 128 * (192 + 192 + 128 + 128) * e);
   REQUIRE(one.saved_bytes - one.saved_bytes_up_proj_recompute == Approx(T * 128 * (192 + 192 + 128) * e));
 }
+
+TEST_CASE("MoE memory: a routed token saves the fc1 input, fc1 output and fc2 input, not the expert output", "[models][moe]") {
+  // Megatron-Core TEGroupedMLP (experts.py): the routing probabilities are applied inside the
+  // activation (activation_func_with_probs), so backward needs the fc1 input (h), the gated fc1
+  // output (2 f) and the fc2 input (f) per routed token; the unpermute only sums. DeepSeek-V3,
+  // bf16, no shared-expert or router terms in the difference of two micro-batch sizes' tokens.
+  const auto gpu = h100();
+  auto m = scenarios::model_preset("deepseek-v3");
+  m.moe.shared_experts = 0;
+  models::ParallelSpec p;
+  const models::ExpertParallel x{64, 1, 1};
+  const auto t = training(4096, 1);
+  const auto ops = models::moe_layer_ops(m, t, p, x, gpu, 1.0);
+  const auto mem = models::moe_memory(m, t, p, x, 1, ops);
+  const double router = ops.tokens * m.moe.experts * 4.0;  // fp32 probabilities [T, E]
+  const double per_routed_token = (mem.routed_activation_bytes - router) / ops.routed_tokens;
+  CHECK(per_routed_token == Approx((7168 + 3 * 2048) * 2.0));
+  CHECK(per_routed_token < (2 * 7168 + 3 * 2048) * 2.0);  // the [h] expert output is not kept
+}

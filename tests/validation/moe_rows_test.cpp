@@ -78,3 +78,17 @@ TEST_CASE("only the latest release of a configuration is the figure of record", 
   CHECK(superseded.count("MOE-MBRIDGE-163") == 0);
   CHECK(superseded.at("MOE-MBRIDGE-164") == "MOE-MBRIDGE-001");
 }
+
+TEST_CASE("Megatron-Bridge GB200 rows run on the racks their SLURM segment gives", "[validation][moe]") {
+  // scripts/performance/utils/executors.py: 4-GPU trays get --segment = the tray count up to 18,
+  // else its largest divisor up to 18: 256 GPUs = 64 trays in segments of 16 (64 GPUs per rack).
+  const RowScenario big = row_scenario(row("MOE-MBRIDGE-002"));  // DeepSeek-V3, 256 GB200, EP 64
+  REQUIRE(big.reason.empty());
+  CHECK(has(big.yaml, "cluster:\n  gpus: 256\n  gpus_per_node: 64\n"));
+  const auto sc = load_scenario_string(big.yaml, "row");
+  CHECK(sc.network.topology.gpus_per_node == 64);
+  const RowScenario small = row_scenario(row("MOE-MBRIDGE-008"));  // Qwen3-30B-A3B, 8 GB200: 2 trays
+  CHECK(has(small.yaml, "  gpus_per_node: 8\n"));
+  const RowScenario dgx = row_scenario(row("MOE-MBRIDGE-074"));  // B200: 8-GPU DGX nodes, no segment
+  CHECK_FALSE(has(dgx.yaml, "gpus_per_node"));
+}
