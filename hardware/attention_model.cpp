@@ -120,12 +120,16 @@ double head_dim_ratio(const std::string& gpu, const std::string& impl, const cha
 }
 
 // Rate for one pass and mask from the pass's own rows, or split from fwd+bwd rows.
-double pass_rate(const std::string& gpu, const std::string& impl, const AttentionQuery& q, bool causal) {
+double pass_rate(const std::string& gpu, const std::string& impl, const AttentionQuery& q, bool causal,
+                 double* first_seq = nullptr) {
   const char* pass = q.backward ? "bwd" : "fwd";
   double hd = q.head_dim;
-  if (const Curve* c = find(gpu, impl, q.dtype, pass, causal, q.head_dim, &hd))
+  if (const Curve* c = find(gpu, impl, q.dtype, pass, causal, q.head_dim, &hd)) {
+    if (first_seq) *first_seq = c->pts.front().first;
     return c->at(q.seq) * (hd == q.head_dim ? 1.0 : head_dim_ratio(gpu, impl, q.dtype, q.head_dim, hd, q.seq));
+  }
   if (const Curve* fb = find(gpu, impl, q.dtype, "fwd+bwd", causal, q.head_dim)) {
+    if (first_seq) *first_seq = fb->pts.front().first;
     // fwd+bwd rate R over 3.5 units of work: 3.5/R = 1/F + 2.5/(ρF)  =>  F = R(1 + 2.5/ρ)/3.5.
     const double fwd = fb->at(q.seq) * (1 + 2.5 / kBwdOverFwd) / 3.5;
     return q.backward ? kBwdOverFwd * fwd : fwd;
@@ -151,15 +155,16 @@ double attention_data_peak(const std::string& gpu) {
   return it == peaks.end() ? 0.0 : it->second;
 }
 
-double measured_attention_rate(const std::string& gpu, const AttentionQuery& q, const char** how) {
+double measured_attention_rate(const std::string& gpu, const AttentionQuery& q, const char** how,
+                               double* first_seq) {
   const std::string impl = name(q.impl);
-  if (double r = pass_rate(gpu, impl, q, q.causal); r > 0) {
+  if (double r = pass_rate(gpu, impl, q, q.causal, first_seq); r > 0) {
     if (how) *how = "attention rows (kernel_attention.csv) for this GPU, impl, dtype, pass and mask";
     return r;
   }
   // The other mask's curve for this pass, times the causal/non-causal ratio of the forward rows
   // at this length where both exist (FA3 backward rows are non-causal only).
-  const double other = pass_rate(gpu, impl, q, !q.causal);
+  const double other = pass_rate(gpu, impl, q, !q.causal, first_seq);
   if (other <= 0) return 0;
   AttentionQuery fq = q;
   fq.backward = false;

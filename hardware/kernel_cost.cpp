@@ -172,19 +172,29 @@ KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, K
                              : impl == AttentionImpl::sdpa_math ? AttentionImpl::unfused : impl;
   const AttentionImpl tries[3] = {impl, twin, gpu.default_attention};
   const double own_peak = gpu.peak(run_precision(gpu, Precision::bf16));
-  for (AttentionImpl t : tries)
+  for (AttentionImpl t : tries) {
+    // Rates rise steeply with length below ~4k (kernels README §1: FA2 H100 causal hd 128 163 at
+    // 512, 328 at 16k), so a curve held flat below its first measured length overstates short
+    // sequences: a later data GPU whose rows reach down to this length is preferred (h100-sxm's
+    // FA2 rows from 512 over H200's from 4k). Above the last length, curves stay flat (§1).
+    KernelCost below{};
     for (const auto& d : gpu.attention_data)
       for (const char* dt : {wanted, "bf16"}) {
         q.impl = t;
         q.dtype = dt;
         const char* how = "";
-        const double r = measured_attention_rate(d, q, &how);
+        double first_seq = 0;
+        const double r = measured_attention_rate(d, q, &how, &first_seq);
         const double data_peak = attention_data_peak(d);
         if (r <= 0 || data_peak <= 0) continue;
         const double rate = r * own_peak / data_peak * gpu.sustained_clock_ratio * gpu.in_step_rate_ratio *
                                    gpu.compute_sustained_fraction;
-        return {flop / rate + gpu.kernel_gap_s, Bound::compute, how};
+        const KernelCost c{flop / rate + gpu.kernel_gap_s, Bound::compute, how};
+        if (q.seq >= first_seq) return c;
+        if (below.time_s <= 0) below = c;
       }
+    if (below.time_s > 0) return below;
+  }
   return attention_cost(gpu, p, flop, shape.seq_kv, bwd);
 }
 

@@ -26,6 +26,11 @@ bool parse_bool(const Convention& c, const std::string& where) {
 // Applies one convention; `where` is file:line for errors.
 void apply(const Convention& c, const std::string& where, FamilyConventions* out) {
   if (c.key == "flash_attention") out->flash_attention = parse_bool(c, where);
+  else if (c.key == "attention_impl") {
+    if (c.value != "cudnn" && c.value != "flash2" && c.value != "flash3" && c.value != "flash4")
+      throw scenarios::ScenarioError(fmt::format("{}: attention_impl = '{}': allowed: cudnn, flash2, flash3, flash4", where, c.value));
+    out->attention_impl = c.value;
+  }
   else if (c.key == "sequence_parallel_with_tp") out->sequence_parallel_with_tp = parse_bool(c, where);
   else if (c.key == "tp_comm_overlap") out->tp_comm_overlap = parse_bool(c, where);
   else if (c.key == "recompute") {
@@ -61,7 +66,7 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
     out->placement = c.value;
   } else {
     throw scenarios::ScenarioError(fmt::format(
-        "{}: unknown key '{}': allowed: flash_attention, recompute, zero_stage, sequence_parallel_with_tp, "
+        "{}: unknown key '{}': allowed: flash_attention, attention_impl, recompute, zero_stage, sequence_parallel_with_tp, "
         "tp_comm_overlap, moe_dispatcher, moe_load_imbalance, placement", where, c.key));
   }
 }

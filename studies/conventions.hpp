@@ -10,6 +10,7 @@ namespace clustersim::studies {
 
 struct FamilyConventions {
   bool flash_attention = true;             ///< FlashAttention-style fused attention
+  std::string attention_impl;              ///< the kernel the stack calls (training.attention_impl); "" = the profile's default
   std::string recompute = "none";
   int zero_stage = 0;                      ///< when the row's optimizer sharding is blank
   bool sequence_parallel_with_tp = false;  ///< Megatron SP on whenever tp > 1

@@ -304,6 +304,10 @@ RowScenario row_scenario(const Row& r) {
     y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n"
                      "  recompute: {}\n  flash_attention: {}\n",
                      seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");
+    if (conv.flash_attention && !conv.attention_impl.empty()) {
+      y += fmt::format("  attention_impl: {}\n", conv.attention_impl);
+      assume(fmt::format("attention kernel {} (the stack's default)", conv.attention_impl));
+    }
   }
   if (eager) y += "  fused_elementwise: false\n";
   out.yaml = std::move(y);

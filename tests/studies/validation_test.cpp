@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "scenarios/load.hpp"
 #include "studies/conventions.hpp"
 #include "studies/validation.hpp"
 
@@ -116,4 +117,22 @@ TEST_CASE("family conventions come from the cited data file", "[tools][validatio
                     Catch::Contains("c.csv:2") && Catch::Contains("allowed: 0, 1, 2, 3"));
   CHECK_THROWS_WITH(parse_conventions("family,key,value,source\nX,colour,red,cited\n", "c.csv"),
                     Catch::Contains("unknown key 'colour'"));
+  // The attention kernel a stack calls: IBM's blog names PyTorch SDPA's FlashAttention-2 backend.
+  CHECK(conventions_for("IBMFSDP").attention_impl == "flash2");
+  CHECK(conventions_for("SOMEONE-ELSE").attention_impl.empty());  // the profile's default
+  CHECK_THROWS_WITH(parse_conventions("family,key,value,source\nX,attention_impl,flash9,cited\n", "c.csv"),
+                    Catch::Contains("c.csv:2") && Catch::Contains("allowed: cudnn, flash2, flash3, flash4"));
+}
+
+TEST_CASE("a family's attention convention reaches the row's scenario (IBMFSDP on H100: FA2 rows)", "[tools][validation]") {
+  auto row = llama_row();
+  row["id"] = "IBMFSDP-999";
+  const RowScenario rs = row_scenario(row);
+  REQUIRE(rs.reason.empty());
+  CHECK_THAT(rs.yaml, Catch::Contains("attention_impl: flash2"));
+  const auto sc = clustersim::scenarios::load_scenario_string(rs.yaml, "<row>", {});
+  CHECK(sc.training.attention_impl == clustersim::hardware::AttentionImpl::flash2);
+  CHECK(sc.gpu.default_attention == clustersim::hardware::AttentionImpl::cudnn);  // not the profile's default
+  row["id"] = "TEST-001";  // no convention: the profile's default
+  CHECK_THAT(row_scenario(row).yaml, !Catch::Contains("attention_impl"));
 }

@@ -20,15 +20,16 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxOutOfSampleMape = 0.138;  // measured 0.136 on 287 rows on 2026-12-01 (measured in-step ratio + one fitted scalar per profile, capped at 1.3)
-constexpr double kMaxHeadlineMape = 0.133;     // measured 0.129 (in sample) on 2026-12-01
+constexpr double kMaxOutOfSampleMape = 0.133;  // measured 0.130 on 287 rows on 2026-12-01 (IBMFSDP on the FA2 rows its source names; was 0.136)
+constexpr double kMaxHeadlineMape = 0.128;     // measured 0.125 (in sample) on 2026-12-01 (was 0.129)
 constexpr int kMinHeadlineRows = 287;
 
 // Families whose out-of-sample MAPE is above the 15 % per-family bar, each with its
 // physics reason (VALIDATION.md "Known gaps"). A family listed here that comes under the bar
 // fails too, so the list cannot go stale.
 const std::map<std::string, const char*> kKnownGaps = {
-    {"IBMFSDP", "eager PyTorch FSDP on H100 predicted 20-55 % too fast: the compile/no-compile gap is larger than "
+    {"IBMFSDP", "eager PyTorch FSDP on H100 predicted up to 46 % too fast (on the FA2 rows the source names): the "
+                "compile/no-compile gap is larger than "
                 "the modelled host launch cost (7B kernels outlast their launches), so its cause (per-module Python "
                 "and FSDP2 hook overhead) is not modelled"},
     {"KORTH", "Korthikanti et al. 2022 (A100, 22B-1T models, TP 8 with selective/full recompute): predicted 15-21 % "
@@ -47,7 +48,7 @@ ValidationSummary validated() {
 }
 }  // namespace
 
-TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.8%, in sample <= 13.3%", "[validation]") {
+TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.3%, in sample <= 12.8%", "[validation]") {
   const ValidationSummary s = validated();
   REQUIRE(s.rows.size() == 346);
   REQUIRE(s.overall.held_out.has_value());
