@@ -1,0 +1,108 @@
+// Holdout check: published training runs that are NOT rows of the validation CSVs
+// (tests/external/runs.csv: Llama 3 paper Table 4, MT-NLG 530B, Megatron-Core MoE model-zoo Qwen3-235B),
+// written as the scenario YAMLs a user would write and run through the normal loader and simulator.
+// None of these runs was used to fit or tune any constant. The guards below are regression guards
+// set at the MAPE measured when the set was added (rounded up to the next whole percent), not
+// targets: issue #13 asks <= 10 % for dense, #15 <= 15 % for MoE; see tests/validation/VALIDATION.md,
+// "Runs outside the repository's tables".
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scenarios/load.hpp"
+#include "scenarios/simulate.hpp"
+
+using namespace clustersim;
+
+namespace {
+
+struct ExternalRun {
+  std::string id, scenario, kind, gpu, basis;
+  double measured = 0;
+};
+
+const std::string kDir = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/external/";
+
+// runs.csv has no quoted fields (checked: a row must split into exactly 8 fields).
+std::vector<ExternalRun> read_runs() {
+  std::ifstream in(kDir + "runs.csv");
+  REQUIRE(in.good());
+  std::string line;
+  std::getline(in, line);
+  REQUIRE(line == "id,scenario,kind,gpu,measured,basis,quoted,source_url");
+  std::vector<ExternalRun> runs;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    INFO(line);
+    REQUIRE(f.size() == 8);
+    runs.push_back({f[0], f[1], f[2], f[3], f[5], std::stod(f[4])});
+  }
+  return runs;
+}
+
+double predicted(const scenarios::Report& r, const std::string& basis) {
+  if (basis == "mfu") return r.mfu;
+  REQUIRE(basis == "tokens_per_s_per_gpu");
+  return r.tokens_per_s_per_gpu;
+}
+
+// Prints predicted vs measured for `kind` and returns the mean absolute percentage error.
+double mape_of(const std::vector<ExternalRun>& runs, const std::string& kind, int* count) {
+  double sum = 0;
+  *count = 0;
+  for (const auto& run : runs) {
+    if (run.kind != kind) continue;
+    const auto report = scenarios::simulate(scenarios::load_scenario_file(kDir + run.scenario));
+    const double p = predicted(report, run.basis);
+    const double err = p / run.measured - 1;
+    std::printf("  %-20s %-10s %-22s measured %10.4g  predicted %10.4g  error %+6.1f %%%s\n", run.id.c_str(),
+                run.gpu.c_str(), run.basis.c_str(), run.measured, p, 100 * err,
+                report.memory.fits() ? "" : "  (simulator says: does not fit)");
+    sum += std::abs(err);
+    ++*count;
+  }
+  return *count ? sum / *count : 0;
+}
+
+}  // namespace
+
+TEST_CASE("external: every external scenario has one runs.csv row", "[validation][external]") {
+  const auto runs = read_runs();
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(kDir))
+    if (e.path().extension() == ".yaml") ++files;
+  CHECK(files == static_cast<int>(runs.size()));
+  for (const auto& run : runs) {
+    INFO(run.id);
+    CHECK(std::filesystem::exists(kDir + run.scenario));
+    CHECK((run.kind == "dense" || run.kind == "moe"));
+    CHECK(run.measured > 0);
+  }
+}
+
+TEST_CASE("external: dense runs outside the tables, MAPE guard", "[validation][external]") {
+  int n = 0;
+  std::printf("external dense runs (never fitted):\n");
+  const double mape = mape_of(read_runs(), "dense", &n);
+  std::printf("  dense MAPE %.1f %% over %d runs (issue #13 target: <= 10 %%)\n", 100 * mape, n);
+  CHECK(n == 6);
+  CHECK(mape <= 0.09);  // measured 8.8 % when added; a regression guard, not a fit
+}
+
+TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][external]") {
+  int n = 0;
+  std::printf("external MoE runs (never fitted):\n");
+  const double mape = mape_of(read_runs(), "moe", &n);
+  std::printf("  MoE MAPE %.1f %% over %d runs (issue #15 target: <= 15 %%)\n", 100 * mape, n);
+  CHECK(n == 4);
+  CHECK(mape <= 0.17);  // measured 16.8 % when added (above the #15 target); a regression guard, not a fit
+}
