@@ -16,6 +16,7 @@
 #include "studies/error_band.hpp"
 #include "studies/memory_advice.hpp"
 #include "studies/plan_batch.hpp"
+#include "studies/plan_bound.hpp"
 #include "studies/sweep_table.hpp"
 
 namespace clustersim::studies {
@@ -167,7 +168,7 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
           partial.memory = memory;
           s = {Status::out_of_memory, memory_error(partial), 0};
         } else {
-          s.bound_s = step_time_lower_bound_s(sc);
+          s.bound_s = plan_step_lower_bound_s(sc);
           if (confidence > 0) s.band_high = error_band(sc, confidence).high;
         }
       } catch (const ScenarioError& e) {
@@ -260,6 +261,7 @@ struct Item {
 // Whether plan `it`, by its bound alone, can no longer be the fastest for its size nor among the
 // best meeting the deadline; if so it is marked pruned with the reason.
 bool prune(const PlanRequest& a, HwSearch& h, const Kept& kept, const Item& it) {
+  if (a.exhaustive) return false;
   Screened* s = &h.screened[std::size_t(it.index)];
   const Config c = h.space->at(it.index);
   const int gpus = std::stoi(c.values[1]);
@@ -275,7 +277,7 @@ bool prune(const PlanRequest& a, HwSearch& h, const Kept& kept, const Item& it) 
   if (may_be_fastest || may_be_best) return false;
   s->status = Status::pruned;
   s->reason = fmt::format(
-      "not simulated: its kernels alone take {:.4g} s per step ({:.4g} days), no faster than the fastest plan "
+      "not simulated: its kernels alone, with the pipeline fill and drain, take {:.4g} s per step ({:.4g} days), no faster than the fastest plan "
       "simulated on {} {} GPUs ({:.4g} days), and it cannot be among the {} best plans meeting {:g} days",
       s->bound_s, it.bound_days, gpus, h.hw, best->second.days, a.top, a.days);
   return true;

@@ -53,6 +53,7 @@ struct PlanRequest {
   std::size_t top = 10;             ///< best plans kept
   int threads = 0;                  ///< 0: every core
   bool keep_all_rows = false;       ///< fill PlanResult::all_rows (for a CSV of every plan)
+  bool exhaustive = false;          ///< simulate every plan that fits (no skipping by the bound; tests)
 };
 
 /// Sequences per step when none is given: 4 Mi tokens / seq_len.

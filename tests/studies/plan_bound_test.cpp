@@ -1,0 +1,94 @@
+// The plan search's step-time bound (studies/plan_bound.hpp) and the skipping it drives: the
+// bound stays below the simulated step on pipelines of every schedule, and the search with
+// skipping returns the same tables as the search that simulates every plan that fits.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario_template.hpp"
+#include "scenarios/simulate.hpp"
+#include "studies/plan_bound.hpp"
+#include "studies/plan_costs.hpp"
+#include "studies/plan_search.hpp"
+#include "studies/sweep_engine.hpp"
+
+using namespace clustersim;
+using namespace clustersim::studies;
+
+namespace {
+
+const char* kBase = R"(name: bound
+model: llama2-7b
+hardware: h100-sxm
+cluster: {gpus: 16}
+parallelism: {zero_stage: 1}
+training: {seq_len: 2048, global_batch: 64, recompute: full, tokens: 1e11}
+)";
+
+}  // namespace
+
+TEST_CASE("the plan search's pipeline bound is below the simulated step and above the kernel-only bound",
+          "[studies][plan]") {
+  const scenarios::ScenarioTemplate base(kBase, "bound.yaml");
+  const std::vector<std::vector<std::string>> cases{
+      {},
+      {"parallelism.pp=2"},
+      {"parallelism.pp=4", "parallelism.vpp=2", "parallelism.schedule=interleaved"},
+      {"parallelism.pp=8", "parallelism.schedule=gpipe"},
+      {"parallelism.pp=8", "training.recompute=none", "parallelism.zero_stage=0"},
+      {"parallelism.pp=4", "parallelism.zero_stage=3", "training.recompute=selective"},
+      {"parallelism.pp=2", "parallelism.zero_stage=2", "training.micro_batch=2"},
+      {"parallelism.tp=2", "parallelism.pp=2", "parallelism.cp=2", "parallelism.sequence_parallel=true"},
+      {"parallelism.tp=8", "parallelism.pp=2", "training.recompute=none"},
+      // pp·vpp does not divide the 32 layers: the loader's automatic uneven split
+      {"cluster.gpus=24", "parallelism.pp=3", "training.global_batch=48"},
+      {"parallelism.pp=4", "parallelism.vpp=3", "parallelism.schedule=interleaved", "training.recompute=none"},
+      {"parallelism.pp=16", "training.global_batch=32", "training.recompute=none"},
+  };
+  int tighter = 0;
+  for (const auto& o : cases) {
+    std::string label;
+    for (const auto& kv : o) label += kv + " ";
+    INFO(label);
+    const auto sc = base.instantiate(o);
+    const double bound = plan_step_lower_bound_s(sc), kernels_only = step_time_lower_bound_s(sc);
+    const double step = scenarios::simulate(sc).step_time_s;
+    CHECK(bound <= step);
+    CHECK(bound >= kernels_only);
+    if (bound > 1.1 * kernels_only) ++tighter;
+  }
+  // The pipeline's drain, head and optimizer are what the kernel-only bound leaves out.
+  CHECK(tighter >= 4);
+}
+
+TEST_CASE("skipping plans by the bound returns the tables of the search that simulates every plan",
+          "[studies][plan]") {
+  PlanRequest r;
+  r.model = "gpt3-1.3b";
+  r.tokens = 3e11;
+  r.days = 30;
+  r.hardware = {"h100-sxm", "a100-80gb"};
+  r.fixes = {"parallelism.tp=1", "parallelism.cp=1", "parallelism.zero_stage=1"};
+  r.prices = parse_gpu_hour_prices("h100-sxm=2.5,a100-80gb=1.5");
+  r.max_gpus = 32;
+  r.top = 4;
+  r.threads = 2;
+  const PlanResult skipping = search_plans(r);
+  r.exhaustive = true;
+  const PlanResult every = search_plans(r);
+  REQUIRE(skipping.stats.pruned > 0);
+  CHECK(every.stats.pruned == 0);
+  CHECK(every.stats.ok > skipping.stats.ok);
+  const auto same = [](const std::vector<PlanCandidate>& x, const std::vector<PlanCandidate>& y) {
+    REQUIRE(x.size() == y.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      CHECK(x[i].hardware == y[i].hardware);
+      CHECK(x[i].index == y[i].index);
+      CHECK(x[i].cells == y[i].cells);
+    }
+  };
+  REQUIRE(!every.cheapest.empty());
+  same(skipping.cheapest, every.cheapest);
+  same(skipping.fastest_per_gpu_count, every.fastest_per_gpu_count);
+}
