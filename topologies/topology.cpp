@@ -276,7 +276,7 @@ Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 std::size_t Topology::num_vertices() const { return boost::num_vertices(g_->g); }
 
-Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
+Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
   validate(spec, nodes);
   auto& g = g_->g;
   const int k = spec.gpus_per_node;
@@ -307,7 +307,7 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
     }
   }
   const std::size_t nv = boost::num_vertices(g);
-  if (leaves > 1 && nodes % spec.nodes_per_leaf == 0) {  // every node wires the same links
+  if (rotate && groups > 1 && nodes % spec.nodes_per_leaf == 0) {  // every node wires the same links
     g_->group_gpus = spec.nodes_per_leaf * k, g_->group_nodes = spec.nodes_per_leaf;
     g_->group_leaves = leaves / groups, g_->leaves = leaves;
     g_->uplink_ids = int(first_node_link), g_->node_links = int((links_.size() - first_node_link) / std::size_t(nodes));
