@@ -102,6 +102,17 @@ struct Topology::Graph {
   mutable std::unordered_map<std::vector<int>, Routes, KeyHash> routes_cache;
   mutable std::size_t cached_links = 0;
   mutable std::vector<int> key_scratch;
+  // Rotation by whole leaf groups (see routes_from): GPUs, nodes and leaves per group, the
+  // uplink link ids (2 per leaf, first) and links per node (then node by node); rotation is
+  // off (group_gpus 0) unless every group is full and a spine joins them.
+  int group_gpus = 0, group_nodes = 0, group_leaves = 0, leaves = 0, uplink_ids = 0, node_links = 0;
+  mutable std::vector<int> mapped_route;
+  /// Link `id` of a route found from group 0, as seen from `shift` leaf groups further on.
+  int rotate_link(int id, int shift, int nodes) const {
+    if (id < uplink_ids) return 2 * ((id / 2 + shift * group_leaves) % leaves) + id % 2;
+    const int rel = id - uplink_ids;
+    return uplink_ids + ((rel / node_links + shift * group_nodes) % nodes) * node_links + rel % node_links;
+  }
 
   /// Out-edges in Boost's adjacency order, as one flat array (what the search walks).
   struct Adj {
@@ -265,7 +276,7 @@ Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 std::size_t Topology::num_vertices() const { return boost::num_vertices(g_->g); }
 
-Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
+Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
   validate(spec, nodes);
   auto& g = g_->g;
   const int k = spec.gpus_per_node;
@@ -285,6 +296,7 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
     for (auto v : leaf) g_->connect(links_, v, spine, downlinks * nic / spec.oversubscription, LinkKind::uplink);
   }
   g_->gpu.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(k));
+  const std::size_t first_node_link = links_.size();
   for (int n = 0; n < nodes; ++n) {
     const std::vector<Vertex> nic_parent = g_->wire_node(spec, n, links_);
     const int group = n / spec.nodes_per_leaf;
@@ -295,6 +307,11 @@ Topology::Topology(const TopologySpec& spec, int nodes) : spec_(spec), nodes_(no
     }
   }
   const std::size_t nv = boost::num_vertices(g);
+  if (rotate && groups > 1 && nodes % spec.nodes_per_leaf == 0) {  // every node wires the same links
+    g_->group_gpus = spec.nodes_per_leaf * k, g_->group_nodes = spec.nodes_per_leaf;
+    g_->group_leaves = leaves / groups, g_->leaves = leaves;
+    g_->uplink_ids = int(first_node_link), g_->node_links = int((links_.size() - first_node_link) / std::size_t(nodes));
+  }
   g_->pred.assign(nv, -1);
   g_->dist.assign(nv, std::numeric_limits<int>::max());
   g_->color.assign(nv, 0);
@@ -315,12 +332,20 @@ void Topology::routes_from(int src, std::span<const int> dsts,
   if (src < 0 || src >= gpus()) check(false, "route from a GPU outside the topology");
   for (int d : dsts)
     if (d < 0 || d >= gpus()) check(false, "route to a GPU outside the topology");
+  // Rotating the cluster by whole leaf groups (node n to n + j·nodes_per_leaf, modulo the node
+  // count, leaves and links alike) maps the graph onto itself, with the spine fixed; the
+  // search's heuristic and bound are invariant, and vertex ids (its heap's tie-break) keep their
+  // order inside a node and a group's leaves, the only places where two equal-key entries can
+  // relax one vertex (a leaf's NICs are in its own group; another group's leaves are reached only
+  // through the spine). So the routes from a source in group j are those from the source j groups
+  // back, rotated: one search per source position within a group, not per GPU.
+  const int shift = G.group_gpus > 0 ? src / G.group_gpus : 0;
   std::vector<int>& key = G.key_scratch;
-  key.assign(1, src);
-  key.insert(key.end(), dsts.begin(), dsts.end());
+  key.assign(1, src - shift * G.group_gpus);
+  for (int d : dsts) key.push_back(shift > 0 ? (d - shift * G.group_gpus + gpus()) % gpus() : d);
   auto hit = G.routes_cache.find(key);
   if (hit == G.routes_cache.end()) {
-    Graph::Routes found = G.route_all(src, dsts);
+    Graph::Routes found = G.route_all(key.front(), std::span<const int>(key).subspan(1));
     if (G.cached_links + found.links.size() > Graph::kMaxCachedLinks) G.routes_cache.clear(), G.cached_links = 0;
     G.cached_links += found.links.size();
     hit = G.routes_cache.emplace(key, std::move(found)).first;
@@ -328,7 +353,13 @@ void Topology::routes_from(int src, std::span<const int> dsts,
   const Graph::Routes& r = hit->second;
   std::uint32_t begin = 0;
   for (std::size_t i = 0; i < r.end.size(); ++i) {
-    visit(i, std::span<const int>(r.links.data() + begin, r.end[i] - begin));
+    std::span<const int> route(r.links.data() + begin, r.end[i] - begin);
+    if (shift > 0) {
+      G.mapped_route.clear();
+      for (int e : route) G.mapped_route.push_back(G.rotate_link(e, shift, nodes_));
+      route = G.mapped_route;
+    }
+    visit(i, route);
     begin = r.end[i];
   }
 }

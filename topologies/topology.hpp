@@ -30,8 +30,10 @@ struct Link {
 class Topology {
  public:
   /// Builds `nodes` scale-up nodes and the fabric joining them. Throws std::invalid_argument
-  /// with a one-line reason when the spec cannot make a working network.
-  Topology(const TopologySpec& spec, int nodes);
+  /// with a one-line reason when the spec cannot make a working network. `rotate`: route from
+  /// one leaf group and map the routes to the others where the fabric allows (routes_from);
+  /// false searches from every GPU (the same routes, slower: what the tests compare against).
+  Topology(const TopologySpec& spec, int nodes, bool rotate = true);
   /// Throws std::invalid_argument with a one-line reason when `spec` cannot make a network of
   /// `nodes` nodes (what the constructor checks before building).
   static void validate(const TopologySpec& spec, int nodes);
