@@ -78,13 +78,12 @@ std::vector<std::vector<std::int64_t>> window(const std::vector<std::vector<std:
 }  // namespace
 
 std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_batches) {
-  if (p.pp < 2) return std::nullopt;
   SteadySamples s;
   if (p.schedule == PipelineSchedule::one_f_one_b && p.vpp == 1) {
     s.period = 1;
     // pp is the first count with the full warm-up on every stage, but with uneven stages the
     // step's slope still changes a few micro-batches later (pp 32: at pp + 4 to pp + 8).
-    s.m0 = 2 * p.pp;
+    s.m0 = std::max(2 * p.pp, 4);  // pp 1: gradient accumulation, FSDP gathers in every micro-batch
   } else if (p.schedule == PipelineSchedule::interleaved && p.vpp > 1 && micro_batches % p.pp == 0) {
     s.period = p.pp;
     s.m0 = 2 * p.pp;  // m == pp is a special case of the schedule (all forwards first)

@@ -46,8 +46,9 @@ std::vector<std::vector<std::int64_t>> tail_signature(const sim::TaskGraph& grap
 StepResult step_result(const StepTally& t, const std::vector<PassProfile>& profiles, int micro_batches);
 
 /// Where to sample a step of `micro_batches`: m0 and the schedule's period (1F1B: 1, interleaved:
-/// pp, since its micro-batch count is a multiple of pp). None when the schedule is not one of
-/// those, pp == 1, or m is too small for three samples to be much cheaper than the step.
+/// pp, since its micro-batch count is a multiple of pp; pp 1 is 1F1B without a pipeline). None
+/// when the schedule is not one of those or m is too small for three samples to be much cheaper
+/// than the step.
 struct SteadySamples {
   int m0 = 0;
   int period = 0;

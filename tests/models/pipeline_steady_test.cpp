@@ -89,6 +89,11 @@ TEST_CASE("steady-state pipeline: ZeRO-2 and ZeRO-3 with pipeline parallelism", 
   check_extrapolation_exact(llama8b(64, 8 * 72), {"parallelism.pp=8", "parallelism.zero_stage=3"});
 }
 
+TEST_CASE("steady-state gradient accumulation without a pipeline: FSDP (ZeRO-3) and ZeRO-1", "[step][steady]") {
+  check_extrapolation_exact(llama8b(64, 64 * 24), {"parallelism.tp=2", "parallelism.zero_stage=3"});
+  check_extrapolation_exact(llama8b(64, 32 * 24), {"parallelism.tp=2", "parallelism.zero_stage=1"});
+}
+
 TEST_CASE("steady-state pipeline: MoE with expert parallelism", "[step][steady]") {
   check_extrapolation_exact(testing::scenario_text("mixtral-8x7b", "h100-sxm", 64, 4096, 8 * 40, "", "  micro_batch: 1\n"),
                             {"parallelism.pp=4", "parallelism.tp=2", "parallelism.sequence_parallel=true", "parallelism.ep=8",
@@ -115,7 +120,10 @@ TEST_CASE("steady-state samples: which schedules and micro-batch counts qualify"
   CHECK_FALSE(models::steady_samples(p, 160).has_value());
   p.schedule = models::PipelineSchedule::one_f_one_b;
   p.pp = 1;
-  CHECK_FALSE(models::steady_samples(p, 160).has_value());
+  CHECK_FALSE(models::steady_samples(p, 19).has_value());
+  const auto g = models::steady_samples(p, 20);
+  REQUIRE(g.has_value());
+  CHECK(g->m0 == 4);
 }
 
 TEST_CASE("steady-state extrapolation refuses samples that are not exactly affine", "[step][steady]") {
