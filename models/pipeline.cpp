@@ -122,6 +122,18 @@ int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
   return peak;
 }
 
+void check_schedule(const ParallelSpec& p, int micro_batches) {
+  auto refuse = [&](const std::string& rule) {
+    throw std::invalid_argument("pipeline schedule (pp " + std::to_string(p.pp) + ", vpp " + std::to_string(p.vpp) +
+                                ", " + std::to_string(micro_batches) + " micro-batches): " + rule);
+  };
+  if (p.pp < 1 || p.vpp < 1) refuse("pp and vpp must be at least 1");
+  if (micro_batches < 1) refuse("at least one micro-batch is needed");
+  if (p.vpp > 1 && p.schedule != PipelineSchedule::interleaved) refuse("vpp > 1 needs the interleaved schedule");
+  if (p.schedule == PipelineSchedule::interleaved && p.vpp > 1 && micro_batches % p.pp != 0)
+    refuse("the interleaved schedule needs a micro-batch count that is a multiple of pp");
+}
+
 bool input_of(const PipeOp& op, int vstage, int vstages, PassRef* input) {
   switch (op.kind) {
     case PassKind::forward:
@@ -140,6 +152,7 @@ bool input_of(const PipeOp& op, int vstage, int vstages, PassRef* input) {
 }
 
 void emit_pipeline(const ParallelSpec& p, int micro_batches, const EmitPass& emit) {
+  check_schedule(p, micro_batches);
   const int vstages = p.pp * p.vpp;
   constexpr std::size_t kKinds = 3;
   auto slot = [&](PassKind kind, int mb, int vs) {

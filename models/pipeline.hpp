@@ -38,10 +38,16 @@ struct PassRef {
 /// (the last virtual stage: its own F); W its own B (same stage, same micro-batch).
 bool input_of(const PipeOp& op, int vstage, int vstages, PassRef* input);
 
+/// Throws std::invalid_argument naming the rule when the schedule cannot run `micro_batches`:
+/// pp, vpp or the micro-batch count below 1, vpp > 1 without the interleaved schedule, or an
+/// interleaved micro-batch count that is not a multiple of pp (Megatron's rule).
+void check_schedule(const ParallelSpec& p, int micro_batches);
+
 /// Emits every stage's passes (stage_schedule order) in one global order in which each pass
 /// comes after its input (input_of). `emit(stage, op, deps)` adds the pass, waiting for `deps`
 /// (the tasks its input produced), and returns the tasks its own output is. Throws
-/// std::logic_error when the orders deadlock.
+/// std::invalid_argument for a schedule check_schedule() refuses, std::logic_error when the
+/// orders deadlock.
 using EmitPass = std::function<std::vector<sim::TaskId>(int stage, const PipeOp& op, std::vector<sim::TaskId> deps)>;
 void emit_pipeline(const ParallelSpec& p, int micro_batches, const EmitPass& emit);
 

@@ -1,14 +1,17 @@
 #include "models/step.hpp"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <utility>
 
 #include "models/layer_ops_host.hpp"
 #include "models/pipeline.hpp"
+#include "models/pipeline_steady.hpp"
 #include "models/step_attribution.hpp"
 #include "models/step_gradients.hpp"
 #include "models/step_graph.hpp"
@@ -48,13 +51,15 @@ struct StageState {
 class StepBuilder {
  public:
   StepBuilder(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
-              const StepCosts& c, const topologies::Network& net, std::vector<TimelineEntry>* timeline)
+              const StepCosts& c, const topologies::Network& net, std::vector<TimelineEntry>* timeline,
+              int micro_batches, const BlockProgram& program, PassMerger& merger)
       : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net), timeline_(timeline), fine_(timeline != nullptr),
-        mbs_(t.micro_batches(p)), vlayers_(virtual_stage_layers(m.layers, p)), policy_(t, p),
-        program_(block_program(m, t, p, gpu, c, net)), g_(p.pp, gpu, t.free_comm, timeline != nullptr),
-        merger_(program_, t.recompute, gpu, t.free_comm) {}
+        mbs_(micro_batches), vlayers_(virtual_stage_layers(m.layers, p)), policy_(t, p, micro_batches),
+        program_(program), g_(p.pp, gpu, t.free_comm, timeline != nullptr),
+        merger_(merger) {}
 
-  StepResult run() {
+  /// `sample`: a steady-state sample, which also records its tail (StepTally::tail).
+  StepTally run(bool sample = false) {
     for (int s = 0; s < p_.pp; ++s) {
       StageState& st = stages_.emplace_back();
       st.grads = plan_gradients(m_, t_, p_, c_, vlayers_, s, policy_.bucket_cap());
@@ -76,7 +81,7 @@ class StepBuilder {
     g_.set_label(-1, -3);
     if (m_.tied_embeddings && p_.pp > 1) sync_tied_embedding();
     for (int s = 0; s < p_.pp; ++s) finish_stage(s);
-    return measure();
+    return measure(sample);
   }
 
  private:
@@ -292,7 +297,7 @@ class StepBuilder {
     return g_.add_transfer(s, stream, kind, at->second, std::span<const TaskId>(after.begin(), after.size()), true);
   }
 
-  StepResult measure() {
+  StepTally measure(bool sample) {
     const sim::RunResult run = sim::run_task_graph(g_.graph());
     if (timeline_)
       for (std::size_t i = 0; i < g_.size(); ++i) {
@@ -302,24 +307,13 @@ class StepBuilder {
         e.start_s = tm.start.seconds(), e.end_s = tm.end.seconds();
         timeline_->push_back(e);
       }
-    const std::vector<StageTime> st = attribute(g_, run, p_.pp, merger_.profiles(), !p_.pp_comm_overlap);
-    std::size_t pick = 0;
-    for (std::size_t s = 1; s < st.size(); ++s)
-      if (st[s].compute_busy_s > st[pick].compute_busy_s) pick = s;
-    StepResult r;
-    r.micro_batches = mbs_;
+    StepTally r;
+    r.stages = tally_stages(g_, run, p_.pp, merger_.profiles().size(), !p_.pp_comm_overlap);
+    r.makespan_ps = run.makespan.ps();
+    r.events = static_cast<std::int64_t>(run.events);
+    r.tasks = static_cast<std::int64_t>(g_.size());
     r.grad_buckets = int(stages_.front().grads.buckets.size());
-    r.tasks = g_.size();
-    r.events = run.events;
-    r.step_time_s = run.makespan.seconds();
-    r.stage = int(pick);
-    r.breakdown = st[pick].breakdown;
-    for (const auto& x : st) r.stages.push_back(x.breakdown);
-    r.compute_slowdown_s = st[pick].slowdown_s;
-    r.dp_comm_busy_s = st[pick].dp_busy_s;
-    r.tp_comm_busy_s = st[pick].tp_busy_s;
-    r.cp_comm_busy_s = st[pick].cp_busy_s;
-    r.ep_comm_busy_s = st[pick].ep_busy_s;
+    if (sample) r.tail = tail_signature(g_.graph(), run);
     return r;
   }
 
@@ -334,9 +328,9 @@ class StepBuilder {
   const int mbs_;
   const std::vector<int> vlayers_;
   const ShardingPolicy policy_;
-  const BlockProgram program_;
+  const BlockProgram& program_;
   StepGraph g_;
-  PassMerger merger_;
+  PassMerger& merger_;
   std::vector<StageState> stages_;
   std::vector<std::vector<PassUnit>> pass_units_ = std::vector<std::vector<PassUnit>>(2 * static_cast<std::size_t>(vstages()));
   std::map<std::pair<int, double>, topologies::CollectiveTime> dp_costs_;
@@ -348,7 +342,35 @@ class StepBuilder {
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                          const hardware::GpuSpec& gpu, const StepCosts& costs, const topologies::Network& network,
                          std::vector<TimelineEntry>* timeline) {
-  return StepBuilder(m, t, p, gpu, costs, network, timeline).run();
+  if (!timeline)
+    if (auto r = simulate_step_steady(m, t, p, gpu, costs, network)) return std::move(*r);
+  return simulate_step_full(m, t, p, gpu, costs, network, timeline);
+}
+
+std::optional<StepResult> simulate_step_steady(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                                               const hardware::GpuSpec& gpu, const StepCosts& costs,
+                                               const topologies::Network& network) {
+  const int mbs = t.micro_batches(p);
+  const auto samples = steady_samples(p, mbs);
+  if (!samples) return std::nullopt;
+  const BlockProgram program = block_program(m, t, p, gpu, costs, network);
+  PassMerger merger(program, t.recompute, gpu, t.free_comm);
+  std::array<StepTally, 3> at;
+  for (int i = 0; i < 3; ++i)
+    at[static_cast<std::size_t>(i)] =
+        StepBuilder(m, t, p, gpu, costs, network, nullptr, samples->m0 + i * samples->period, program, merger).run(true);
+  const auto x = extrapolate_tally(at, (mbs - samples->m0) / samples->period);
+  if (!x) return std::nullopt;
+  return step_result(*x, merger.profiles(), mbs);
+}
+
+StepResult simulate_step_full(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                              const hardware::GpuSpec& gpu, const StepCosts& costs, const topologies::Network& network,
+                              std::vector<TimelineEntry>* timeline) {
+  const BlockProgram program = block_program(m, t, p, gpu, costs, network);
+  PassMerger merger(program, t.recompute, gpu, t.free_comm);
+  const int mbs = t.micro_batches(p);
+  return step_result(StepBuilder(m, t, p, gpu, costs, network, timeline, mbs, program, merger).run(), merger.profiles(), mbs);
 }
 
 }  // namespace clustersim::models

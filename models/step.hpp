@@ -68,9 +68,15 @@ struct TimelineEntry {
 /// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network` (the
 /// cluster's topology, rank placement and algorithm policy) costs every transfer: TP and CP
 /// collectives, pipeline sends, DP / ZeRO collectives and the tied-embedding sync. When
-/// `timeline` is given it receives every task with a non-zero duration.
+/// `timeline` is given it receives every task with a non-zero duration. A deep pipeline's step is
+/// extrapolated from its steady state when that is exact (models/pipeline_steady.hpp).
 StepResult simulate_step(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                          const hardware::GpuSpec& gpu, const StepCosts& costs, const topologies::Network& network,
                          std::vector<TimelineEntry>* timeline = nullptr);
+/// The same step with every micro-batch simulated; simulate_step() takes this path unless the
+/// schedule's steady state can be extrapolated exactly (models/pipeline_steady.hpp).
+StepResult simulate_step_full(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                              const hardware::GpuSpec& gpu, const StepCosts& costs, const topologies::Network& network,
+                              std::vector<TimelineEntry>* timeline = nullptr);
 
 }  // namespace clustersim::models

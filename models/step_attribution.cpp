@@ -16,38 +16,25 @@ struct Edge {
   Category cat;
 };
 
-// A merged pass: when other streams' SMs slowed it down, the stretch belongs to its kernels
-// (transfers are not slowed by SM sharing); its transfers keep their isolated times.
-void add_merged(const PassProfile& prof, double dur, StageTime* st) {
-  const double kernels = prof.forward_s + prof.backward_s + prof.recompute_s;
-  const double stretch = kernels > 0 ? (kernels + dur - prof.total_s) / kernels : 1.0;
-  auto& b = st->breakdown;
-  b.forward_s += prof.forward_s * stretch, b.backward_s += prof.backward_s * stretch;
-  b.recompute_s += prof.recompute_s * stretch;
-  b.tp_comm_exposed_s += prof.tp_exposed_s, b.cp_comm_exposed_s += prof.cp_exposed_s;
-  b.ep_comm_exposed_s += prof.ep_exposed_s;
-  st->tp_busy_s += prof.tp_busy_s, st->cp_busy_s += prof.cp_busy_s, st->ep_busy_s += prof.ep_busy_s;
-  st->slowdown_s += prof.slowdown_s;
-}
+double seconds(std::int64_t ps) { return Time::from_ps(ps).seconds(); }
 
 // Idle compute-stream time goes to the first of: a TP collective, a CP transfer, a pipeline
 // send, a DP parameter gather in flight; after the stage's last pass, a DP gradient reduction;
-// else the bubble (pp > 1) or idle.
-void account_idle(std::vector<Edge>& ev, Time makespan, Time last_pass_end, bool pipelined, StepBreakdown* b) {
+// else idle (the bubble when pipelined).
+void account_idle(std::vector<Edge>& ev, Time makespan, Time last_pass_end, StageTally* t) {
   std::sort(ev.begin(), ev.end(), [](const Edge& x, const Edge& y) { return x.at < y.at; });
   int active[kCategories] = {};
   Time prev{};
   auto account = [&](Time from, Time to) {
     if (to <= from || active[kCatCompute] > 0) return;
-    const double d = (to - from).seconds();
+    const std::int64_t d = (to - from).ps();
     const bool tail = from >= last_pass_end;
-    if (active[kCatTp] > 0) b->tp_comm_exposed_s += d;
-    else if (active[kCatCp] > 0) b->cp_comm_exposed_s += d;
-    else if (active[kCatEp] > 0) b->ep_comm_exposed_s += d;
-    else if (active[kCatPp] > 0) b->pp_comm_exposed_s += d;
-    else if (active[kCatDpGather] > 0 || (tail && active[kCatDpReduce] > 0)) b->dp_comm_exposed_s += d;
-    else if (pipelined) b->bubble_s += d;
-    else b->idle_s += d;
+    if (active[kCatTp] > 0) t->ps[kTallyTpExposed] += d;
+    else if (active[kCatCp] > 0) t->ps[kTallyCpExposed] += d;
+    else if (active[kCatEp] > 0) t->ps[kTallyEpExposed] += d;
+    else if (active[kCatPp] > 0) t->ps[kTallyPpExposed] += d;
+    else if (active[kCatDpGather] > 0 || (tail && active[kCatDpReduce] > 0)) t->ps[kTallyDpExposed] += d;
+    else t->ps[kTallyIdle] += d;
   };
   for (const Edge& e : ev) {
     account(prev, e.at);
@@ -59,10 +46,11 @@ void account_idle(std::vector<Edge>& ev, Time makespan, Time last_pass_end, bool
 
 }  // namespace
 
-std::vector<StageTime> attribute(const StepGraph& g, const sim::RunResult& run, int stages,
-                                 const std::vector<PassProfile>& profiles, bool sends_block_sender) {
+std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& run, int stages,
+                                     std::size_t profiles, bool sends_block_sender) {
   const auto P = static_cast<std::size_t>(stages);
-  std::vector<StageTime> out(P);
+  std::vector<StageTally> out(P);
+  for (auto& t : out) t.merged_n.assign(profiles, 0), t.merged_excess.assign(profiles, 0);
   std::vector<std::vector<Edge>> edges(P);
   std::vector<Time> last_pass_end(P);
   const sim::TaskGraph& graph = g.graph();
@@ -71,39 +59,80 @@ std::vector<StageTime> attribute(const StepGraph& g, const sim::RunResult& run, 
     const auto& tm = run.timing[i];
     if (tm.end <= tm.start) continue;
     auto s = static_cast<std::size_t>(task.stream / kStreams);
-    const double dur = (tm.end - tm.start).seconds();
+    const std::int64_t dur = (tm.end - tm.start).ps();
     const auto kind = static_cast<TaskKind>(task.tag);
+    auto& ps = out[s].ps;
     Category cat = kCatCompute;
     if (const int k = g.merged_profile(sim::TaskId(i)); k >= 0) {
-      add_merged(profiles[static_cast<std::size_t>(k)], dur, &out[s]);
+      // A merged pass: when other streams' SMs slowed it down, the stretch belongs to its
+      // kernels (transfers are not slowed by SM sharing); its transfers keep their isolated times.
+      ++out[s].merged_n[static_cast<std::size_t>(k)];
+      out[s].merged_excess[static_cast<std::size_t>(k)] += dur - task.work.ps();
     } else switch (kind) {
-      case TaskKind::forward: out[s].breakdown.forward_s += dur; break;
-      case TaskKind::backward: out[s].breakdown.backward_s += dur; break;
-      case TaskKind::recompute: out[s].breakdown.recompute_s += dur; break;
-      case TaskKind::optimizer: out[s].breakdown.optimizer_s += dur; break;
-      case TaskKind::tp_comm: cat = kCatTp; out[s].tp_busy_s += dur; break;
-      case TaskKind::cp_comm: cat = kCatCp; out[s].cp_busy_s += dur; break;
-      case TaskKind::ep_comm: cat = kCatEp; out[s].ep_busy_s += dur; break;
+      case TaskKind::forward: ps[kTallyForward] += dur; break;
+      case TaskKind::backward: ps[kTallyBackward] += dur; break;
+      case TaskKind::recompute: ps[kTallyRecompute] += dur; break;
+      case TaskKind::optimizer: ps[kTallyOptimizer] += dur; break;
+      case TaskKind::tp_comm: cat = kCatTp; ps[kTallyTpBusy] += dur; break;
+      case TaskKind::cp_comm: cat = kCatCp; ps[kTallyCpBusy] += dur; break;
+      case TaskKind::ep_comm: cat = kCatEp; ps[kTallyEpBusy] += dur; break;
       case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
         cat = kCatPp;
         if (sends_block_sender) edges[s].push_back({tm.start, +1, cat}), edges[s].push_back({tm.end, -1, cat});
         s = static_cast<std::size_t>(g.receiver(sim::TaskId(i)));
         break;
       }
-      case TaskKind::dp_param_gather: cat = kCatDpGather; out[s].dp_busy_s += dur; break;
-      case TaskKind::dp_grad_reduce: cat = kCatDpReduce; out[s].dp_busy_s += dur; break;
+      case TaskKind::dp_param_gather: cat = kCatDpGather; ps[kTallyDpBusy] += dur; break;
+      case TaskKind::dp_grad_reduce: cat = kCatDpReduce; ps[kTallyDpBusy] += dur; break;
       case TaskKind::sync: break;
     }
     if (cat == kCatCompute) {
-      out[s].compute_busy_s += dur;
-      out[s].slowdown_s += dur - task.work.seconds();
+      out[s].ps[kTallyComputeBusy] += dur;
+      out[s].ps[kTallySlowdown] += dur - task.work.ps();
       if (kind == TaskKind::forward || kind == TaskKind::backward || kind == TaskKind::recompute)
         last_pass_end[s] = std::max(last_pass_end[s], tm.end);
     }
     edges[s].push_back({tm.start, +1, cat});
     edges[s].push_back({tm.end, -1, cat});
   }
-  for (std::size_t s = 0; s < P; ++s) account_idle(edges[s], run.makespan, last_pass_end[s], stages > 1, &out[s].breakdown);
+  for (std::size_t s = 0; s < P; ++s) account_idle(edges[s], run.makespan, last_pass_end[s], &out[s]);
+  return out;
+}
+
+StageTime stage_time(const StageTally& t, const std::vector<PassProfile>& profiles, bool pipelined) {
+  StageTime st;
+  auto& b = st.breakdown;
+  b.forward_s = seconds(t.ps[kTallyForward]), b.backward_s = seconds(t.ps[kTallyBackward]);
+  b.recompute_s = seconds(t.ps[kTallyRecompute]), b.optimizer_s = seconds(t.ps[kTallyOptimizer]);
+  b.tp_comm_exposed_s = seconds(t.ps[kTallyTpExposed]), b.cp_comm_exposed_s = seconds(t.ps[kTallyCpExposed]);
+  b.ep_comm_exposed_s = seconds(t.ps[kTallyEpExposed]), b.pp_comm_exposed_s = seconds(t.ps[kTallyPpExposed]);
+  b.dp_comm_exposed_s = seconds(t.ps[kTallyDpExposed]);
+  (pipelined ? b.bubble_s : b.idle_s) = seconds(t.ps[kTallyIdle]);
+  st.compute_busy_s = seconds(t.ps[kTallyComputeBusy]), st.slowdown_s = seconds(t.ps[kTallySlowdown]);
+  st.dp_busy_s = seconds(t.ps[kTallyDpBusy]), st.tp_busy_s = seconds(t.ps[kTallyTpBusy]);
+  st.cp_busy_s = seconds(t.ps[kTallyCpBusy]), st.ep_busy_s = seconds(t.ps[kTallyEpBusy]);
+  for (std::size_t k = 0; k < t.merged_n.size(); ++k) {
+    const auto n = double(t.merged_n[k]);
+    if (n == 0) continue;
+    const PassProfile& prof = profiles[k];
+    // Σ over its tasks of (kernels + stretch) / kernels: the kernels take the slowdown.
+    const double kernels = prof.forward_s + prof.backward_s + prof.recompute_s;
+    const double stretch = kernels > 0 ? n + seconds(t.merged_excess[k]) / kernels : n;
+    b.forward_s += prof.forward_s * stretch, b.backward_s += prof.backward_s * stretch;
+    b.recompute_s += prof.recompute_s * stretch;
+    b.tp_comm_exposed_s += prof.tp_exposed_s * n, b.cp_comm_exposed_s += prof.cp_exposed_s * n;
+    b.ep_comm_exposed_s += prof.ep_exposed_s * n;
+    st.tp_busy_s += prof.tp_busy_s * n, st.cp_busy_s += prof.cp_busy_s * n, st.ep_busy_s += prof.ep_busy_s * n;
+    st.slowdown_s += prof.slowdown_s * n;
+  }
+  return st;
+}
+
+std::vector<StageTime> attribute(const StepGraph& g, const sim::RunResult& run, int stages,
+                                 const std::vector<PassProfile>& profiles, bool sends_block_sender) {
+  std::vector<StageTime> out;
+  for (const StageTally& t : tally_stages(g, run, stages, profiles.size(), sends_block_sender))
+    out.push_back(stage_time(t, profiles, stages > 1));
   return out;
 }
 

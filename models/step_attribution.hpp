@@ -2,6 +2,8 @@
 // One attribution pass over a run: where each stage's seconds went (StepBreakdown) and how long
 // each communication class was busy. Used for the whole step and for the passes the merger
 // profiles alone, so both follow one rule.
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "models/step.hpp"
@@ -26,6 +28,25 @@ struct StageTime {
   double slowdown_s = 0;       ///< compute time lost to SMs taken by communication
   double dp_busy_s = 0, tp_busy_s = 0, cp_busy_s = 0, ep_busy_s = 0;
 };
+
+/// A stage's time as integer picoseconds, so that a step whose schedule repeats has tallies
+/// exactly affine in its micro-batches (models/pipeline_steady.hpp extrapolates them).
+enum TallyField {
+  kTallyForward, kTallyBackward, kTallyRecompute, kTallyOptimizer,  ///< unmerged compute tasks
+  kTallyTpExposed, kTallyCpExposed, kTallyEpExposed, kTallyPpExposed, kTallyDpExposed, kTallyIdle,
+  kTallyComputeBusy, kTallySlowdown, kTallyDpBusy, kTallyTpBusy, kTallyCpBusy, kTallyEpBusy, kTallyFields
+};
+struct StageTally {
+  std::array<std::int64_t, kTallyFields> ps{};
+  std::vector<std::int64_t> merged_n;       ///< per pass profile: merged tasks that ran
+  std::vector<std::int64_t> merged_excess;  ///< per pass profile: their time over their work (ps)
+};
+
+/// The tallies of every stage of `run` (the rule of attribute() below).
+std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& run, int stages,
+                                     std::size_t profiles, bool sends_block_sender);
+/// A stage's seconds from its tallies; idle time is the bubble when `pipelined`.
+StageTime stage_time(const StageTally& t, const std::vector<PassProfile>& profiles, bool pipelined);
 
 /// Attributes every task of `g` that ran in `run` to its stage. Merged tasks (g.merged_profile)
 /// bring their profile's split; a pipeline send holds up its receiver, and its sender too when
