@@ -37,9 +37,7 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
   const auto base = in.is_path ? scenarios::ScenarioTemplate::from_file(in.text) : scenarios::ScenarioTemplate(in.text, "<dict>");
   std::vector<studies::Axis> parsed;
   for (const auto& a : axes) parsed.push_back(studies::parse_axis(a));
-  int base_gpus = 0;
-  if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  const studies::SweepSpace space(parsed, auto_parallel, sets, base_gpus, studies::auto_parallel_grid(base, parsed, sets));
+  const studies::SweepSpace space = studies::sweep_space_for(base, parsed, auto_parallel, sets);  // as `clustersim sweep`
   studies::SweepOptions options;
   options.threads = threads;
   SweepTable table{studies::sweep_header(space), {}};
