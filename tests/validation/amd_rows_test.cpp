@@ -39,7 +39,7 @@ const RowOutcome& outcome(const ValidationSummary& s, const std::string& id) {
 }
 }  // namespace
 
-TEST_CASE("AMD rows: the projection table's 'Batch' becomes micro-batch, global batch and recompute from AMD's commands",
+TEST_CASE("AMD rows: the projection table's 'Batch' becomes the micro-batch with global batch and recompute from AMD's commands",
           "[validation][amd]") {
   const CsvTable t = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published_amd.csv");
   std::map<std::string, std::map<std::string, std::string>> rows;
@@ -73,7 +73,7 @@ TEST_CASE("AMD rows: the projection table's 'Batch' becomes micro-batch, global 
   CHECK(assumptions.empty());
 }
 
-TEST_CASE("AMD rows: out-of-sample MAPE <= 27% on the 6 MI325X rows; the pipeline-blog rows are listed with the reason",
+TEST_CASE("AMD rows: out-of-sample MAPE <= 27% on the 6 MI325X rows and the pipeline-blog rows listed with the reason",
           "[validation][amd]") {
   const ValidationSummary s = amd_validated();
   REQUIRE(s.rows.size() == 8);
@@ -97,8 +97,8 @@ TEST_CASE("AMD rows: out-of-sample MAPE <= 27% on the 6 MI325X rows; the pipelin
   }
 }
 
-TEST_CASE("AMD rows: the reading the sources leave open (micro-batches per step): spread under 3%, 10% on "
-          "DENSE-AMD-002; MAPE <= 28.5% under the other reading", "[validation][amd]") {
+TEST_CASE("AMD rows: the reading the sources leave open (micro-batches per step) moves a row under 3% (10% on "
+          "DENSE-AMD-002) and gives MAPE <= 28.5%", "[validation][amd]") {
   // The sources state 'Batch' but not the gradient accumulation of the measured runs; the
   // documented commands give 8 (DDP) and 1 (FSDP). The other reading swaps them. Only the
   // 64-GPU DDP row moves much: with one micro-batch per step its inter-node gradient
