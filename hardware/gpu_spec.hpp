@@ -67,6 +67,11 @@ struct NodeSpec {
   std::string default_topology;
 };
 
+/// The largest compute_sustained_fraction (GpuSpec): the calibration's upper bound
+/// (studies/calibrate.cpp) and the profile loader's range (scenarios/load.cpp). Above 1: a
+/// cluster may lose less in a step than the in-step ratio measured on attention.
+inline constexpr double kMaxComputeSustainedFraction = 1.3;
+
 struct GpuSpec {
   std::string name;
   std::string description;

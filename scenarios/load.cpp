@@ -224,9 +224,9 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.in_step_rate_ratio = r.number("in_step_rate_ratio", 1.0, 0.1, 1.0);
   g.power_w = r.number("power", 0, 0, 1e5);
   g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
-  // Up to 1.3, the calibration bound (studies/calibrate.cpp): a cluster may lose less in a step
-  // than the in-step ratio measured on attention (in_step_rate_ratio).
-  g.compute_sustained_fraction = r.number("compute_sustained_fraction", 1.0, 0.05, 1.3);
+  // Up to the calibration bound (hardware/gpu_spec.hpp): a cluster may lose less in a step than
+  // the in-step ratio measured on attention (in_step_rate_ratio).
+  g.compute_sustained_fraction = r.number("compute_sustained_fraction", 1.0, 0.05, hardware::kMaxComputeSustainedFraction);
   g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
   g.runtime_reserved_bytes = r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes);
   const YamlReader n = r.child("node");

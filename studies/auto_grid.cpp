@@ -1,5 +1,6 @@
 #include "studies/auto_grid.hpp"
 
+#include <cstdlib>
 #include <exception>
 
 namespace clustersim::studies {
@@ -15,6 +16,15 @@ PlanGrid auto_parallel_grid(const scenarios::ScenarioTemplate& base, const std::
     grid.layers = 0;
   }
   return grid;
+}
+
+SweepSpace sweep_space_for(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes, bool auto_parallel,
+                           const std::vector<std::string>& sets) {
+  int base_gpus = 0;
+  if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
+  PlanGrid grid = auto_parallel_grid(base, axes, sets);
+  if (auto_parallel) set_moe_grid(base, sets, &grid);  // MoE models also search ep / etp
+  return SweepSpace(axes, auto_parallel, sets, base_gpus, grid);
 }
 
 }  // namespace clustersim::studies

@@ -15,4 +15,10 @@ namespace clustersim::studies {
 PlanGrid auto_parallel_grid(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes,
                             const std::vector<std::string>& sets);
 
+/// The sweep space of `clustersim sweep` over `base` (cluster.gpus from the base; with
+/// auto_parallel the grid above, plus ep / etp for MoE models): the one code path of the CLI
+/// and the Python module's sweep().
+SweepSpace sweep_space_for(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes, bool auto_parallel,
+                           const std::vector<std::string>& sets);
+
 }  // namespace clustersim::studies

@@ -21,7 +21,7 @@ namespace clustersim::studies {
 const std::vector<FittedParameter>& fitted_parameters() {
   static const std::vector<FittedParameter> table = {
       {"compute_sustained_fraction", [](hardware::GpuSpec& g) -> double& { return g.compute_sustained_fraction; }, 0.2,
-       1.3, "The share of the in-step GEMM and attention kernel rates a training step sustains (above 1: the step loses less than the in-step ratio measured on attention)"},
+       hardware::kMaxComputeSustainedFraction, "The share of the in-step GEMM and attention kernel rates a training step sustains (above 1: the step loses less than the in-step ratio measured on attention)"},
   };
   return table;
 }

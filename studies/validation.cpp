@@ -12,6 +12,7 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "studies/conventions.hpp"
+#include "studies/validation_amd.hpp"
 #include "studies/validation_moe.hpp"
 #include "studies/validation_row.hpp"
 #include "units/units.hpp"
@@ -159,6 +160,7 @@ int zero_stage_of(const Row& r, const FamilyConventions& conv, RowScenario* out)
     if (zero_text.empty()) zero_text = field(r, alt);
   int zero = conv.zero_stage;
   if (contains(zero_text, "shard_grad_op")) zero = 2;
+  else if (contains(zero_text, "no fsdp")) assume(fmt::format("no FSDP: ZeRO-{} (the stack's default)", zero));
   else if (contains(zero_text, "fsdp") || contains(zero_text, "zero-3") || contains(zero_text, "full_shard")) zero = 3;
   else if (contains(zero_text, "distributed optimizer")) zero = 1;
   else if (contains(zero_text, "none")) zero = 0;
@@ -221,8 +223,9 @@ std::string parallelism_extras(const Row& r, const FamilyConventions& conv, long
 
 }  // namespace
 
-RowScenario row_scenario(const Row& r) {
+RowScenario row_scenario(const Row& published) {
   RowScenario out;
+  const Row r = with_projection_batch(published, &out.assumptions);  // AMD rows: batch cells from AMD's commands
   const std::string id = field(r, "id");
   const std::string family = family_of(id);
   const FamilyConventions conv = conventions_for(family);

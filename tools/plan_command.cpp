@@ -7,11 +7,11 @@
 #include <optional>
 
 #include "scenarios/error.hpp"
-#include "scenarios/quantity.hpp"
 #include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_table.hpp"
 #include "tools/plan_json.hpp"
+#include "tools/plan_request.hpp"
 #include "tools/html_report.hpp"
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
@@ -24,23 +24,11 @@ namespace {
 
 using scenarios::ScenarioError;
 
-struct PlanArgs {
-  std::string model, tokens, hardware = "h100-sxm";
-  double days = 0;
-  int seq_len = 4096;
-  int global_batch = 0;
-  std::string batch_tokens, cost_per_gpu_hour, by = "cost";
-  double node_overhead_w = -1, node_overhead_fraction = studies::kDefaultNodeOverheadFraction;
-  double pue = studies::kDefaultPue, price_per_kwh = studies::kDefaultPricePerKwh;
-  int max_vpp = 8;
-  double confidence = 0;
-  int max_gpus = 0;
-  int gpu_step = 0;
-  std::vector<std::string> fixes;
+// The request's options (shared with the Python module) and what only the CLI has.
+struct PlanArgs : PlanOptions {
+  std::string hardware_list = "h100-sxm";  ///< --hardware, comma-separated
   bool json = false;
   std::string csv, html;
-  std::size_t top = 10;
-  int threads = 0;
   bool no_progress = false;
 };
 
@@ -53,14 +41,6 @@ std::vector<std::string> split_list(const std::string& s) {
       start = i + 1;
     }
   return out;
-}
-
-// --tokens: a count with an optional SI suffix (15e12, 15T).
-double parse_count(const std::string& text, const std::string& option) {
-  std::string why;
-  const auto v = scenarios::parse_quantity(text, scenarios::Dimension::count, &why);
-  if (!v || *v <= 0) throw ScenarioError(fmt::format("{} {}: expected a positive number such as 15e12 or 15T", option, text));
-  return *v;
 }
 
 // The columns of a plan in the tables and the JSON, besides its figures (the global batch when
@@ -250,27 +230,9 @@ void write_plan_html(const PlanArgs& a, const studies::PlanRequest& req, const s
 }
 
 int run_plan_command(const PlanArgs& a) {
-  studies::PlanRequest req;
-  req.model = a.model;
-  req.tokens = parse_count(a.tokens, "--tokens");
-  req.hardware = split_list(a.hardware);
-  req.days = a.days;
-  req.seq_len = a.seq_len;
-  req.global_batch = a.global_batch;
-  if (!a.batch_tokens.empty()) {
-    const auto range = studies::parse_batch_tokens(a.batch_tokens);
-    req.batch_tokens_lo = range.lo, req.batch_tokens_hi = range.hi;
-  }
-  if (!a.cost_per_gpu_hour.empty()) req.prices = studies::parse_gpu_hour_prices(a.cost_per_gpu_hour);
-  req.energy = {a.node_overhead_w, a.node_overhead_fraction, a.pue, a.price_per_kwh};
-  req.rank = studies::parse_plan_rank(a.by);
-  req.max_vpp = a.max_vpp;
-  req.confidence = a.confidence;
-  req.max_gpus = a.max_gpus;
-  req.gpu_step = a.gpu_step;
-  req.fixes = a.fixes;
-  req.top = a.top;
-  req.threads = a.threads;
+  PlanOptions options = a;
+  options.hardware = split_list(a.hardware_list);
+  studies::PlanRequest req = plan_request(options);
   req.keep_all_rows = !a.csv.empty() || !a.html.empty();
   const bool progress = !a.no_progress && stderr_is_terminal();
   std::optional<OutputFile> csv;
@@ -303,21 +265,21 @@ Subcommand add_plan_command(CLI::App& app) {
   auto* c = app.add_subcommand("plan", "find the cluster size and parallelism plan that train a model within a deadline");
   c->add_option("--model", args->model, "model preset, e.g. llama3-70b")->required();
   c->add_option("--tokens", args->tokens, "training tokens, e.g. 15e12 or 15T")->required();
-  c->add_option("--hardware", args->hardware, "hardware profile(s), comma-separated: h100-sxm,b200")->capture_default_str();
+  c->add_option("--hardware", args->hardware_list, "hardware profile(s), comma-separated: h100-sxm,b200")->capture_default_str();
   c->add_option("--days", args->days, "deadline in days")->required();
   c->add_option("--seq-len", args->seq_len, "sequence length")->capture_default_str();
   c->add_option("--global-batch", args->global_batch, "sequences per step (default: 4 Mi tokens / seq-len)");
   c->add_option("--batch-tokens", args->batch_tokens,
                  "search the global batch: tokens per step LO..HI, e.g. 4M..16M (k = 2^10, M = 2^20 tokens)");
-  c->add_option("--cost-per-gpu-hour", args->cost_per_gpu_hour,
+  c->add_option("--cost-per-gpu-hour", args->prices,
                 "US dollars per GPU-hour: one price for all, or per hardware: h100-sxm=2.5,gb200=6");
-  c->add_option("--node-overhead-w", args->node_overhead_w,
+  c->add_option("--node-overhead-w", args->energy.node_overhead_w,
                 "watts per GPU for its share of host CPUs, memory, NICs, switches (default: a fraction of board power)");
-  c->add_option("--node-overhead-fraction", args->node_overhead_fraction,
+  c->add_option("--node-overhead-fraction", args->energy.node_overhead_fraction,
                 "host/network power per GPU as a fraction of its board power (DGX H100: 10.2 kW for 8 x 700 W)")
       ->capture_default_str();
-  c->add_option("--pue", args->pue, "facility power / IT power")->capture_default_str();
-  c->add_option("--price-per-kwh", args->price_per_kwh, "US dollars per kWh at the meter")->capture_default_str();
+  c->add_option("--pue", args->energy.pue, "facility power / IT power")->capture_default_str();
+  c->add_option("--price-per-kwh", args->energy.price_per_kwh, "US dollars per kWh at the meter")->capture_default_str();
   c->add_option("--by", args->by, "rank the plans meeting the deadline by cost, days or gpus")->capture_default_str();
   c->add_option("--confidence", args->confidence,
                 "require the deadline at the pessimistic end of the error band at this confidence, e.g. 0.9");

@@ -77,9 +77,7 @@ int run_sweep_command(const SweepArgs& a) {
   for (const auto& v : a.vary) axes.push_back(parse_axis(v));
   int base_gpus = 0;
   if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  PlanGrid grid = auto_parallel_grid(base, axes, a.sets);
-  if (a.auto_parallel) set_moe_grid(base, a.sets, &grid);  // MoE models also search ep / etp
-  const SweepSpace space(axes, a.auto_parallel, a.sets, base_gpus, grid);
+  const SweepSpace space = sweep_space_for(base, axes, a.auto_parallel, a.sets);
   reject_unknown_keys(base, axes, a.sets);
   if (a.auto_parallel && base_gpus <= 0 && std::none_of(axes.begin(), axes.end(), [](const Axis& x) {
         return x.key == "cluster.gpus";

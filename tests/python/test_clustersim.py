@@ -118,6 +118,25 @@ class SweepTest(unittest.TestCase):
             expected = list(csv.DictReader(f))
         rows = clustersim.sweep(MAIN, vary={"training.micro_batch": [1, 2, 4], "cluster.gpus": "64..256"},
                                 set={"parallelism.dp": None})
+        self.assert_rows_equal(rows, expected)
+
+    def test_auto_parallel_searches_ep_and_etp_for_moe_as_the_cli(self):
+        # One code path (studies::sweep_space_for): a MoE model's auto-parallel grid has ep / etp.
+        moe = os.path.join(SRC, "scenarios", "gpt_oss_120b_64xh100.yaml")
+        fixed = {"parallelism.tp": 1, "parallelism.pp": 1, "parallelism.cp": 1, "parallelism.zero_stage": 1,
+                 "training.micro_batch": 1, "training.recompute": "full"}
+        out_csv = os.path.join(os.environ.get("TMPDIR", "/tmp"), "clustersim_py_sweep_moe.csv")
+        args = [a for k, v in fixed.items() for a in ("--set", f"{k}={v}")]
+        out = cli("sweep", moe, "--auto-parallel", *args, "--csv", out_csv, "--top", "0", "--no-progress")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(out_csv) as f:
+            expected = list(csv.DictReader(f))
+        rows = clustersim.sweep(moe, auto_parallel=True, set=fixed)
+        self.assert_rows_equal(rows, expected)
+        self.assertEqual([r["parallelism.ep"] for r in rows], [1, 2, 4, 8, 16, 32, 64])
+        self.assertTrue(any(r["status"] == "ok" for r in rows))
+
+    def assert_rows_equal(self, rows, expected):
         self.assertEqual(len(rows), len(expected))
         for got, want in zip(rows, expected):
             self.assertEqual(set(got), set(want))

@@ -37,9 +37,7 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
   const auto base = in.is_path ? scenarios::ScenarioTemplate::from_file(in.text) : scenarios::ScenarioTemplate(in.text, "<dict>");
   std::vector<studies::Axis> parsed;
   for (const auto& a : axes) parsed.push_back(studies::parse_axis(a));
-  int base_gpus = 0;
-  if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  const studies::SweepSpace space(parsed, auto_parallel, sets, base_gpus, studies::auto_parallel_grid(base, parsed, sets));
+  const studies::SweepSpace space = studies::sweep_space_for(base, parsed, auto_parallel, sets);  // as `clustersim sweep`
   studies::SweepOptions options;
   options.threads = threads;
   SweepTable table{studies::sweep_header(space), {}};
@@ -57,34 +55,7 @@ std::string validate_json(const std::string& csv, const std::string& source) {
 }
 
 std::string plan_json(const PlanInput& in) {
-  studies::PlanRequest req;
-  req.model = in.model;
-  std::string why;
-  const auto tokens = scenarios::parse_quantity(in.tokens, scenarios::Dimension::count, &why);
-  if (!tokens || *tokens <= 0) throw ScenarioError("tokens " + in.tokens + ": expected a positive number such as 15e12 or 15T");
-  req.tokens = *tokens;
-  if (!in.hardware.empty()) req.hardware = in.hardware;
-  req.days = in.days;
-  req.seq_len = in.seq_len;
-  req.global_batch = in.global_batch;
-  req.cost_per_gpu_hour = in.cost_per_gpu_hour;
-  if (!in.prices.empty()) req.prices = studies::parse_gpu_hour_prices(in.prices);
-  if (!in.batch_tokens.empty()) {
-    const auto range = studies::parse_batch_tokens(in.batch_tokens);
-    req.batch_tokens_lo = range.lo, req.batch_tokens_hi = range.hi;
-  }
-  req.energy.node_overhead_w = in.node_overhead_w;
-  if (in.node_overhead_fraction >= 0) req.energy.node_overhead_fraction = in.node_overhead_fraction;
-  if (in.pue >= 0) req.energy.pue = in.pue;
-  if (in.price_per_kwh >= 0) req.energy.price_per_kwh = in.price_per_kwh;
-  req.rank = studies::parse_plan_rank(in.by);
-  req.max_vpp = in.max_vpp;
-  req.confidence = in.confidence;
-  req.max_gpus = in.max_gpus;
-  req.gpu_step = in.gpu_step;
-  req.fixes = in.fixes;
-  req.top = static_cast<std::size_t>(in.top);
-  req.threads = in.threads;
+  const studies::PlanRequest req = tools::plan_request(in);  // as `clustersim plan`
   return tools::plan_json(req, studies::search_plans(req));
 }
 

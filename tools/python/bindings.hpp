@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "scenarios/error.hpp"
+#include "tools/plan_request.hpp"
 
 namespace clustersim::python {
 
@@ -29,20 +30,8 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
 /// The JSON object `clustersim validate --json [--csv F] [--source P]` prints (csv empty: the compiled-in set).
 std::string validate_json(const std::string& csv, const std::string& source);
 
-struct PlanInput {
-  std::string model, tokens;  ///< tokens as the CLI takes them: 15e12, 15T
-  std::vector<std::string> hardware;
-  double days = 0;
-  int seq_len = 4096, global_batch = 0, max_gpus = 0, gpu_step = 0, top = 10, threads = 0;
-  double cost_per_gpu_hour = 0;
-  std::string prices;          ///< per hardware as --cost-per-gpu-hour takes them ("" : none)
-  std::string batch_tokens;    ///< as --batch-tokens ("" : the one global batch)
-  double node_overhead_w = -1, node_overhead_fraction = -1, pue = -1, price_per_kwh = -1;  ///< < 0: the CLI's default
-  std::string by = "cost";
-  int max_vpp = 8;
-  double confidence = 0;
-  std::vector<std::string> fixes;
-};
+/// The options of `clustersim plan`, shared with the CLI (tools/plan_request.hpp).
+using PlanInput = tools::PlanOptions;
 /// The JSON object `clustersim plan --json` prints.
 std::string plan_json(const PlanInput& in);
 

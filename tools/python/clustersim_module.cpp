@@ -130,9 +130,11 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
   clustersim::python::PlanInput in;
   in.model = model;
   in.tokens = py::str(tokens).cast<std::string>();
-  if (py::isinstance<py::str>(hardware)) in.hardware = {hardware.cast<std::string>()};
+  std::vector<std::string> hw;
+  if (py::isinstance<py::str>(hardware)) hw = {hardware.cast<std::string>()};
   else
-    for (const auto& h : hardware) in.hardware.push_back(py::str(h).cast<std::string>());
+    for (const auto& h : hardware) hw.push_back(py::str(h).cast<std::string>());
+  if (!hw.empty()) in.hardware = hw;
   in.days = days;
   in.seq_len = seq_len;
   in.global_batch = global_batch;
@@ -146,17 +148,18 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
     in.cost_per_gpu_hour = cost_per_gpu_hour.cast<double>();
   }
   if (!batch_tokens.is_none()) in.batch_tokens = py::str(batch_tokens).cast<std::string>();
-  in.pue = pue;
-  in.price_per_kwh = price_per_kwh;
-  if (!node_overhead_w.is_none()) in.node_overhead_w = node_overhead_w.cast<double>();
-  in.node_overhead_fraction = node_overhead_fraction;
+  // < 0 / None: the CLI's defaults (the EnergyOptions defaults).
+  if (pue >= 0) in.energy.pue = pue;
+  if (price_per_kwh >= 0) in.energy.price_per_kwh = price_per_kwh;
+  if (!node_overhead_w.is_none()) in.energy.node_overhead_w = node_overhead_w.cast<double>();
+  if (node_overhead_fraction >= 0) in.energy.node_overhead_fraction = node_overhead_fraction;
   in.by = by;
   in.max_vpp = max_vpp;
   in.confidence = confidence;
   in.max_gpus = max_gpus;
   in.gpu_step = gpu_step;
   in.fixes = overrides_of(fix);
-  in.top = top;
+  in.top = static_cast<std::size_t>(top);
   in.threads = threads;
   std::string json;
   {
