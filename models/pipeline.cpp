@@ -112,8 +112,12 @@ std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_b
 
 int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
                           const std::vector<int>& vstage_layers) {
+  // In the steady phase each run of pp·vpp F/B pairs forwards and backs every chunk equally, so
+  // the count is periodic there and only falls in the cool-down: a 3·pp micro-batch schedule has
+  // the same warm-up and at least one whole period, hence the same peak (GPipe keeps them all).
+  const bool periodic = p.schedule != PipelineSchedule::gpipe && micro_batches > 3 * p.pp;
   int now = 0, peak = 0;
-  for (const PipeOp& op : stage_schedule(p, stage, micro_batches)) {
+  for (const PipeOp& op : stage_schedule(p, stage, periodic ? 3 * p.pp : micro_batches)) {
     const int layers = vstage_layers[static_cast<std::size_t>(op.chunk * p.pp + stage)];
     if (op.kind == PassKind::forward) now += layers;
     if (op.kind == PassKind::backward) now -= layers;

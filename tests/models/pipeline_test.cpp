@@ -66,6 +66,28 @@ TEST_CASE("activations in flight: pp - stage micro-batches under 1F1B, all under
   REQUIRE(peak_layers_in_flight(inter, 0, 16, std::vector<int>(8, 3)) == 11 * 3);
 }
 
+TEST_CASE("the in-flight peak of a long schedule equals the count over its whole pass order", "[models]") {
+  // peak_layers_in_flight stops after 3·pp micro-batches (the steady phase is periodic); walk the
+  // full order here, with uneven chunks so that a period's F and B layers differ pair by pair.
+  for (const auto& [pp, vpp] : std::vector<std::pair<int, int>>{{2, 1}, {4, 1}, {4, 2}, {4, 3}, {8, 4}}) {
+    const auto p = pipeline(pp, vpp, vpp > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b);
+    std::vector<int> layers;
+    for (int c = 0; c < pp * vpp; ++c) layers.push_back(1 + (c * 7) % 5);
+    for (int m : {3 * pp + pp, 8 * pp, 16 * pp}) {
+      for (int s = 0; s < pp; ++s) {
+        int now = 0, peak = 0;
+        for (const PipeOp& op : stage_schedule(p, s, m)) {
+          const int l = layers[static_cast<std::size_t>(op.chunk * pp + s)];
+          now += op.forward() ? l : -l;
+          peak = std::max(peak, now);
+        }
+        INFO("pp " << pp << " vpp " << vpp << " m " << m << " stage " << s);
+        REQUIRE(peak_layers_in_flight(p, s, m, layers) == peak);
+      }
+    }
+  }
+}
+
 TEST_CASE("an even layer split puts the remainder on the last stages", "[models]") {
   auto p = pipeline(4, 1, PipelineSchedule::one_f_one_b);
   REQUIRE(virtual_stage_layers(10, p) == std::vector<int>{2, 2, 3, 3});
