@@ -26,10 +26,17 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
   // [s, b, h] tensors on every TP rank, unless sequence parallelism shards them.
   const double sp = p.sequence_parallel ? p.tp : 1.0;
   const double act = tokens * h * e / sp;
+  // A linear's input as it keeps it for the wgrad GEMM: in FP8/MXFP8 Transformer Engine keeps the
+  // quantized copy (Megatron-Core experts.py calls TE's set_save_original_input only to opt out
+  // under moe_act recompute); torchao keeps BF16 (TrainingSpec::fp8_saves_quantized_inputs).
+  const double in = t.saved_linear_input_bytes();
+  const double act_in = tokens * h * in / sp;
   double bytes = 0;
   bytes += act;                                  // norm1 input
-  bytes += act;                                  // QKV GEMM input
+  bytes += act_in;                               // QKV GEMM input
   bytes += tokens * (q + 2 * kv) * d * e;        // Q, K, V
+  // The output projection's quantized input, beside the BF16 attention output the core keeps.
+  if (in != e) bytes += tokens * q * d * in;
   if (keep_attention_core) {
     if (t.flash_attention) {
       bytes += tokens * q * d * e;               // attention output (attn_out input)
@@ -41,9 +48,9 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
     }
   }
   bytes += act;                                  // norm2 input (residual)
-  bytes += act;                                  // MLP input
+  bytes += act_in;                               // MLP input
   bytes += tokens * (is_gated ? 2 * f : f) * e;  // gate/up output
-  bytes += tokens * f * e;                       // activation output (down-proj input)
+  bytes += tokens * f * in;                      // activation output (down-proj input)
   if (m.dropout > 0) bytes += 2 * tokens * h / sp;  // two hidden dropout masks, 1 B each
   return bytes;
 }
@@ -64,13 +71,21 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
   r.activations = block_activation_bytes(m, t, p, keep_core);
   const double tokens = double(t.seq_len) / p.cp * t.micro_batch, e = hardware::storage_bytes(t.precision);
   if (moe) {
-    const double f = double(m.ffn_hidden) / p.tp;
-    r.activations -= tokens * (gated(m.activation) ? 3 * f : 2 * f) * e;  // the dense MLP's gate/up and act outputs
+    const double f = double(m.ffn_hidden) / p.tp, in = t.saved_linear_input_bytes();
+    const double sp = p.sequence_parallel ? p.tp : 1.0;
+    // The dense MLP's gate/up and activation outputs go; the MLP input is the router's, kept in
+    // BF16 (the router GEMM is not a low-precision linear; the shared experts' quantized copy is
+    // in moe_memory).
+    r.activations -= tokens * ((gated(m.activation) ? 2 * f : f) * e + f * in);
+    r.activations += tokens * m.hidden * (e - in) / sp;
     r.activations += mm.routed_activation_bytes;
   }
   if (m.mla.enabled()) {
     const double q = double(m.heads) / p.tp, kv = std::max(1.0, double(m.kv_heads) / p.tp), d = m.head_dim();
     r.activations -= tokens * (q + 2 * kv) * d * e + (keep_core ? tokens * q * d * e + 4.0 * q * tokens : 0.0);
+    // The output projection's quantized input is heads·v_head_dim wide under MLA, not heads·head_dim.
+    const double in = t.saved_linear_input_bytes();
+    if (in != e) r.activations += tokens * q * (m.mla.v_head_dim - d) * in;
     const MlaOps mla = mla_attention_ops(m, t, p, gpu);
     r.activations += reruns(t, RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
   }
@@ -116,8 +131,8 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     const double width = double(m.moe.expert_ffn_hidden) / p.etp, e = hardware::storage_bytes(t.precision);
     if (reruns(t, RecomputeModule::moe))  // the whole MoE MLP is rerun: only its input stays
       per_moe_layer.routed_activation_bytes = ops.tokens * h * e;
-    else if (reruns(t, RecomputeModule::moe_act))  // the experts' activation output is rerun
-      per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * e;
+    else if (reruns(t, RecomputeModule::moe_act))  // the experts' activation output (fc2 input) is rerun
+      per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * t.saved_linear_input_bytes();
   }
   std::vector<MemoryEstimate> out;
   for (int s = 0; s < p.pp; ++s) {

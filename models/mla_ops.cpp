@@ -36,7 +36,10 @@ MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const Parall
   o.fwd.add(k.attention("mla.attention", o.attention_flop_fwd, io, s, false));
   o.bwd.add(k.attention("mla.attention.bwd", 2.5 * o.attention_flop_fwd, 2 * io, s, true));
   k.linear(&o.fwd, &o.bwd, "mla.o", T, h, heads * dv);
-  const double latents = 2 * T * (a.q_lora_rank + a.kv_lora_rank) * e + T * a.qk_rope_head_dim * e;
+  // Each latent is kept twice: its RMSNorm's input (BF16) and the up projection's input, which
+  // Transformer Engine keeps as the quantized copy in FP8/MXFP8 (TrainingSpec::saved_linear_input_bytes).
+  const double latents = T * (a.q_lora_rank + a.kv_lora_rank) * (e + t.saved_linear_input_bytes()) +
+                         T * a.qk_rope_head_dim * e;
   const double qkv = T * heads * (2 * dqk + dv) * e, out = T * heads * dv * e, lse = 4.0 * b * heads * s;
   o.saved_bytes = latents + qkv + out + lse;
   o.saved_bytes_up_proj_recompute = latents + out + lse;

@@ -23,14 +23,17 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   // (experts.py, activation_func_with_probs: act(fc1 out) * probs, the fc2 input), so their
   // gradient comes from the saved fc1 output and the unpermute only sums: the experts' [tokens, h]
   // outputs are not kept.
-  const double e = hardware::storage_bytes(t.precision), h = m.hidden;
+  // fc1 and fc2 keep their inputs as quantized copies in FP8/MXFP8 (Transformer Engine; see
+  // TrainingSpec::saved_linear_input_bytes), the fc1 output stays BF16 for the activation's backward.
+  const double e = hardware::storage_bytes(t.precision), h = m.hidden, in = t.saved_linear_input_bytes();
   const double width = double(m.moe.expert_ffn_hidden) / x.etp, up = gated(m.activation) ? 2.0 : 1.0;
   double a = ops.tokens * m.moe.experts * 4.0;
-  a += ops.routed_tokens * (h + (up + 1) * width) * e;
+  a += ops.routed_tokens * ((h + width) * in + up * width * e);
   if (m.moe.shared_experts > 0) {
     const double seq_tokens = double(t.micro_batch) * t.seq_len / p.cp;
     const double shared = double(m.moe.shared_experts) * m.moe.expert_ffn_hidden / p.tp;
-    a += seq_tokens * (up + 1) * shared * e;
+    a += seq_tokens * shared * (up * e + in);
+    if (in != e) a += ops.tokens * h * in;  // the shared fc1's quantized input (the router keeps the BF16 one)
   }
   r.routed_activation_bytes = a;
   // The send buffer holds this rank's token copies, the receive buffer the busiest rank's.

@@ -93,6 +93,10 @@ struct TrainingSpec {
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  ///< read only when precision == fp8
   /// torchao's auto-filter: small linears stay in BF16 (models/layer_ops_recipe.cpp).
   bool fp8_auto_filter = false;
+  /// training.fp8_saved_inputs: a low-precision linear keeps its quantized input for the wgrad
+  /// GEMM (Transformer Engine: the FP8/MXFP8 copy, 1 B per element) rather than the BF16 one
+  /// (torchao Float8Linear saves input_hp). The loader defaults to false for torchao-only recipes.
+  bool fp8_saves_quantized_inputs = true;
   /// Step captured as CUDA graphs (one host launch per pass, shorter GPU-side gaps).
   bool cuda_graphs = false;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
@@ -130,6 +134,13 @@ struct TrainingSpec {
   } ideal;
 
   int micro_batches(const ParallelSpec& p) const { return global_batch / (micro_batch * p.dp); }
+  /// Bytes per element a linear layer saves of its input for the wgrad GEMM: the quantized
+  /// operand (FP8 1 B, MXFP8 1 B + its E8M0 scale per 32) when training in low precision with
+  /// Transformer Engine, else the activation's storage bytes.
+  double saved_linear_input_bytes() const {
+    return hardware::is_low_precision(precision) && fp8_saves_quantized_inputs ? hardware::gemm_operand_bytes(precision)
+                                                                                : hardware::storage_bytes(precision);
+  }
 };
 
 inline const char* name(PipelineSchedule s) {

@@ -88,6 +88,16 @@ void read_low_precision(const YamlReader& tr, models::TrainingSpec* t) {
       tr.fail("fp8_auto_filter", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {})",
                                              hardware::name(t->precision)));
   }
+  // What a low-precision linear keeps of its input for wgrad: Transformer Engine the quantized
+  // copy, torchao Float8Linear the BF16 one (matmul_with_hp_or_float8_args saves input_hp). The
+  // default follows the recipe's stack: rowwise scaling and the auto-filter are torchao's.
+  t->fp8_saves_quantized_inputs = !(t->fp8_auto_filter || (fp8 && t->fp8_recipe == models::Fp8Recipe::rowwise));
+  if (tr.has("fp8_saved_inputs")) {
+    if (!hardware::is_low_precision(t->precision))
+      tr.fail("fp8_saved_inputs", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {})",
+                                              hardware::name(t->precision)));
+    t->fp8_saves_quantized_inputs = tr.choice("fp8_saved_inputs", {"quantized", "bf16"}, 0) == 0;
+  }
 }
 
 }  // namespace

@@ -9,14 +9,15 @@ using namespace clustersim;
 
 namespace {
 
-scenarios::Scenario gpt(const std::string& parallelism, int gpus, int global_batch, const std::string& training = "") {
+scenarios::Scenario gpt(const std::string& parallelism, int gpus, int global_batch, const std::string& training = "",
+                        const std::string& hardware = "a100-80gb") {
   return scenarios::load_scenario_string(fmt::format(R"(
 model: {{layers: 16, hidden: 4096, heads: 32, ffn_hidden: 16384, vocab: 51200, activation: gelu, tied_embeddings: true}}
-hardware: a100-80gb
+hardware: {}
 cluster: {{gpus: {}}}
 parallelism: {{{}}}
 training: {{seq_len: 2048, global_batch: {}, micro_batch: 1, flash_attention: false{}}}
-)", gpus, parallelism, global_batch, training));
+)", hardware, gpus, parallelism, global_batch, training));
 }
 
 models::MemoryEstimate stage_memory(const scenarios::Scenario& sc, int stage) {
@@ -38,6 +39,30 @@ TEST_CASE("activations per layer follow Korthikanti et al. 2022 with TP and SP",
   // Full recompute keeps 2·s·b·h per layer input (÷ t with SP) plus one layer being rebuilt.
   const auto full = stage_memory(gpt("tp: 4, sequence_parallel: true", 4, 1, ", recompute: full"), 0);
   REQUIRE(full.activations_bytes == Approx(L * input / t + sp_layer + input / t));
+}
+
+TEST_CASE("FP8 linears keep their quantized inputs for wgrad (Transformer Engine), torchao the BF16 ones", "[models]") {
+  const double s = 2048, b = 1, h = 4096, a = 32, t = 4, L = 16;
+  const double bf16_layer = s * b * h / t * (34 + 5 * a * s / h);  // Korthikanti eq. 4
+  // TE keeps 1 B, not 2, of the QKV and MLP-up inputs (h wide) and of the MLP-down input (4h), and
+  // the output projection keeps a 1-B copy of the attention output beside the BF16 one: 34 − 1 − 1 − 4 + 1.
+  const double fp8_layer = s * b * h / t * (29 + 5 * a * s / h);
+  const double input = s * b * h * 2 / t;
+  auto activations = [&](const std::string& training) {
+    return stage_memory(gpt("tp: 4, sequence_parallel: true", 4, 1, ", precision: fp8" + training, "h100-sxm"), 0)
+        .activations_bytes;
+  };
+  REQUIRE(activations("") == Approx(L * fp8_layer + input));
+  REQUIRE(activations(", fp8_saved_inputs: quantized") == Approx(L * fp8_layer + input));
+  REQUIRE(activations(", fp8_saved_inputs: bf16") == Approx(L * bf16_layer + input));
+  REQUIRE(activations(", fp8_recipe: rowwise") == Approx(L * bf16_layer + input));  // a torchao-only recipe
+  // BF16 training is unchanged, and the key needs a low-precision run.
+  REQUIRE(stage_memory(gpt("tp: 4, sequence_parallel: true", 4, 1, "", "h100-sxm"), 0).activations_bytes ==
+          Approx(L * bf16_layer + input));
+  REQUIRE_THROWS_WITH(gpt("tp: 4, sequence_parallel: true", 4, 1, ", fp8_saved_inputs: bf16", "h100-sxm"),
+                      Catch::Contains("training.fp8_saved_inputs") && Catch::Contains("needs training.precision"));
+  REQUIRE_THROWS_WITH(gpt("tp: 4, sequence_parallel: true", 4, 1, ", precision: fp8, fp8_saved_inputs: fp16", "h100-sxm"),
+                      Catch::Contains("training.fp8_saved_inputs") && Catch::Contains("quantized"));
 }
 
 TEST_CASE("1F1B stage i holds pp - i micro-batches of activations", "[models]") {
