@@ -311,6 +311,9 @@ RowScenario row_scenario(const Row& published) {
       y += fmt::format("  attention_impl: {}\n", conv.attention_impl);
       assume(fmt::format("attention kernel {} (the stack's default)", conv.attention_impl));
     }
+    // torchtitan's FP8 is torchao's Float8Linear, which keeps the BF16 input for wgrad
+    // (float8_linear.py matmul_with_hp_or_float8_args saves input_hp), not TE's quantized copy.
+    if (precision == "fp8" && family == "TORCHTITAN") y += "  fp8_saved_inputs: bf16\n";
   }
   if (eager) y += "  fused_elementwise: false\n";
   out.yaml = std::move(y);
