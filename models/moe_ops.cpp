@@ -77,6 +77,13 @@ MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
 
   k.mlp(&o.experts_fwd, &o.experts_bwd, "experts", o.local_experts, o.tokens_per_expert, h,
         double(m.moe.expert_ffn_hidden) / x.etp, gated(m.activation));
+  // Transformer Engine's GroupedLinear runs a grouped GEMM as one cuBLAS GEMM per local expert
+  // over its compute streams (TE v2.9 common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm; the
+  // CUTLASS grouped kernel is Hopper-only and opt-in, NVTE_USE_CUTLASS_GROUPED_GEMM): one host
+  // launch per expert. The GPU time stays the grouped cost (the streams overlap the gaps).
+  for (PassCost* pass : {&o.experts_fwd, &o.experts_bwd})
+    for (KernelOp& op : pass->ops)
+      if (op.kind == OpKind::gemm) op.kernels = o.local_experts;
   if (m.moe.shared_experts > 0)
     k.mlp(&o.shared_fwd, &o.shared_bwd, "shared_experts", 1, seq_tokens, h,
           double(m.moe.shared_experts) * m.moe.expert_ffn_hidden / p.tp, gated(m.activation));

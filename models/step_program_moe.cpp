@@ -7,6 +7,7 @@
 
 #include "models/flops.hpp"
 #include "models/kernel_builder.hpp"
+#include "models/layer_ops_host.hpp"
 #include "models/mla_ops.hpp"
 
 namespace clustersim::models {
@@ -68,6 +69,23 @@ CollectiveTime exchange(const ModelSpec& m, const TrainingSpec& t, const Paralle
   return net.cost(Collective::all_to_all, GroupDim::ep, o.tokens * o.load_imbalance * row_bytes * dedup);
 }
 
+// The routed MLP's host-bound time for one pass (models/layer_ops_host.cpp: the CPU issues each
+// kernel at host_launch_s()). Megatron-Core's alltoall dispatcher copies the tokens per expert to
+// the host and waits for them before the EP all-to-all, whose split sizes it needs
+// (token_dispatcher.py, MoEAlltoAllTokenDispatcher.preprocess: cuda_sync_point
+// "before_ep_alltoall", ep > 1): the launch queue drains there, the GPU waits for the next launch,
+// and the host cannot run ahead of the routed kernels that follow. The backward reuses the host
+// copies (no sync). deepep (fused dispatch kernels) has no such split-size sync modelled.
+double routed_host_wait(const TrainingSpec& t, const ParallelSpec& p, std::initializer_list<const PassCost*> passes,
+                        int exchanges, double gpu_s, bool forward) {
+  if (t.cuda_graphs || t.ideal.host) return 0.0;
+  int kernels = exchanges;
+  for (const PassCost* pass : passes)
+    for (const KernelOp& op : pass->ops) kernels += op.kernels;
+  const bool drains = forward && p.ep > 1 && t.moe_dispatcher == MoeDispatcher::alltoall;
+  return host_wait(PassCost{}, kernels, gpu_s, t).time_s + (drains ? host_launch_s() : 0.0);
+}
+
 }  // namespace
 
 RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
@@ -98,6 +116,13 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
     else w.comm(c, TaskKind::ep_comm, true, 1);
   };
   const double permute_f = o.permute_fwd.time_s / 2, permute_b = o.permute_bwd.time_s / 2;
+  const int exchanges = p.ep > 1 ? 2 : 0;
+  const double comm_f = dispatch.time_s + combine.time_s + etp_ag.time_s + etp_rs.time_s;
+  const double comm_b = combine.time_s + dispatch_grad.time_s + etp_ag.time_s + etp_rs.time_s;
+  const double wait_f = routed_host_wait(t, p, {&o.router_fwd, &o.permute_fwd, &o.experts_fwd}, exchanges,
+                                         o.router_fwd.time_s + o.permute_fwd.time_s + o.experts_fwd.time_s + comm_f, true);
+  const double wait_b = routed_host_wait(t, p, {&o.router_bwd, &o.permute_bwd, &o.experts_bwd}, exchanges,
+                                         o.router_bwd.time_s + o.permute_bwd.time_s + o.experts_bwd.time_s + comm_b, false);
   ProgramWriter f, b;
   // recompute_modules: moe reruns the routed MLP's forward (its exchanges too) before its
   // backward; moe_act reruns the experts' activation kernel.
@@ -111,14 +136,14 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
     b.compute(time_of_ops(o.experts_fwd, "experts.act"));
   }
   f.split();
-  f.compute(o.router_fwd.time_s + permute_f);
+  f.compute(o.router_fwd.time_s + permute_f + wait_f);  // the host sync sits before the dispatch
   exchange_item(f, dispatch);
   etp_item(f, etp_ag);
   f.compute(o.experts_fwd.time_s);
   etp_item(f, etp_rs);
   exchange_item(f, combine);
   f.compute(permute_f);
-  b.compute(permute_b);
+  b.compute(permute_b + wait_b);
   exchange_item(b, combine);  // the output gradient goes back to the experts
   etp_item(b, etp_ag);
   b.compute(o.experts_bwd.time_s);
