@@ -266,6 +266,7 @@ RowScenario row_scenario(const Row& published) {
   if (contains(rc, "full")) recompute = "full";
   else if (contains(rc, "selective")) recompute = "selective";
   else if (contains(rc, "none")) recompute = "none";
+  else if (moe && !recipe_recompute(r).mode.empty()) recompute = recipe_recompute(r).mode;
   else if (moe && !moe_recompute_modules(r).empty()) recompute = "selective";
   else assume(fmt::format("recompute not stated: {}", recompute));
 

@@ -163,15 +163,47 @@ std::string moe_cluster_yaml(const Row& r, RowScenario* out) {
   return fmt::format("  gpus_per_node: {}\n", 4 * segment);
 }
 
+namespace {
+
+// The container release "YY.MM" of a Megatron-Bridge row as YY·100 + MM; 0 when not stated.
+int release_of(const Row& r) {
+  static const std::regex release(R"((\d\d)\.(\d\d)(?:\.\d\d)? container)");
+  std::smatch m;
+  const std::string framework = field(r, "framework");
+  return std::regex_search(framework, m, release) ? std::stoi(m[1].str()) * 100 + std::stoi(m[2].str()) : 0;
+}
+
+// The dispatcher of the release's recipe for a row that leaves it blank, where every recipe of that
+// model, GPU and release sets one (the flex dispatcher, our deepep): Megatron-Bridge's DeepSeek-V3
+// B200 and B300 recipes at v0.4.1 and v0.5.0 (26.04, 26.06: deepseek_workload_base_configs.py
+// DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V1 / _B300_V1 and their V2 variants, "hybridep") and B200 at
+// v0.6.0 (26.08: perf_recipes/deepseek/b200/deepseek_v3.py, "deepep"); v0.2.0 (25.11) sets none
+// for B200 (alltoall). "" when not known.
+std::string recipe_dispatcher(const Row& r) {
+  const std::string gpu = field(r, "gpu_type");
+  if (family_of(field(r, "id")) != "MOE-MBRIDGE" || !contains(field(r, "model_name"), "deepseek-v3") ||
+      !field(r, "dispatcher").empty() || contains(gpu, "gb"))
+    return "";
+  const int release = release_of(r);
+  if (contains(gpu, "b200") && release >= 2604) return "deepep";
+  if (contains(gpu, "b300") && release >= 2604 && release <= 2606) return "deepep";
+  return "";
+}
+
+}  // namespace
+
 std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowScenario* out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   const std::string d = field(r, "dispatcher");
   std::string dispatcher = conv.moe_dispatcher;
+  const std::string recipe = recipe_dispatcher(r);
   // DeepEP and Hybrid-EP (Megatron's flex dispatcher backends) and DeepSeek's own IB+NVLink
   // kernels (DeepSeek-V3 §3.2.2, open-sourced as DeepEP) are the fused-kernel dispatcher.
   if (contains(d, "deepep") || contains(d, "hybridep") || contains(d, "custom ib+nvlink")) dispatcher = "deepep";
   else if (contains(d, "all-to-all") || contains(d, "alltoall")) dispatcher = "alltoall";
   else if (contains(d, "allgather")) dispatcher = "allgather";
+  else if (!recipe.empty())
+    dispatcher = recipe, assume("MoE dispatcher not stated: the release's DeepSeek-V3 recipes' flex dispatcher (Megatron-Bridge)");
   else assume(fmt::format("MoE dispatcher not stated: {} (the stack's default)", dispatcher));
   std::string y = fmt::format("  moe_dispatcher: {}\n", dispatcher);
   if (contains(d, "a2a overlap on")) y += "  moe_a2a_overlap: true\n";
@@ -183,12 +215,51 @@ std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowSc
     assume("token-dropping run with real routing: load imbalance auto, dropless (capacity factor not published)");
   }
   y += fmt::format("  moe_load_imbalance: {}\n", imbalance);
+  if (const RecipeRecompute recipe = recipe_recompute(r); !recipe.mode.empty())
+    assume(fmt::format("recompute not stated: {}{} ({})", recipe.mode,
+                       recipe.modules.empty() ? "" : fmt::format(" [{}]", fmt::join(recipe.modules, ", ")), recipe.source));
   return y;
+}
+
+
+RecipeRecompute recipe_recompute(const Row& r) {
+  const std::string gpu = field(r, "gpu_type"), model = field(r, "model_name"), rc = field(r, "recompute");
+  const std::string family = family_of(field(r, "id"));
+  // NeMo AutoModel's benchmark configs: activation_checkpointing: true in deepseek_v3_te_deepep.yaml
+  // (256 GPUs), kimi_k2_te_deepep.yaml and qwen3_moe_30b_te_deepep.yaml both when the benchmark page
+  // was written (commit 79d0ccfd, 2025-10-02, examples/benchmark/configs/) and later
+  // (79994aa1, 2026-04-12, examples/llm_benchmark/); absent for the 1024-GPU DeepSeek-V3 and false
+  // for GPT-OSS-120B at the rows' layouts. GPT-OSS-20B changed (true, then false): left as not
+  // stated. apply_ac (components/moe/parallelizer.py) wraps every block in PyTorch's
+  // checkpoint_wrapper: full recompute.
+  if (family == "MOE-AUTOMODEL" && (rc.empty() || contains(rc, "not stated"))) {
+    const long gpus = integer(r, "num_gpus");
+    const bool ac = (contains(model, "deepseek-v3") && gpus == 256) || contains(model, "kimi k2") ||
+                    contains(model, "qwen3-30b");
+    if (ac) return {"full", {}, "NeMo AutoModel benchmark config: activation_checkpointing: true"};
+    return {};
+  }
+  // Megatron-Bridge's DeepSeek-V3 performance recipes always set recompute_granularity selective;
+  // the modules by release and GPU:
+  // - 25.09 (tag v0.1.0rc4, scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml):
+  //   no recompute_modules, so Megatron-Core's default ["core_attn"];
+  // - 25.11 on (v0.2.0 deepseek/workload_base_configs.py, v0.4.1 deepseek_workload_base_configs.py,
+  //   v0.6.0 perf_recipes/deepseek/{b200,gb200}/deepseek_v3.py): ["mla_up_proj"] on B200, B300 and
+  //   GB200 (MXFP8 and BF16), ["mla_up_proj", "mlp"] on H100.
+  // GB300 is left out (its recipes change modules by precision and some list none).
+  if (family != "MOE-MBRIDGE" || !contains(model, "deepseek-v3") || !rc.empty() || contains(gpu, "gb300")) return {};
+  const int release = release_of(r);
+  if (release == 2509)
+    return {"selective", {"core_attn"}, "Megatron-Bridge v0.1.0rc4 DeepSeek-V3 recipe (25.09): Megatron's default modules"};
+  if (release < 2511) return {};
+  if (contains(gpu, "h100")) return {"selective", {"mla_up_proj", "mlp"}, "Megatron-Bridge DeepSeek-V3 H100 recipes (25.11 on)"};
+  return {"selective", {"mla_up_proj"}, "Megatron-Bridge DeepSeek-V3 Blackwell recipes (25.11 on)"};
 }
 
 std::vector<std::string> moe_recompute_modules(const Row& r) {
   const std::string rc = field(r, "recompute");
   std::vector<std::string> modules;
+  if (const RecipeRecompute recipe = recipe_recompute(r); !recipe.mode.empty()) return recipe.modules;
   if (rc.rfind("selective:", 0) == 0) {
     std::string list = rc.substr(10);
     std::string cur;

@@ -35,7 +35,17 @@ std::string moe_training_yaml(const std::map<std::string, std::string>& row, con
                               RowScenario* out);
 
 /// Megatron recompute_modules of the row ("selective: mla_up_proj" → {mla_up_proj}); empty when none.
+/// A row with recompute blank takes its release's recipe modules (recipe_recompute_modules).
 std::vector<std::string> moe_recompute_modules(const std::map<std::string, std::string>& row);
+
+/// The recompute of the benchmark recipe in force for a row that leaves recompute blank, where the
+/// release's recipe is known (Megatron-Bridge DeepSeek-V3, NeMo AutoModel); mode "" otherwise.
+struct RecipeRecompute {
+  std::string mode;                  ///< "selective" or "full"
+  std::vector<std::string> modules;  ///< Megatron recompute_modules when selective
+  std::string source;
+};
+RecipeRecompute recipe_recompute(const std::map<std::string, std::string>& row);
 
 /// Rows whose configuration a later release of the same source republished (README_moe caveat 2:
 /// the latest release is the figure of record): id → the id of the row that supersedes it.

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "scenarios/load.hpp"
 #include "studies/conventions.hpp"
@@ -91,4 +92,34 @@ TEST_CASE("Megatron-Bridge GB200 rows run on the racks their SLURM segment gives
   CHECK(has(small.yaml, "  gpus_per_node: 8\n"));
   const RowScenario dgx = row_scenario(row("MOE-MBRIDGE-074"));  // B200: 8-GPU DGX nodes, no segment
   CHECK_FALSE(has(dgx.yaml, "gpus_per_node"));
+}
+
+TEST_CASE("rows that leave recompute or the dispatcher blank take their release's recipe", "[validation][moe]") {
+  struct Case {
+    const char* id;
+    std::vector<std::string> lines;
+  };
+  const std::vector<Case> cases = {
+      // Megatron-Bridge DeepSeek-V3: 26.04.01 B200 (v0.4.1: mla_up_proj, hybridep), 25.11 GB200
+      // (v0.2.0: mla_up_proj), 25.09 B200 and H100 (v0.1.0rc4: selective, Megatron's core_attn).
+      {"MOE-MBRIDGE-060", {"  recompute: selective\n", "  recompute_modules: [mla_up_proj]\n", "  moe_dispatcher: deepep\n"}},
+      {"MOE-MBRIDGE-168", {"  recompute: selective\n", "  recompute_modules: [mla_up_proj]\n", "  moe_dispatcher: alltoall\n"}},
+      {"MOE-MBRIDGE-186", {"  recompute: selective\n", "  recompute_modules: [core_attn]\n", "  moe_dispatcher: alltoall\n"}},
+      {"MOE-MBRIDGE-191", {"  recompute_modules: [core_attn]\n"}},
+      // A stated recompute is kept.
+      {"MOE-MBRIDGE-173", {"  recompute_modules: [mla_up_proj]\n"}},
+      // NeMo AutoModel: activation_checkpointing in the benchmark config → full; absent → none.
+      {"MOE-AUTOMODEL-005", {"  recompute: full\n"}},
+      {"MOE-AUTOMODEL-004", {"  recompute: none\n"}},
+      {"MOE-AUTOMODEL-008", {"  recompute: none\n"}},
+  };
+  for (const auto& c : cases) {
+    const RowScenario rs = row_scenario(row(c.id));
+    INFO(c.id << "\n" << rs.yaml);
+    REQUIRE(rs.reason.empty());
+    for (const auto& line : c.lines) CHECK(has(rs.yaml, line));
+    REQUIRE_NOTHROW(load_scenario_string(rs.yaml));
+  }
+  // Qwen3 rows keep the stack's default (their recipes set no recompute).
+  CHECK_FALSE(has(row_scenario(row("MOE-MBRIDGE-176")).yaml, "recompute_modules"));
 }
