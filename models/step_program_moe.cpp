@@ -156,14 +156,41 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
 
 namespace {
 
+// The block's host-bound wait (layer_ops.cpp add_host_waits, placed in norm_attn) is worked out
+// for the dense block, whose MLP an MoE block does not run: redo it with the block's own kernels
+// (MLA's projections for the attention, the shared experts for the MLP; the routed experts have
+// their own wait in routed_program) against the block's own GPU time.
+void redo_host_waits(const ParallelSpec& p, const TrainingSpec& t, const StepCosts& c, Attention a, const MlaOps& mla,
+                     const MoeLayerOps& moe, BlockParts* b) {
+  for (bool fwd : {true, false}) {
+    const auto& parts = fwd ? c.part_fwd : c.part_bwd;
+    auto& times = fwd ? b->fwd : b->bwd;
+    const double old_wait = time_of_ops(parts[norm_attn], "host_launch_wait");
+    int kernels = 0;
+    for (int i = 0; i < kBlockParts; ++i) {
+      const bool mlp_part = i == mlp || i == mlp_up_wgrad;
+      const bool attention_part = i == qkv || i == core || i == attn_out || i == qkv_wgrad;
+      if (mlp_part || (a == Attention::mla && attention_part)) continue;
+      for (const KernelOp& op : parts[static_cast<std::size_t>(i)].ops) kernels += op.kernels;
+    }
+    for (const KernelOp& op : (fwd ? c.ring_step_fwd : c.ring_step_bwd).ops) kernels += (p.cp - 1) * op.kernels;
+    for (const KernelOp& op : (fwd ? moe.shared_fwd : moe.shared_bwd).ops) kernels += op.kernels;
+    if (a == Attention::mla)
+      for (const KernelOp& op : (fwd ? mla.fwd : mla.bwd).ops) kernels += op.kernels;
+    double gpu = (p.cp - 1) * (fwd ? b->ring_fwd : b->ring_bwd) - old_wait;
+    for (double x : times) gpu += x;
+    times[static_cast<std::size_t>(norm_attn)] += host_wait(PassCost{}, kernels, gpu, t).time_s - old_wait;
+  }
+}
+
 Attention attention_of(const ModelSpec& m, int layer) {
   if (m.mla.enabled()) return Attention::mla;
   return m.sliding_layer(layer) ? Attention::sliding : Attention::standard;
 }
 
 // The block's compute by part for its attention kind and MLP kind.
-BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& c, Attention a, const MlaOps& mla,
-                    const MoeLayerOps* moe) {
+BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c, Attention a,
+                    const MlaOps& mla, const MoeLayerOps* moe) {
   BlockParts b = block_parts(c);
   auto at = [](std::array<double, kBlockParts>& x, BlockPart part) -> double& { return x[static_cast<std::size_t>(part)]; };
   if (a == Attention::mla) {  // the MLA projections and core replace QKV, core and output projection
@@ -179,6 +206,7 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& 
   }
   if (moe) {  // the MLP part is the shared experts; the routed experts follow in their own program
     at(b.fwd, mlp) = moe->shared_fwd.time_s, at(b.bwd, mlp) = moe->shared_bwd.time_s, at(b.bwd, mlp_up_wgrad) = 0;
+    redo_host_waits(p, t, c, a, mla, *moe, &b);
   }
   return b;
 }
@@ -231,7 +259,7 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
     int& k = kind_of[static_cast<std::size_t>(2 * int(a) + (is_moe ? 1 : 0))];
     if (k < 0) {
       k = int(prog.blocks.size());
-      prog.blocks.push_back(transformer_block(p, parts_of(m, t, c, a, mla, is_moe ? &moe : nullptr), c, net, x,
+      prog.blocks.push_back(transformer_block(p, parts_of(m, t, p, c, a, mla, is_moe ? &moe : nullptr), c, net, x,
                                               is_moe ? &routed : nullptr));
     }
     return k;
