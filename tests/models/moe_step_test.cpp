@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "models/moe_ops.hpp"
+#include "models/step_program_moe.hpp"
 #include "scenarios/error.hpp"
 #include "support/scenario_fixture.hpp"
 #include "topologies/network.hpp"
@@ -144,4 +146,42 @@ training: {{seq_len: 4096, global_batch: {}, micro_batch: 1, precision: fp8, fp8
     CHECK(r.step.ep_comm_busy_s > 0);
     CHECK(r.step.stages.size() == std::size_t(pp));
   }
+}
+
+TEST_CASE("a routed MLP of many small experts is host-bound: a launch per local expert per grouped GEMM, the alltoall sync",
+          "[models][moe]") {
+  // 128 experts of width 64 over ep 2: 64 local experts, ~2 tokens each. TE's GroupedLinear issues
+  // one cuBLAS GEMM per local expert, so the forward launches router (GEMM, top-k) + permute +
+  // fc1 (64) + activation + fc2 (64) + the two exchanges = 134 kernels at 10 us (hardware.md 3.10):
+  // 1.34 ms of host time for far less GPU time.
+  auto routed_forward = [](const std::string& training) {
+    const auto sc = scenarios::load_scenario_string(fmt::format(R"(
+model: {{layers: 2, hidden: 256, heads: 4, ffn_hidden: 1024, vocab: 32000, activation: swiglu,
+        moe: {{experts: 128, top_k: 1, expert_ffn_hidden: 64}}}}
+hardware: h100-sxm
+cluster: {{gpus: 2}}
+parallelism: {{ep: 2}}
+training: {{seq_len: 256, global_batch: 2, micro_batch: 1, moe_load_imbalance: 1.0{}}}
+)", training));
+    const topologies::Network net(sc.network.topology, topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
+                                  {sc.parallel.sizes(), sc.network.placement});
+    const auto ops = models::moe_layer_ops(sc.model, sc.training, sc.parallel, models::expert_parallel(sc.parallel), sc.gpu,
+                                           sc.training.moe_load_imbalance);
+    for (const auto& op : ops.experts_fwd.ops)
+      if (op.kind == models::OpKind::gemm) CHECK(op.kernels == 64);
+    double compute = 0;
+    for (const auto& item : models::routed_program(sc.model, sc.training, sc.parallel, ops, net).forward)
+      if (!item.comm) compute += item.seconds;
+    const double gpu = ops.router_fwd.time_s + ops.permute_fwd.time_s + ops.experts_fwd.time_s;
+    return std::pair{compute, gpu};
+  };
+  const auto [alltoall, gpu] = routed_forward("");
+  INFO("routed forward " << alltoall << " s, of which GPU work " << gpu << " s");
+  CHECK(gpu < 0.5e-3);
+  CHECK(alltoall > 1.2e-3);  // the host's 1.34 ms less the GPU work it overlaps
+  // deepep has no split-size sync: the same launches without the drained queue's one launch.
+  CHECK(alltoall - routed_forward(", moe_dispatcher: deepep").first == Approx(10e-6).margin(1e-9));
+  // Replayed from CUDA graphs the routed pass is its GPU work.
+  const auto graphs = routed_forward(", cuda_graphs: true");
+  CHECK(graphs.first == Approx(graphs.second));
 }
