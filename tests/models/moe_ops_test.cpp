@@ -223,3 +223,27 @@ TEST_CASE("MoE memory: a routed token saves the fc1 input, fc1 output and fc2 in
   CHECK(per_routed_token == Approx((7168 + 3 * 2048) * 2.0));
   CHECK(per_routed_token < (2 * 7168 + 3 * 2048) * 2.0);  // the [h] expert output is not kept
 }
+
+TEST_CASE("MoE and MLA memory in FP8: linear inputs kept as the 1-B quantized copy (TE), or BF16 (torchao)", "[models][moe]") {
+  // A routed token keeps its fc1 input (h) and fc2 input (f) at 1 B and the gated fc1 output
+  // (2 f) at 2 B; the shared experts' fc1 adds a 1-B copy of the router's BF16 input.
+  const auto gpu = h100();
+  auto m = scenarios::model_preset("deepseek-v3");
+  models::ParallelSpec p;
+  const models::ExpertParallel x{64, 1, 1};
+  auto per_routed_token = [&](const models::TrainingSpec& t) {
+    const auto ops = models::moe_layer_ops(m, t, p, x, gpu, 1.0);
+    const double router = ops.tokens * m.moe.experts * 4.0;
+    const double shared = ops.tokens * 2048 * (2 * 2 + t.saved_linear_input_bytes()) +
+                          (t.saved_linear_input_bytes() != 2 ? ops.tokens * 7168 * 1.0 : 0.0);
+    return (models::moe_memory(m, t, p, x, 1, ops).routed_activation_bytes - router - shared) / ops.routed_tokens;
+  };
+  auto fp8 = training(4096, 1, hardware::Precision::fp8);
+  CHECK(per_routed_token(fp8) == Approx(7168 * 1.0 + 2 * 2048 * 2.0 + 2048 * 1.0));
+  fp8.fp8_saves_quantized_inputs = false;
+  CHECK(per_routed_token(fp8) == Approx((7168 + 3 * 2048) * 2.0));
+  // MLA: each latent kept before its norm (BF16) and as the up projection's input (1 B).
+  const auto t8 = training(4096, 1, hardware::Precision::fp8), t16 = training(4096, 1);
+  const auto a8 = models::mla_attention_ops(m, t8, p, gpu), a16 = models::mla_attention_ops(m, t16, p, gpu);
+  CHECK(a16.saved_bytes - a8.saved_bytes == Approx(4096.0 * (1536 + 512) * 1.0));
+}
