@@ -40,10 +40,12 @@ inline bool is_low_precision(Precision p) {
 }
 
 /// Attention kernel implementations with measured rows in reference/kernels/kernel_attention.csv
-/// (sdpa_math: PyTorch's math fallback; unfused: QKᵀ and PV as batched GEMMs plus a softmax).
-enum class AttentionImpl { cudnn, flash2, flash3, flash4, sdpa_math, unfused };
-inline constexpr std::array<const char*, 6> kAttentionImplNames = {"cudnn",  "flash2",    "flash3",
-                                                                   "flash4", "sdpa_math", "unfused"};
+/// (sdpa_math: PyTorch's math fallback; unfused: QKᵀ and PV as batched GEMMs plus a softmax;
+/// flash1: FlashAttention v1, the kernel generation 2022–mid-2023 stacks ran).
+enum class AttentionImpl { cudnn, flash2, flash3, flash4, sdpa_math, unfused, flash1 };
+inline constexpr std::array<const char*, 7> kAttentionImplNames = {"cudnn",  "flash2",    "flash3",
+                                                                   "flash4", "sdpa_math", "unfused",
+                                                                   "flash1"};
 inline const char* name(AttentionImpl a) { return kAttentionImplNames[static_cast<std::size_t>(a)]; }
 
 /// A GEMM efficiency anchor: the best measured throughput ("MAMF") and the shape it was

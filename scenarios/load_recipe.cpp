@@ -28,6 +28,7 @@ bool ampere_or_later(const hardware::GpuSpec& g) { return g.peak(Precision::bf16
 // is for Hopper, FA4 (CuTe DSL) for Blackwell; cuDNN's fused flash attention needs sm_80+).
 std::string impl_unavailable(AttentionImpl a, const hardware::GpuSpec& gpu) {
   switch (a) {
+    case AttentionImpl::flash1:
     case AttentionImpl::flash2:
     case AttentionImpl::cudnn:
       return ampere_or_later(gpu) ? "" : "needs an Ampere or later GPU (sm_80+)";

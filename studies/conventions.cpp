@@ -27,8 +27,9 @@ bool parse_bool(const Convention& c, const std::string& where) {
 void apply(const Convention& c, const std::string& where, FamilyConventions* out) {
   if (c.key == "flash_attention") out->flash_attention = parse_bool(c, where);
   else if (c.key == "attention_impl") {
-    if (c.value != "cudnn" && c.value != "flash2" && c.value != "flash3" && c.value != "flash4")
-      throw scenarios::ScenarioError(fmt::format("{}: attention_impl = '{}': allowed: cudnn, flash2, flash3, flash4", where, c.value));
+    if (c.value != "cudnn" && c.value != "flash1" && c.value != "flash2" && c.value != "flash3" && c.value != "flash4")
+      throw scenarios::ScenarioError(
+          fmt::format("{}: attention_impl = '{}': allowed: cudnn, flash1, flash2, flash3, flash4", where, c.value));
     out->attention_impl = c.value;
   }
   else if (c.key == "sequence_parallel_with_tp") out->sequence_parallel_with_tp = parse_bool(c, where);

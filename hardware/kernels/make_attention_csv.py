@@ -3,7 +3,7 @@
 
 Keeps the rows of the implementations the simulator names (AttentionImpl), with canonical GPU,
 impl, dtype and pass names, and the source column. Rows left out, by class:
-  * FlashAttention-1, Triton, xformers: not an implementation the simulator offers;
+  * Triton, xformers: not an implementation the simulator offers;
   * "(via PyTorch)" / "PyTorch SDPA FA2 backend" duplicates of the direct kernels on B200/GB300;
   * H200 cuDNN 9.1 (2024) rows: superseded by the cuDNN 9.19 rows of the same GPU;
   * SKU-not-stated H100 rows (tritonbench/issues) and the power-limited 'devgpu';
@@ -25,6 +25,7 @@ GPU = {
     "sm100 Blackwell (B200/GB200; SKU not stated)": "Blackwell-sm100",
 }
 IMPL = {
+    "FlashAttention-1": "flash1",
     "FlashAttention-2": "flash2",
     "FlashAttention-2 2.7.4 (native)": "flash2",
     "PyTorch SDPA (FA2 backend, 2024)": "flash2",

@@ -71,6 +71,23 @@ TEST_CASE("recipe keys that do not exist together fail naming the key", "[models
   CHECK(load_error("h100-sxm", base + "precision: fp8, fp8_recipe: rowwise, fp8_auto_filter: true, cuda_graphs: true").empty());
 }
 
+TEST_CASE("attention_impl: flash1 runs FlashAttention-1's rows: A100 causal hd 64 at 16k 97 against FA2's 171", "[models][recipes]") {
+  // kernel_attention.csv, FA2 repo assets/flash2_a100_fwd_bwd_benchmark.png: FA1 97, FA2 171 TFLOP/s.
+  const auto fa1 = load("a100-80gb", "seq_len: 16384, global_batch: 8, attention_impl: flash1");
+  const auto fa2 = load("a100-80gb", "seq_len: 16384, global_batch: 8, attention_impl: flash2");
+  CHECK(fa1.training.attention_impl == hardware::AttentionImpl::flash1);
+  hardware::AttentionShape s;
+  s.heads = s.kv_heads = 32, s.head_dim_qk = s.head_dim_v = 64, s.seq_q = s.seq_kv = 16384, s.causal = true;
+  double t1 = 0, t2 = 0;
+  for (auto pass : {hardware::KernelPass::forward, hardware::KernelPass::backward}) {
+    t1 += hardware::attention_cost(fa1.gpu, hardware::AttentionImpl::flash1, hardware::Precision::bf16, pass, s).time_s;
+    t2 += hardware::attention_cost(fa2.gpu, hardware::AttentionImpl::flash2, hardware::Precision::bf16, pass, s).time_s;
+  }
+  CHECK(t1 / t2 == Approx(171.0 / 97.0).epsilon(0.02));
+  CHECK_THAT(load_error("v100-sxm2", "seq_len: 2048, global_batch: 8, attention_impl: flash1"),
+             Catch::Contains("training.attention_impl"));
+}
+
 TEST_CASE("flash_attention: false is attention_impl: unfused, and the default is the profile's", "[models][recipes]") {
   const auto a = load("h100-sxm", "seq_len: 2048, global_batch: 8, flash_attention: false");
   const auto b = load("h100-sxm", "seq_len: 2048, global_batch: 8, attention_impl: unfused");
