@@ -235,6 +235,33 @@ TEST_CASE("torchtitan: a job file gives FSDP x TP, op-level recompute and torch.
                     Catch::Contains("no clustersim preset") && Catch::Contains("clustersim import hf"));
 }
 
+TEST_CASE("torchtitan: its pipeline split and the float8 and MX converters and an uncompiled model", "[import]") {
+  const std::string model = "[model]\nname = \"llama3\"\nflavor = \"70B\"\n";
+  const std::string job = model + "[training]\nlocal_batch_size = 8\n";
+  // 1F1B over 4 ranks: 80 layers + embedding + output = 82 over 4 stages, the first two one more.
+  const im::Imported p = im::import_torchtitan(job + "[parallelism]\npipeline_parallel_degree = 4\n", opts(32));
+  CHECK(value(p, "parallelism.schedule") == "1f1b");
+  CHECK(value(p, "parallelism.pp_layers") == "[20, 21, 20, 19]");
+  CHECK(value(p, "training.micro_batch") == "1");
+  CHECK(p.find("parallelism.vpp") == nullptr);
+  const im::Imported v = im::import_torchtitan(job + "[parallelism]\npipeline_parallel_degree = 4\n"
+                                                     "pipeline_parallel_schedule = \"Interleaved1F1B\"\n", opts(32));
+  CHECK(value(v, "parallelism.vpp") == "2");  // two stages per rank by default
+  CHECK(value(v, "parallelism.pp_layers") == "[10, 11, 10, 10, 10, 10, 10, 9]");
+  CHECK_THROWS_WITH(im::import_torchtitan(job + "[parallelism]\npipeline_parallel_degree = 4\npipeline_parallel_layers_per_stage = 3\n", opts(32)),
+                    Catch::Contains("gives 28 stages for 4 ranks and schedule 1F1B"));
+  const im::Imported f8 = im::import_torchtitan(model + "converters = [\"float8\"]\n[float8]\nrecipe_name = \"rowwise\"\n", opts(8));
+  CHECK(value(f8, "model") == "llama3-70b");
+  CHECK(value(f8, "training.precision") == "fp8");
+  CHECK(value(f8, "training.fp8_recipe") == "rowwise");
+  CHECK(value(im::import_torchtitan(model + "converters = [\"float8\"]\n", opts(8)), "training.fp8_recipe") == "tensorwise");
+  CHECK(value(im::import_torchtitan(model + "converters = [\"mx\"]\n", opts(8)), "training.precision") == "mxfp8");
+  const im::Imported eager = im::import_torchtitan(job, opts(8));
+  CHECK(value(eager, "training.precision") == "bf16");
+  CHECK(value(eager, "training.fused_elementwise") == "false");  // no [compile]
+  CHECK(value(eager, "training.recompute") == "full");           // torchtitan's default selective_ac_option "2": every 2nd block
+}
+
 TEST_CASE("hf: Llama, DeepSeek-V3 (MoE + MLA + MTP) and GPT-OSS (sliding window, head_dim) configs", "[import]") {
   const im::Imported l = im::import_hf(input("llama3_8b_config.json"), opts());
   CHECK(value(l, "model.layers") == "32");

@@ -202,6 +202,21 @@ TEST_CASE("import torchtitan: the job file predicts what the hand-written FSDP x
   CHECK(run_json(dir + "/s.yaml") == run_json(dir + "/hand.yaml"));
 }
 
+// The closest torchtitan comes to scenarios/405b_16384xh100.yaml (docs/import.md says why it cannot be
+// exact): the same model, TP, interleaved PP over two-layer stages, batch and recompute, but FSDP2
+// (ZeRO-3, parameters kept gathered from forward to backward) and SDPA's FlashAttention-2. The import
+// predicts what the shipped scenario with those three keys set predicts.
+TEST_CASE("import torchtitan: the Llama 3 405B job predicts the shipped 405B scenario under FSDP2 and SDPA", "[import][tools]") {
+  const std::string dir = temp_dir("torchtitan_405b");
+  const auto imp = run_command(kBin + " import torchtitan " + kInputs + "llama3_405b_tp8pp16.toml --gpus 16384 --hardware h100-sxm -o " +
+                               dir + "/s.yaml 2>&1");
+  INFO(imp.out);
+  REQUIRE(imp.exit_code == 0);
+  CHECK(run_json(dir + "/s.yaml") ==
+        run_json(kSrc + "/scenarios/405b_16384xh100.yaml --set parallelism.zero_stage=3 --set parallelism.fsdp_reshard_after_forward=never "
+                        "--set training.attention_impl=flash2 --set training.tokens=50331648000"));
+}
+
 TEST_CASE("import: bad input is one line and exit 2", "[import][tools]") {
   const auto missing = run_command(kBin + " import megatron /nonexistent/launch.sh 2>&1");
   CHECK(missing.exit_code == 2);
