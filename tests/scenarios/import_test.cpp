@@ -205,6 +205,23 @@ TEST_CASE("megatron: what matters but is not modelled is a warning, never silent
   CHECK(value(im::import_megatron(kLlama8bArgs + "--fp8-format e4m3 --fp8-recipe mxfp8", opts(8)), "training.precision") == "mxfp8");
 }
 
+TEST_CASE("megatron: the attention backend and the fp16 and fp4 precisions", "[import]") {
+  auto attention = [](const std::string& flags) { return value(im::import_megatron(kLlama8bArgs + flags, opts(8)), "training.attention_impl"); };
+  CHECK(attention("--attention-backend fused") == "cudnn");
+  CHECK(attention("--attention-backend flash") == "flash2");
+  CHECK(attention("--attention-backend unfused") == "unfused");
+  CHECK(attention("--use-flash-attn") == "flash2");
+  const im::Imported a = im::import_megatron(kLlama8bArgs + "--attention-backend auto", opts(8));
+  CHECK(a.find("training.attention_impl") == nullptr);  // Transformer Engine chooses: the profile's default
+  CHECK(warned(a, "attention implementation"));
+  const std::string shape = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --micro-batch-size 1 --vocab-size 32000 ";
+  CHECK(value(im::import_megatron(shape + "--fp16", opts(8)), "training.precision") == "fp16");
+  CHECK(value(im::import_megatron(shape + "--bf16 --fp4-format e2m1", opts(8)), "training.precision") == "nvfp4");
+  const im::Imported fp32 = im::import_megatron(shape, opts(8));
+  CHECK(value(fp32, "training.precision") == "fp32");
+  CHECK(warned(fp32, "no --bf16 or --fp16"));
+}
+
 TEST_CASE("megatron: errors name the file and the flag", "[import]") {
   CHECK_THROWS_WITH(im::import_megatron("--hidden-size 4096 --num-attention-heads 32", opts(8)),
                     Catch::Contains("launch.sh") && Catch::Contains("--num-layers is required"));
