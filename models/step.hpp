@@ -63,6 +63,9 @@ struct TimelineEntry {
   int layer = -1;            ///< global block index; -1: embedding, -2: LM head, -3: none
   double start_s = 0, end_s = 0;
   std::uint16_t parts = 0;   ///< compute of a block: the BlockParts it ran (ProgramItem::parts)
+  bool collective = false;   ///< a transfer: `op` over `group` (trace names, e.g. tp.all_gather)
+  topologies::Collective op = topologies::Collective::all_reduce;
+  topologies::GroupDim group = topologies::GroupDim::tp;
 };
 
 /// Builds and runs one step. `costs` come from step_costs() for the same inputs. `network` (the

@@ -23,10 +23,12 @@ bool StepGraph::is_free(TaskKind kind) const {
          ((kind == TaskKind::dp_grad_reduce || kind == TaskKind::dp_param_gather) && free_.dp);
 }
 
-void StepGraph::label_from(std::size_t first, int s, Stream stream, TaskKind kind) {
+void StepGraph::label_from(std::size_t first, int s, Stream stream, TaskKind kind, const topologies::CollectiveTime* cost) {
   if (!want_labels_) return;
-  for (std::size_t i = first; i < graph_.size(); ++i)
+  for (std::size_t i = first; i < graph_.size(); ++i) {
     labels_.push_back({s, stream_name(stream), kind, label_mb_, label_layer_, 0, 0, stream == kCompute ? label_parts_ : std::uint16_t(0)});
+    if (cost) labels_.back().collective = true, labels_.back().op = cost->op, labels_.back().group = cost->group;
+  }
 }
 
 TaskId StepGraph::add_task(int s, Stream stream, TaskKind kind, double seconds, std::span<const TaskId> deps,
@@ -62,7 +64,7 @@ TaskId StepGraph::add_transfer(int s, Stream stream, TaskKind kind, const topolo
   const std::size_t first = graph_.size();
   const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, deps, s * kResources + kLinkBase,
                                                     extra, 1, static_cast<std::int32_t>(kind));
-  label_from(first, s, stream, kind);
+  label_from(first, s, stream, kind, &cost);
   return last;
 }
 

@@ -68,7 +68,7 @@ class StepGraph {
   sim::TaskId add_task(int s, Stream stream, TaskKind kind, double seconds, std::span<const sim::TaskId> deps,
                        std::span<const sim::ResourceUse> uses, std::int32_t priority);
   bool is_free(TaskKind kind) const;
-  void label_from(std::size_t first, int s, Stream stream, TaskKind kind);
+  void label_from(std::size_t first, int s, Stream stream, TaskKind kind, const topologies::CollectiveTime* cost = nullptr);
 
   sim::TaskGraph graph_;
   std::vector<StreamState> streams_;

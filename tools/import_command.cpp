@@ -70,6 +70,9 @@ Subcommand add_import_command(CLI::App& app) {
   c->add_option("file", args->file, "launch script or argument file (megatron), job TOML (torchtitan), config.json (hf)")->required();
   c->add_option("-o,--output", args->out, "write the scenario YAML to this file instead of standard output");
   c->add_option("--gpus", args->options.gpus, "total GPUs, when the input does not say")->check(CLI::Range(1, 10000000));
+  c->add_option("--gpus-per-node", args->options.gpus_per_node,
+                "GPUs per NVLink domain, when it spans several hosts (GB200 NVL72: 72, or the racks' GPUs used)")
+      ->check(CLI::Range(1, 100000));
   c->add_option("--hardware", args->options.hardware, "hardware profile name or file (default: h100-sxm, with a warning)");
   c->add_option("--vocab", args->options.vocab, "vocabulary size, when the input only names a tokenizer file")->check(CLI::Range(1, 100000000));
   return {c, [args] { return run_import(*args); }};

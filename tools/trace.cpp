@@ -16,13 +16,23 @@ namespace {
 using models::TaskKind;
 using models::TimelineEntry;
 
+}  // namespace
+
+std::string collective_name(const TimelineEntry& e) {
+  if (!e.collective) return models::name(e.kind);
+  const topologies::Collective op = e.op;
+  return fmt::format("{}.{}", topologies::name(e.group), op == topologies::Collective::send_recv ? "send" : topologies::name(op));
+}
+
+namespace {
+
 std::string event_name(const TimelineEntry& e) {
   std::string where;
   if (e.layer >= 0) where = fmt::format(" L{}", e.layer);
   else if (e.layer == -1) where = " embedding";
   else if (e.layer == -2) where = " head";
   const std::string mb = e.micro_batch >= 0 ? fmt::format(" mb{}", e.micro_batch) : "";
-  return std::string(models::name(e.kind)) + where + mb;
+  return collective_name(e) + where + mb;
 }
 
 // The block parts in the order the block program runs them (models/step_program.cpp).

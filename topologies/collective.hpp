@@ -97,6 +97,8 @@ struct CollectiveTime {
   Algorithm algorithm = Algorithm::ring;
   Protocol protocol = Protocol::simple;
   std::vector<PhaseTime> phases;
+  Collective op = Collective::all_reduce;  ///< what ran and over which group (Network::cost sets them; trace names)
+  GroupDim group = GroupDim::tp;
 };
 
 /// Time of one collective of `bytes` following `plan`, with the fastest protocol.

@@ -74,6 +74,13 @@ bool Network::spans_nodes(GroupDim dim, const std::vector<int>& members) const {
 }
 
 CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes, const std::vector<int>& members) const {
+  CollectiveTime t = fastest(c, dim, bytes, members);
+  t.op = c;
+  t.group = dim;
+  return t;
+}
+
+CollectiveTime Network::fastest(Collective c, GroupDim dim, double bytes, const std::vector<int>& members) const {
   if (c == Collective::all_to_all || c == Collective::send_recv)
     return time_of(plan(c, dim, Algorithm::direct, members), bytes);
   if (c != Collective::all_reduce)  // reduce-scatter, all-gather: NCCL's ring unless forced hierarchical

@@ -49,6 +49,7 @@ class Network {
 
  private:
   const Plan& plan(Collective c, GroupDim dim, Algorithm a, const std::vector<int>& members) const;
+  CollectiveTime fastest(Collective c, GroupDim dim, double bytes, const std::vector<int>& members) const;
   int node_of(int gpu) const { return gpu / spec_.gpus_per_node; }
 
   TopologySpec spec_;

@@ -19,7 +19,8 @@ bool is_flag(const std::string& w) { return w.size() > 2 && w[0] == '-' && w[1] 
 
 }  // namespace
 
-FlagMap::FlagMap(const std::vector<std::string>& words, const std::set<std::string>& boolean, std::string source)
+FlagMap::FlagMap(const std::vector<std::string>& words, const std::set<std::string>& boolean, std::string source,
+                 const std::set<std::string>& multi)
     : boolean_(boolean), source_(std::move(source)) {
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (!is_flag(words[i])) continue;
@@ -30,6 +31,12 @@ FlagMap::FlagMap(const std::vector<std::string>& words, const std::set<std::stri
       continue;
     }
     name = normalize(name);
+    if (multi.count(name)) {
+      std::string all;
+      while (i + 1 < words.size() && !is_flag(words[i + 1])) all += (all.empty() ? "" : " ") + words[++i];
+      values_[name] = all;
+      continue;
+    }
     const bool takes_value = !boolean_.count(name) && i + 1 < words.size() && !is_flag(words[i + 1]);
     values_[name] = takes_value ? words[++i] : "";
   }

@@ -11,9 +11,11 @@ namespace clustersim::scenarios::importers {
 
 class FlagMap {
  public:
-  /// `boolean` lists flags that never take a value. Names are normalized: leading dashes dropped,
-  /// '_' read as '-' (torchrun accepts both spellings). The last occurrence of a flag wins.
-  FlagMap(const std::vector<std::string>& words, const std::set<std::string>& boolean, std::string source);
+  /// `boolean` lists flags that never take a value, `multi` those that take every word up to the next
+  /// flag (argparse nargs='+' / '*'; kept joined by single spaces). Names are normalized: leading
+  /// dashes dropped, '_' read as '-' (torchrun accepts both spellings). The last occurrence wins.
+  FlagMap(const std::vector<std::string>& words, const std::set<std::string>& boolean, std::string source,
+          const std::set<std::string>& multi = {});
 
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   std::optional<std::string> text(const std::string& name) const;

@@ -66,7 +66,8 @@ void import_core(const Config& c) {
   c.out.set("model.position", c.type == "gpt2" ? "learned" : "rope", c.type == "gpt2" ? "GPT-2 learned positions" : "rotary embeddings");
   const bool attn_bias = c.flag_or("attention_bias", c.type == "gpt_oss" || c.type == "gpt2");
   const bool qkv_bias = attn_bias || c.type == "qwen2" || c.type == "qwen2_moe";  // Qwen2 always biases q, k, v
-  const bool mlp_bias = c.flag_or("mlp_bias", c.type == "gpt2");
+  // GPT-OSS experts always carry biases (transformers GptOssExperts: gate_up_proj_bias, down_proj_bias).
+  const bool mlp_bias = c.flag_or("mlp_bias", c.type == "gpt2" || c.type == "gpt_oss");
   c.out.set("model.bias", mlp_bias && attn_bias ? "true" : "false", "\"attention_bias\" and \"mlp_bias\"");
   if (qkv_bias && !(mlp_bias && attn_bias))
     c.out.set("model.qkv_bias", "true", c.type.rfind("qwen2", 0) == 0 ? "Qwen2 attention has q, k, v biases" : "\"attention_bias\"");

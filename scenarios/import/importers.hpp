@@ -13,6 +13,7 @@ namespace clustersim::scenarios::importers {
 struct ImportOptions {
   std::string source = "<input>";  ///< file name, for messages and the header
   int gpus = 0;                    ///< total GPUs; 0 = from the input (WORLD_SIZE, --nnodes x --nproc-per-node, …)
+  int gpus_per_node = 0;           ///< GPUs per NVLink domain; 0 = the launcher's GPUs per host (or the profile's)
   std::string hardware;            ///< hardware profile or file; empty = the importer's documented default
   int vocab = 0;                   ///< vocabulary size when the input only names a tokenizer file
 };

@@ -3,7 +3,9 @@
 // of the script is not silently replaced by a clustersim default.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/flag_map.hpp"
@@ -87,6 +89,39 @@ void import_dense_model(Context& c) {
   if (auto kv = c.f.integer("kv-channels"); kv && *kv * c.heads != c.hidden) c.out.set("model.head_dim", format("{}", *kv), c.f.origin("kv-channels"));
 }
 
+// --window-size L,R (sliding-window attention, Megatron's TransformerConfig.window_size) on every layer,
+// or with --window-attn-skip-freq N on all but every N-th (N-1 windowed layers, then a full one), or
+// on the layers a 0/1 list marks 1.
+void import_window(Context& c) {
+  const auto text = c.f.text("window-size");
+  if (!text) return;
+  char* end = nullptr;
+  const long long left = std::strtoll(text->c_str() + (text->front() == '(' ? 1 : 0), &end, 10);
+  if (left <= 0) {
+    c.out.warn(format("--window-size {}: no finite left window, read as full attention", *text));
+    return;
+  }
+  long long sliding = c.layers;
+  const std::string skip = c.f.text("window-attn-skip-freq").value_or("");
+  if (!skip.empty() && skip.find_first_not_of("0123456789") == std::string::npos) {
+    const long long n = std::stoll(skip);
+    if (n < 1) throw ScenarioError(format("{}: --window-attn-skip-freq {}: must be at least 1", c.f.source(), skip));
+    sliding = c.layers - c.layers / n;
+  } else if (!skip.empty()) {
+    const std::vector<bool> windowed = eval_layer_list(skip, "window-attn-skip-freq", c.f.source());
+    if (static_cast<long long>(windowed.size()) != c.layers)
+      throw ScenarioError(format("{}: --window-attn-skip-freq lists {} layers but --num-layers is {}", c.f.source(), windowed.size(), c.layers));
+    sliding = std::count(windowed.begin(), windowed.end(), true);
+  }
+  if (sliding == 0) return;
+  const long long every = std::max(1LL, (c.layers + sliding / 2) / sliding);
+  if (c.layers / every != sliding)
+    c.out.warn(format("{} of {} layers use the sliding window: approximated as every {}-th layer", sliding, c.layers, every));
+  c.out.set("model.sliding_window.tokens", format("{}", left), c.f.origin("window-size"));
+  c.out.set("model.sliding_window.every", format("{}", every),
+            skip.empty() ? "--window-size on every layer" : format("{} ({} of {} layers windowed)", c.f.origin("window-attn-skip-freq"), sliding, c.layers));
+}
+
 void import_moe_mla(Context& c) {
   if (auto experts = c.f.integer("num-experts")) {
     c.out.set("model.moe.experts", format("{}", *experts), c.f.origin("num-experts"));
@@ -125,13 +160,14 @@ Imported import_megatron(const std::string& text, const ImportOptions& opt) {
   std::map<std::string, std::string> env;
   if (opt.gpus > 0) env["WORLD_SIZE"] = std::to_string(opt.gpus);
   const ShellWords sh = read_shell_words(text, env);
-  const FlagMap f(sh.words, megatron_boolean_flags(), opt.source);
+  const FlagMap f(sh.words, megatron_boolean_flags(), opt.source, megatron_multi_value_flags());
   if (!f.has("num-layers") && !f.has("hidden-size"))
     throw ScenarioError(format("{}: no Megatron-LM model arguments found (--num-layers, --hidden-size, ...)", opt.source));
   Imported out;
   out.name = format("{} (imported from Megatron-LM arguments)", opt.source);
   Context c{f, opt, out};
   import_dense_model(c);
+  import_window(c);
   import_moe_mla(c);
   out.set("hardware", opt.hardware.empty() ? "h100-sxm" : opt.hardware,
           opt.hardware.empty() ? "assumed: the arguments do not name the GPU (clustersim import --hardware)" : "--hardware on the import command line");

@@ -19,7 +19,8 @@ const std::set<std::string>& megatron_boolean_flags() {
       "use-checkpoint-args", "no-position-embedding", "moe-router-enable-expert-bias", "moe-router-pre-softmax",
       "manual-gc", "no-create-attention-mask-in-dataloader", "cpu-offloading", "defer-embedding-wgrad-compute",
       "overlap-moe-expert-parallel-comm", "moe-permute-fusion", "cross-entropy-loss-fusion", "no-rope-fusion",
-      "check-for-nan-in-loss-and-grad", "distributed-optimizer", "standalone", "no-python", "tensorboard-log-interval"};
+      "check-for-nan-in-loss-and-grad", "distributed-optimizer", "standalone", "no-python", "tensorboard-log-interval",
+      "moe-router-force-load-balancing"};
   return flags;
 }
 
@@ -34,12 +35,13 @@ const std::set<std::string>& megatron_mapped_flags() {
       "num-experts", "moe-router-topk", "moe-ffn-hidden-size", "moe-shared-expert-intermediate-size",
       "moe-layer-freq", "moe-expert-capacity-factor", "moe-token-dispatcher-type", "moe-enable-deepep",
       "moe-flex-dispatcher-backend", "moe-grouped-gemm", "multi-latent-attention", "q-lora-rank", "kv-lora-rank",
-      "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim", "mtp-num-layers",
+      "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim", "mtp-num-layers", "window-size", "window-attn-skip-freq",
+      "overlap-moe-expert-parallel-comm", "moe-router-force-load-balancing",
       // parallelism
       "tensor-model-parallel-size", "pipeline-model-parallel-size", "num-layers-per-virtual-pipeline-stage",
-      "virtual-pipeline-model-parallel-size", "context-parallel-size", "expert-model-parallel-size",
+      "virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank", "context-parallel-size", "expert-model-parallel-size",
       "expert-tensor-parallel-size", "sequence-parallel", "use-distributed-optimizer", "use-torch-fsdp2",
-      "use-custom-fsdp", "use-megatron-fsdp", "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
+      "use-custom-fsdp", "use-megatron-fsdp", "data-parallel-sharding-strategy", "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
       "decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",
       "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
       // training
@@ -50,6 +52,12 @@ const std::set<std::string>& megatron_mapped_flags() {
       "external-cuda-graph", "cuda-graph-impl",
       // cluster (torchrun)
       "nnodes", "nproc-per-node"};
+  return flags;
+}
+
+const std::set<std::string>& megatron_multi_value_flags() {
+  static const std::set<std::string> flags = {"recompute-modules", "rampup-batch-size", "moe-router-load-balancing-type",
+                                              "moe-aux-loss-coeff", "cuda-graph-scope"};
   return flags;
 }
 

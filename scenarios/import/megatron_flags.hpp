@@ -9,6 +9,8 @@ namespace clustersim::scenarios::importers {
 
 /// Flags declared with action='store_true' (or store_false) that the importer may meet.
 const std::set<std::string>& megatron_boolean_flags();
+/// Flags declared with nargs='+' or '*' (e.g. --recompute-modules core_attn moe_act).
+const std::set<std::string>& megatron_multi_value_flags();
 /// Flags the importer turns into scenario keys.
 const std::set<std::string>& megatron_mapped_flags();
 /// True for flags that do not change a step's speed or memory (optimizer hyper-parameters, data, I/O, logging).

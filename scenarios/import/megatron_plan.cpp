@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <map>
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/flag_map.hpp"
@@ -45,30 +46,85 @@ std::optional<long long> nnodes_of(const FlagMap& f) {
   return lo;
 }
 
-void set_pp_layers(Imported& out, const FlagMap& f, long long layers, long long pp) {
+// Megatron's uneven splits (megatron/core/transformer/transformer_block.py get_num_layers_to_build):
+// --decoder-first/last-pipeline-num-layers fix the first/last stage and split the rest evenly; the
+// account-for-embedding/loss flags count the embedding and the loss as a layer each. With vpp model
+// chunks per stage each stage's layers split evenly over its chunks, and the embedding/loss layer
+// comes off the first/last chunk. Written as pp*vpp entries in model order (chunk c of stage s at
+// c*pp + s), as the loader reads them.
+void set_pp_layers(Imported& out, const FlagMap& f, long long layers, long long pp, long long vpp) {
   const auto first = f.integer("decoder-first-pipeline-num-layers"), last = f.integer("decoder-last-pipeline-num-layers");
   const bool emb = f.has("account-for-embedding-in-pipeline-split"), loss = f.has("account-for-loss-in-pipeline-split");
   if (pp < 2 || !(first || last || emb || loss)) return;
-  std::vector<long long> split(static_cast<std::size_t>(pp));
+  std::vector<long long> stage(static_cast<std::size_t>(pp));
   std::string origin;
   if (first || last) {
     const long long inner = pp - (first ? 1 : 0) - (last ? 1 : 0);
     const long long rest = layers - first.value_or(0) - last.value_or(0);
-    if (inner <= 0 || rest < 0 || rest % inner != 0)
+    if (rest < 0 || (inner > 0 && rest % inner != 0) || (inner == 0 && rest != 0))
       throw ScenarioError(format("{}: --decoder-first/last-pipeline-num-layers leave {} layers for {} stages", f.source(), rest, inner));
-    for (auto& s : split) s = rest / inner;
-    if (first) split.front() = *first;
-    if (last) split.back() = *last;
+    for (auto& s : stage) s = inner > 0 ? rest / inner : 0;
+    if (first) stage.front() = *first;
+    if (last) stage.back() = *last;
     origin = "--decoder-first/last-pipeline-num-layers";
   } else {
     const long long total = layers + (emb ? 1 : 0) + (loss ? 1 : 0);
     if (total % pp != 0) throw ScenarioError(format("{}: {} layers with the embedding/loss counted do not split over {} stages", f.source(), total, pp));
-    for (auto& s : split) s = total / pp;
-    split.front() -= emb ? 1 : 0;
-    split.back() -= loss ? 1 : 0;
+    for (auto& s : stage) s = total / pp;
     origin = "--account-for-embedding/loss-in-pipeline-split";
   }
+  std::vector<long long> split(static_cast<std::size_t>(pp * vpp));
+  for (long long s = 0; s < pp; ++s) {
+    if (stage[std::size_t(s)] % vpp != 0)
+      throw ScenarioError(format("{}: pipeline stage {} has {} layers, not divisible into {} model chunks", f.source(), s, stage[std::size_t(s)], vpp));
+    for (long long c = 0; c < vpp; ++c) split[std::size_t(c * pp + s)] = stage[std::size_t(s)] / vpp;
+  }
+  if (!(first || last)) {
+    split.front() -= emb ? 1 : 0;
+    split.back() -= loss ? 1 : 0;
+  }
+  for (long long n : split)
+    if (n < 1) throw ScenarioError(format("{}: {} leaves a pipeline stage without layers", f.source(), origin));
   out.set("parallelism.pp_layers", format("[{}]", fmt::join(split, ", ")), origin);
+}
+
+// --num-layers-per-virtual-pipeline-stage (layers per chunk) or --num-virtual-stages-per-pipeline-rank
+// (chunks per stage; --virtual-pipeline-model-parallel-size in older releases).
+long long virtual_stages(const FlagMap& f, long long layers, long long pp, std::string* origin) {
+  if (auto per = f.integer("num-layers-per-virtual-pipeline-stage")) {
+    if (*per < 1 || layers % (pp * *per) != 0)
+      throw ScenarioError(format("{}: --num-layers-per-virtual-pipeline-stage {} does not divide {} layers over {} stages", f.source(), *per, layers, pp));
+    *origin = f.origin("num-layers-per-virtual-pipeline-stage") + " (layers / pp / that)";
+    return layers / (pp * *per);
+  }
+  for (const char* name : {"num-virtual-stages-per-pipeline-rank", "virtual-pipeline-model-parallel-size"})
+    if (f.has(name)) {
+      *origin = f.origin(name);
+      return flag_or(f, name, 1);
+    }
+  return 1;
+}
+
+// Megatron-FSDP's --data-parallel-sharding-strategy (default optim_grads_params) as a ZeRO stage.
+void set_zero_stage(Imported& out, const FlagMap& f) {
+  const bool fsdp = f.has("use-torch-fsdp2") || f.has("use-custom-fsdp") || f.has("use-megatron-fsdp");
+  if (fsdp) {
+    const std::string strategy = f.text("data-parallel-sharding-strategy").value_or("optim_grads_params");
+    static const std::map<std::string, const char*> kStage = {
+        {"no_shard", "0"}, {"optim", "1"}, {"optim_grads", "2"}, {"optim_grads_params", "3"}};
+    auto it = kStage.find(strategy);
+    if (it == kStage.end())
+      throw ScenarioError(format("{}: --data-parallel-sharding-strategy {}: expected no_shard, optim, optim_grads or optim_grads_params",
+                                 f.source(), strategy));
+    if (!f.has("use-megatron-fsdp") && f.has("data-parallel-sharding-strategy"))
+      out.warn("--data-parallel-sharding-strategy applies to --use-megatron-fsdp; read for the FSDP given");
+    out.set("parallelism.zero_stage", it->second,
+            format("FSDP with {}", f.has("data-parallel-sharding-strategy") ? f.origin("data-parallel-sharding-strategy")
+                                                                             : "Megatron-FSDP's default sharding optim_grads_params"));
+    return;
+  }
+  const bool dist_opt = f.has("use-distributed-optimizer");
+  out.set("parallelism.zero_stage", dist_opt ? "1" : "0", dist_opt ? "--use-distributed-optimizer" : "Megatron default: no distributed optimizer");
 }
 
 void set_bool(Imported& out, const FlagMap& f, const std::string& path, const std::string& flag, const char* default_why) {
@@ -101,8 +157,14 @@ long long import_megatron_cluster(Imported& out, const FlagMap& f, const ShellWo
     throw ScenarioError(format("{}: the GPU count is not in the script (WORLD_SIZE, or torchrun's --nnodes and "
                                "--nproc-per-node); give it with `clustersim import megatron --gpus N`", f.source()));
   }
-  if (nproc) out.set("cluster.gpus_per_node", format("{}", *nproc), nproc_origin);
-  *gpus_per_node = nproc.value_or(0);
+  if (opt.gpus_per_node > 0) {
+    out.set("cluster.gpus_per_node", format("{}", opt.gpus_per_node), "--gpus-per-node on the import command line (the NVLink domain)");
+    *gpus_per_node = opt.gpus_per_node;
+  } else {
+    if (nproc) out.set("cluster.gpus_per_node", format("{}", *nproc), nproc_origin);
+    *gpus_per_node = nproc.value_or(0);
+  }
+  out.set("network.placement", "[tp, cp, dp, pp]", "Megatron's rank order tp-cp-ep-dp-pp (megatron/core/parallel_state.py)");
   return gpus;
 }
 
@@ -119,26 +181,15 @@ void import_megatron_parallelism(Imported& out, const FlagMap& f, long long laye
     out.set("parallelism.etp", format("{}", flag_or(f, "expert-tensor-parallel-size", tp)),
             f.has("expert-tensor-parallel-size") ? f.origin("expert-tensor-parallel-size") : "Megatron default: the tensor-parallel size");
   }
-  long long vpp = 1;
-  if (auto per = f.integer("num-layers-per-virtual-pipeline-stage")) {
-    if (*per < 1 || layers % (pp * *per) != 0)
-      throw ScenarioError(format("{}: --num-layers-per-virtual-pipeline-stage {} does not divide {} layers over {} stages", f.source(), *per, layers, pp));
-    vpp = layers / (pp * *per);
-  } else {
-    vpp = flag_or(f, "virtual-pipeline-model-parallel-size", 1);
-  }
+  std::string vpp_origin;
+  const long long vpp = virtual_stages(f, layers, pp, &vpp_origin);
   if (vpp > 1) {
     out.set("parallelism.schedule", "interleaved", "a virtual pipeline: Megatron's interleaved 1F1B");
-    out.set("parallelism.vpp", format("{}", vpp), f.has("num-layers-per-virtual-pipeline-stage")
-                                                      ? f.origin("num-layers-per-virtual-pipeline-stage") + " (layers / pp / that)"
-                                                      : f.origin("virtual-pipeline-model-parallel-size"));
+    out.set("parallelism.vpp", format("{}", vpp), vpp_origin);
   }
-  set_pp_layers(out, f, layers, pp);
+  set_pp_layers(out, f, layers, pp, vpp);
   set_bool(out, f, "parallelism.sequence_parallel", "sequence-parallel", "Megatron default: off");
-  const bool fsdp = f.has("use-torch-fsdp2") || f.has("use-custom-fsdp") || f.has("use-megatron-fsdp");
-  const bool dist_opt = f.has("use-distributed-optimizer");
-  out.set("parallelism.zero_stage", fsdp ? "3" : dist_opt ? "1" : "0",
-          fsdp ? "FSDP (--use-torch-fsdp2 / --use-megatron-fsdp)" : dist_opt ? "--use-distributed-optimizer" : "Megatron default: no distributed optimizer");
+  set_zero_stage(out, f);
   set_bool(out, f, "parallelism.tp_comm_overlap", "tp-comm-overlap", "Megatron default: off");
 }
 

@@ -1,5 +1,8 @@
 // Megatron-LM arguments -> the training section of a scenario.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/flag_map.hpp"
@@ -51,8 +54,15 @@ void import_recompute(Imported& out, const FlagMap& f, long long layers) {
   if (gran != "full" && gran != "selective")
     throw ScenarioError(format("{}: --recompute-granularity {}: expected full or selective", f.source(), gran));
   out.set("training.recompute", gran, f.has("recompute-granularity") ? f.origin("recompute-granularity") : "--recompute-activations");
-  if (auto modules = f.text("recompute-modules"); modules && gran == "selective")
-    out.warn(format("--recompute-modules {}: modelled as selective recompute of the attention core", *modules));
+  if (auto modules = f.text("recompute-modules"); modules && gran == "selective") {
+    std::vector<std::string> names;
+    for (std::size_t at = 0; at < modules->size();) {
+      const std::size_t next = std::min(modules->find_first_of(" ,", at), modules->size());
+      if (next > at) names.push_back(modules->substr(at, next - at));
+      at = next + 1;
+    }
+    out.set("training.recompute_modules", format("[{}]", fmt::join(names, ", ")), f.origin("recompute-modules"));
+  }
   if (gran == "full" && f.text("recompute-method").value_or("") == "block") {
     const long long n = f.integer("recompute-num-layers").value_or(layers);
     out.warn(format("--recompute-method block --recompute-num-layers {}: recomputing only some layers per stage is "
@@ -76,12 +86,26 @@ void import_kernels(Imported& out, const FlagMap& f) {
   }
   if (f.has("enable-cuda-graph") || f.has("external-cuda-graph") || f.has("cuda-graph-impl"))
     out.set("training.cuda_graphs", "true", "--enable-cuda-graph / --external-cuda-graph");
-  if (auto d = f.text("moe-token-dispatcher-type")) {
-    const bool deepep = *d == "flex" && (f.has("moe-enable-deepep") || f.text("moe-flex-dispatcher-backend").value_or("") == "deepep");
-    if (*d != "alltoall" && *d != "allgather" && !deepep)
-      out.warn(format("--moe-token-dispatcher-type {}: modelled as alltoall", *d));
-    out.set("training.moe_dispatcher", deepep ? "deepep" : *d == "allgather" ? "allgather" : "alltoall", f.origin("moe-token-dispatcher-type"));
-  }
+}
+
+// MoE token exchange: TransformerConfig's moe_token_dispatcher_type (default allgather) and the flex
+// dispatcher's backend (default deepep; hybridep is NVIDIA's DeepEP successor for NVLink domains).
+void import_moe_training(Imported& out, const FlagMap& f) {
+  if (!f.has("num-experts")) return;
+  const std::string d = f.text("moe-token-dispatcher-type").value_or("allgather");
+  const std::string backend = f.has("moe-enable-deepep") ? "deepep" : f.text("moe-flex-dispatcher-backend").value_or("deepep");
+  const char* mapped = d == "allgather" ? "allgather" : d == "alltoall" ? "alltoall" : "deepep";
+  if (d != "allgather" && d != "alltoall" && d != "flex")
+    throw ScenarioError(format("{}: --moe-token-dispatcher-type {}: expected allgather, alltoall or flex", f.source(), d));
+  if (d == "flex" && backend != "deepep")
+    out.warn(format("--moe-flex-dispatcher-backend {}: modelled as DeepEP's kernels", backend));
+  out.set("training.moe_dispatcher", mapped,
+          f.has("moe-token-dispatcher-type") ? f.origin("moe-token-dispatcher-type") + (d == "flex" ? " (backend " + backend + ")" : "")
+                                             : "Megatron default: --moe-token-dispatcher-type allgather");
+  if (f.has("moe-router-force-load-balancing"))
+    out.set("training.moe_load_imbalance", "1", "--moe-router-force-load-balancing (routing forced balanced, as benchmarks do)");
+  if (f.has("overlap-moe-expert-parallel-comm"))
+    out.set("training.moe_a2a_overlap", "true", "--overlap-moe-expert-parallel-comm");
 }
 
 }  // namespace
@@ -113,6 +137,7 @@ void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
   out.set("training.grad_reduce_dtype", bf16_reduce ? "bf16" : "fp32",
           bf16_reduce ? "--grad-reduce-in-bf16" : "Megatron accumulates and reduces gradients in fp32 with --bf16");
   import_kernels(out, f);
+  import_moe_training(out, f);
   if (auto iters = f.integer("train-iters"))
     out.set("training.tokens", yaml_number(static_cast<double>(*iters) * global * seq), format("{} x global batch x seq length", f.origin("train-iters")));
   else if (auto samples = f.integer("train-samples"))

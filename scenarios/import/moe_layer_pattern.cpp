@@ -8,17 +8,16 @@
 #include "scenarios/error.hpp"
 
 namespace clustersim::scenarios::importers {
-namespace {
 
 // "[a,b,...]*n + [..] + ..." (optionally in parentheses) as a flat list.
-std::vector<bool> eval_list_expression(std::string s, const std::string& source) {
+std::vector<bool> eval_layer_list(const std::string& s, const std::string& flag, const std::string& source) {
   std::string t;
   for (char c : s)
     if (!std::isspace(static_cast<unsigned char>(c))) t += c;
   if (t.size() >= 2 && t.front() == '(' && t.back() == ')') t = t.substr(1, t.size() - 2);
   std::vector<bool> out;
   std::size_t i = 0;
-  auto fail = [&] { throw ScenarioError(fmt::format("{}: --moe-layer-freq '{}': expected an integer or a list expression like ([0]*3+[1]*58)", source, s)); };
+  auto fail = [&] { throw ScenarioError(fmt::format("{}: --{} '{}': expected an integer or a list expression like ([0]*3+[1]*58)", source, flag, s)); };
   while (i < t.size()) {
     if (t[i] != '[') fail();
     const std::size_t close = t.find(']', i);
@@ -43,8 +42,6 @@ std::vector<bool> eval_list_expression(std::string s, const std::string& source)
   return out;
 }
 
-}  // namespace
-
 MoeLayerPattern moe_pattern_of(const std::vector<bool>& is_moe) {
   MoeLayerPattern p;
   const int n = static_cast<int>(is_moe.size());
@@ -68,7 +65,7 @@ MoeLayerPattern parse_moe_layer_freq(const std::string& text, int layers, const 
     if (p.frequency < 1) throw ScenarioError(fmt::format("{}: --moe-layer-freq {}: must be at least 1", source, text));
     return p;
   }
-  const std::vector<bool> list = eval_list_expression(text, source);
+  const std::vector<bool> list = eval_layer_list(text, "moe-layer-freq", source);
   if (static_cast<int>(list.size()) != layers)
     throw ScenarioError(fmt::format("{}: --moe-layer-freq lists {} layers but --num-layers is {}", source, list.size(), layers));
   return moe_pattern_of(list);

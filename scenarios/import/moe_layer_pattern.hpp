@@ -14,6 +14,9 @@ struct MoeLayerPattern {
 
 /// Megatron's --moe-layer-freq for a model of `layers` layers; throws ScenarioError naming `source`.
 MoeLayerPattern parse_moe_layer_freq(const std::string& text, int layers, const std::string& source);
+/// A per-layer 0/1 list expression as Megatron's moe_freq_type reads it ("([0]*3+[1]*58)", "[1,1,1,0]*3"),
+/// for flag `flag` (named in errors with `source`).
+std::vector<bool> eval_layer_list(const std::string& text, const std::string& flag, const std::string& source);
 /// From a per-layer list, true = MoE.
 MoeLayerPattern moe_pattern_of(const std::vector<bool>& is_moe);
 

@@ -8,6 +8,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/importers.hpp"
+#include "scenarios/load_model.hpp"
 
 namespace clustersim::scenarios::importers {
 namespace {
@@ -31,8 +32,8 @@ struct Job {
     if (!node) return "";
     std::string v;
     if (auto s = node->value<std::string>()) v = '"' + *s + '"';
+    else if (node->is_boolean()) v = node->value<bool>().value_or(false) ? "true" : "false";
     else if (auto i = node->value<long long>()) v = std::to_string(*i);
-    else if (auto b = node->value<bool>()) v = *b ? "true" : "false";
     else v = "...";
     return format("[{}] {} = {}", section, key, v);
   }
@@ -95,6 +96,8 @@ Degrees import_cluster(const Job& j) {
   return d;
 }
 
+void import_pipeline(const Job& j, const Degrees& d);
+
 void import_parallelism(const Job& j, const Degrees& d) {
   j.out.set("parallelism.tp", format("{}", d.tp), j.origin_or("parallelism", "tensor_parallel_degree", "torchtitan default: 1"));
   j.out.set("parallelism.pp", format("{}", d.pp), j.origin_or("parallelism", "pipeline_parallel_degree", "torchtitan default: 1"));
@@ -110,16 +113,48 @@ void import_parallelism(const Job& j, const Degrees& d) {
   const bool async_tp = j.get<bool>("parallelism", "enable_async_tensor_parallel").value_or(false);
   if (d.tp > 1) j.out.set("parallelism.tp_comm_overlap", async_tp ? "true" : "false",
                           j.origin_or("parallelism", "enable_async_tensor_parallel", "torchtitan default: no async TP"));
-  if (d.pp <= 1) return;
+  if (d.pp > 1) import_pipeline(j, d);
+}
+
+// torchtitan's pipeline split (torchtitan/distributed/pipeline_parallel.py): virtual stages from
+// pipeline_parallel_layers_per_stage (ceil((layers + first + last weights) / that)), else one per
+// rank (1F1B, GPipe) or two (looped schedules); the embedding and the output count as
+// pipeline_parallel_first/last_stage_less_layers layers (default 1 each) and the effective layers
+// are dealt out evenly, the first stages one more when they do not divide. Virtual stage i runs on
+// rank i % pp (loop style), so stage i is entry i of pp_layers in model order.
+void import_pipeline(const Job& j, const Degrees& d) {
   const std::string sched = j.get<std::string>("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
   const std::string so = j.origin_or("parallelism", "pipeline_parallel_schedule", "torchtitan default: 1F1B");
-  if (sched == "1F1B" || sched == "GPipe") {
+  const bool looped = sched != "1F1B" && sched != "GPipe";
+  const long long layers = model_preset(j.out.find("model")->value).layers;
+  const long long in_w = j.integer("parallelism", "pipeline_parallel_first_stage_less_layers", 1);
+  const long long out_w = j.integer("parallelism", "pipeline_parallel_last_stage_less_layers", 1);
+  const long long effective = layers + in_w + out_w;
+  long long stages = d.pp * (looped ? 2 : 1);
+  std::string stages_origin = looped ? "two stages per rank, torchtitan's default for looped schedules" : "";
+  if (auto per = j.get<long long>("parallelism", "pipeline_parallel_layers_per_stage")) {
+    if (*per < 1) throw ScenarioError(format("{}: pipeline_parallel_layers_per_stage = {}: must be at least 1", j.opt.source, *per));
+    stages = (effective + *per - 1) / *per;
+    if (stages % d.pp != 0 || (looped ? stages / d.pp < 2 : stages != d.pp))
+      throw ScenarioError(format("{}: pipeline_parallel_layers_per_stage = {} gives {} stages for {} ranks and schedule {}", j.opt.source,
+                                 *per, stages, d.pp, sched));
+    stages_origin = j.origin("parallelism", "pipeline_parallel_layers_per_stage") + format(" ({} + {} + {} layers)", layers, in_w, out_w);
+  }
+  if (!looped) {
     j.out.set("parallelism.schedule", sched == "1F1B" ? "1f1b" : "gpipe", so);
   } else {
     j.out.set("parallelism.schedule", "interleaved", so);
-    j.out.set("parallelism.vpp", "2", "two stages per rank, torchtitan's default for looped schedules");
+    j.out.set("parallelism.vpp", format("{}", stages / d.pp), stages_origin);
     if (sched != "Interleaved1F1B") j.out.warn(format("pipeline schedule {}: modelled as interleaved 1F1B", sched));
   }
+  const long long per = effective / stages, extra = effective % stages;
+  std::vector<long long> split(static_cast<std::size_t>(stages));
+  for (long long i = 0; i < stages; ++i) split[std::size_t(i)] = per + (i < extra ? 1 : 0);
+  split.front() -= in_w;
+  split.back() -= out_w;
+  for (long long n : split)
+    if (n < 1) throw ScenarioError(format("{}: the pipeline split leaves a stage without layers ({} layers over {} stages)", j.opt.source, layers, stages));
+  j.out.set("parallelism.pp_layers", format("[{}]", fmt::join(split, ", ")), "torchtitan's split: embedding and output weighted as layers");
 }
 
 // The float8 / MX converters: newer torchtitan lists them in [model] converters, older in [float8].

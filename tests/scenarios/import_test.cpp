@@ -138,6 +138,59 @@ TEST_CASE("megatron: MoE, MLA, virtual pipelines and uneven first/last stages", 
   CHECK(value(v, "parallelism.schedule") == "interleaved");
 }
 
+TEST_CASE("megatron: TransformerConfig MoE defaults and recompute modules and window attention and FSDP sharding", "[import]") {
+  const std::string moe = kLlama8bArgs + "--swiglu --num-experts 8 ";
+  const im::Imported d = im::import_megatron(moe, opts(8));
+  CHECK(value(d, "training.moe_dispatcher") == "allgather");  // moe_token_dispatcher_type default
+  CHECK(value(d, "model.moe.top_k") == "2");
+  CHECK(value(d, "parallelism.etp") == "1");                  // the tensor-parallel size
+  CHECK(d.find("training.moe_load_imbalance") == nullptr);
+  CHECK(d.find("training.moe_a2a_overlap") == nullptr);
+  const im::Imported f = im::import_megatron(moe + "--moe-token-dispatcher-type flex --moe-router-force-load-balancing "
+                                                   "--overlap-moe-expert-parallel-comm --expert-model-parallel-size 8 "
+                                                   "--recompute-granularity selective --recompute-modules core_attn moe_act",
+                                             opts(8));
+  CHECK(value(f, "training.moe_dispatcher") == "deepep");  // flex's default backend
+  CHECK(value(f, "training.moe_load_imbalance") == "1");
+  CHECK(value(f, "training.moe_a2a_overlap") == "true");
+  CHECK(value(f, "training.recompute_modules") == "[core_attn, moe_act]");  // nargs='*': every word up to the next flag
+  CHECK_THROWS_WITH(im::import_megatron(moe + "--moe-token-dispatcher-type scatter", opts(8)),
+                    Catch::Contains("--moe-token-dispatcher-type scatter: expected allgather, alltoall or flex"));
+  // --window-size on every layer, or all but every N-th with --window-attn-skip-freq N, or by a 0/1 list.
+  CHECK(value(im::import_megatron(kLlama8bArgs + "--window-size 4096,0", opts(8)), "model.sliding_window.every") == "1");
+  const im::Imported w = im::import_megatron(kLlama8bArgs + "--window-size 128,0 --window-attn-skip-freq 2", opts(8));
+  CHECK(value(w, "model.sliding_window.tokens") == "128");
+  CHECK(value(w, "model.sliding_window.every") == "2");
+  CHECK(value(im::import_megatron(kLlama8bArgs + "--window-size 128,0 --window-attn-skip-freq ([1,0,0,0]*8)", opts(8)),
+              "model.sliding_window.every") == "4");
+  // Megatron-FSDP shards by --data-parallel-sharding-strategy (default optim_grads_params).
+  CHECK(value(im::import_megatron(kLlama8bArgs + "--use-megatron-fsdp", opts(8)), "parallelism.zero_stage") == "3");
+  CHECK(value(im::import_megatron(kLlama8bArgs + "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads", opts(8)),
+              "parallelism.zero_stage") == "2");
+  CHECK(value(im::import_megatron(kLlama8bArgs + "--use-megatron-fsdp --data-parallel-sharding-strategy optim", opts(8)),
+              "parallelism.zero_stage") == "1");
+}
+
+TEST_CASE("megatron: uneven splits with virtual pipelines and Megatron rank order and an NVLink domain wider than a host", "[import]") {
+  const std::string args = kLlama8bArgs + "--nnodes 2 --nproc-per-node 4 --pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 ";
+  const im::Imported a = im::import_megatron(args + "--num-layers 30 --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split", opts());
+  CHECK(value(a, "parallelism.vpp") == "2");
+  // (32 + 2) layers over 2 stages = 17, not divisible into 2 chunks: an error, as in Megatron.
+  CHECK_THROWS_WITH(im::import_megatron(kLlama8bArgs + "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 "
+                                                       "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
+                                        opts(8)),
+                    Catch::Contains("not divisible into 2 model chunks"));
+  // 30 + 2 over 2 stages x 2 chunks of 8: chunk c of stage s at c*pp + s, a layer off the first and the last.
+  CHECK(value(a, "parallelism.pp_layers") == "[7, 8, 8, 7]");
+  const im::Imported l = im::import_megatron(args + "--decoder-last-pipeline-num-layers 4", opts());
+  CHECK(value(l, "parallelism.pp_layers") == "[14, 2, 14, 2]");  // the last stage's 4 layers over its 2 chunks
+  CHECK(value(a, "network.placement") == "[tp, cp, dp, pp]");    // tp-cp-ep-dp-pp
+  CHECK(value(a, "cluster.gpus_per_node") == "4");
+  im::ImportOptions nvl = opts();
+  nvl.gpus_per_node = 8;
+  CHECK(value(im::import_megatron(args, nvl), "cluster.gpus_per_node") == "8");
+}
+
 TEST_CASE("megatron: what matters but is not modelled is a warning, never silently dropped", "[import]") {
   const im::Imported i = im::import_megatron(kLlama8bArgs + "--cpu-offloading --recompute-granularity full "
                                                             "--recompute-method block --recompute-num-layers 2 --rampup-batch-size 32 32 1000",
@@ -150,6 +203,23 @@ TEST_CASE("megatron: what matters but is not modelled is a warning, never silent
   CHECK(value(fp8, "training.precision") == "fp8");
   CHECK(value(fp8, "training.fp8_recipe") == "blockwise");
   CHECK(value(im::import_megatron(kLlama8bArgs + "--fp8-format e4m3 --fp8-recipe mxfp8", opts(8)), "training.precision") == "mxfp8");
+}
+
+TEST_CASE("megatron: the attention backend and the fp16 and fp4 precisions", "[import]") {
+  auto attention = [](const std::string& flags) { return value(im::import_megatron(kLlama8bArgs + flags, opts(8)), "training.attention_impl"); };
+  CHECK(attention("--attention-backend fused") == "cudnn");
+  CHECK(attention("--attention-backend flash") == "flash2");
+  CHECK(attention("--attention-backend unfused") == "unfused");
+  CHECK(attention("--use-flash-attn") == "flash2");
+  const im::Imported a = im::import_megatron(kLlama8bArgs + "--attention-backend auto", opts(8));
+  CHECK(a.find("training.attention_impl") == nullptr);  // Transformer Engine chooses: the profile's default
+  CHECK(warned(a, "attention implementation"));
+  const std::string shape = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --micro-batch-size 1 --vocab-size 32000 ";
+  CHECK(value(im::import_megatron(shape + "--fp16", opts(8)), "training.precision") == "fp16");
+  CHECK(value(im::import_megatron(shape + "--bf16 --fp4-format e2m1", opts(8)), "training.precision") == "nvfp4");
+  const im::Imported fp32 = im::import_megatron(shape, opts(8));
+  CHECK(value(fp32, "training.precision") == "fp32");
+  CHECK(warned(fp32, "no --bf16 or --fp16"));
 }
 
 TEST_CASE("megatron: errors name the file and the flag", "[import]") {
@@ -182,6 +252,33 @@ TEST_CASE("torchtitan: a job file gives FSDP x TP, op-level recompute and torch.
                     Catch::Contains("no clustersim preset") && Catch::Contains("clustersim import hf"));
 }
 
+TEST_CASE("torchtitan: its pipeline split and the float8 and MX converters and an uncompiled model", "[import]") {
+  const std::string model = "[model]\nname = \"llama3\"\nflavor = \"70B\"\n";
+  const std::string job = model + "[training]\nlocal_batch_size = 8\n";
+  // 1F1B over 4 ranks: 80 layers + embedding + output = 82 over 4 stages, the first two one more.
+  const im::Imported p = im::import_torchtitan(job + "[parallelism]\npipeline_parallel_degree = 4\n", opts(32));
+  CHECK(value(p, "parallelism.schedule") == "1f1b");
+  CHECK(value(p, "parallelism.pp_layers") == "[20, 21, 20, 19]");
+  CHECK(value(p, "training.micro_batch") == "1");
+  CHECK(p.find("parallelism.vpp") == nullptr);
+  const im::Imported v = im::import_torchtitan(job + "[parallelism]\npipeline_parallel_degree = 4\n"
+                                                     "pipeline_parallel_schedule = \"Interleaved1F1B\"\n", opts(32));
+  CHECK(value(v, "parallelism.vpp") == "2");  // two stages per rank by default
+  CHECK(value(v, "parallelism.pp_layers") == "[10, 11, 10, 10, 10, 10, 10, 9]");
+  CHECK_THROWS_WITH(im::import_torchtitan(job + "[parallelism]\npipeline_parallel_degree = 4\npipeline_parallel_layers_per_stage = 3\n", opts(32)),
+                    Catch::Contains("gives 28 stages for 4 ranks and schedule 1F1B"));
+  const im::Imported f8 = im::import_torchtitan(model + "converters = [\"float8\"]\n[float8]\nrecipe_name = \"rowwise\"\n", opts(8));
+  CHECK(value(f8, "model") == "llama3-70b");
+  CHECK(value(f8, "training.precision") == "fp8");
+  CHECK(value(f8, "training.fp8_recipe") == "rowwise");
+  CHECK(value(im::import_torchtitan(model + "converters = [\"float8\"]\n", opts(8)), "training.fp8_recipe") == "tensorwise");
+  CHECK(value(im::import_torchtitan(model + "converters = [\"mx\"]\n", opts(8)), "training.precision") == "mxfp8");
+  const im::Imported eager = im::import_torchtitan(job, opts(8));
+  CHECK(value(eager, "training.precision") == "bf16");
+  CHECK(value(eager, "training.fused_elementwise") == "false");  // no [compile]
+  CHECK(value(eager, "training.recompute") == "full");           // torchtitan's default selective_ac_option "2": every 2nd block
+}
+
 TEST_CASE("hf: Llama, DeepSeek-V3 (MoE + MLA + MTP) and GPT-OSS (sliding window, head_dim) configs", "[import]") {
   const im::Imported l = im::import_hf(input("llama3_8b_config.json"), opts());
   CHECK(value(l, "model.layers") == "32");
@@ -206,7 +303,8 @@ TEST_CASE("hf: Llama, DeepSeek-V3 (MoE + MLA + MTP) and GPT-OSS (sliding window,
   CHECK(value(g, "model.moe.top_k") == "4");
   CHECK(value(g, "model.sliding_window.tokens") == "128");
   CHECK(value(g, "model.sliding_window.every") == "2");
-  CHECK(value(g, "model.qkv_bias") == "true");
+  CHECK(value(g, "model.bias") == "true");  // GPT-OSS experts always have biases, attention_bias the rest
+  CHECK(g.find("model.qkv_bias") == nullptr);
   CHECK_THROWS_WITH(im::import_hf("{\"model_type\": \"llama\",\n \"hidden_size\": [4096 }", opts()), Catch::Contains("launch.sh:2:"));
   CHECK_THROWS_WITH(im::import_hf("{\"model_type\": \"llama\"}", opts()), Catch::Contains("\"num_hidden_layers\" is missing"));
 }

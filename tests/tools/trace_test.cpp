@@ -86,3 +86,54 @@ TEST_CASE("the trace nests named kernels in each compute task and adds a memory 
     CHECK(peak_activations[s] == Approx(m.activations_bytes).epsilon(0.01));
   }
 }
+
+namespace {
+
+// The names of the non-kernel slices on each track (thread name -> the names, without place).
+std::map<std::string, std::set<std::string>> names_by_track(const scenarios::Scenario& sc) {
+  std::vector<models::TimelineEntry> timeline;
+  const auto report = scenarios::simulate(sc);
+  scenarios::simulate(sc, &timeline);
+  const YAML::Node events = YAML::Load(tools::chrome_trace(timeline, report))["traceEvents"];
+  std::map<std::pair<int, int>, std::string> track;
+  for (const auto& e : events)
+    if (e["ph"].as<std::string>() == "M" && e["name"].as<std::string>() == "thread_name")
+      track[{e["pid"].as<int>(), e["tid"].as<int>()}] = e["args"]["name"].as<std::string>();
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& e : events) {
+    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() == "kernel") continue;
+    const std::string name = e["name"].as<std::string>();
+    out[track.at({e["pid"].as<int>(), e["tid"].as<int>()})].insert(name.substr(0, name.find(' ')));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the trace names every transfer by its group and collective on its track", "[tools][trace]") {
+  const std::string dir = std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/";
+  // TP with SP, CP ring steps, two stages, the distributed optimizer (ZeRO-1) over DP 2.
+  auto dense = names_by_track(scenarios::load_scenario_file(
+      dir + "7b_256xh100.yaml", {"cluster.gpus=16", "parallelism.tp=2", "parallelism.pp=2", "parallelism.cp=2",
+                                 "parallelism.sequence_parallel=true", "training.global_batch=8", "training.micro_batch=2"}));
+  CHECK(dense["tp_comm"] == std::set<std::string>{"tp.all_gather", "tp.reduce_scatter"});
+  CHECK(dense["cp_comm"] == std::set<std::string>{"cp.send"});
+  CHECK(dense["pp_send_fwd"] == std::set<std::string>{"pp.send"});
+  CHECK(dense["pp_send_bwd"] == std::set<std::string>{"pp.send"});
+  CHECK(dense["dp_reduce"] == std::set<std::string>{"dp.reduce_scatter"});
+  CHECK(dense["dp_gather"] == std::set<std::string>{"dp.all_gather"});
+  CHECK(dense["compute"].count("forward") == 1);
+  CHECK(dense["compute"].count("backward") == 1);
+  // Without SP the row-parallel outputs are all-reduced; without ZeRO so are the gradients.
+  auto plain = names_by_track(scenarios::load_scenario_file(
+      dir + "7b_256xh100.yaml", {"cluster.gpus=4", "parallelism.tp=2", "parallelism.zero_stage=0",
+                                 "training.global_batch=4", "training.micro_batch=2"}));
+  CHECK(plain["tp_comm"] == std::set<std::string>{"tp.all_reduce"});
+  CHECK(plain["dp_reduce"] == std::set<std::string>{"dp.all_reduce"});
+  // MoE: dispatch and combine all-to-alls over the EP group, expert gradients over the expert-DP group.
+  auto moe = names_by_track(scenarios::load_scenario_file(
+      dir + "gpt_oss_120b_64xh100.yaml", {"cluster.gpus=16", "parallelism.ep=8", "training.global_batch=32",
+                                          "model.layers=4", "model.sliding_window=null"}));
+  CHECK(moe["ep_comm"] == std::set<std::string>{"ep.all_to_all"});
+  CHECK(moe["dp_reduce"].count("edp.reduce_scatter") == 1);
+}
