@@ -1,6 +1,7 @@
 // Holdout check: published training runs that are NOT rows of the validation CSVs
 // (tests/external/runs.csv: Llama 3 paper Table 4, MT-NLG 530B, Megatron-Core MoE model-zoo Qwen3-235B,
-// NVIDIA dgxc-benchmarking v25.05.05 Nemotron-4 / DeepSeek-V3 / Grok-1 / Llama 4 Maverick on H100 and GB200),
+// NVIDIA dgxc-benchmarking v25.05.05 Nemotron-4 / DeepSeek-V3 / Grok-1 / Llama 4 Maverick on H100 and GB200,
+// Megatron-LM's DeepSeek-V3 GB200 optimization guide),
 // written as the scenario YAMLs a user would write and run through the normal loader and simulator.
 // None of these runs was used to fit or tune any constant. The guards below are regression guards
 // set at the MAPE measured when the set was added (rounded up to the next whole percent), not
@@ -110,8 +111,8 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   std::printf("external MoE runs (never fitted):\n");
   const double mape = mape_of(read_runs(), "moe", &n);
   std::printf("  MoE MAPE %.1f %% over %d runs (issue #15 target: <= 15 %%)\n", 100 * mape, n);
-  CHECK(n == 12);
-  // measured 37.7 % over 12 (16.8 % over the first 4; the two DGXC GB200 DeepSeek-V3 runs at +156/+159 %
-  // carry most of it, see VALIDATION.md); above the #15 target; a regression guard, not a fit
-  CHECK(mape <= 0.38);
+  CHECK(n == 14);
+  // measured 40.5 % over 14 (16.8 % over the first 4; three host-bound DeepSeek-V3 runs on GB200 at
+  // +108 / +156 / +159 % carry most of it, see VALIDATION.md); above the #15 target; a regression guard, not a fit
+  CHECK(mape <= 0.41);
 }
