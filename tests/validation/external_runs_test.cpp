@@ -1,5 +1,7 @@
 // Holdout check: published training runs that are NOT rows of the validation CSVs
-// (tests/external/runs.csv: Llama 3 paper Table 4, MT-NLG 530B, Megatron-Core MoE model-zoo Qwen3-235B),
+// (tests/external/runs.csv: Llama 3 paper Table 4, MT-NLG 530B, Megatron-Core MoE model-zoo Qwen3-235B,
+// NVIDIA dgxc-benchmarking v25.05.05 Nemotron-4 / DeepSeek-V3 / Grok-1 / Llama 4 Maverick on H100 and GB200,
+// Megatron-LM's DeepSeek-V3 GB200 optimization guide),
 // written as the scenario YAMLs a user would write and run through the normal loader and simulator.
 // None of these runs was used to fit or tune any constant. The guards below are regression guards
 // set at the MAPE measured when the set was added (rounded up to the next whole percent), not
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -59,6 +62,7 @@ double predicted(const scenarios::Report& r, const std::string& basis) {
 double mape_of(const std::vector<ExternalRun>& runs, const std::string& kind, int* count) {
   double sum = 0;
   *count = 0;
+  std::map<std::string, std::pair<double, int>> by_gpu;  // the MAPE per GPU type, printed to show where misses sit
   for (const auto& run : runs) {
     if (run.kind != kind) continue;
     const auto report = scenarios::simulate(scenarios::load_scenario_file(kDir + run.scenario));
@@ -69,7 +73,11 @@ double mape_of(const std::vector<ExternalRun>& runs, const std::string& kind, in
                 report.memory.fits() ? "" : "  (simulator says: does not fit)");
     sum += std::abs(err);
     ++*count;
+    by_gpu[run.gpu].first += std::abs(err);
+    ++by_gpu[run.gpu].second;
   }
+  for (const auto& [gpu, acc] : by_gpu)
+    std::printf("  %s MAPE on %s: %.1f %% over %d runs\n", kind.c_str(), gpu.c_str(), 100 * acc.first / acc.second, acc.second);
   return *count ? sum / *count : 0;
 }
 
@@ -94,8 +102,8 @@ TEST_CASE("external: dense runs outside the tables, MAPE guard", "[validation][e
   std::printf("external dense runs (never fitted):\n");
   const double mape = mape_of(read_runs(), "dense", &n);
   std::printf("  dense MAPE %.1f %% over %d runs (issue #13 target: <= 10 %%)\n", 100 * mape, n);
-  CHECK(n == 6);
-  CHECK(mape <= 0.09);  // measured 8.8 % when added; a regression guard, not a fit
+  CHECK(n == 10);
+  CHECK(mape <= 0.08);  // measured 7.9 % over 10 (8.8 % over the first 6); a regression guard, not a fit
 }
 
 TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][external]") {
@@ -103,6 +111,8 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   std::printf("external MoE runs (never fitted):\n");
   const double mape = mape_of(read_runs(), "moe", &n);
   std::printf("  MoE MAPE %.1f %% over %d runs (issue #15 target: <= 15 %%)\n", 100 * mape, n);
-  CHECK(n == 4);
-  CHECK(mape <= 0.17);  // measured 16.8 % when added (above the #15 target); a regression guard, not a fit
+  CHECK(n == 14);
+  // measured 40.5 % over 14 (16.8 % over the first 4; three host-bound DeepSeek-V3 runs on GB200 at
+  // +108 / +156 / +159 % carry most of it, see VALIDATION.md); above the #15 target; a regression guard, not a fit
+  CHECK(mape <= 0.41);
 }
