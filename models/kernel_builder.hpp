@@ -51,7 +51,7 @@ struct KernelBuilder {
     fwd->add(gemm(name, m, n, k));
     if (fp8) bwd->add(memory(name + ".grad_cast_fp8", m * n * 4.0));
     bwd->add(gemm(name + ".dgrad", m, k, n));
-    bwd->add(gemm(name + ".wgrad", k, n, m));
+    bwd->add(as_weight_grad(gemm(name + ".wgrad", k, n, m), m, n, k));
   }
   // An MLP of `groups` experts on m tokens each: up (gate+up when gated), activation, down;
   // backward dgrad and wgrad of both. FP8 casts as in layer_ops (input and output gradient).
@@ -66,11 +66,11 @@ struct KernelBuilder {
     fwd->add(grouped(name + ".fc2", groups, m, h, f));
     if (fp8) bwd->add(memory(name + ".fc2.grad_cast_fp8", groups * m * h * 4.0));
     bwd->add(grouped(name + ".fc2.dgrad", groups, m, f, h));
-    bwd->add(grouped(name + ".fc2.wgrad", groups, f, h, m));
+    bwd->add(as_weight_grad(grouped(name + ".fc2.wgrad", groups, f, h, m), groups * m, h, f));
     bwd->add(memory(name + ".act.bwd", (is_gated ? 5 : 3) * inner));
     if (fp8) bwd->add(memory(name + ".fc1.grad_cast_fp8", groups * m * up * 4.0));
     bwd->add(grouped(name + ".fc1.dgrad", groups, m, h, up));
-    bwd->add(grouped(name + ".fc1.wgrad", groups, h, up, m));
+    bwd->add(as_weight_grad(grouped(name + ".fc1.wgrad", groups, h, up, m), groups * m, up, h));
   }
 };
 

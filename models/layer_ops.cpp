@@ -6,6 +6,23 @@
 #include "models/layer_ops_recipe.hpp"
 
 namespace clustersim::models {
+
+double weight_grad_s(const PassCost& pass) {
+  double s = 0;
+  for (const KernelOp& op : pass.ops) s += op.weight_grad ? op.time_s : 0.0;
+  return s;
+}
+double input_grad_s(const PassCost& pass) {
+  double s = 0;
+  for (const KernelOp& op : pass.ops) s += op.weight_grad ? 0.0 : op.time_s;
+  return s;
+}
+double weight_grad_kept_elements(const PassCost& pass) {
+  double n = 0;
+  for (const KernelOp& op : pass.ops) n += op.w_kept_elements;
+  return n;
+}
+
 namespace {
 
 using hardware::GpuSpec;
@@ -80,7 +97,7 @@ struct Builder {
     if (dgrad) {
       if (r.gradient.kernels) dgrad->add(quantize(name + ".grad_quantize", m * n, r.gradient));
       dgrad->add(gemm(name + ".dgrad", m, k, n, r.gemm));
-      (wgrad ? wgrad : dgrad)->add(gemm(name + ".wgrad", k, n, m, r.gemm));
+      (wgrad ? wgrad : dgrad)->add(as_weight_grad(gemm(name + ".wgrad", k, n, m, r.gemm), m, n, k));
     }
   }
 };

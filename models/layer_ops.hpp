@@ -25,7 +25,17 @@ struct KernelOp {
   hardware::Bound bound = hardware::Bound::memory;
   int kernels = 1;  ///< launches it stands for (eager composite ops: several)
   const char* grounded_by = "";  ///< the data behind its rate (hardware::KernelCost)
+  /// A weight-gradient GEMM (dW = Xᵀ·dY): a W-pass item when the schedule splits the backward
+  /// (ParallelSpec::splits_backward), else part of the backward like every other op.
+  bool weight_grad = false;
+  double w_kept_elements = 0;  ///< weight_grad: elements of X and dY it reads, held from B to W
 };
+/// Marks `op` as the wgrad GEMM of Y[m,n] = X[m,k]·W[k,n] (reads X and dY).
+inline KernelOp as_weight_grad(KernelOp op, double m, double n, double k) {
+  op.weight_grad = true;
+  op.w_kept_elements = m * k + m * n;
+  return op;
+}
 
 /// The kernels of one pass over one block (or over the pre/post-block parts).
 struct PassCost {
@@ -38,6 +48,12 @@ struct PassCost {
     ops.push_back(std::move(op));
   }
 };
+
+/// Seconds of the ops of `pass` that are W items (weight_grad) or are not.
+double weight_grad_s(const PassCost& pass);
+double input_grad_s(const PassCost& pass);
+/// Elements the W items of `pass` keep alive from B to W (KernelOp::w_kept_elements).
+double weight_grad_kept_elements(const PassCost& pass);
 
 /// A block cut where tensor-parallel collectives and ring-attention steps go. A backward op
 /// belongs to the part of its forward op; the wgrad GEMMs of the column-parallel inputs

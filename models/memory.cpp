@@ -1,7 +1,9 @@
 #include "models/memory.hpp"
 
 #include <algorithm>
+#include <optional>
 
+#include "models/memory_wgrad.hpp"
 #include "models/mla_ops.hpp"
 #include "models/moe_memory.hpp"
 #include "models/pipeline.hpp"
@@ -92,6 +94,22 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
   return r;
 }
 
+// The mean over stage s's blocks (its MTP modules' too) of what each keeps from B to W.
+double stage_kept_for_w(const ModelSpec& m, const ParallelSpec& p, const std::optional<WgradKept>& kept,
+                        const std::vector<int>& vlayers, int s) {
+  double sum = 0;
+  int n = 0;
+  for (int c = 0; c < p.vpp; ++c) {
+    const int vs = c * p.pp + s;
+    int first = 0;
+    for (int v = 0; v < vs; ++v) first += vlayers[std::size_t(v)];
+    for (int l = 0; l < vlayers[std::size_t(vs)]; ++l, ++n) sum += kept->bytes(first + l);
+    if (vs == p.pp * p.vpp - 1)
+      for (int j = 0; j < m.mtp_layers; ++j, ++n) sum += kept->bytes(m.layers + j);
+  }
+  return n ? sum / n : 0.0;
+}
+
 }  // namespace
 
 std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const TrainingSpec& t,
@@ -134,6 +152,8 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     else if (reruns(t, RecomputeModule::moe_act))  // the experts' activation output (fc2 input) is rerun
       per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * t.saved_linear_input_bytes();
   }
+  std::optional<WgradKept> wgrad_kept;
+  if (p.splits_backward()) wgrad_kept.emplace(m, t, p, gpu);
   std::vector<MemoryEstimate> out;
   for (int s = 0; s < p.pp; ++s) {
     double params = 0, act_full = 0, act_selective = 0, block_sum = 0;
@@ -164,14 +184,21 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     const int in_flight = peak_layers_in_flight(p, s, mbs, vlayers);
     e.layers_in_flight = in_flight;
     const double full_s = counted ? act_full / counted : full;  // MoE / MLA: the stage's mean block
-    switch (t.recompute) {
-      case Recompute::none: e.activations_bytes = in_flight * full_s; break;
-      case Recompute::selective:
-        e.activations_bytes = in_flight * (counted ? act_selective / counted : block_activation_bytes(m, t, p, false));
-        break;
-      // Only block inputs are kept; one block's activations are rebuilt at a time in backward.
-      case Recompute::full: e.activations_bytes = in_flight * layer_input + full_s; break;
+    // Per block from its forward to its backward; with full recompute only block inputs are
+    // kept, and one block's activations are rebuilt at a time in backward.
+    const double saved = t.recompute == Recompute::none      ? full_s
+                         : t.recompute == Recompute::selective ? (counted ? act_selective / counted
+                                                                          : block_activation_bytes(m, t, p, false))
+                                                               : layer_input;
+    if (p.splits_backward()) {
+      // B frees what only it read; the wgrad GEMMs' X and dY stay until the block's W pass.
+      const double kept = stage_kept_for_w(m, p, wgrad_kept, vlayers, s);
+      e.activations_bytes = peak_held_activations(p, s, mbs, vlayers, saved, kept);
+      e.block_saved_bytes = saved, e.block_kept_for_w_bytes = kept;
+    } else {
+      e.activations_bytes = in_flight * saved;
     }
+    if (t.recompute == Recompute::full) e.activations_bytes += full_s;
     if (moe_layers > 0) {
       e.weights_bytes += moe_layers * per_moe_layer.expert_weights_bytes;
       e.gradients_bytes += moe_layers * per_moe_layer.expert_gradients_bytes;

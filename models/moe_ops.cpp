@@ -66,7 +66,7 @@ MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
   o.router_fwd.add(k.memory("router.topk", 3 * scores + o.tokens * topk * 12.0));
   o.router_bwd.add(k.memory("router.topk.bwd", 3 * scores));
   o.router_bwd.add(k.gemm("router.dgrad", o.tokens, h, E));
-  o.router_bwd.add(k.gemm("router.wgrad", h, E, o.tokens));
+  o.router_bwd.add(as_weight_grad(k.gemm("router.wgrad", h, E, o.tokens), o.tokens, E, h));
 
   // Permute: gather each token once per chosen expert (read T·h, write T·k·h) and, after the
   // all-to-all, sort the received rows by local expert (read + write); unpermute mirrors both

@@ -70,6 +70,31 @@ std::string describe_split(int layers, const ParallelSpec& p, int last_extra) {
 namespace {
 PipeOp F(int mb, int chunk) { return {PassKind::forward, mb, chunk}; }
 PipeOp B(int mb, int chunk) { return {PassKind::backward, mb, chunk}; }
+PipeOp W(int mb) { return {PassKind::weight_grad, mb, 0}; }
+
+// ZB-H1 (Qi et al., arXiv 2401.10241 §2.1, Figure 3 top): 1F1B's warm-up and F/B pairs, each B
+// split from its W, and stage i's W passes deferred by i micro-batches, so that every stage holds
+// up to pp micro-batches whose W has not run (stage 0 holds pp, as in 1F1B) and the deferred W
+// passes fill the cool-down, where 1F1B's stages wait for B. In the cool-down each B is followed
+// by the oldest pending W; the rest close the step.
+std::vector<PipeOp> zb_h1_schedule(int P, int stage, int m) {
+  std::vector<PipeOp> ops;
+  ops.reserve(static_cast<std::size_t>(3 * m));
+  const int warmup = std::min(P - stage - 1, m), deferred = stage;
+  int next_w = 0;
+  for (int i = 0; i < warmup; ++i) ops.push_back(F(i, 0));
+  for (int i = 0; i < m - warmup; ++i) {
+    ops.push_back(F(warmup + i, 0));
+    ops.push_back(B(i, 0));
+    if (i >= deferred) ops.push_back(W(next_w++));
+  }
+  for (int i = m - warmup; i < m; ++i) {
+    ops.push_back(B(i, 0));
+    ops.push_back(W(next_w++));
+  }
+  while (next_w < m) ops.push_back(W(next_w++));
+  return ops;
+}
 }  // namespace
 
 std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_batches) {
@@ -81,6 +106,7 @@ std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_b
     for (int i = 0; i < m; ++i) ops.push_back(B(i, 0));
     return ops;
   }
+  if (p.schedule == PipelineSchedule::zb_h1) return zb_h1_schedule(P, stage, m);
   if (p.schedule == PipelineSchedule::one_f_one_b || p.vpp == 1) {
     const int warmup = std::min(P - stage - 1, m);
     for (int i = 0; i < warmup; ++i) ops.push_back(F(i, 0));
@@ -126,6 +152,22 @@ int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
   return peak;
 }
 
+double peak_held_activations(const ParallelSpec& p, int stage, int micro_batches, const std::vector<int>& vstage_layers,
+                             double saved, double kept_for_w) {
+  // Periodic after the warm-up and the W deferral (at most pp micro-batches each), as above.
+  const bool periodic = p.schedule != PipelineSchedule::gpipe && micro_batches > 3 * p.pp;
+  double now = 0, peak = 0;
+  for (const PipeOp& op : stage_schedule(p, stage, periodic ? 3 * p.pp : micro_batches)) {
+    const double layers = vstage_layers[static_cast<std::size_t>(op.chunk * p.pp + stage)];
+    const bool split = p.splits_backward();
+    if (op.kind == PassKind::forward) now += layers * saved;
+    if (op.kind == PassKind::backward) now -= layers * (split ? saved - kept_for_w : saved);
+    if (op.kind == PassKind::weight_grad) now -= layers * kept_for_w;
+    peak = std::max(peak, now);
+  }
+  return peak;
+}
+
 void check_schedule(const ParallelSpec& p, int micro_batches) {
   auto refuse = [&](const std::string& rule) {
     throw std::invalid_argument("pipeline schedule (pp " + std::to_string(p.pp) + ", vpp " + std::to_string(p.vpp) +
@@ -133,6 +175,8 @@ void check_schedule(const ParallelSpec& p, int micro_batches) {
   };
   if (p.pp < 1 || p.vpp < 1) refuse("pp and vpp must be at least 1");
   if (micro_batches < 1) refuse("at least one micro-batch is needed");
+  if (p.vpp > 1 && p.schedule == PipelineSchedule::zb_h1)
+    refuse("zb-h1 runs one model chunk per stage (vpp 1); ZB-V is not built");
   if (p.vpp > 1 && p.schedule != PipelineSchedule::interleaved) refuse("vpp > 1 needs the interleaved schedule");
   if (p.schedule == PipelineSchedule::interleaved && p.vpp > 1 && micro_batches % p.pp != 0)
     refuse("the interleaved schedule needs a micro-batch count that is a multiple of pp");

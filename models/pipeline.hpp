@@ -39,7 +39,8 @@ struct PassRef {
 bool input_of(const PipeOp& op, int vstage, int vstages, PassRef* input);
 
 /// Throws std::invalid_argument naming the rule when the schedule cannot run `micro_batches`:
-/// pp, vpp or the micro-batch count below 1, vpp > 1 without the interleaved schedule, or an
+/// pp, vpp or the micro-batch count below 1, vpp > 1 without the interleaved schedule (zb-h1:
+/// one chunk per stage), or an
 /// interleaved micro-batch count that is not a multiple of pp (Megatron's rule).
 void check_schedule(const ParallelSpec& p, int micro_batches);
 
@@ -88,12 +89,21 @@ std::string describe_split(int layers, const ParallelSpec& p, int last_extra = 0
 ///   gpipe: every forward, then every backward;
 ///   1f1b: pp−stage−1 warm-up forwards, then one forward/one backward, then the cool-down;
 ///   interleaved: warm-up (pp−stage−1)·2 + (vpp−1)·pp chunk-forwards, micro-batches taken in
-///   groups of pp per chunk.
+///   groups of pp per chunk;
+///   zb-h1 (Qi et al., arXiv 2401.10241 §2.1): 1F1B with split B and W passes, stage i's W
+///   passes deferred by i micro-batches into the cool-down.
 std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_batches);
 
 /// Peak over the schedule of the layer-micro-batches whose forward ran and backward has not:
 /// how many blocks' activations stage `stage` holds at once.
 int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
                           const std::vector<int>& vstage_layers);
+
+/// Peak over the schedule of the activation bytes stage `stage` holds when each block keeps
+/// `saved` bytes from its forward to its backward (B) and, where the schedule splits the
+/// backward, `kept_for_w` of them (the wgrad GEMMs' inputs and output gradients) from B to W.
+/// Without a split it is peak_layers_in_flight() · saved.
+double peak_held_activations(const ParallelSpec& p, int stage, int micro_batches, const std::vector<int>& vstage_layers,
+                             double saved, double kept_for_w);
 
 }  // namespace clustersim::models

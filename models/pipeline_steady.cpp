@@ -79,7 +79,8 @@ std::vector<std::vector<std::int64_t>> window(const std::vector<std::vector<std:
 
 std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_batches) {
   SteadySamples s;
-  if (p.schedule == PipelineSchedule::one_f_one_b && p.vpp == 1) {
+  if ((p.schedule == PipelineSchedule::one_f_one_b || p.schedule == PipelineSchedule::zb_h1) && p.vpp == 1) {
+    // zb-h1 as 1F1B: its W deferral (stage i: i micro-batches) ends within the first pp.
     s.period = 1;
     // pp is the first count with the full warm-up on every stage, but with uneven stages the
     // step's slope still changes a few micro-batches later (pp 32: at pp + 4 to pp + 8).

@@ -1,5 +1,5 @@
 #pragma once
-// Steady-state pipeline simulation. Once a 1F1B or interleaved schedule has warmed up, adding
+// Steady-state pipeline simulation. Once a 1F1B, zb-h1 or interleaved schedule has warmed up, adding
 // `period` micro-batches adds the same passes in the same relative timing, so every integer of
 // the step (makespan, per-stage picosecond tallies, events, tasks) is affine in the number of
 // micro-batches m. A deep pipeline with hundreds of micro-batches is then simulated at three small
@@ -45,7 +45,7 @@ std::vector<std::vector<std::int64_t>> tail_signature(const sim::TaskGraph& grap
 /// The step's result from its tallies (`profiles`: the pass merger's, indexed by the tallies).
 StepResult step_result(const StepTally& t, const std::vector<PassProfile>& profiles, int micro_batches);
 
-/// Where to sample a step of `micro_batches`: m0 and the schedule's period (1F1B: 1, interleaved:
+/// Where to sample a step of `micro_batches`: m0 and the schedule's period (1F1B, zb-h1: 1, interleaved:
 /// pp, since its micro-batch count is a multiple of pp; pp 1 is 1F1B without a pipeline). None
 /// when the schedule is not one of those or m is too small for three samples to be much cheaper
 /// than the step.

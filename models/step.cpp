@@ -139,10 +139,11 @@ class StepBuilder {
   }
 
   std::vector<TaskId> emit_pass(int s, const PipeOp& op, std::vector<TaskId> deps) {
-    if (op.kind == PassKind::weight_grad)
-      throw std::logic_error("weight_grad passes need a block program with split weight gradients (not built yet)");
     const int vs = op.chunk * p_.pp + s;
-    const bool forward = op.forward();
+    const bool forward = op.forward(), wgrad = op.kind == PassKind::weight_grad;
+    // A W pass reads what its own B left on this stage; the compute stream's order already puts
+    // it after that B, so it waits for nothing else (not for B's send to the previous stage).
+    if (wgrad) deps.clear();
     g_.set_label(op.micro_batch, -3);
     auto& cached = pass_units_[static_cast<std::size_t>(2 * vs + (forward ? 1 : 0))];
     if (cached.empty()) cached = units_of(vs, forward);  // every pass has at least one unit
@@ -150,7 +151,7 @@ class StepBuilder {
     if (!fine_ && !policy_.unit_traffic(op)) {
       // Consecutive kernels and TP / CP transfers whose durations are already known run as one
       // task, which the other streams (DP, PP) still slow down through the shared SMs.
-      add_merged(s, forward ? TaskKind::forward : TaskKind::backward, merger_.pass(vs, forward, units), &deps);
+      add_merged(s, task_kind(op.kind), merger_.pass(vs, op.kind, units), &deps);
     } else {
       for (const PassUnit& u : units) {
         g_.set_label(op.micro_batch, u.label);
@@ -158,7 +159,7 @@ class StepBuilder {
       }
     }
     const bool ends_model = forward ? vs == vstages() - 1 : vs == 0;
-    return ends_model ? g_.flush(s) : send(s, forward);
+    return wgrad || ends_model ? g_.flush(s) : send(s, forward);
   }
 
   // One merged task on the compute stream for a profiled pass or unit.
@@ -171,7 +172,6 @@ class StepBuilder {
   // One gradient unit's pass, with the ZeRO traffic around it.
   void emit_unit(int s, const PipeOp& op, int unit, const PassUnit& u, std::vector<TaskId>* deps) {
     auto& st = stage(s);
-    const bool forward = op.forward();
     const double params = st.grads.unit_params[static_cast<std::size_t>(unit)];
     if (policy_.gathers_unit(op)) {
       // FSDP / ZeRO-3: gather this unit's parameters, issued when the unit before the previous
@@ -185,12 +185,12 @@ class StepBuilder {
       if (gathered >= 0) deps->push_back(gathered);
     }
     // A block's recomputed forward runs right before its backward, once its parameters are here.
-    if (fine_) emit_unit_body(g_, s, program_, t_.recompute, u, forward, deps);
-    else add_merged(s, forward ? TaskKind::forward : TaskKind::backward, merger_.unit(u, forward), deps);
+    if (fine_) emit_unit_body(g_, s, program_, t_.recompute, u, op.kind, deps);
+    else add_merged(s, task_kind(op.kind), merger_.unit(u, op.kind), deps);
     const TaskId done = g_.stage(s).last_compute;
     st.block_end_prev = st.block_end_cur;
     st.block_end_cur = done;
-    if (forward || policy_.dp_ranks() <= 1 || !policy_.reduces_in(op)) return;
+    if (!policy_.produces_grads(op) || policy_.dp_ranks() <= 1 || !policy_.reduces_in(op)) return;
     if (policy_.zero() == 3) {
       st.reduce_done.push_back(add_dp(s, TaskKind::dp_grad_reduce, Collective::reduce_scatter, params * grad_bytes(), {done}));
     } else {

@@ -70,7 +70,8 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
       out[s].merged_excess[static_cast<std::size_t>(k)] += dur - task.work.ps();
     } else switch (kind) {
       case TaskKind::forward: ps[kTallyForward] += dur; break;
-      case TaskKind::backward: ps[kTallyBackward] += dur; break;
+      case TaskKind::backward:
+      case TaskKind::weight_grad: ps[kTallyBackward] += dur; break;  // W passes are backward compute
       case TaskKind::recompute: ps[kTallyRecompute] += dur; break;
       case TaskKind::optimizer: ps[kTallyOptimizer] += dur; break;
       case TaskKind::tp_comm: cat = kCatTp; ps[kTallyTpBusy] += dur; break;
@@ -89,7 +90,8 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
     if (cat == kCatCompute) {
       out[s].ps[kTallyComputeBusy] += dur;
       out[s].ps[kTallySlowdown] += dur - task.work.ps();
-      if (kind == TaskKind::forward || kind == TaskKind::backward || kind == TaskKind::recompute)
+      if (kind == TaskKind::forward || kind == TaskKind::backward || kind == TaskKind::weight_grad ||
+          kind == TaskKind::recompute)
         last_pass_end[s] = std::max(last_pass_end[s], tm.end);
     }
     edges[s].push_back({tm.start, +1, cat});

@@ -3,11 +3,15 @@
 namespace clustersim::models {
 
 void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, Recompute recompute, const PassUnit& u,
-                    bool forward, std::vector<sim::TaskId>* deps) {
+                    PassKind kind, std::vector<sim::TaskId>* deps) {
   const UnitProgram& unit = u.program == kEmbeddingUnit ? prog.embedding
                             : u.program == kHeadUnit    ? prog.head
                                                         : prog.blocks[static_cast<std::size_t>(u.program)];
-  const bool block = u.program >= 0;
+  const bool block = u.program >= 0, forward = kind == PassKind::forward;
+  if (kind == PassKind::weight_grad) {
+    g.emit(s, unit.weight_grad, TaskKind::weight_grad, deps);
+    return;
+  }
   if (!forward && block && recompute == Recompute::full)
     g.emit(s, unit.forward, TaskKind::recompute, deps);
   else if (!forward && block && recompute == Recompute::selective)
@@ -15,22 +19,22 @@ void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, Recompute rec
   g.emit(s, forward ? unit.forward : unit.backward, forward ? TaskKind::forward : TaskKind::backward, deps);
 }
 
-int PassMerger::unit(const PassUnit& u, bool forward) {
-  const std::pair<bool, int> key{forward, u.program};
+int PassMerger::unit(const PassUnit& u, PassKind kind) {
+  const std::pair<int, int> key{int(kind), u.program};
   if (auto it = units_.find(key); it != units_.end()) return it->second;
   StepGraph alone(1, gpu_, free_, false);
   std::vector<sim::TaskId> deps;
-  emit_unit_body(alone, 0, prog_, recompute_, u, forward, &deps);
+  emit_unit_body(alone, 0, prog_, recompute_, u, kind, &deps);
   profiles_.push_back(profile_of(alone, sim::run_task_graph(alone.graph())));
   return units_[key] = int(profiles_.size()) - 1;
 }
 
-int PassMerger::pass(int vs, bool forward, const std::vector<PassUnit>& units) {
-  const std::pair<bool, int> key{forward, vs};
+int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units) {
+  const std::pair<int, int> key{int(kind), vs};
   if (auto it = passes_.find(key); it != passes_.end()) return it->second;
   PassProfile sum;
   for (const PassUnit& unit_ref : units) {
-    const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, forward))];
+    const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, kind))];
     sum.total_s += u.total_s, sum.forward_s += u.forward_s, sum.backward_s += u.backward_s;
     sum.recompute_s += u.recompute_s, sum.tp_exposed_s += u.tp_exposed_s, sum.cp_exposed_s += u.cp_exposed_s;
     sum.tp_busy_s += u.tp_busy_s, sum.cp_busy_s += u.cp_busy_s, sum.slowdown_s += u.slowdown_s;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/pipeline.hpp"
 #include "models/step_attribution.hpp"
 #include "models/step_graph.hpp"
 #include "models/step_program.hpp"
@@ -24,19 +25,24 @@ struct PassUnit {
   int label = 0;    ///< trace label: global block index; −1 embedding, −2 LM head
 };
 
-/// A unit's kernels and transfers on stage s (for a block's backward, its recomputed forward
-/// first): what the merger profiles and what the kernel-level graph runs.
+/// A unit's kernels and transfers on stage s for a pass of `kind` (for a block's backward, its
+/// recomputed forward first; a weight_grad pass runs the unit's W items): what the merger
+/// profiles and what the kernel-level graph runs.
 void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, Recompute recompute, const PassUnit& u,
-                    bool forward, std::vector<sim::TaskId>* deps);
+                    PassKind kind, std::vector<sim::TaskId>* deps);
+/// The task kind of a pass's compute.
+inline TaskKind task_kind(PassKind k) {
+  return k == PassKind::forward ? TaskKind::forward : k == PassKind::backward ? TaskKind::backward : TaskKind::weight_grad;
+}
 
 class PassMerger {
  public:
   PassMerger(const BlockProgram& prog, Recompute recompute, const hardware::GpuSpec& gpu, TrainingSpec::FreeComm free)
       : prog_(prog), recompute_(recompute), gpu_(gpu), free_(free) {}
-  /// The profile of one unit's forward or backward.
-  int unit(const PassUnit& u, bool forward);
-  /// The profile of virtual stage `vs`'s whole forward or backward made of `units`.
-  int pass(int vs, bool forward, const std::vector<PassUnit>& units);
+  /// The profile of one unit's forward, backward or weight_grad pass.
+  int unit(const PassUnit& u, PassKind kind);
+  /// The profile of virtual stage `vs`'s whole pass of `kind` made of `units`.
+  int pass(int vs, PassKind kind, const std::vector<PassUnit>& units);
   const std::vector<PassProfile>& profiles() const { return profiles_; }
   double total_s(int profile) const { return profiles_[static_cast<std::size_t>(profile)].total_s; }
 
@@ -46,8 +52,8 @@ class PassMerger {
   const hardware::GpuSpec& gpu_;
   TrainingSpec::FreeComm free_;
   std::vector<PassProfile> profiles_;
-  std::map<std::pair<bool, int>, int> units_;   ///< (forward, program) → profile
-  std::map<std::pair<bool, int>, int> passes_;  ///< (forward, virtual stage) → profile
+  std::map<std::pair<int, int>, int> units_;   ///< (pass kind, program) → profile
+  std::map<std::pair<int, int>, int> passes_;  ///< (pass kind, virtual stage) → profile
 };
 
 }  // namespace clustersim::models

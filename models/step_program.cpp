@@ -21,6 +21,7 @@ const char* name(TaskKind k) {
     case TaskKind::cp_comm: return "cp_comm";
     case TaskKind::pp_send: return "pp_send";
     case TaskKind::ep_comm: return "ep_comm";
+    case TaskKind::weight_grad: return "weight_grad";
   }
   return "?";
 }
@@ -90,7 +91,10 @@ void ring(ProgramWriter& w, const ParallelSpec& p, const topologies::Network& ne
 
 BlockParts block_parts(const StepCosts& c) {
   BlockParts b;
-  for (std::size_t i = 0; i < kBlockParts; ++i) b.fwd[i] = c.part_fwd[i].time_s, b.bwd[i] = c.part_bwd[i].time_s;
+  for (std::size_t i = 0; i < kBlockParts; ++i) {
+    b.fwd[i] = c.part_fwd[i].time_s, b.bwd[i] = c.part_bwd[i].time_s;
+    b.bwd_input[i] = input_grad_s(c.part_bwd[i]), b.wgrad[i] = weight_grad_s(c.part_bwd[i]);
+  }
   b.ring_fwd = c.ring_step_fwd.time_s, b.ring_bwd = c.ring_step_bwd.time_s;
   return b;
 }
@@ -115,22 +119,34 @@ UnitProgram transformer_block(const ParallelSpec& p, const BlockParts& parts, co
   f.compute(part(F, mlp), mlp);
   if (tp && mlp_tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
   if (routed) f.append(routed->forward);
-  // Backward: the input-gradient collective of a column-parallel GEMM overlaps its wgrad.
-  ProgramWriter b;
-  if (routed) b.append(routed->backward);
+  // Backward: the input-gradient collective of a column-parallel GEMM overlaps its wgrad. Split
+  // (B and W passes): B leaves the wgrad GEMMs to W, so that collective has nothing to hide
+  // behind and the next B kernel (the norm backward, which reads the reduced gradient) waits.
+  const bool split = p.splits_backward();
+  const auto& BI = split ? parts.bwd_input : B;
+  ProgramWriter b, w;
+  auto wgrad = [&](BlockPart x) {
+    if (split) w.compute(part(parts.wgrad, x), x);
+  };
+  if (routed) b.append(routed->backward), w.append(routed->weight_grad);
   if (sp && mlp_tp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  b.compute(part(B, mlp), mlp);
-  if (tp && mlp_tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
-  b.compute(part(B, mlp_up_wgrad), mlp_up_wgrad);
-  b.compute(part(B, norm_mlp), norm_mlp);
+  b.compute(part(BI, mlp), mlp);
+  wgrad(mlp);
+  if (tp && mlp_tp) b.comm(x.out, TaskKind::tp_comm, split, 1);
+  b.compute(part(BI, mlp_up_wgrad), mlp_up_wgrad);
+  wgrad(mlp_up_wgrad);
+  b.compute(part(BI, norm_mlp), norm_mlp);
   if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  b.compute(part(B, attn_out), attn_out);
-  ring(b, p, net, part(B, core), parts.ring_bwd, 2 * c.kv_chunk_bytes);  // K/V and dK/dV
-  b.compute(part(B, qkv), qkv);
-  if (tp) b.comm(x.out, TaskKind::tp_comm, false, 1);
-  b.compute(part(B, qkv_wgrad), qkv_wgrad);
-  b.compute(part(B, norm_attn), norm_attn);
-  return {f.take(), b.take()};
+  b.compute(part(BI, attn_out), attn_out);
+  wgrad(attn_out);
+  ring(b, p, net, part(BI, core), parts.ring_bwd, 2 * c.kv_chunk_bytes);  // K/V and dK/dV
+  b.compute(part(BI, qkv), qkv);
+  wgrad(qkv);
+  if (tp) b.comm(x.out, TaskKind::tp_comm, split, 1);
+  b.compute(part(BI, qkv_wgrad), qkv_wgrad);
+  wgrad(qkv_wgrad);
+  b.compute(part(BI, norm_attn), norm_attn);
+  return {f.take(), b.take(), w.take()};
 }
 
 TpComms tp_comms(const ParallelSpec& p, const StepCosts& c, const topologies::Network& net) {
@@ -150,7 +166,7 @@ BlockProgram dense_block_program(const TrainingSpec& t, const ParallelSpec& p, c
   prog.blocks.push_back(transformer_block(p, block_parts(c), c, net, x, nullptr));
   if (t.recompute == Recompute::selective) prog.selective_recompute_s = c.layer_recompute.time_s;
   // Embedding: vocab-parallel lookup, then all-reduce (reduce-scatter with SP) of the output.
-  ProgramWriter ef, eb, hf, hb;
+  ProgramWriter ef, eb, hf, hb, hw;
   ef.compute(c.embed_fwd.time_s);
   if (tp) ef.comm(x.out, TaskKind::tp_comm, true, 1);
   if (sp) eb.comm(x.ag, TaskKind::tp_comm, true, 1);
@@ -159,10 +175,14 @@ BlockProgram dense_block_program(const TrainingSpec& t, const ParallelSpec& p, c
   // gradient is all-reduced (reduce-scattered with SP).
   if (sp) hf.comm(x.ag, TaskKind::tp_comm, true, 1);
   hf.compute(c.head_fwd.time_s);
-  hb.compute(c.head_bwd.time_s);
+  // Split: the LM head's wgrad is its W item; the embedding's backward (a scatter-add into the
+  // embedding gradient, no input gradient) stays in B, where nothing waits for it.
+  const bool split = p.splits_backward();
+  hb.compute(split ? input_grad_s(c.head_bwd) : c.head_bwd.time_s);
   if (tp) hb.comm(x.out, TaskKind::tp_comm, true, 1);
-  prog.embedding = {ef.take(), eb.take()};
-  prog.head = {hf.take(), hb.take()};
+  if (split) hw.compute(weight_grad_s(c.head_bwd));
+  prog.embedding = {ef.take(), eb.take(), {}};
+  prog.head = {hf.take(), hb.take(), hw.take()};
   return prog;
 }
 

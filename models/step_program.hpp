@@ -18,7 +18,8 @@ namespace clustersim::models {
 enum class TaskKind : std::int32_t {
   forward, backward, recompute, optimizer, dp_grad_reduce, dp_param_gather, sync,
   tp_comm, cp_comm, pp_send,
-  ep_comm  ///< MoE dispatch / combine all-to-alls (and the ETP gathers around the experts)
+  ep_comm,  ///< MoE dispatch / combine all-to-alls (and the ETP gathers around the experts)
+  weight_grad  ///< a W pass's wgrad GEMMs (schedules that split the backward; counted as backward)
 };
 const char* name(TaskKind k);
 
@@ -62,8 +63,12 @@ class ProgramWriter {
   bool seal_next_ = false;
 };
 
+/// A unit's passes. Where the schedule splits the backward (ParallelSpec::splits_backward),
+/// `backward` holds the B items (dgrad GEMMs, attention backward, memory-bound backward kernels,
+/// TP/CP/EP transfers) and `weight_grad` the W items (the wgrad GEMMs); otherwise `backward` is
+/// the whole backward and `weight_grad` is empty.
 struct UnitProgram {
-  Program forward, backward;
+  Program forward, backward, weight_grad;
 };
 
 struct BlockProgram {
@@ -87,6 +92,8 @@ TpComms tp_comms(const ParallelSpec& p, const StepCosts& c, const topologies::Ne
 /// attention kind) and its CP ring steps.
 struct BlockParts {
   std::array<double, kBlockParts> fwd{}, bwd{};
+  /// bwd split into its B items and its W items (the wgrad GEMMs, KernelOp::weight_grad).
+  std::array<double, kBlockParts> bwd_input{}, wgrad{};
   double ring_fwd = 0, ring_bwd = 0;
 };
 BlockParts block_parts(const StepCosts& c);
@@ -94,7 +101,7 @@ BlockParts block_parts(const StepCosts& c);
 /// The routed-expert half of an MoE MLP, spliced after the shared experts (forward) and before
 /// them (backward).
 struct RoutedProgram {
-  Program forward, backward;
+  Program forward, backward, weight_grad;  ///< weight_grad: see UnitProgram
   bool shared = true;  ///< the block has shared experts (TP-split like a dense MLP, with its TP collectives)
 };
 

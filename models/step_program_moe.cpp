@@ -143,14 +143,18 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   etp_item(f, etp_rs);
   exchange_item(f, combine);
   f.compute(permute_f);
+  // Split (B and W passes): the experts' and the router's wgrad GEMMs are the W items.
+  const bool split = p.splits_backward();
   b.compute(permute_b + wait_b);
   exchange_item(b, combine);  // the output gradient goes back to the experts
   etp_item(b, etp_ag);
-  b.compute(o.experts_bwd.time_s);
+  b.compute(split ? input_grad_s(o.experts_bwd) : o.experts_bwd.time_s);
   etp_item(b, etp_rs);
   exchange_item(b, dispatch_grad);
-  b.compute(permute_b + o.router_bwd.time_s);
-  RoutedProgram r{f.take(), b.take(), m.moe.shared_experts > 0};
+  b.compute(permute_b + (split ? input_grad_s(o.router_bwd) : o.router_bwd.time_s));
+  ProgramWriter w;
+  if (split) w.compute(weight_grad_s(o.experts_bwd) + weight_grad_s(o.router_bwd));
+  RoutedProgram r{f.take(), b.take(), w.take(), m.moe.shared_experts > 0};
   return r;
 }
 
@@ -179,7 +183,9 @@ void redo_host_waits(const ParallelSpec& p, const TrainingSpec& t, const StepCos
       for (const KernelOp& op : (fwd ? mla.fwd : mla.bwd).ops) kernels += op.kernels;
     double gpu = (p.cp - 1) * (fwd ? b->ring_fwd : b->ring_bwd) - old_wait;
     for (double x : times) gpu += x;
-    times[static_cast<std::size_t>(norm_attn)] += host_wait(PassCost{}, kernels, gpu, t).time_s - old_wait;
+    const double change = host_wait(PassCost{}, kernels, gpu, t).time_s - old_wait;
+    times[static_cast<std::size_t>(norm_attn)] += change;
+    if (!fwd) b->bwd_input[static_cast<std::size_t>(norm_attn)] += change;  // the wait is a B item
   }
 }
 
@@ -196,16 +202,22 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const ParallelSpe
   if (a == Attention::mla) {  // the MLA projections and core replace QKV, core and output projection
     at(b.fwd, qkv) = mla.fwd.time_s, at(b.fwd, core) = 0, at(b.fwd, attn_out) = 0;
     at(b.bwd, qkv) = mla.bwd.time_s, at(b.bwd, core) = 0, at(b.bwd, attn_out) = 0, at(b.bwd, qkv_wgrad) = 0;
-    if (reruns(t, RecomputeModule::mla_up_proj))  // the up projections rerun before the backward
-      at(b.bwd, qkv) += time_of_ops(mla.fwd, "mla.q_up") + time_of_ops(mla.fwd, "mla.kv_up");
+    at(b.bwd_input, qkv) = input_grad_s(mla.bwd), at(b.wgrad, qkv) = weight_grad_s(mla.bwd);
+    for (BlockPart x : {core, attn_out, qkv_wgrad}) at(b.bwd_input, x) = 0, at(b.wgrad, x) = 0;
+    if (reruns(t, RecomputeModule::mla_up_proj)) {  // the up projections rerun before the backward
+      const double rerun = time_of_ops(mla.fwd, "mla.q_up") + time_of_ops(mla.fwd, "mla.kv_up");
+      at(b.bwd, qkv) += rerun, at(b.bwd_input, qkv) += rerun;
+    }
   } else if (a == Attention::sliding) {
     // A windowed core computes the causal key-count ratio of the full one (models/flops.cpp);
     // its time is taken proportional to those FLOPs.
     const double r = attention_keys_fraction(m.sliding_window.tokens, t.seq_len);
-    at(b.fwd, core) *= r, at(b.bwd, core) *= r, b.ring_fwd *= r, b.ring_bwd *= r;
+    at(b.fwd, core) *= r, at(b.bwd, core) *= r, b.ring_fwd *= r, b.ring_bwd *= r, at(b.bwd_input, core) *= r;
   }
   if (moe) {  // the MLP part is the shared experts; the routed experts follow in their own program
     at(b.fwd, mlp) = moe->shared_fwd.time_s, at(b.bwd, mlp) = moe->shared_bwd.time_s, at(b.bwd, mlp_up_wgrad) = 0;
+    at(b.bwd_input, mlp) = input_grad_s(moe->shared_bwd), at(b.wgrad, mlp) = weight_grad_s(moe->shared_bwd);
+    at(b.bwd_input, mlp_up_wgrad) = 0, at(b.wgrad, mlp_up_wgrad) = 0;
     redo_host_waits(p, t, c, a, mla, *moe, &b);
   }
   return b;
@@ -221,16 +233,24 @@ void add_mtp(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, c
   PassCost pf, pb;
   pf.add(k.memory("mtp.norms", 4 * tokens * m.hidden * hardware::storage_bytes(t.precision)));
   k.linear(&pf, &pb, "mtp.proj", tokens, m.hidden, 2.0 * m.hidden);
-  ProgramWriter f, b;
+  ProgramWriter f, b, w;
   f.append(prog->head.forward);
   f.compute(pf.time_s);
   f.append(block.forward);
   f.compute(c.head_fwd.time_s);
-  b.compute(c.head_bwd.time_s);
+  // Split (B and W passes): the module's head, block and projection wgrads go to W, in B's order.
+  const bool split = p.splits_backward();
+  b.compute(split ? input_grad_s(c.head_bwd) : c.head_bwd.time_s);
   b.append(block.backward);
-  b.compute(pb.time_s + pf.time_s);
+  b.compute((split ? input_grad_s(pb) : pb.time_s) + pf.time_s);
   b.append(prog->head.backward);
-  prog->head = {f.take(), b.take()};
+  if (split) {
+    w.compute(weight_grad_s(c.head_bwd));
+    w.append(block.weight_grad);
+    w.compute(weight_grad_s(pb));
+    w.append(prog->head.weight_grad);
+  }
+  prog->head = {f.take(), b.take(), w.take()};
 }
 
 }  // namespace

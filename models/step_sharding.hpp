@@ -22,15 +22,21 @@ class ShardingPolicy {
   int zero() const { return zero_; }
   /// ZeRO-3 keeps each block's gathered parameters for the step (see FsdpReshard).
   bool keeps_params() const { return zero_ == 3 && p_.keeps_gathered_params(); }
-  /// ZeRO-3 gathers a unit's parameters before this pass.
+  /// ZeRO-3 gathers a unit's parameters before this pass (not before a W pass: dW = Xᵀ·dY
+  /// reads no weights).
   bool gathers_unit(const PipeOp& op) const {
-    return zero_ == 3 && (!keeps_params() || (op.forward() && op.micro_batch == 0));
+    return zero_ == 3 && op.kind != PassKind::weight_grad && (!keeps_params() || (op.forward() && op.micro_batch == 0));
+  }
+  /// The pass that completes a unit's weight gradients, and so triggers their reduction: the W
+  /// pass where the schedule splits the backward, else the backward.
+  bool produces_grads(const PipeOp& op) const {
+    return op.kind == (p_.splits_backward() ? PassKind::weight_grad : PassKind::backward);
   }
   /// ZeRO-1/2 with overlapped parameter gathers: the first forward waits for its buckets'.
   bool waits_for_bucket_gather(const PipeOp& op) const {
     return zero_ != 3 && op.forward() && op.micro_batch == 0;
   }
-  /// Whether this backward pass reduces (or reduce-scatters) its gradients: ZeRO-0/1 and
+  /// Whether this backward (or W) pass reduces (or reduce-scatters) its gradients: ZeRO-0/1 and
   /// pipelined ZeRO-2/3 in the last micro-batch only (see ParallelSpec).
   bool reduces_in(const PipeOp& op) const {
     return (zero_ >= 2 && p_.reduces_grads_every_micro_batch()) || op.micro_batch == mbs_ - 1;
@@ -39,9 +45,9 @@ class ShardingPolicy {
   /// merged task): ZeRO-3 gathers and scatters per unit; the first forward waits for overlapped
   /// parameter gathers; backward passes whose gradients are reduced launch buckets per unit.
   bool unit_traffic(const PipeOp& op) const {
-    if (zero_ == 3) return gathers_unit(op) || (!op.forward() && reduces_in(op));
+    if (zero_ == 3) return gathers_unit(op) || (produces_grads(op) && reduces_in(op));
     if (op.forward()) return op.micro_batch == 0 && zero_ >= 1 && t_.overlap_param_gather;
-    return dp_ranks_ > 1 && reduces_in(op);
+    return dp_ranks_ > 1 && produces_grads(op) && reduces_in(op);
   }
   /// ZeRO-1/2: parameters all-gathered bucket by bucket after the optimizer, overlapping the
   /// next step's first forward (else after the optimizer, before the step ends).

@@ -11,7 +11,9 @@ namespace clustersim::models {
 
 enum class Recompute { none, selective, full };
 enum class FlopsFormula { megatron, palm };
-enum class PipelineSchedule { one_f_one_b, gpipe, interleaved };
+/// zb_h1: ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism" (ICLR 2024, arXiv 2401.10241
+/// §2.1): 1F1B with each backward split into B (input gradients) and W (weight gradients).
+enum class PipelineSchedule { one_f_one_b, gpipe, interleaved, zb_h1 };
 /// How FP8 GEMM inputs get their scales (training.fp8_recipe; docs/recipes.md). delayed: from an
 /// amax history (Transformer Engine DelayedScaling, Megatron's default --fp8-recipe); tensorwise:
 /// current per-tensor amax (TE Float8CurrentScaling, torchao tensorwise); rowwise: per row
@@ -72,6 +74,8 @@ struct ParallelSpec {
   /// PyTorch's pipelining does with FSDP (stage.backward_maybe_with_nosync; torchtitan).
   bool reduces_grads_every_micro_batch() const { return pp == 1; }
   /// ZeRO-3 keeps each block's gathered parameters for the whole step (see FsdpReshard).
+  /// The schedule runs each backward as a B pass and a later W pass (weight gradients).
+  bool splits_backward() const { return schedule == PipelineSchedule::zb_h1; }
   bool keeps_gathered_params() const {
     return fsdp_reshard_after_forward == FsdpReshard::never ||
            (fsdp_reshard_after_forward == FsdpReshard::automatic && pp > 1);
@@ -144,7 +148,10 @@ struct TrainingSpec {
 };
 
 inline const char* name(PipelineSchedule s) {
-  return s == PipelineSchedule::one_f_one_b ? "1f1b" : s == PipelineSchedule::gpipe ? "gpipe" : "interleaved";
+  return s == PipelineSchedule::one_f_one_b ? "1f1b"
+         : s == PipelineSchedule::gpipe     ? "gpipe"
+         : s == PipelineSchedule::zb_h1     ? "zb-h1"
+                                            : "interleaved";
 }
 
 inline const char* name(MoeDispatcher d) { return kMoeDispatcherNames[static_cast<int>(d)]; }

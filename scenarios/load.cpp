@@ -465,7 +465,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
              fmt::format("applies to ZeRO-3 (fsdp: true) only, but zero_stage is {}", p.zero_stage));
   p.vpp = par.integer("vpp", 1, 1, 1024);
   p.schedule = static_cast<models::PipelineSchedule>(
-      par.choice("schedule", {"1f1b", "gpipe", "interleaved"}, p.vpp > 1 ? 2 : 0));
+      par.choice("schedule", {"1f1b", "gpipe", "interleaved", "zb-h1"}, p.vpp > 1 ? 2 : 0));
   const auto& md = sc.model;
   // A check across two keys blames the model key when the user overrode it (--set, a --vary value).
   auto tp_fail = [&](const std::string& model_key, const std::string& message) {
@@ -483,6 +483,10 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
                                p.tp, sc.cluster.gpus_per_node));
   if (p.schedule == models::PipelineSchedule::interleaved && p.vpp < 2)
     par.fail("schedule", "interleaved needs vpp >= 2 model chunks per stage");
+  if (p.schedule == models::PipelineSchedule::zb_h1 && p.vpp > 1)
+    par.fail("vpp", fmt::format("vpp = {}: zb-h1 runs one model chunk per stage (vpp 1); an interleaved zero-bubble "
+                                "schedule (ZB-V) is not built",
+                                p.vpp));
   if (p.schedule != models::PipelineSchedule::interleaved && p.vpp > 1)
     par.fail("vpp", fmt::format("vpp = {} needs schedule: interleaved", p.vpp));
   const int vstages = p.pp * p.vpp;

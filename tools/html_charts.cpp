@@ -54,6 +54,7 @@ const char* kind_color(models::TaskKind k) {
     case TaskKind::cp_comm: return "#eeca3b";
     case TaskKind::pp_send: return "#bab0ac";
     case TaskKind::ep_comm: return "#17becf";
+    case TaskKind::weight_grad: return "#fdbf6f";
   }
   return "#000";
 }
@@ -161,7 +162,8 @@ std::string timeline_svg(const std::vector<models::TimelineEntry>& timeline) {
   using models::TaskKind;
   double x = left;
   for (TaskKind k : {TaskKind::forward, TaskKind::backward, TaskKind::recompute, TaskKind::optimizer, TaskKind::dp_grad_reduce,
-                     TaskKind::dp_param_gather, TaskKind::sync, TaskKind::tp_comm, TaskKind::cp_comm, TaskKind::pp_send, TaskKind::ep_comm}) {
+                     TaskKind::dp_param_gather, TaskKind::sync, TaskKind::tp_comm, TaskKind::cp_comm, TaskKind::pp_send, TaskKind::ep_comm,
+                     TaskKind::weight_grad}) {
     if (std::none_of(timeline.begin(), timeline.end(), [k](const models::TimelineEntry& e) { return e.kind == k; })) continue;
     o += legend_item(x, 10, kind_color(k), models::name(k));
     x += 30 + 7.0 * std::string(models::name(k)).size();  // 12 px sans-serif is about 7 px a character

@@ -42,15 +42,18 @@ constexpr models::BlockPart kBackwardOrder[] = {models::mlp,      models::mlp_up
                                                 models::core,     models::qkv,          models::qkv_wgrad, models::norm_attn};
 
 // The kernels a compute task ran, in order: a block task's parts (ProgramItem::parts), the
-// embedding's or head's pass, or a selective-recompute task.
-std::vector<const models::KernelOp*> kernels_of(const TimelineEntry& e, const models::StepCosts& c) {
+// embedding's or head's pass, or a selective-recompute task. `split`: the schedule splits the
+// backward, so a backward task ran its parts' B kernels and a weight_grad task their wgrads.
+std::vector<const models::KernelOp*> kernels_of(const TimelineEntry& e, const models::StepCosts& c, bool split) {
   std::vector<const models::KernelOp*> out;
+  const bool wgrad = e.kind == TaskKind::weight_grad;
   auto add = [&](const models::PassCost& pass) {
     for (const auto& op : pass.ops)
-      if (op.time_s > 0) out.push_back(&op);
+      if (op.time_s > 0 && (!split || e.kind == TaskKind::forward || e.kind == TaskKind::recompute || op.weight_grad == wgrad))
+        out.push_back(&op);
   };
   const bool fwd = e.kind == TaskKind::forward || e.kind == TaskKind::recompute;
-  if (e.kind != TaskKind::forward && e.kind != TaskKind::backward && e.kind != TaskKind::recompute) return out;
+  if (e.kind != TaskKind::forward && e.kind != TaskKind::backward && e.kind != TaskKind::recompute && !wgrad) return out;
   if (e.layer == -1) add(fwd ? c.embed_fwd : c.embed_bwd);
   if (e.layer == -2) add(fwd ? c.head_fwd : c.head_bwd);
   if (e.layer < 0) return out;
@@ -81,18 +84,24 @@ std::string memory_counter(const std::vector<TimelineEntry>& timeline, const sce
   if (stage < 0 || std::size_t(stage) >= r.memory_per_stage.size()) return "";
   const auto& m = r.memory_per_stage[std::size_t(stage)];
   const double states = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.reserved_bytes;
-  const double per_block = m.layers_in_flight > 0 ? m.activations_bytes / m.layers_in_flight : 0;
+  // Split backward (zb-h1): a block holds its saved bytes until its B pass ends, then what its
+  // W pass reads until that ends.
+  const bool split = m.block_saved_bytes > 0;
+  const double per_block = split ? m.block_saved_bytes : m.layers_in_flight > 0 ? m.activations_bytes / m.layers_in_flight : 0;
+  const double kept = split ? m.block_kept_for_w_bytes : 0;
   // A block pass of one micro-batch is several tasks; it holds activations from its forward's
   // last task to its backward's last task.
-  std::map<std::pair<int, int>, double> fwd_end, bwd_end;  // by (micro-batch, layer)
+  std::map<std::pair<int, int>, double> fwd_end, bwd_end, w_end;  // by (micro-batch, layer)
   for (const auto& e : timeline) {
     if (e.stage != stage || e.layer < 0 || std::string(e.stream) != "compute") continue;
-    if (e.kind == TaskKind::forward) fwd_end[{e.micro_batch, e.layer}] = std::max(fwd_end[{e.micro_batch, e.layer}], e.end_s);
-    if (e.kind == TaskKind::backward) bwd_end[{e.micro_batch, e.layer}] = std::max(bwd_end[{e.micro_batch, e.layer}], e.end_s);
+    auto& at = e.kind == TaskKind::forward ? fwd_end : e.kind == TaskKind::backward ? bwd_end : w_end;
+    if (e.kind == TaskKind::forward || e.kind == TaskKind::backward || e.kind == TaskKind::weight_grad)
+      at[{e.micro_batch, e.layer}] = std::max(at[{e.micro_batch, e.layer}], e.end_s);
   }
   std::vector<MemoryPoint> points{{0.0, 0.0}};
   for (const auto& [key, t] : fwd_end) points.push_back({t, per_block});
-  for (const auto& [key, t] : bwd_end) points.push_back({t, -per_block});
+  for (const auto& [key, t] : bwd_end) points.push_back({t, -(per_block - kept)});
+  for (const auto& [key, t] : w_end) points.push_back({t, -kept});
   std::stable_sort(points.begin(), points.end(), [](const MemoryPoint& a, const MemoryPoint& b) { return a.t < b.t; });
   std::string o;
   double held = 0;
@@ -138,7 +147,7 @@ std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scena
                      (e.end_s - e.start_s) * 1e6, e.micro_batch, e.layer));
     // Its kernels, nested: laid out in proportion to their modelled times (the engine runs a
     // task at one rate at a time, so SMs lent to communication slow all its kernels alike).
-    const auto kernels = kernels_of(e, report.costs);
+    const auto kernels = kernels_of(e, report.costs, report.scenario.parallel.splits_backward());
     double total = 0;
     for (const auto* k : kernels) total += k->time_s;
     double done = 0;

@@ -76,6 +76,15 @@ TEST_CASE("steady-state pipeline: 1F1B without DP overlap, ZeRO-0, TP", "[step][
                             {"parallelism.pp=8", "parallelism.tp=2", "parallelism.zero_stage=0"});
 }
 
+TEST_CASE("steady-state pipeline: zb-h1 with ZeRO-1 and overlapped DP equals the full step", "[step][steady][zb]") {
+  check_extrapolation_exact(llama8b(64, 8 * 72), {"parallelism.pp=8", "parallelism.zero_stage=1", "parallelism.schedule=zb-h1"});
+}
+
+TEST_CASE("steady-state pipeline: zb-h1 without DP overlap with ZeRO-0 and TP", "[step][steady][zb]") {
+  check_extrapolation_exact(llama8b(64, 4 * 72, "  overlap_grad_reduce: false\n"),
+                            {"parallelism.pp=8", "parallelism.tp=2", "parallelism.zero_stage=0", "parallelism.schedule=zb-h1"});
+}
+
 TEST_CASE("steady-state pipeline: interleaved, equals the full step", "[step][steady]") {
   check_extrapolation_exact(llama8b(32, 8 * 56), {"parallelism.pp=4", "parallelism.vpp=2", "parallelism.zero_stage=1"});
 }

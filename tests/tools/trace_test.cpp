@@ -137,3 +137,53 @@ TEST_CASE("the trace names every transfer by its group and collective on its tra
   CHECK(moe["ep_comm"] == std::set<std::string>{"ep.all_to_all"});
   CHECK(moe["dp_reduce"].count("edp.reduce_scatter") == 1);
 }
+
+TEST_CASE("a zb-h1 trace shows W passes with the wgrad kernels and B passes without them", "[tools][trace][zb]") {
+  const auto sc = scenarios::load_scenario_file(
+      std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/7b_256xh100.yaml",
+      {"parallelism.tp=2", "parallelism.pp=4", "parallelism.sequence_parallel=true", "parallelism.schedule=zb-h1",
+       "training.global_batch=256", "training.micro_batch=1"});
+  std::vector<models::TimelineEntry> timeline;
+  const auto report = scenarios::simulate(sc);
+  scenarios::simulate(sc, &timeline);
+  const YAML::Node events = YAML::Load(tools::chrome_trace(timeline, report))["traceEvents"];
+  std::map<std::pair<int, int>, std::vector<Slice>> tasks, kernels;
+  std::map<int, double> peak_activations;
+  for (const auto& e : events) {
+    const auto ph = e["ph"].as<std::string>();
+    if (ph == "C") {
+      const int pid = e["pid"].as<int>();
+      peak_activations[pid] = std::max(peak_activations[pid], e["args"]["activations"].as<double>());
+    }
+    if (ph != "X") continue;
+    const double ts = e["ts"].as<double>(), dur = e["dur"].as<double>();
+    Slice s{ts, ts + dur, e["name"].as<std::string>(), e["cat"].as<std::string>()};
+    (s.cat == "kernel" ? kernels : tasks)[{e["pid"].as<int>(), e["tid"].as<int>()}].push_back(s);
+  }
+  std::map<std::string, std::set<std::string>> kernels_by_pass;  // pass kind -> kernel names inside it
+  for (const auto& [key, ks] : kernels)
+    for (const auto& k : ks)
+      for (const auto& p : tasks.at(key))
+        if (p.cat != "kernel" && p.ts <= k.ts + 1e-6 && k.end <= p.end + 1e-6) {
+          kernels_by_pass[p.cat].insert(k.name);
+          break;
+        }
+  const auto& w = kernels_by_pass["weight_grad"];
+  const auto& b = kernels_by_pass["backward"];
+  for (const char* n : {"mlp_down.wgrad", "mlp_gate_up.wgrad", "qkv.wgrad", "attn_out.wgrad", "lm_head.wgrad"}) {
+    INFO(n);
+    CHECK(w.count(n) == 1);
+    CHECK(b.count(n) == 0);
+  }
+  for (const char* n : {"mlp_down.dgrad", "attention.bwd", "qkv.dgrad"}) {
+    INFO(n);
+    CHECK(b.count(n) == 1);
+    CHECK(w.count(n) == 0);
+  }
+  // The memory counter follows B and W: its peak is the memory model's on every stage.
+  REQUIRE(report.memory_per_stage.size() == 4);
+  for (int s = 0; s < 4; ++s) {
+    INFO("stage " << s);
+    CHECK(peak_activations[s] == Approx(report.memory_per_stage[std::size_t(s)].activations_bytes).epsilon(0.01));
+  }
+}

@@ -1,0 +1,27 @@
+#include "models/memory_wgrad.hpp"
+
+#include "models/layer_ops.hpp"
+#include "models/mla_ops.hpp"
+#include "models/moe_ops.hpp"
+
+namespace clustersim::models {
+
+WgradKept::WgradKept(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu)
+    : m_(m) {
+  const double e = hardware::storage_bytes(t.precision);
+  const StepCosts c = step_costs(m, t, p, gpu);
+  auto kept = [&](const PassCost& pass) { return weight_grad_kept_elements(pass) * e; };
+  attention_ = kept(c.part_bwd[qkv]) + kept(c.part_bwd[qkv_wgrad]) + kept(c.part_bwd[attn_out]);
+  dense_mlp_ = kept(c.part_bwd[mlp]) + kept(c.part_bwd[mlp_up_wgrad]);
+  if (m.mla.enabled()) mla_ = kept(mla_attention_ops(m, t, p, gpu).bwd);
+  if (m.is_moe()) {
+    const MoeLayerOps o = moe_layer_ops(m, t, p, {p.ep, p.etp, p.edp()}, gpu, t.moe_load_imbalance);
+    moe_mlp_ = kept(o.router_bwd) + kept(o.experts_bwd) + kept(o.shared_bwd);
+  }
+}
+
+double WgradKept::bytes(int layer) const {
+  return (m_.mla.enabled() ? mla_ : attention_) + (m_.moe_layer(layer) ? moe_mlp_ : dense_mlp_);
+}
+
+}  // namespace clustersim::models
