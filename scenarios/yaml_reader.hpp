@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,7 +43,10 @@ class YamlReader {
 
  private:
   std::string location(const std::string& key) const;
-  std::string scalar(const std::string& key) const;
+  /// The entry at `key` (nullopt: absent); value(): also nullopt when it is null.
+  std::optional<YAML::Node> entry(const std::string& key) const;
+  std::optional<YAML::Node> value(const std::string& key) const;
+  std::string scalar(const std::string& key, const YAML::Node& n) const;
 
   YAML::Node node_;
   std::string path_;
