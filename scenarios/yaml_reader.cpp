@@ -93,13 +93,19 @@ void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
 
 // yaml-cpp's const operator[] turns `key` into a temporary node and compares every entry's key
 // through a conversion, with allocations per entry; sweeps read tens of keys per configuration.
-// Comparing the scalar keys directly finds the same entry: the first whose key is the scalar
-// `key` (a list or mapping key never equals a string; iteration, like operator[], passes over
-// entries without a defined value).
+// The reader lists the mapping's scalar keys once and compares strings: it finds the same entry,
+// the first whose key is the scalar `key` (a list or mapping key never equals a string;
+// iteration, like operator[], passes over entries without a defined value). Readers only read,
+// so the mapping does not change under the list.
 std::optional<YAML::Node> YamlReader::entry(const std::string& key) const {
   if (!node_.IsMap()) return std::nullopt;
-  for (const auto& kv : node_)
-    if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.second;
+  if (!indexed_) {
+    for (const auto& kv : node_)
+      if (kv.first.IsScalar()) entries_.emplace_back(kv.first.Scalar(), kv.second);
+    indexed_ = true;
+  }
+  for (const auto& [k, v] : entries_)
+    if (k == key) return v;
   return std::nullopt;
 }
 

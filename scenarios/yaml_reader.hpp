@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scenarios/quantity.hpp"
@@ -52,6 +53,8 @@ class YamlReader {
   std::string path_;
   std::function<std::string(const std::string&)> source_of_;
   const std::set<std::string>* overridden_;
+  mutable std::vector<std::pair<std::string, YAML::Node>> entries_;  ///< the scalar keys, listed on first lookup
+  mutable bool indexed_ = false;
 };
 
 /// Levenshtein distance, for "did you mean" suggestions.
