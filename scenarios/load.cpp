@@ -302,8 +302,9 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
     }
     chain.push_back(next);
   }
+  // A new key is appended as operator[] would append it, without its search through the keys.
   if (auto at = existing_entry(chain.back(), parts.back())) *at = value;
-  else chain.back()[parts.back()] = value;
+  else chain.back().force_insert(parts.back(), value);
   overridden->insert(path);
 }
 
