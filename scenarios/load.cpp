@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -248,6 +249,15 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   return g;
 }
 
+// The value at scalar key `key` of mapping `map` when it has one, found as YamlReader::entry
+// does (yaml-cpp's operator[] converts `key` into a temporary node for every entry it passes).
+std::optional<YAML::Node> existing_entry(YAML::Node& map, const std::string& key) {
+  if (!map.IsMap()) return std::nullopt;
+  for (auto kv : map)
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.second;
+  return std::nullopt;
+}
+
 void apply_override(YAML::Node& root, const std::string& assignment, std::set<std::string>* overridden) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -266,14 +276,19 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("--set {}: value is not valid YAML: {}", path, e.msg));
   }
+  // The parts between dots, as std::getline splits them (a trailing dot adds no empty part).
   std::vector<std::string> parts;
-  std::stringstream ss(path);
-  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  for (std::size_t from = 0; from < path.size();) {
+    const std::size_t dot = std::min(path.find('.', from), path.size());
+    parts.push_back(path.substr(from, dot - from));
+    from = dot + 1;
+  }
   // A preset name followed by a deeper key (model.layers=40) becomes {base: name, layers: 40}.
   std::vector<YAML::Node> chain{root};
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node cur = chain.back();
-    YAML::Node next = cur[parts[i]];
+    const auto found = existing_entry(cur, parts[i]);
+    YAML::Node next = found ? *found : cur[parts[i]];
     if (next && next.IsScalar() && i == 0 && (parts[0] == "model" || parts[0] == "hardware")) {
       YAML::Node expanded(YAML::NodeType::Map);
       expanded["base"] = next.Scalar();
@@ -287,7 +302,9 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
     }
     chain.push_back(next);
   }
-  chain.back()[parts.back()] = value;
+  // A new key is appended as operator[] would append it, without its search through the keys.
+  if (auto at = existing_entry(chain.back(), parts.back())) *at = value;
+  else chain.back().force_insert(parts.back(), value);
   overridden->insert(path);
 }
 

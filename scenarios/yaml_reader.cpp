@@ -91,33 +91,56 @@ void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
   }
 }
 
-bool YamlReader::has(const std::string& key) const {
-  return node_.IsMap() && node_[key] && !node_[key].IsNull();
+// yaml-cpp's const operator[] turns `key` into a temporary node and compares every entry's key
+// through a conversion, with allocations per entry; sweeps read tens of keys per configuration.
+// The reader lists the mapping's scalar keys once and compares strings: it finds the same entry,
+// the first whose key is the scalar `key` (a list or mapping key never equals a string;
+// iteration, like operator[], passes over entries without a defined value). Readers only read,
+// so the mapping does not change under the list.
+std::optional<YAML::Node> YamlReader::entry(const std::string& key) const {
+  if (!node_.IsMap()) return std::nullopt;
+  if (!indexed_) {
+    for (const auto& kv : node_)
+      if (kv.first.IsScalar()) entries_.emplace_back(kv.first.Scalar(), kv.second);
+    indexed_ = true;
+  }
+  for (const auto& [k, v] : entries_)
+    if (k == key) return v;
+  return std::nullopt;
 }
 
+std::optional<YAML::Node> YamlReader::value(const std::string& key) const {
+  auto n = entry(key);
+  if (n && n->IsNull()) return std::nullopt;
+  return n;
+}
+
+bool YamlReader::has(const std::string& key) const { return value(key).has_value(); }
+
 YamlReader YamlReader::child(const std::string& key) const {
-  if (!has(key)) return YamlReader(YAML::Node(YAML::NodeType::Map), key_path(key), source_of_, overridden_);
-  YAML::Node n = node_[key];
-  if (!n.IsMap()) fail(key, "expected a mapping of keys");
+  const auto n = value(key);
+  if (!n) return YamlReader(YAML::Node(YAML::NodeType::Map), key_path(key), source_of_, overridden_);
+  if (!n->IsMap()) fail(key, "expected a mapping of keys");
   auto parent_source = source_of_;
-  return YamlReader(n, key_path(key), [parent_source, key](const std::string&) { return parent_source(key); },
+  return YamlReader(*n, key_path(key), [parent_source, key](const std::string&) { return parent_source(key); },
                     overridden_);
 }
 
-std::string YamlReader::scalar(const std::string& key) const {
-  YAML::Node n = node_[key];
+std::string YamlReader::scalar(const std::string& key, const YAML::Node& n) const {
   if (!n.IsScalar()) fail(key, "expected a single value, found a list or mapping");
   return n.Scalar();
 }
 
 int YamlReader::integer(const std::string& key, int fallback, long lo, long hi) const {
-  if (!has(key)) return fallback;
+  const auto n = value(key);
+  if (!n) return fallback;
+  const std::string s = scalar(key, *n);
   std::string why;
-  auto v = parse_quantity(scalar(key), Dimension::count, &why);
-  if (!v) fail(key, fmt::format("'{}' is not an integer", scalar(key)));
-  if (*v != std::floor(*v)) fail(key, fmt::format("'{}' is not a whole number", scalar(key)));
+  auto v = parse_quantity(s, Dimension::count, &why);
+  if (!v) fail(key, fmt::format("'{}' is not an integer", s));
+  if (*v != std::floor(*v)) fail(key, fmt::format("'{}' is not a whole number", s));
   if (*v < double(lo) || *v > double(hi))
-    fail(key, fmt::format("{} is out of range; allowed {}..{}", scalar(key), lo, hi));
+    fail(key, fmt::format("{} is out of range; allowed {}..{}", s, lo, hi));
   return static_cast<int>(*v);
 }
 
@@ -127,30 +150,35 @@ double YamlReader::number(const std::string& key, double fallback, double lo, do
 
 double YamlReader::quantity(const std::string& key, Dimension dim, double fallback, double lo,
                             double hi) const {
-  if (!has(key)) return fallback;
+  const auto n = value(key);
+  if (!n) return fallback;
+  const std::string s = scalar(key, *n);
   std::string why;
-  auto v = parse_quantity(scalar(key), dim, &why);
+  auto v = parse_quantity(s, dim, &why);
   if (!v) fail(key, why);
   if (!(*v >= lo && *v <= hi))
-    fail(key, fmt::format("{} is out of range; allowed {:g}..{:g} (SI units)", scalar(key), lo, hi));
+    fail(key, fmt::format("{} is out of range; allowed {:g}..{:g} (SI units)", s, lo, hi));
   return *v;
 }
 
 bool YamlReader::boolean(const std::string& key, bool fallback) const {
-  if (!has(key)) return fallback;
-  const std::string s = scalar(key);
+  const auto n = value(key);
+  if (!n) return fallback;
+  const std::string s = scalar(key, *n);
   if (s == "true" || s == "yes" || s == "on") return true;
   if (s == "false" || s == "no" || s == "off") return false;
   fail(key, fmt::format("'{}' is not a boolean; allowed: true, false", s));
 }
 
 std::string YamlReader::text(const std::string& key, const std::string& fallback) const {
-  return has(key) ? scalar(key) : fallback;
+  const auto n = value(key);
+  return n ? scalar(key, *n) : fallback;
 }
 
 int YamlReader::choice(const std::string& key, const std::vector<std::string>& choices, int fallback) const {
-  if (!has(key)) return fallback;
-  const std::string s = scalar(key);
+  const auto n = value(key);
+  if (!n) return fallback;
+  const std::string s = scalar(key, *n);
   for (std::size_t i = 0; i < choices.size(); ++i)
     if (choices[i] == s) return int(i);
   const std::string near = nearest(s, choices);

@@ -5,8 +5,10 @@
 
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scenarios/quantity.hpp"
@@ -42,12 +44,17 @@ class YamlReader {
 
  private:
   std::string location(const std::string& key) const;
-  std::string scalar(const std::string& key) const;
+  /// The entry at `key` (nullopt: absent); value(): also nullopt when it is null.
+  std::optional<YAML::Node> entry(const std::string& key) const;
+  std::optional<YAML::Node> value(const std::string& key) const;
+  std::string scalar(const std::string& key, const YAML::Node& n) const;
 
   YAML::Node node_;
   std::string path_;
   std::function<std::string(const std::string&)> source_of_;
   const std::set<std::string>* overridden_;
+  mutable std::vector<std::pair<std::string, YAML::Node>> entries_;  ///< the scalar keys, listed on first lookup
+  mutable bool indexed_ = false;
 };
 
 /// Levenshtein distance, for "did you mean" suggestions.

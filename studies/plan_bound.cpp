@@ -1,12 +1,16 @@
 #include "studies/plan_bound.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "hardware/kernel_cost.hpp"
 #include "models/layer_ops.hpp"
 #include "models/pipeline.hpp"
+#include "models/step_merge.hpp"
+#include "models/step_program_moe.hpp"
 #include "studies/sweep_engine.hpp"
+#include "topologies/network.hpp"
 
 namespace clustersim::studies {
 namespace {
@@ -14,25 +18,26 @@ namespace {
 // Bytes of HBM traffic per parameter of the optimizer step (models/step.cpp, kAdamBytesPerParam).
 constexpr double kAdamBytesPerParam = 34.0;
 
-}  // namespace
+// One micro-batch's pass durations: block `layer`'s forward and backward (with its recompute),
+// and what the first virtual stage (embedding) and the last (LM head) add to theirs.
+struct PassDurations {
+  std::function<double(int layer, bool forward)> block;
+  double embed_fwd = 0, embed_bwd = 0, head_fwd = 0, head_bwd = 0;
+};
 
-double plan_step_lower_bound_s(const scenarios::Scenario& sc) {
-  const auto& m = sc.model;
+// The critical path of the busiest stage (plan_step_lower_bound_s) for these pass durations.
+double pipeline_bound_s(const scenarios::Scenario& sc, const models::StepCosts& c, const std::vector<int>& vlayers,
+                        const PassDurations& d) {
   const auto& p = sc.parallel;
-  if (m.is_moe() || m.mtp_layers > 0) return step_time_lower_bound_s(sc);
-  const auto c = models::step_costs(m, sc.training, p, sc.gpu);
   const int pp = std::max(1, p.pp), vpp = std::max(1, p.vpp), vstages = pp * vpp;
-  const auto vlayers = models::virtual_stage_layers(m.layers, p);
-  if (int(vlayers.size()) != vstages) return step_time_lower_bound_s(sc);
-  // Kernel time of one micro-batch's forward (F) and backward with its recompute (B) on each
-  // virtual stage: its blocks, the embedding on the first, the head on the last.
   std::vector<double> F(static_cast<std::size_t>(vstages)), B(static_cast<std::size_t>(vstages));
-  for (int v = 0; v < vstages; ++v) {
-    const double n = vlayers[std::size_t(v)];
-    F[std::size_t(v)] = n * c.layer_fwd.time_s;
-    B[std::size_t(v)] = n * (c.layer_bwd.time_s + c.layer_recompute.time_s);
-    if (v == 0) F[0] += c.embed_fwd.time_s, B[0] += c.embed_bwd.time_s;
-    if (v == vstages - 1) F[std::size_t(v)] += c.head_fwd.time_s, B[std::size_t(v)] += c.head_bwd.time_s;
+  for (int v = 0, layer = 0; v < vstages; ++v) {
+    for (int l = 0; l < vlayers[std::size_t(v)]; ++l, ++layer) {
+      F[std::size_t(v)] += d.block(layer, true);
+      B[std::size_t(v)] += d.block(layer, false);
+    }
+    if (v == 0) F[0] += d.embed_fwd, B[0] += d.embed_bwd;
+    if (v == vstages - 1) F[std::size_t(v)] += d.head_fwd, B[std::size_t(v)] += d.head_bwd;
   }
   const double micro_batches = sc.training.micro_batches(p);
   const int dp_ranks = p.dp * p.cp;
@@ -56,6 +61,47 @@ double plan_step_lower_bound_s(const scenarios::Scenario& sc) {
     drain += B[std::size_t(s)];
   }
   return bound;
+}
+
+// Whether the pipeline bound's assumptions are checked for this plan (else the kernel-only one).
+bool pipeline_bound_applies(const scenarios::Scenario& sc, const std::vector<int>& vlayers) {
+  const auto& p = sc.parallel;
+  return !sc.model.is_moe() && sc.model.mtp_layers <= 0 && int(vlayers.size()) == std::max(1, p.pp) * std::max(1, p.vpp);
+}
+
+}  // namespace
+
+double plan_step_lower_bound_s(const scenarios::Scenario& sc) {
+  const auto vlayers = models::virtual_stage_layers(sc.model.layers, sc.parallel);
+  if (!pipeline_bound_applies(sc, vlayers)) return step_time_lower_bound_s(sc);
+  const auto c = models::step_costs(sc.model, sc.training, sc.parallel, sc.gpu);
+  const PassDurations d{
+      [&](int, bool forward) { return forward ? c.layer_fwd.time_s : c.layer_bwd.time_s + c.layer_recompute.time_s; },
+      c.embed_fwd.time_s, c.embed_bwd.time_s, c.head_fwd.time_s, c.head_bwd.time_s};
+  return pipeline_bound_s(sc, c, vlayers, d);
+}
+
+double plan_step_network_bound_s(const scenarios::Scenario& sc) {
+  const auto vlayers = models::virtual_stage_layers(sc.model.layers, sc.parallel);
+  if (!pipeline_bound_applies(sc, vlayers)) return step_time_lower_bound_s(sc);
+  const auto& t = sc.training;
+  const auto& topo = sc.network.topology;
+  // The costs, network and block program scenarios::simulate() builds for this scenario.
+  const auto c = models::step_costs(sc.model, t, sc.parallel, sc.gpu, topo.pcie_bps * topo.pcie_efficiency);
+  const topologies::Network network(topo, topologies::Network::nodes_for(topo, sc.cluster.gpus),
+                                    {sc.parallel.sizes(), sc.network.placement}, sc.network.algorithm);
+  const models::BlockProgram program = models::block_program(sc.model, t, sc.parallel, sc.gpu, c, network);
+  models::PassMerger merger(program, t.recompute, sc.gpu, t.free_comm);
+  const auto total = [&](int unit, bool forward) {
+    return merger.total_s(merger.unit(models::PassUnit{unit, 0, 0}, forward));
+  };
+  const auto kind = [&](int layer) {
+    return program.block_kind.empty() ? 0 : program.block_kind[static_cast<std::size_t>(layer)];
+  };
+  const PassDurations d{[&](int layer, bool forward) { return total(kind(layer), forward); },
+                        total(models::kEmbeddingUnit, true), total(models::kEmbeddingUnit, false),
+                        total(models::kHeadUnit, true), total(models::kHeadUnit, false)};
+  return pipeline_bound_s(sc, c, vlayers, d);
 }
 
 }  // namespace clustersim::studies

@@ -1,7 +1,6 @@
 #pragma once
-// A lower bound on a plan's simulated step time from its pipeline structure, for the plan
-// search to skip plans that cannot win (studies/plan_search.cpp). Cheap: kernel costs only, no
-// network, no task graph.
+// Lower bounds on a plan's simulated step time from its pipeline structure, for the plan search
+// to skip plans that cannot win (studies/plan_search.cpp). No task graph of the step.
 #include "scenarios/scenario.hpp"
 
 namespace clustersim::studies {
@@ -11,9 +10,18 @@ namespace clustersim::studies {
 /// before it, then runs all its passes one after another on its compute stream, and after its
 /// last pass (a backward) that micro-batch's gradient still crosses the virtual stages before it
 /// down to stage 0, whose optimizer runs last. Every pass is taken at its kernel time alone (the
-/// simulation adds TP/CP/DP communication, contention and bubbles). Falls back to
-/// step_time_lower_bound_s (studies/sweep_engine.hpp) where those assumptions are not checked:
-/// MoE models, MTP modules.
+/// simulation adds TP/CP/DP communication, contention and bubbles). Cheap: kernel costs only, no
+/// network. Falls back to step_time_lower_bound_s (studies/sweep_engine.hpp) where those
+/// assumptions are not checked: MoE models, MTP modules.
 double plan_step_lower_bound_s(const scenarios::Scenario& sc);
+
+/// The same critical path with every pass at the duration the step gives its merged task: each
+/// unit (block, embedding, head) simulated alone at kernel granularity with its TP collectives
+/// and CP ring steps on the scenario's network (models::PassMerger). The step runs a pass as
+/// those units back to back and only slows them (SMs shared with DP and PP traffic), so this
+/// stays below the simulated step and is at least plan_step_lower_bound_s. Costs a network and
+/// a block program (a few microseconds once the process has routed the layout); the same
+/// fallback as plan_step_lower_bound_s.
+double plan_step_network_bound_s(const scenarios::Scenario& sc);
 
 }  // namespace clustersim::studies

@@ -73,6 +73,7 @@ struct Screened {
   double bound_s = 0;
   bool unformable = false;     // dp·micro_batch does not divide the row's batch (batch range only)
   double band_high = 1;        // the error band's high factor (confidence > 0)
+  bool network_bound = false;  // bound_s is plan_step_network_bound_s (else plan_step_lower_bound_s)
 };
 
 // One hardware's part of the search: its sizes, sweep space, worker templates and screening.
@@ -277,10 +278,47 @@ bool prune(const PlanRequest& a, HwSearch& h, const Kept& kept, const Item& it) 
   if (may_be_fastest || may_be_best) return false;
   s->status = Status::pruned;
   s->reason = fmt::format(
-      "not simulated: its kernels alone, with the pipeline fill and drain, take {:.4g} s per step ({:.4g} days), no faster than the fastest plan "
+      "not simulated: its {}, with the pipeline fill and drain, take {:.4g} s per step ({:.4g} days), no faster than the fastest plan "
       "simulated on {} {} GPUs ({:.4g} days), and it cannot be among the {} best plans meeting {:g} days",
-      s->bound_s, it.bound_days, gpus, h.hw, best->second.days, a.top, a.days);
+      s->network_bound ? "passes alone (kernels with their TP and CP transfers)" : "kernels alone", s->bound_s,
+      it.bound_days, gpus, h.hw, best->second.days, a.top, a.days);
   return true;
+}
+
+// The plans of a chunk that the kernel bound did not skip: each is loaded and bounded again with
+// its passes' network durations (plan_step_network_bound_s); those that bound shows cannot win
+// are pruned, and the others keep their scenario for the simulation (`loaded`, parallel to
+// `chosen`; empty where loading or bounding failed, for the simulation to report).
+void tighten_bounds(const PlanRequest& a, const Layout& layout, double tokens, std::vector<HwSearch>& hws, int threads,
+                    std::vector<Item>* chosen, std::vector<std::optional<scenarios::Scenario>>* loaded, const Kept& kept) {
+  std::vector<std::optional<scenarios::Scenario>> scenarios(chosen->size());
+  std::vector<double> bounds(chosen->size(), 0.0);
+  parallel_for(chosen->size(), threads, [&](int w, std::uint64_t j) {
+    const Item& it = (*chosen)[std::size_t(j)];
+    const HwSearch& h = hws[it.hw];
+    try {
+      scenarios[std::size_t(j)] = h.bases[std::size_t(w)].instantiate(h.space->at(it.index).overrides);
+      bounds[std::size_t(j)] = plan_step_network_bound_s(*scenarios[std::size_t(j)]);
+    } catch (const std::exception&) {
+      scenarios[std::size_t(j)].reset();
+    }
+  });
+  std::vector<Item> kept_items;
+  for (std::size_t j = 0; j < chosen->size(); ++j) {
+    Item it = (*chosen)[j];
+    HwSearch& h = hws[it.hw];
+    Screened& s = h.screened[std::size_t(it.index)];
+    if (scenarios[j] && bounds[j] > s.bound_s) {
+      const double batch = layout.batch_axis ? layout.batch_of(h.space->at(it.index)) : layout.global_batch;
+      s.bound_s = bounds[j];
+      s.network_bound = true;
+      it.bound_days = std::max(it.bound_days, tokens * s.bound_s / (batch * a.seq_len) / units::kSecondsPerDay);
+      if (prune(a, h, kept, it)) continue;
+    }
+    kept_items.push_back(it);
+    loaded->push_back(std::move(scenarios[j]));
+  }
+  *chosen = std::move(kept_items);
 }
 
 // Phase 2: simulate in order of the bound on days (all hardware together), skipping plans that
@@ -305,15 +343,19 @@ Kept simulate_plans(const PlanRequest& a, const Layout& layout, PlanResult& res,
   constexpr std::size_t kSimulateChunk = 64;
   for (std::size_t from = 0; from < order.size(); from += kSimulateChunk) {
     std::vector<Item> chosen;
+    std::vector<std::optional<scenarios::Scenario>> loaded;
     for (std::size_t k = from; k < std::min(order.size(), from + kSimulateChunk); ++k)
       if (!prune(a, hws[order[k].hw], kept, order[k])) chosen.push_back(order[k]);
+    tighten_bounds(a, layout, res.tokens, hws, threads, &chosen, &loaded, kept);
     std::vector<Row> rows(chosen.size());
     parallel_for(chosen.size(), threads, [&](int w, std::uint64_t j) {
       const Item& it = chosen[std::size_t(j)];
       const HwSearch& h = hws[it.hw];
       SweepOptions opt;
       opt.cost_per_gpu_hour = h.price;
-      rows[std::size_t(j)] = evaluate(h.bases[std::size_t(w)], *h.space, h.space->at(it.index), opt);
+      const Config cfg = h.space->at(it.index);
+      const auto& sc = loaded[std::size_t(j)];
+      rows[std::size_t(j)] = sc ? evaluate(*sc, *h.space, cfg, opt) : evaluate(h.bases[std::size_t(w)], *h.space, cfg, opt);
     });
     for (std::size_t j = 0; j < rows.size(); ++j) {
       Row& r = rows[j];

@@ -41,25 +41,43 @@ std::vector<std::string> sweep_header(const SweepSpace& space) {
   return h;
 }
 
-Row evaluate(const scenarios::ScenarioTemplate& base, const SweepSpace& space, const Config& config,
-             const SweepOptions& options) {
+namespace {
+
+// A configuration's row from its loaded scenario: out of memory, or simulated.
+Row evaluate_loaded(const scenarios::Scenario& sc, const SweepSpace& space, const Config& config,
+                    const SweepOptions& options) {
+  // Memory is cheap to estimate; plans that cannot fit are not simulated.
+  const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
+  if (!memory.fits()) {
+    scenarios::Report partial;
+    partial.scenario = sc;
+    partial.memory = memory;
+    return make_row(space, config, options, Status::out_of_memory, memory_error(partial), nullptr);
+  }
+  const scenarios::Report r = scenarios::simulate(sc);
+  return make_row(space, config, options, Status::ok, "", &r);
+}
+
+template <class Load>
+Row evaluate_guarded(const SweepSpace& space, const Config& config, const SweepOptions& options, Load load) {
   try {
-    const scenarios::Scenario sc = base.instantiate(config.overrides);
-    // Memory is cheap to estimate; plans that cannot fit are not simulated.
-    const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
-    if (!memory.fits()) {
-      scenarios::Report partial;
-      partial.scenario = sc;
-      partial.memory = memory;
-      return make_row(space, config, options, Status::out_of_memory, memory_error(partial), nullptr);
-    }
-    const scenarios::Report r = scenarios::simulate(sc);
-    return make_row(space, config, options, Status::ok, "", &r);
+    return evaluate_loaded(load(), space, config, options);
   } catch (const scenarios::ScenarioError& e) {
     return make_row(space, config, options, Status::invalid, e.what(), nullptr);
   } catch (const std::exception& e) {
     return make_row(space, config, options, Status::error, fmt::format("internal error: {}", e.what()), nullptr);
   }
+}
+
+}  // namespace
+
+Row evaluate(const scenarios::ScenarioTemplate& base, const SweepSpace& space, const Config& config,
+             const SweepOptions& options) {
+  return evaluate_guarded(space, config, options, [&] { return base.instantiate(config.overrides); });
+}
+
+Row evaluate(const scenarios::Scenario& sc, const SweepSpace& space, const Config& config, const SweepOptions& options) {
+  return evaluate_guarded(space, config, options, [&]() -> const scenarios::Scenario& { return sc; });
 }
 
 Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& options, Status status,

@@ -41,6 +41,8 @@ std::vector<std::string> sweep_header(const SweepSpace& space);
 /// (status invalid, with the loader's reason).
 Row evaluate(const scenarios::ScenarioTemplate& base, const SweepSpace& space, const Config& config,
              const SweepOptions& options);
+/// The same for `config` already loaded as `sc` (base.instantiate(config.overrides)).
+Row evaluate(const scenarios::Scenario& sc, const SweepSpace& space, const Config& config, const SweepOptions& options);
 /// The row of a configuration that was not simulated (`report` null) or was (`report` set).
 Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& options, Status status,
              const std::string& reason, const scenarios::Report* report);

@@ -6,12 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "models/memory.hpp"
+#include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
 #include "studies/plan_bound.hpp"
 #include "studies/plan_costs.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_engine.hpp"
+#include "studies/sweep_space.hpp"
 
 using namespace clustersim;
 using namespace clustersim::studies;
@@ -46,20 +49,60 @@ TEST_CASE("the plan search's pipeline bound is below the simulated step and abov
       {"parallelism.pp=4", "parallelism.vpp=3", "parallelism.schedule=interleaved", "training.recompute=none"},
       {"parallelism.pp=16", "training.global_batch=32", "training.recompute=none"},
   };
-  int tighter = 0;
+  int tighter = 0, tighter_network = 0;
   for (const auto& o : cases) {
     std::string label;
     for (const auto& kv : o) label += kv + " ";
     INFO(label);
     const auto sc = base.instantiate(o);
     const double bound = plan_step_lower_bound_s(sc), kernels_only = step_time_lower_bound_s(sc);
+    const double network = plan_step_network_bound_s(sc);
     const double step = scenarios::simulate(sc).step_time_s;
     CHECK(bound <= step);
     CHECK(bound >= kernels_only);
+    CHECK(network <= step);
+    CHECK(network >= bound);
     if (bound > 1.1 * kernels_only) ++tighter;
+    if (network > 1.02 * bound) ++tighter_network;
   }
-  // The pipeline's drain, head and optimizer are what the kernel-only bound leaves out.
+  // The pipeline's drain, head and optimizer are what the kernel-only bound leaves out; the TP
+  // collectives and CP ring steps what the pipeline bound leaves out (the TP and CP cases).
   CHECK(tighter >= 4);
+  CHECK(tighter_network >= 2);
+}
+
+TEST_CASE("the network pass bound is below the simulated step on every plan of a grid that fits",
+          "[studies][plan]") {
+  // Every tp·pp·cp·vpp·micro-batch·ZeRO·recompute plan of a 32-layer model on 16 H100 (two
+  // nodes: TP inside a node, CP and DP across them) that loads and fits.
+  const scenarios::ScenarioTemplate base(
+      "name: grid\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 16}\n"
+      "training: {seq_len: 4096, global_batch: 32, tokens: 1e11}\n", "grid.yaml");
+  PlanGrid grid;
+  grid.pp = {1, 2, 4, 8};
+  grid.layers = 32;
+  grid.max_vpp = 4;
+  grid.micro_batch = {1, 2};
+  int simulated = 0, tighter = 0;
+  for (const Plan& plan : auto_parallel_plans(16, grid)) {
+    scenarios::Scenario sc;
+    try {
+      sc = base.instantiate(plan.overrides);
+    } catch (const scenarios::ScenarioError&) {
+      continue;
+    }
+    if (!models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu).fits()) continue;
+    std::string label;
+    for (const auto& kv : plan.overrides) label += kv + " ";
+    INFO(label);
+    const double network = plan_step_network_bound_s(sc), kernels = plan_step_lower_bound_s(sc);
+    CHECK(network <= scenarios::simulate(sc).step_time_s);
+    CHECK(network >= kernels);
+    ++simulated;
+    if (network > 1.02 * kernels) ++tighter;
+  }
+  CHECK(simulated >= 100);
+  CHECK(tighter >= simulated / 4);
 }
 
 TEST_CASE("skipping plans by the bound returns the tables of the search that simulates every plan",
