@@ -66,7 +66,10 @@ double pipeline_bound_s(const scenarios::Scenario& sc, const models::StepCosts& 
 // Whether the pipeline bound's assumptions are checked for this plan (else the kernel-only one).
 bool pipeline_bound_applies(const scenarios::Scenario& sc, const std::vector<int>& vlayers) {
   const auto& p = sc.parallel;
-  return !sc.model.is_moe() && sc.model.mtp_layers <= 0 && int(vlayers.size()) == std::max(1, p.pp) * std::max(1, p.vpp);
+  // A schedule that splits the backward (zb-h1) fills its bubbles with W passes, so 1F1B's fill
+  // and drain are no lower bound for it: such plans take the kernel-only bound.
+  return !sc.model.is_moe() && sc.model.mtp_layers <= 0 && !p.splits_backward() &&
+         int(vlayers.size()) == std::max(1, p.pp) * std::max(1, p.vpp);
 }
 
 }  // namespace
@@ -93,7 +96,8 @@ double plan_step_network_bound_s(const scenarios::Scenario& sc) {
   const models::BlockProgram program = models::block_program(sc.model, t, sc.parallel, sc.gpu, c, network);
   models::PassMerger merger(program, t.recompute, sc.gpu, t.free_comm);
   const auto total = [&](int unit, bool forward) {
-    return merger.total_s(merger.unit(models::PassUnit{unit, 0, 0}, forward));
+    const auto kind = forward ? models::PassKind::forward : models::PassKind::backward;
+    return merger.total_s(merger.unit(models::PassUnit{unit, 0, 0}, kind));
   };
   const auto kind = [&](int layer) {
     return program.block_kind.empty() ? 0 : program.block_kind[static_cast<std::size_t>(layer)];
