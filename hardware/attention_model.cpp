@@ -144,7 +144,7 @@ const std::vector<AttentionRow>& attention_rows() {
   return rows;
 }
 
-double attention_data_peak(const std::string& gpu) {
+units::FlopPerSecond attention_data_peak(const std::string& gpu) {
   // Dense BF16 Tensor Core peaks (kernels README §6; hardware.md §1.1). Blackwell-2.5PF: the FA4
   // PR #2605 rows whose MFU column implies 2.5 PF; Blackwell-sm100 (PR #2280, SKU not stated) is
   // taken as a B200 (the lower, 1000 W peak).
@@ -152,25 +152,25 @@ double attention_data_peak(const std::string& gpu) {
       {"A100", 312e12},  {"H100", 989.4e12},  {"H200", 989.4e12},          {"B200", 2250e12},
       {"GB200", 2500e12}, {"GB300", 2500e12}, {"Blackwell-2.5PF", 2500e12}, {"Blackwell-sm100", 2250e12}};
   auto it = peaks.find(gpu);
-  return it == peaks.end() ? 0.0 : it->second;
+  return units::FlopPerSecond(it == peaks.end() ? 0.0 : it->second);
 }
 
-double measured_attention_rate(const std::string& gpu, const AttentionQuery& q, const char** how,
-                               double* first_seq) {
+units::FlopPerSecond measured_attention_rate(const std::string& gpu, const AttentionQuery& q,
+                                             const char** how, double* first_seq) {
   const std::string impl = name(q.impl);
   if (double r = pass_rate(gpu, impl, q, q.causal, first_seq); r > 0) {
     if (how) *how = "attention rows (kernel_attention.csv) for this GPU, impl, dtype, pass and mask";
-    return r;
+    return units::FlopPerSecond(r);
   }
   // The other mask's curve for this pass, times the causal/non-causal ratio of the forward rows
   // at this length where both exist (FA3 backward rows are non-causal only).
   const double other = pass_rate(gpu, impl, q, !q.causal, first_seq);
-  if (other <= 0) return 0;
+  if (other <= 0) return {};
   AttentionQuery fq = q;
   fq.backward = false;
   const double same_f = pass_rate(gpu, impl, fq, q.causal), other_f = pass_rate(gpu, impl, fq, !q.causal);
   if (how) *how = "attention rows of the other mask, scaled by the forward causal/non-causal ratio";
-  return (same_f > 0 && other_f > 0) ? other * same_f / other_f : other;
+  return units::FlopPerSecond((same_f > 0 && other_f > 0) ? other * same_f / other_f : other);
 }
 
 }  // namespace clustersim::hardware

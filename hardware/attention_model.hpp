@@ -18,16 +18,16 @@ struct AttentionQuery {
   double seq = 4096;
 };
 
-/// The measured rate (FLOP/s, FlashAttention convention) for `q` on data GPU `data_gpu`, or 0
+/// The measured rate (FlashAttention FLOP convention) for `q` on data GPU `data_gpu`, or 0
 /// when that GPU has no rows for the implementation. `how` names the rows used; `first_seq`, when
 /// given, receives the shortest measured length of the curve used (below it the rate is the
 /// first point's, held flat).
-double measured_attention_rate(const std::string& data_gpu, const AttentionQuery& q, const char** how,
-                               double* first_seq = nullptr);
+units::FlopPerSecond measured_attention_rate(const std::string& data_gpu, const AttentionQuery& q,
+                                             const char** how, double* first_seq = nullptr);
 
 /// Dense BF16 peak of a data GPU (the `gpu` column of attention.csv), to scale its rates to
 /// another GPU of the same architecture; 0 when unknown.
-double attention_data_peak(const std::string& data_gpu);
+units::FlopPerSecond attention_data_peak(const std::string& data_gpu);
 
 /// Every row of the table, for the tests.
 struct AttentionRow {

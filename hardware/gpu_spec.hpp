@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "units/units.hpp"
+
 namespace clustersim::hardware {
 
 enum class Precision { fp32, tf32, bf16, fp16, fp8, mxfp8, nvfp4 };
@@ -51,7 +53,7 @@ inline const char* name(AttentionImpl a) { return kAttentionImplNames[static_cas
 /// A GEMM efficiency anchor: the best measured throughput ("MAMF") and the shape it was
 /// measured at, from which the per-SM main-loop efficiency is derived (kernel_cost.cpp).
 struct GemmAnchor {
-  double flops = 0;  ///< FLOP/s achieved
+  units::FlopPerSecond rate{};  ///< achieved
   double m = 0, n = 0, k = 0;
 };
 
@@ -78,13 +80,13 @@ struct GpuSpec {
   std::string name;
   std::string description;
   int sms = 0;
-  std::array<double, 7> peak_flops{};  ///< dense Tensor Core FLOP/s by Precision (fp32: vector)
-  double hbm_bytes = 0;
-  double hbm_bps = 0;
-  double l2_bytes = 0;
+  std::array<units::FlopPerSecond, 7> peak_flops{};  ///< dense Tensor Core rate by Precision (fp32: vector)
+  units::Bytes hbm_capacity{};
+  units::BytesPerSecond hbm_bandwidth{};
+  units::Bytes l2_capacity{};
   GemmAnchor gemm_anchor;          ///< BF16/FP16 MAMF
-  GemmAnchor gemm_anchor_fp8;      ///< FP8 MAMF (flops = 0: no FP8)
-  GemmAnchor gemm_anchor_nvfp4;    ///< best measured NVFP4 GEMM (flops = 0: FP8 anchor × peak ratio)
+  GemmAnchor gemm_anchor_fp8;      ///< FP8 MAMF (rate 0: no FP8)
+  GemmAnchor gemm_anchor_nvfp4;    ///< best measured NVFP4 GEMM (rate 0: FP8 anchor × peak ratio)
   int gemm_tile_m = 128, gemm_tile_n = 256;
   double gemm_k_overhead = 0;      ///< per-tile prologue/epilogue cost, in K elements
   double hbm_efficiency = 0.9;     ///< achieved / spec for streaming kernels
@@ -98,7 +100,7 @@ struct GpuSpec {
   /// brute-force shape search (a library kernel choice at its best), fitted on kernel rows
   /// (kernel_cost.cpp, docs/kernels.md). 1 = every shape as good as the anchor.
   double gemm_shape_fraction = 0.9;
-  double memory_latency_s = 0;     ///< fixed time of a streaming kernel (ramp + tail), fitted per GPU
+  units::Seconds memory_latency{};  ///< fixed time of a streaming kernel (ramp + tail), fitted per GPU
   /// Sustained / benchmark clock under full training load (power cap); multiplies every compute
   /// rate. 1 where the anchors were measured under sustained load (MAMF: 100 iterations after
   /// 50 warm-up) and nothing caps the power below the benchmark's.
@@ -115,12 +117,12 @@ struct GpuSpec {
   /// Fitted to the published runs by studies/calibrate.cpp (own value from 10 headline rows,
   /// else the global one); 1 = the kernels as measured.
   double compute_sustained_fraction = 1.0;
-  double kernel_gap_s = 0;         ///< GPU-side idle between dependent kernels
+  units::Seconds kernel_gap{};     ///< GPU-side idle between dependent kernels
   int comm_sms = 16;               ///< SMs a NCCL collective occupies while it runs
-  double runtime_reserved_bytes = 0;  ///< CUDA context, NCCL and library workspaces
+  units::Bytes runtime_reserved{};  ///< CUDA context, NCCL and library workspaces
   NodeSpec node;
 
-  double peak(Precision p) const { return peak_flops[static_cast<std::size_t>(p)]; }
+  units::FlopPerSecond peak(Precision p) const { return peak_flops[static_cast<std::size_t>(p)]; }
 };
 
 }  // namespace clustersim::hardware

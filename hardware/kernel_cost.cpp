@@ -17,9 +17,9 @@ constexpr double kUnalignedEfficiency = 272.73 / 398.38;
 constexpr double kMinSplitK = 256;
 
 Precision run_precision(const GpuSpec& gpu, Precision p) {
-  if (is_low_precision(p) && gpu.peak(p) <= 0) p = Precision::fp8;  // MXFP8 at the FP8 rate
-  if (p == Precision::fp8 && gpu.peak(p) <= 0) p = Precision::bf16;
-  if (p == Precision::bf16 && gpu.peak(p) <= 0) p = Precision::fp16;  // V100
+  if (is_low_precision(p) && gpu.peak(p).si() <= 0) p = Precision::fp8;  // MXFP8 at the FP8 rate
+  if (p == Precision::fp8 && gpu.peak(p).si() <= 0) p = Precision::bf16;
+  if (p == Precision::bf16 && gpu.peak(p).si() <= 0) p = Precision::fp16;  // V100
   return p;
 }
 
@@ -29,7 +29,7 @@ Precision run_precision(const GpuSpec& gpu, Precision p) {
 // the BF16 rate (`k_overhead`, already scaled to this precision). Smaller tiles re-read their
 // operands more often (traffic per FLOP ∝ 1/tm + 1/tn), charged as the square root of that
 // ratio. A 1×1 tile is the ideal machine (the explainer's "no quantization" case).
-double tiled_flop(const GpuSpec& gpu, double m, double n, double k, double k_overhead) {
+units::Flop tiled_flop(const GpuSpec& gpu, double m, double n, double k, double k_overhead) {
   const double tm0 = std::max(1, gpu.gemm_tile_m), tn0 = std::max(1, gpu.gemm_tile_n);
   const double tiles_m[5] = {tm0, tn0, tm0, std::max(1.0, tm0 / 2), std::max(1.0, tm0 / 2)};
   const double tiles_n[5] = {tn0, tm0, std::max(1.0, tn0 / 2), tn0, std::max(1.0, tn0 / 2)};
@@ -45,11 +45,11 @@ double tiled_flop(const GpuSpec& gpu, double m, double n, double k, double k_ove
       best = std::min(best, waves * gpu.sms * 2 * tm * tn * (k / split + k_overhead) * reuse);
     }
   }
-  return best;
+  return units::Flop(best);
 }
 
 struct MainLoop {
-  double rate_sm = 0;     // FLOP/s per SM of the main loop at this precision
+  units::FlopPerSecond rate_sm{};  // per SM, of the main loop at this precision
   double k_overhead = 0;  // fixed per-tile cost in K steps at this precision
 };
 
@@ -57,21 +57,21 @@ struct MainLoop {
 // at its shape (so the anchor's own tiling and waves are accounted for, not credited to the
 // main loop), then gemm_shape_fraction takes a typical shape below the search's best.
 MainLoop main_loop(const GpuSpec& gpu, Precision run) {
-  const bool nvfp4_from_fp8 = run == Precision::nvfp4 && gpu.gemm_anchor_nvfp4.flops <= 0;
+  const bool nvfp4_from_fp8 = run == Precision::nvfp4 && gpu.gemm_anchor_nvfp4.rate.si() <= 0;
   const GemmAnchor& a = run == Precision::nvfp4 && !nvfp4_from_fp8 ? gpu.gemm_anchor_nvfp4
-                        : is_low_precision(run) && gpu.gemm_anchor_fp8.flops > 0 ? gpu.gemm_anchor_fp8
+                        : is_low_precision(run) && gpu.gemm_anchor_fp8.rate.si() > 0 ? gpu.gemm_anchor_fp8
                                                                                  : gpu.gemm_anchor;
   const Precision anchor_p = &a == &gpu.gemm_anchor ? run_precision(gpu, Precision::bf16)
                              : &a == &gpu.gemm_anchor_fp8 ? Precision::fp8 : Precision::nvfp4;
   MainLoop ml;
-  const double bf16_peak = gpu.peak(run_precision(gpu, Precision::bf16));
+  const units::FlopPerSecond bf16_peak = gpu.peak(run_precision(gpu, Precision::bf16));
   // A fixed time per tile: gemm_k_overhead K steps at the BF16 rate are more K steps at a faster one.
   ml.k_overhead = gpu.gemm_k_overhead * gpu.peak(anchor_p) / bf16_peak;
-  if (a.flops <= 0 || a.m <= 0) {
+  if (a.rate.si() <= 0 || a.m <= 0) {
     ml.rate_sm = 0.7 * gpu.peak(run) / gpu.sms;
     return ml;
   }
-  const double t_anchor = 2 * a.m * a.n * a.k / a.flops;
+  const units::Seconds t_anchor = units::Flop(2 * a.m * a.n * a.k) / a.rate;
   ml.rate_sm = std::min(tiled_flop(gpu, a.m, a.n, a.k, ml.k_overhead) / t_anchor, gpu.peak(anchor_p)) / gpu.sms;
   if (anchor_p != run) {  // anchor at another precision (MXFP8 on the FP8 anchor, NVFP4 from FP8)
     const double ratio = gpu.peak(run) / gpu.peak(anchor_p);
@@ -98,46 +98,45 @@ double gemm_mainloop_efficiency(const GpuSpec& gpu, Precision p) {
 }
 
 KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k) {
-  if (m <= 0 || n <= 0 || k <= 0) return {0.0, Bound::latency, ""};
+  if (m <= 0 || n <= 0 || k <= 0) return {units::Seconds{}, Bound::latency, ""};
   const Precision run = run_precision(gpu, p);
   const MainLoop ml = main_loop(gpu, run);
-  double compute_s = tiled_flop(gpu, m, n, k, ml.k_overhead) / (ml.rate_sm * gpu.sms);
-  const double bytes = (m * k + k * n) * gemm_operand_bytes(run) + m * n * storage_bytes(run);
-  const double memory_s = bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
-  double body = std::max(compute_s, memory_s);
+  const units::Seconds compute = tiled_flop(gpu, m, n, k, ml.k_overhead) / (ml.rate_sm * gpu.sms);
+  const units::Bytes bytes((m * k + k * n) * gemm_operand_bytes(run) + m * n * storage_bytes(run));
+  const units::Seconds memory = bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency);
+  units::Seconds body = std::max(compute, memory);
   if (!aligned(m, run) || !aligned(n, run) || !aligned(k, run)) body /= kUnalignedEfficiency;
-  const Bound b = body < gpu.kernel_gap_s ? Bound::latency
-                                           : (compute_s >= memory_s ? Bound::compute : Bound::memory);
-  return {body + gpu.kernel_gap_s, b, "MAMF anchor × typical-shape fraction, tile waves, HBM roofline (kernel_gemm.csv)"};
+  const Bound b = body < gpu.kernel_gap ? Bound::latency : (compute >= memory ? Bound::compute : Bound::memory);
+  return {body + gpu.kernel_gap, b, "MAMF anchor × typical-shape fraction, tile waves, HBM roofline (kernel_gemm.csv)"};
 }
 
-KernelCost memory_cost(const GpuSpec& gpu, double bytes) {
-  if (bytes <= 0) return {0.0, Bound::latency, ""};
+KernelCost memory_cost(const GpuSpec& gpu, units::Bytes bytes) {
+  if (bytes.si() <= 0) return {units::Seconds{}, Bound::latency, ""};
   // A fixed ramp/tail time plus streaming at the large-tensor bandwidth: small tensors are
   // latency-bound (fit per GPU to the fused rows of kernel_membound.csv, docs/kernels.md).
-  const double body = gpu.memory_latency_s + bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
-  const double stream = bytes / (gpu.hbm_bps * gpu.hbm_efficiency);
-  return {body + gpu.kernel_gap_s, stream < gpu.memory_latency_s + gpu.kernel_gap_s ? Bound::latency : Bound::memory,
+  const units::Seconds stream = bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency);
+  const units::Seconds body = gpu.memory_latency + stream;
+  return {body + gpu.kernel_gap, stream < gpu.memory_latency + gpu.kernel_gap ? Bound::latency : Bound::memory,
           "streaming bandwidth and latency fitted to kernel_membound.csv"};
 }
 
-KernelCost attention_cost(const GpuSpec& gpu, Precision p, double flop, double seq_len,
+KernelCost attention_cost(const GpuSpec& gpu, Precision p, units::Flop flop, double seq_len,
                           bool backward) {
-  if (flop <= 0) return {0.0, Bound::latency, ""};
+  if (flop.si() <= 0) return {units::Seconds{}, Bound::latency, ""};
   // The profile's FlashAttention curve, for GPUs with no measured attention rows (V100).
   Precision run_as = (is_low_precision(p) || p == Precision::fp16) ? Precision::bf16 : p;
-  if (gpu.peak(run_as) <= 0) run_as = Precision::fp16;  // V100: FP16 Tensor Cores only
+  if (gpu.peak(run_as).si() <= 0) run_as = Precision::fp16;  // V100: FP16 Tensor Cores only
   const auto& a = gpu.attention;
   const double eff = backward ? a.bwd_max * seq_len / (seq_len + a.bwd_half_seq)
                               : a.fwd_max * seq_len / (seq_len + a.fwd_half_seq);
-  const double body = flop / (gpu.peak(run_as) * eff * gpu.compute_sustained_fraction * gpu.sustained_clock_ratio *
-                              gpu.in_step_rate_ratio);
-  return {body + gpu.kernel_gap_s, body < gpu.kernel_gap_s ? Bound::latency : Bound::compute,
+  const units::Seconds body = flop / (gpu.peak(run_as) * eff * gpu.compute_sustained_fraction * gpu.sustained_clock_ratio *
+                                      gpu.in_step_rate_ratio);
+  return {body + gpu.kernel_gap, body < gpu.kernel_gap ? Bound::latency : Bound::compute,
           "profile attention curve (no measured rows for this GPU)"};
 }
 
-double attention_flop(const AttentionShape& s, KernelPass pass) {
-  if (s.seq_q <= 0 || s.seq_kv <= 0 || s.heads <= 0) return 0.0;
+units::Flop attention_flop(const AttentionShape& s, KernelPass pass) {
+  if (s.seq_q <= 0 || s.seq_kv <= 0 || s.heads <= 0) return {};
   // Unmasked (query, key) pairs. Causal with the queries at the end of the keys: query i of Sq
   // sees Skv − Sq + i + 1 keys, ≈ Sq·(Skv − Sq/2); a window w caps each query at w keys.
   const double sq = s.seq_q, skv = s.seq_kv;
@@ -149,13 +148,13 @@ double attention_flop(const AttentionShape& s, KernelPass pass) {
     pairs = std::max(pairs, 0.0);
   }
   const double fwd = 2.0 * s.batch * s.heads * pairs * (s.head_dim_qk + s.head_dim_v);
-  return pass == KernelPass::backward ? 2.5 * fwd : fwd;
+  return units::Flop(pass == KernelPass::backward ? 2.5 * fwd : fwd);
 }
 
 KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, KernelPass pass,
                           const AttentionShape& shape) {
-  const double flop = attention_flop(shape, pass);
-  if (flop <= 0) return {0.0, Bound::latency, ""};
+  const units::Flop flop = attention_flop(shape, pass);
+  if (flop.si() <= 0) return {units::Seconds{}, Bound::latency, ""};
   const bool bwd = pass == KernelPass::backward;
   if (gpu.attention_data.empty())
     return attention_cost(gpu, p, flop, std::max(shape.seq_q, shape.seq_kv), bwd);
@@ -171,7 +170,7 @@ KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, K
   const AttentionImpl twin = impl == AttentionImpl::unfused ? AttentionImpl::sdpa_math
                              : impl == AttentionImpl::sdpa_math ? AttentionImpl::unfused : impl;
   const AttentionImpl tries[3] = {impl, twin, gpu.default_attention};
-  const double own_peak = gpu.peak(run_precision(gpu, Precision::bf16));
+  const units::FlopPerSecond own_peak = gpu.peak(run_precision(gpu, Precision::bf16));
   for (AttentionImpl t : tries) {
     // Rates rise steeply with length below ~4k (kernels README §1: FA2 H100 causal hd 128 163 at
     // 512, 328 at 16k), so a curve held flat below its first measured length overstates short
@@ -184,16 +183,16 @@ KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, K
         q.dtype = dt;
         const char* how = "";
         double first_seq = 0;
-        const double r = measured_attention_rate(d, q, &how, &first_seq);
-        const double data_peak = attention_data_peak(d);
-        if (r <= 0 || data_peak <= 0) continue;
-        const double rate = r * own_peak / data_peak * gpu.sustained_clock_ratio * gpu.in_step_rate_ratio *
-                                   gpu.compute_sustained_fraction;
-        const KernelCost c{flop / rate + gpu.kernel_gap_s, Bound::compute, how};
+        const units::FlopPerSecond r = measured_attention_rate(d, q, &how, &first_seq);
+        const units::FlopPerSecond data_peak = attention_data_peak(d);
+        if (r.si() <= 0 || data_peak.si() <= 0) continue;
+        const units::FlopPerSecond rate = r * own_peak / data_peak * gpu.sustained_clock_ratio *
+                                          gpu.in_step_rate_ratio * gpu.compute_sustained_fraction;
+        const KernelCost c{flop / rate + gpu.kernel_gap, Bound::compute, how};
         if (q.seq >= first_seq) return c;
-        if (below.time_s <= 0) below = c;
+        if (below.time.si() <= 0) below = c;
       }
-    if (below.time_s > 0) return below;
+    if (below.time.si() > 0) return below;
   }
   return attention_cost(gpu, p, flop, shape.seq_kv, bwd);
 }

@@ -1,7 +1,8 @@
 #pragma once
-// Cost functions for the kernels of a training step on one GPU. Pure functions, SI units
-// (seconds, FLOP, bytes). Agreed API between the kernel models (hardware/) and their callers
-// (models/layer_ops*): later changes replace the physics behind these signatures only.
+// Cost functions for the kernels of a training step on one GPU. Pure functions over typed SI
+// quantities (units::Seconds, Flop, Bytes); GEMM shapes are element counts. Agreed API between
+// the kernel models (hardware/) and their callers (models/layer_ops*): later changes replace the
+// physics behind these signatures only.
 #include "hardware/gpu_spec.hpp"
 
 namespace clustersim::hardware {
@@ -10,7 +11,7 @@ enum class Bound { compute, memory, latency };
 enum class KernelPass { forward, backward };
 
 struct KernelCost {
-  double time_s = 0;
+  units::Seconds time{};
   Bound bound = Bound::compute;
   const char* grounded_by = "";  ///< the data behind the rate (static string, for the explainer)
 };
@@ -28,7 +29,7 @@ struct AttentionShape {
 /// FLOP of one attention call in the FlashAttention convention (the one every row of
 /// kernel_attention.csv uses): forward 2·B·H·Sq·Skv·(Dqk + Dv) (= 4·B·H·S²·D), over the unmasked
 /// (query, key) pairs only (causal: half the square); backward 2.5× forward.
-double attention_flop(const AttentionShape& s, KernelPass pass);
+units::Flop attention_flop(const AttentionShape& s, KernelPass pass);
 
 /// One fused attention call (forward or backward) by implementation and precision.
 KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, KernelPass pass,
@@ -36,7 +37,7 @@ KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, K
 
 /// Legacy: matrix work of `flop` on sequences of `seq_len` at the default implementation's
 /// rate (the unfused path's QKᵀ / PV matmuls until their callers move to attention_cost).
-KernelCost attention_cost(const GpuSpec& gpu, Precision p, double flop, double seq_len,
+KernelCost attention_cost(const GpuSpec& gpu, Precision p, units::Flop flop, double seq_len,
                           bool backward);
 
 /// The implementation current training stacks run on this GPU (named, with why, in the profile).
@@ -47,7 +48,7 @@ KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double
 
 /// A streaming (element-wise, norm, softmax, cast, optimizer) kernel moving `bytes` through HBM,
 /// at a bandwidth that depends on its size.
-KernelCost memory_cost(const GpuSpec& gpu, double bytes);
+KernelCost memory_cost(const GpuSpec& gpu, units::Bytes bytes);
 
 /// The per-SM main-loop efficiency implied by an anchor (fraction of per-SM peak).
 double gemm_mainloop_efficiency(const GpuSpec& gpu, Precision p);

@@ -24,24 +24,24 @@ struct KernelBuilder {
     m = std::max(1.0, m), n = std::max(1.0, n), k = std::max(1.0, k);
     const double flop = groups * 2 * m * n * k;
     const double bytes = groups * ((m * k + k * n) * hardware::gemm_operand_bytes(prec) + m * n * hardware::storage_bytes(prec));
-    if (ideal.gemm) return {std::move(name), OpKind::gemm, flop, bytes, flop / peak() + gpu.kernel_gap_s, hardware::Bound::compute};
+    if (ideal.gemm) return {std::move(name), OpKind::gemm, flop, bytes, flop / peak() + gpu.kernel_gap.si(), hardware::Bound::compute};
     if (ideal.grouped_gemm && groups > 1) {
       const auto c = m <= k ? hardware::gemm_cost(gpu, prec, groups * m, n, k) : hardware::gemm_cost(gpu, prec, m, n, groups * k);
-      return {std::move(name), OpKind::gemm, flop, bytes, c.time_s, c.bound};
+      return {std::move(name), OpKind::gemm, flop, bytes, c.time.si(), c.bound};
     }
     const auto c = hardware::gemm_cost(gpu, prec, m, n, k);
-    return {std::move(name), OpKind::gemm, flop, bytes, groups * (c.time_s - gpu.kernel_gap_s) + gpu.kernel_gap_s, c.bound};
+    return {std::move(name), OpKind::gemm, flop, bytes, groups * (c.time.si() - gpu.kernel_gap.si()) + gpu.kernel_gap.si(), c.bound};
   }
-  double peak() const { return gpu.peak(prec) > 0 ? gpu.peak(prec) : gpu.peak(hardware::Precision::bf16); }
+  double peak() const { return (gpu.peak(prec).si() > 0 ? gpu.peak(prec) : gpu.peak(hardware::Precision::bf16)).si(); }
   KernelOp memory(std::string name, double bytes) const {
-    if (ideal.memory) return {std::move(name), OpKind::memory, 0, bytes, gpu.kernel_gap_s, hardware::Bound::memory};
-    const auto c = hardware::memory_cost(gpu, bytes);
-    return {std::move(name), OpKind::memory, 0, bytes, c.time_s, c.bound};
+    if (ideal.memory) return {std::move(name), OpKind::memory, 0, bytes, gpu.kernel_gap.si(), hardware::Bound::memory};
+    const auto c = hardware::memory_cost(gpu, units::Bytes(bytes));
+    return {std::move(name), OpKind::memory, 0, bytes, c.time.si(), c.bound};
   }
   KernelOp attention(std::string name, double flop, double bytes, double seq, bool backward) const {
-    if (ideal.attention) return {std::move(name), OpKind::attention, flop, bytes, flop / peak() + gpu.kernel_gap_s, hardware::Bound::compute};
-    const auto c = hardware::attention_cost(gpu, prec, flop, seq, backward);
-    return {std::move(name), OpKind::attention, flop, bytes, c.time_s, c.bound};
+    if (ideal.attention) return {std::move(name), OpKind::attention, flop, bytes, flop / peak() + gpu.kernel_gap.si(), hardware::Bound::compute};
+    const auto c = hardware::attention_cost(gpu, prec, units::Flop(flop), seq, backward);
+    return {std::move(name), OpKind::attention, flop, bytes, c.time.si(), c.bound};
   }
   // Y[m,n] = X[m,k]·W[k,n]: forward, and backward dgrad + wgrad; FP8 casts of X and dY as in
   // models/layer_ops.cpp.

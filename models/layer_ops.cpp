@@ -33,18 +33,18 @@ struct Builder {
   const TrainingSpec& t;
   double micro_batches;  // per step, over which once-a-step weight quantization is spread
   // GPU time the profile's kernel gap overstates per kernel under CUDA graphs.
-  double gap_saving = gpu.kernel_gap_s - kernel_gap_s(gpu, t);
+  double gap_saving = gpu.kernel_gap.si() - kernel_gap_s(gpu, t);
 
   KernelOp make(std::string name, OpKind kind, double flop, double bytes, hardware::KernelCost c,
                 int kernels = 1) const {
-    KernelOp op{std::move(name), kind, flop, bytes, c.time_s - kernels * gap_saving, c.bound, kernels};
+    KernelOp op{std::move(name), kind, flop, bytes, c.time.si() - kernels * gap_saving, c.bound, kernels};
     op.grounded_by = c.grounded_by;
     return op;
   }
   // The explainer's ideal kernel: matrix work at the GPU's dense peak for its precision.
   hardware::KernelCost at_peak(double flop, Precision p) const {
-    const double peak = gpu.peak(p) > 0 ? gpu.peak(p) : gpu.peak(Precision::bf16);
-    return {flop / peak + gap_saving, hardware::Bound::compute, "peak"};
+    const units::FlopPerSecond peak = gpu.peak(p).si() > 0 ? gpu.peak(p) : gpu.peak(Precision::bf16);
+    return {units::Flop(flop) / peak + units::Seconds(gap_saving), hardware::Bound::compute, "peak"};
   }
   KernelOp gemm(std::string name, double m, double n, double k, Precision p) const {
     const double bytes = (m * k + k * n) * hardware::gemm_operand_bytes(p) + m * n * hardware::storage_bytes(p);
@@ -56,8 +56,8 @@ struct Builder {
     return gemm(std::move(name), m, n, k, hardware::is_low_precision(t.precision) ? Precision::bf16 : t.precision);
   }
   KernelOp memory(std::string name, double bytes) const {
-    const hardware::KernelCost free{gap_saving, hardware::Bound::memory, "free"};
-    return make(std::move(name), OpKind::memory, 0, bytes, t.ideal.memory ? free : hardware::memory_cost(gpu, bytes));
+    const hardware::KernelCost free{units::Seconds(gap_saving), hardware::Bound::memory, "free"};
+    return make(std::move(name), OpKind::memory, 0, bytes, t.ideal.memory ? free : hardware::memory_cost(gpu, units::Bytes(bytes)));
   }
   // An element-wise op that eager PyTorch runs as `kernels` separate kernels moving `factor`
   // times the bytes of the fused kernel (each intermediate written and read back in HBM).
@@ -71,9 +71,9 @@ struct Builder {
   // kernels at the size-dependent bandwidth (layer_ops_recipe.cpp).
   KernelOp quantize(std::string name, double elements, const QuantPass& q) const {
     const double bytes = elements * q.bytes_per_element;
-    auto c = hardware::memory_cost(gpu, bytes / q.kernels);
-    c.time_s *= q.kernels;
-    if (t.ideal.quantize) c.time_s = q.kernels * gap_saving;
+    auto c = hardware::memory_cost(gpu, units::Bytes(bytes / q.kernels));
+    c.time *= q.kernels;
+    if (t.ideal.quantize) c.time = units::Seconds(q.kernels * gap_saving);
     return make(std::move(name), OpKind::memory, 0, bytes, c, q.kernels);
   }
   // Y[m,n] = X[m,k]·W[k,n]: forward GEMM, and backward dgrad (dX = dY·Wᵀ) + wgrad (dW = Xᵀ·dY),
@@ -146,7 +146,7 @@ void attention_core(const Builder& bld, const hardware::AttentionShape& sh, doub
       bwd->add(bld.memory("attention.grad_quantize_fp8", o_bytes / e * 3));
     }
     auto fused = [&](const char* name, hardware::KernelPass pass, double bytes) {
-      const double flop = hardware::attention_flop(sh, pass);
+      const double flop = hardware::attention_flop(sh, pass).si();
       return bld.make(name, OpKind::attention, flop, bytes,
                       t.ideal.attention ? bld.at_peak(flop, ap)
                                         : hardware::attention_cost(bld.gpu, t.attention_impl, ap, pass, sh));
@@ -172,7 +172,7 @@ void attention_core(const Builder& bld, const hardware::AttentionShape& sh, doub
   bwd->add(bld.gemm("qk.wgrad", bh * skv, d, sq, ap));
   for (auto* pc : {fwd, bwd})
     for (auto& op : pc->ops) {
-      if (op.kind == OpKind::gemm && t.ideal.attention) op.time_s = bld.at_peak(op.flop, ap).time_s - bld.gap_saving;
+      if (op.kind == OpKind::gemm && t.ideal.attention) op.time_s = bld.at_peak(op.flop, ap).time.si() - bld.gap_saving;
       op.kind = OpKind::attention;
     }
 }

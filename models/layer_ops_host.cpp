@@ -26,7 +26,7 @@ constexpr double kBatchBytesPerToken = 2 * 8.0;
 double host_launch_s() { return kHostLaunchS; }
 
 double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
-  return t.cuda_graphs ? gpu.kernel_gap_s * kGraphGapRatio : gpu.kernel_gap_s;
+  return t.cuda_graphs ? gpu.kernel_gap.si() * kGraphGapRatio : gpu.kernel_gap.si();
 }
 
 KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, const TrainingSpec& t) {
@@ -44,8 +44,8 @@ KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, 
 PassCost step_fixed_work(const hardware::GpuSpec& gpu, const TrainingSpec& t, double grad_norm_params) {
   PassCost pc;
   if (t.ideal.host) return pc;
-  const auto norm = hardware::memory_cost(gpu, grad_norm_params * kMainGradBytes);
-  pc.add({"grad_norm", OpKind::memory, 0, grad_norm_params * kMainGradBytes, norm.time_s, norm.bound});
+  const auto norm = hardware::memory_cost(gpu, units::Bytes(grad_norm_params * kMainGradBytes));
+  pc.add({"grad_norm", OpKind::memory, 0, grad_norm_params * kMainGradBytes, norm.time.si(), norm.bound});
   // Each sync drains the launch queue, so the GPU then waits one launch before it has work again.
   const double sync = t.cuda_graphs ? 0.0 : kHostLaunchS;
   pc.add({"host_syncs", OpKind::memory, 0, 0, kHostSyncsPerStep * sync, hardware::Bound::latency});

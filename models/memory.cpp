@@ -207,10 +207,10 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     }
     if (first || last) e.activations_bytes += layer_input;  // embedding output / final norm input
     if (last) e.logits_bytes = tokens * v / tp * (hardware::storage_bytes(t.precision) + 4.0);
-    e.reserved_bytes = gpu.runtime_reserved_bytes;
+    e.reserved_bytes = gpu.runtime_reserved.si();
     e.total_bytes = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.activations_bytes +
                     e.logits_bytes + e.reserved_bytes;
-    e.capacity_bytes = gpu.hbm_bytes;
+    e.capacity_bytes = gpu.hbm_capacity.si();
     out.push_back(e);
   }
   return out;

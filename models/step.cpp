@@ -254,7 +254,7 @@ class StepBuilder {
     const double experts = st.expert_params / (policy_.zero() >= 1 ? p_.edp() : 1);
     // The optimizer's HBM traffic, plus the step's fixed work (gradient norm, scalar all-reduces, host syncs).
     const double opt_s =
-        hardware::memory_cost(gpu_, (policy_.local_params(st.grads.params) + experts) * kAdamBytesPerParam).time_s +
+        hardware::memory_cost(gpu_, units::Bytes((policy_.local_params(st.grads.params) + experts) * kAdamBytesPerParam)).time.si() +
                          c_.step_fixed.time_s + scalar_all_reduces_s();
     std::vector<TaskId> deps = st.reduce_done;
     for (TaskId w : stream.wait_next) deps.push_back(w);

@@ -51,7 +51,7 @@ std::vector<Cause> causes() {
        false, "layer_ops_recipe.cpp traffic at the memory model's bandwidth; fp8_speedups.csv overheads"},
       {"memory-bound element-wise ops (norms, activations, residuals, loss)",
        [](Scenario& s) { s.training.ideal.memory = true; }},
-      {"kernel launch gaps", [](Scenario& s) { s.gpu.kernel_gap_s = 0; }, false, "hardware.md §3.10 (gpu-benches)"},
+      {"kernel launch gaps", [](Scenario& s) { s.gpu.kernel_gap = units::Seconds(0); }, false, "hardware.md §3.10 (gpu-benches)"},
       {"sustained clock below the benchmarks' (power cap)", [](Scenario& s) { s.gpu.sustained_clock_ratio = 1.0; },
        false, "hardware profile power and clock fields"},
       {"kernels slower inside a step than benchmarked alone (sustained clocks, shared SMs, stream gaps)",
@@ -195,7 +195,7 @@ Explanation explain(const Scenario& sc, const Report& actual) {
                           1.0 - mfu_of(prev_step), prev_step - flops / peak_total});
 
   ex.ops = roofline(actual);
-  ex.ridge_flop_per_byte = actual.peak_flops / sc.gpu.hbm_bps;
+  ex.ridge_flop_per_byte = actual.peak_flops / sc.gpu.hbm_bandwidth.si();
 
   ex.advice = search_advice(sc, actual, ex.waterfall);
   return ex;

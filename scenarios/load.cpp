@@ -172,20 +172,20 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   const YamlReader peak = r.child("peak");
   peak.allow_only({"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"});
   for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i)
-    g.peak_flops[i] = peak.quantity(hardware::kPrecisionNames[i], Dimension::flop_rate, 0, 0, kMaxFlops);
-  if (g.peak(hardware::Precision::bf16) <= 0 && g.peak(hardware::Precision::fp16) <= 0)
+    g.peak_flops[i] = units::FlopPerSecond(peak.quantity(hardware::kPrecisionNames[i], Dimension::flop_rate, 0, 0, kMaxFlops));
+  if (g.peak(hardware::Precision::bf16).si() <= 0 && g.peak(hardware::Precision::fp16).si() <= 0)
     peak.fail("bf16", "a BF16 or FP16 peak above zero is required");
-  g.hbm_bytes = r.quantity("memory", Dimension::bytes, 0, 1e6, kMaxBytes);
-  g.hbm_bps = r.quantity("memory_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
-  if (g.hbm_bytes <= 0) r.fail("memory", "is required");
-  if (g.hbm_bps <= 0) r.fail("memory_bandwidth", "is required");
-  g.l2_bytes = r.quantity("l2", Dimension::bytes, 0, 0, kMaxBytes);
+  g.hbm_capacity = units::Bytes(r.quantity("memory", Dimension::bytes, 0, 1e6, kMaxBytes));
+  g.hbm_bandwidth = units::BytesPerSecond(r.quantity("memory_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw));
+  if (g.hbm_capacity.si() <= 0) r.fail("memory", "is required");
+  if (g.hbm_bandwidth.si() <= 0) r.fail("memory_bandwidth", "is required");
+  g.l2_capacity = units::Bytes(r.quantity("l2", Dimension::bytes, 0, 0, kMaxBytes));
   auto anchor = [&](const std::string& key) {
     hardware::GemmAnchor a;
     if (!r.has(key)) return a;
     const YamlReader c = r.child(key);
     c.allow_only({"rate", "shape"});
-    a.flops = c.quantity("rate", Dimension::flop_rate, 0, 1, kMaxFlops);
+    a.rate = units::FlopPerSecond(c.quantity("rate", Dimension::flop_rate, 0, 1, kMaxFlops));
     auto s = c.numbers("shape", 3, 1, 1e7);
     a.m = s[0], a.n = s[1], a.k = s[2];
     return a;
@@ -193,7 +193,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.gemm_anchor = anchor("gemm_mamf");
   g.gemm_anchor_fp8 = anchor("gemm_mamf_fp8");
   g.gemm_anchor_nvfp4 = anchor("gemm_mamf_nvfp4");
-  if (g.gemm_anchor.flops <= 0) r.fail("gemm_mamf", "is required (measured best GEMM rate and its shape)");
+  if (g.gemm_anchor.rate.si() <= 0) r.fail("gemm_mamf", "is required (measured best GEMM rate and its shape)");
   if (r.has("gemm_tile")) {
     auto t = r.numbers("gemm_tile", 2, 8, 1024);
     g.gemm_tile_m = int(t[0]), g.gemm_tile_n = int(t[1]);
@@ -214,22 +214,22 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
       d.erase(0, d.find_first_not_of(' '));
       d.erase(d.find_last_not_of(' ') + 1);
       if (d.empty()) continue;
-      if (hardware::attention_data_peak(d) <= 0)
+      if (hardware::attention_data_peak(d).si() <= 0)
         r.fail("attention_data", fmt::format("'{}' has no rows; allowed: A100, H100, H200, B200, GB200, GB300, "
                                              "Blackwell-2.5PF, Blackwell-sm100", d));
       g.attention_data.push_back(d);
     }
   }
-  g.memory_latency_s = r.quantity("memory_latency", Dimension::time, 0, 0, 1e-3);
+  g.memory_latency = units::Seconds(r.quantity("memory_latency", Dimension::time, 0, 0, 1e-3));
   g.sustained_clock_ratio = r.number("sustained_clock_ratio", 1.0, 0.1, 1.0);
   g.in_step_rate_ratio = r.number("in_step_rate_ratio", 1.0, 0.1, 1.0);
   g.power_w = r.number("power", 0, 0, 1e5);
-  g.kernel_gap_s = r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2);
+  g.kernel_gap = units::Seconds(r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2));
   // Up to the calibration bound (hardware/gpu_spec.hpp): a cluster may lose less in a step than
   // the in-step ratio measured on attention (in_step_rate_ratio).
   g.compute_sustained_fraction = r.number("compute_sustained_fraction", 1.0, 0.05, hardware::kMaxComputeSustainedFraction);
   g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
-  g.runtime_reserved_bytes = r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes);
+  g.runtime_reserved = units::Bytes(r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes));
   const YamlReader n = r.child("node");
   for (const char* moved : {"gpus_per_node", "nvlink_bandwidth", "nvlink_efficiency", "pcie_bandwidth", "pcie_efficiency",
                             "nics_per_node", "nic_bandwidth", "nic_efficiency"})
@@ -577,7 +577,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("seq_len", fmt::format("seq_len ({}) must be divisible by 2*cp = {} (load-balanced ring attention)", t.seq_len, 2 * p.cp));
   if (micro_batches > 100000)
     tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
-  if (!hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision) <= 0)
+  if (!hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision).si() <= 0)
     tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists", sc.gpu.name,
                                      hardware::name(t.precision)));
   // The step graph has 2 (no TP) to ~20 (TP + SP) tasks per block pass; this bounds it to ~10M tasks.
@@ -585,7 +585,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("global_batch", fmt::format("{} micro-batches x {} layers = {} block passes per step; at most 500000 are "
                                         "simulated (raise training.micro_batch)", micro_batches, sc.model.layers,
                                         micro_batches * sc.model.layers));
-  if (hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision) <= 0)
+  if (hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision).si() <= 0)
     tr.fail("precision", fmt::format("{} has no {} Tensor Cores; allowed: {}", sc.gpu.name, upper_name(t.precision),
                                      precisions_of(sc.gpu)));
   sc.reliability = read_reliability(top.child("reliability"));

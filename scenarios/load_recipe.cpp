@@ -20,9 +20,9 @@ bool materializes_scores(AttentionImpl a) { return a == AttentionImpl::unfused |
 
 // Architecture from the Tensor Cores a profile lists: FP8 from Hopper (sm_90) on, MX block
 // scaling (mxfp8) from Blackwell (sm_100) on, BF16 from Ampere (sm_80) on.
-bool blackwell(const hardware::GpuSpec& g) { return g.peak(Precision::mxfp8) > 0; }
-bool hopper(const hardware::GpuSpec& g) { return g.peak(Precision::fp8) > 0 && !blackwell(g); }
-bool ampere_or_later(const hardware::GpuSpec& g) { return g.peak(Precision::bf16) > 0; }
+bool blackwell(const hardware::GpuSpec& g) { return g.peak(Precision::mxfp8).si() > 0; }
+bool hopper(const hardware::GpuSpec& g) { return g.peak(Precision::fp8).si() > 0 && !blackwell(g); }
+bool ampere_or_later(const hardware::GpuSpec& g) { return g.peak(Precision::bf16).si() > 0; }
 
 // Why `impl` cannot run on `gpu`, or "" (FlashAttention READMEs: FA2 needs Ampere or later, FA3
 // is for Hopper, FA4 (CuTe DSL) for Blackwell; cuDNN's fused flash attention needs sm_80+).
@@ -112,7 +112,7 @@ std::string upper_name(hardware::Precision p) {
 std::string precisions_of(const hardware::GpuSpec& gpu) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i)
-    if (gpu.peak_flops[i] > 0) out.emplace_back(hardware::kPrecisionNames[i]);
+    if (gpu.peak_flops[i].si() > 0) out.emplace_back(hardware::kPrecisionNames[i]);
   return join(out);
 }
 

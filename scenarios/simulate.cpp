@@ -11,7 +11,7 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   r.num_gpus = sc.cluster.gpus;
   r.params = models::count_params(sc.model, t.seq_len);
   r.flops = models::flops_per_token(sc.model, t);
-  r.peak_flops = sc.gpu.peak(t.precision);
+  r.peak_flops = sc.gpu.peak(t.precision).si();
   r.costs = models::step_costs(sc.model, t, sc.parallel, sc.gpu,
                                sc.network.topology.pcie_bps * sc.network.topology.pcie_efficiency);
   const auto& par = sc.parallel;

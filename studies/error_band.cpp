@@ -19,7 +19,7 @@ namespace clustersim::studies {
 BandClass band_class(const scenarios::Scenario& s) {
   BandClass c;
   // Dense BF16 peak: V100/A100 ≈ 0.1–0.3 PFLOP/s, H100/H200/MI300X ≈ 1.0–1.3, B200/GB200/MI355X ≥ 2.2.
-  const double bf16 = s.gpu.peak(hardware::Precision::bf16);
+  const double bf16 = s.gpu.peak(hardware::Precision::bf16).si();
   c.hardware = bf16 < 0.5e15 ? "A100-class" : bf16 < 1.8e15 ? "H100-class" : "B200-class";
   const auto& p = s.parallel;
   c.style = s.model.is_moe() ? kMoeStyle  // banded only by MoE runs: their errors are not the dense ones

@@ -47,7 +47,7 @@ double pipeline_bound_s(const scenarios::Scenario& sc, const models::StepCosts& 
   auto optimizer_s = [&](int s) {
     double layers = 0;
     for (int ch = 0; ch < vpp; ++ch) layers += vlayers[std::size_t(ch * pp + s)];
-    return hardware::memory_cost(sc.gpu, layers * c.layer_params / shard * kAdamBytesPerParam).time_s +
+    return hardware::memory_cost(sc.gpu, units::Bytes(layers * c.layer_params / shard * kAdamBytesPerParam)).time.si() +
            c.step_fixed.time_s;
   };
   const double optimizer0 = optimizer_s(0);

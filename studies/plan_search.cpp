@@ -97,7 +97,7 @@ int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& 
   const auto probe = scenarios::ScenarioTemplate(base_yaml(a, h->hw, 1, batches.front(), a.tokens), "plan")
                          .instantiate(x.probe_sets);
   const double flops_total = a.tokens * models::flops_per_token(probe.model, probe.training).model;
-  const double peak = probe.gpu.peak(probe.training.precision);
+  const double peak = probe.gpu.peak(probe.training.precision).si();
   const double bound_gpus = std::ceil(flops_total / (a.days * units::kSecondsPerDay * peak));
   if (!(bound_gpus <= kMaxPlanGpus))  // also keeps the int below from overflowing (--days 1e-9)
     throw ScenarioError(fmt::format("--days {:g}: even at 100 % MFU the deadline needs {:.4g} {} GPUs; at most {} "

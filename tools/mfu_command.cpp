@@ -73,7 +73,7 @@ int run_mfu_command(const MfuOptions& o) {
                            std::to_string(seq) + "\n  global_batch: 1\n  precision: " + o.precision +
                            "\n" + (o.recompute.empty() ? "" : "  recompute: " + o.recompute + "\n");
   const auto sc = scenarios::load_scenario_string(text, "clustersim mfu");
-  const double peak = o.peak_flops > 0 ? o.peak_flops : sc.gpu.peak(sc.training.precision);
+  const double peak = o.peak_flops > 0 ? o.peak_flops : sc.gpu.peak(sc.training.precision).si();
   const double per_gpu = tokens_per_s / o.gpus;
 
   struct Definition {
@@ -102,10 +102,10 @@ int run_mfu_command(const MfuOptions& o) {
                        "that the peak is the dense (not 2:4 sparse) figure");
   else if (mfu0 < 0.02 && !o.per_gpu && o.tokens_per_s > 0)
     warnings.push_back("MFU below 2% is implausibly low: if the throughput is per GPU, add --per-gpu");
-  const double dense = sc.gpu.peak(sc.training.precision);
+  const double dense = sc.gpu.peak(sc.training.precision).si();
   if (o.peak_flops > 0 && std::abs(o.peak_flops - 2 * dense) < 0.02 * dense)
     warnings.push_back(fmt::format("--peak {:.4g} is the 2:4 sparse figure; the dense peak is {:.4g} FLOP/s", o.peak_flops, dense));
-  const double bf16 = sc.gpu.peak(hardware::Precision::bf16);
+  const double bf16 = sc.gpu.peak(hardware::Precision::bf16).si();
   if (sc.training.precision == hardware::Precision::fp8)
     warnings.push_back(fmt::format("FP8 denominator: against the BF16 peak ({:.4g}) the MFU would be {:.1f}% — sources differ "
                                    "(torchtitan uses BF16 for Float8 runs, NVIDIA recipes FP8)",

@@ -22,6 +22,8 @@ class Quantity {
   constexpr Quantity operator-() const { return Quantity(-v_); }
   constexpr Quantity& operator+=(Quantity o) { v_ += o.v_; return *this; }
   constexpr Quantity& operator-=(Quantity o) { v_ -= o.v_; return *this; }
+  constexpr Quantity& operator*=(double k) { v_ *= k; return *this; }
+  constexpr Quantity& operator/=(double k) { v_ /= k; return *this; }
   constexpr Quantity operator*(double k) const { return Quantity(v_ * k); }
   constexpr Quantity operator/(double k) const { return Quantity(v_ / k); }
   friend constexpr Quantity operator*(double k, Quantity q) { return Quantity(k * q.v_); }

@@ -21,9 +21,9 @@ double fwd_bwd_tflops(const hardware::GpuSpec& g, double seq, int head_dim, int 
   s.causal = true;
   double flop = 0, secs = 0;
   for (auto pass : {hardware::KernelPass::forward, hardware::KernelPass::backward}) {
-    flop += hardware::attention_flop(s, pass);
-    secs += hardware::attention_cost(g, hardware::AttentionImpl::flash2, hardware::Precision::bf16, pass, s).time_s -
-            g.kernel_gap_s;
+    flop += hardware::attention_flop(s, pass).si();
+    secs += hardware::attention_cost(g, hardware::AttentionImpl::flash2, hardware::Precision::bf16, pass, s).time.si() -
+            g.kernel_gap.si();
   }
   return flop / secs / 1e12;
 }

@@ -30,15 +30,15 @@ hardware::GpuSpec h100_isolated() {
 double quant_s(const hardware::GpuSpec& g, const models::QuantPass& q, double elements) {
   if (q.kernels == 0) return 0;
   // Each of the pass's kernels moves its share of the traffic.
-  return q.kernels * hardware::memory_cost(g, q.bytes_per_element * elements / q.kernels).time_s;
+  return q.kernels * hardware::memory_cost(g, units::Bytes(q.bytes_per_element * elements / q.kernels)).time.si();
 }
 
 // nn.Linear Y[M,N] = X[M,K]·Wᵀ, forward + backward (dgrad, wgrad), as torchao benchmarks it: the
 // weight is cast on every call (no amortization over micro-batches).
 double linear_s(const hardware::GpuSpec& g, const models::LinearRecipe& r, double m, double k, double n) {
   const Precision p = r.gemm;
-  double t = hardware::gemm_cost(g, p, m, n, k).time_s + hardware::gemm_cost(g, p, m, k, n).time_s +
-             hardware::gemm_cost(g, p, k, n, m).time_s;
+  double t = hardware::gemm_cost(g, p, m, n, k).time.si() + hardware::gemm_cost(g, p, m, k, n).time.si() +
+             hardware::gemm_cost(g, p, k, n, m).time.si();
   return t + quant_s(g, r.activation, m * k) + quant_s(g, r.gradient, m * n) + quant_s(g, r.weight, n * k);
 }
 

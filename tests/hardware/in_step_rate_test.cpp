@@ -13,10 +13,10 @@ double fa_rate(const hardware::GpuSpec& gpu, hardware::AttentionImpl impl) {
   hardware::AttentionShape s;
   s.batch = 1, s.heads = 32, s.kv_heads = 8, s.head_dim_qk = s.head_dim_v = 128;
   s.seq_q = s.seq_kv = 8192;
-  const double flop = hardware::attention_flop(s, hardware::KernelPass::forward) +
-                      hardware::attention_flop(s, hardware::KernelPass::backward);
-  const double t = hardware::attention_cost(gpu, impl, hardware::Precision::bf16, hardware::KernelPass::forward, s).time_s +
-                   hardware::attention_cost(gpu, impl, hardware::Precision::bf16, hardware::KernelPass::backward, s).time_s;
+  const double flop = hardware::attention_flop(s, hardware::KernelPass::forward).si() +
+                      hardware::attention_flop(s, hardware::KernelPass::backward).si();
+  const double t = hardware::attention_cost(gpu, impl, hardware::Precision::bf16, hardware::KernelPass::forward, s).time.si() +
+                   hardware::attention_cost(gpu, impl, hardware::Precision::bf16, hardware::KernelPass::backward, s).time.si();
   return flop / t;
 }
 

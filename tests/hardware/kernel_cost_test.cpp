@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <type_traits>
+#include <utility>
 
 #include "hardware/kernel_cost.hpp"
 #include "models/layer_ops.hpp"
@@ -20,8 +22,20 @@ training: {seq_len: 4096, global_batch: 8, precision: )" + precision + "}\n", "<
 }
 
 double rate(const hardware::GpuSpec& g, Precision p, double m, double n, double k) {
-  return 2 * m * n * k / hardware::gemm_cost(g, p, m, n, k).time_s;
+  return 2 * m * n * k / hardware::gemm_cost(g, p, m, n, k).time.si();
 }
+
+// The kernel API speaks typed SI quantities (units/units.hpp): a raw double of bytes, or a time
+// where bytes are due, does not compile.
+static_assert(std::is_same_v<decltype(hardware::gemm_cost(std::declval<const hardware::GpuSpec&>(), Precision::bf16,
+                                                          1.0, 1.0, 1.0).time),
+                             units::Seconds>);
+static_assert(std::is_same_v<decltype(hardware::attention_flop({}, hardware::KernelPass::forward)), units::Flop>);
+static_assert(std::is_same_v<decltype(hardware::GpuSpec{}.peak(Precision::bf16)), units::FlopPerSecond>);
+static_assert(std::is_same_v<decltype(hardware::GpuSpec{}.hbm_bandwidth), units::BytesPerSecond>);
+static_assert(std::is_invocable_v<decltype(&hardware::memory_cost), const hardware::GpuSpec&, units::Bytes>);
+static_assert(!std::is_invocable_v<decltype(&hardware::memory_cost), const hardware::GpuSpec&, double>);
+static_assert(!std::is_invocable_v<decltype(&hardware::memory_cost), const hardware::GpuSpec&, units::Seconds>);
 
 }  // namespace
 
@@ -37,13 +51,13 @@ TEST_CASE("no GEMM shape beats the measured MAMF anchor (times the sustained fra
     for (double m : {1024.0, 2048.0, 4096.0, 8192.0, 16384.0})
       for (double n : {1024.0, 4096.0, 9216.0, 14336.0, 28672.0})
         for (double k : {1024.0, 4096.0, 8192.0, 14336.0}) best = std::max(best, rate(g, p, m, n, k));
-    INFO(hardware::name(p) << ": best " << best / 1e12 << " TFLOP/s, anchor " << a.flops / 1e12);
-    CHECK(best <= a.flops * 1.0001);
+    INFO(hardware::name(p) << ": best " << best / 1e12 << " TFLOP/s, anchor " << a.rate.si() / 1e12);
+    CHECK(best <= a.rate.si() * 1.0001);
     // Well-shaped GEMMs come close to a typical shape's share of it (gemm_shape_fraction).
-    CHECK(best >= a.flops * g.gemm_shape_fraction * 0.95);
+    CHECK(best >= a.rate.si() * g.gemm_shape_fraction * 0.95);
   }
   g.compute_sustained_fraction = 0.5;
-  CHECK(rate(g, Precision::bf16, 8192, 8192, 8192) <= 0.5 * g.gemm_anchor.flops * 1.0001);
+  CHECK(rate(g, Precision::bf16, 8192, 8192, 8192) <= 0.5 * g.gemm_anchor.rate.si() * 1.0001);
 }
 
 TEST_CASE("FP8 linears add memory-bound cast-transpose kernels, BF16 ones do not", "[hardware][models]") {

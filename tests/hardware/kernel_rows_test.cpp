@@ -130,7 +130,7 @@ TEST_CASE("GEMM model vs the kernel_gemm.csv rows of every profiled GPU: within 
     if (const std::string why = gemm_exclusion(r); !why.empty()) { ++excluded[why]; continue; }
     const auto& g = profile(prof);
     const Precision p = gemm_precision(r.at("dtype"));
-    const double pred = 2 * m * n * k / hardware::gemm_cost(g, p, m, n, k).time_s / 1e12;
+    const double pred = 2 * m * n * k / hardware::gemm_cost(g, p, m, n, k).time.si() / 1e12;
     const double err = pred / meas - 1;
     std::ostringstream what;
     what << prof << " " << hardware::name(p) << " " << m << "x" << n << "x" << k << ": measured " << meas
@@ -170,13 +170,13 @@ TEST_CASE("attention model vs the kernel_attention rows of every profiled GPU: w
       if (r.impl == hardware::kAttentionImplNames[i]) impl = hardware::AttentionImpl(i);
     const Precision p = r.dtype == "fp8" ? Precision::fp8 : r.dtype == "mxfp8" ? Precision::mxfp8 : Precision::bf16;
     auto time = [&](hardware::KernelPass pass) {
-      return hardware::attention_cost(g, impl, p, pass, s).time_s - g.kernel_gap_s;
+      return hardware::attention_cost(g, impl, p, pass, s).time.si() - g.kernel_gap.si();
     };
     double flop = 0, secs = 0;
     for (auto pass : {hardware::KernelPass::forward, hardware::KernelPass::backward}) {
       const bool want = r.pass == "fwd+bwd" || (r.pass == "bwd") == (pass == hardware::KernelPass::backward);
       if (!want) continue;
-      flop += hardware::attention_flop(s, pass);
+      flop += hardware::attention_flop(s, pass).si();
       secs += time(pass);
     }
     const double pred = flop / secs / 1e12, err = pred / r.tflops - 1;
@@ -197,16 +197,16 @@ TEST_CASE("FP8 attention follows the rows: faster forward, slower backward on H2
   hardware::AttentionShape s;
   s.heads = 64, s.kv_heads = 8, s.head_dim_qk = s.head_dim_v = 128, s.seq_q = s.seq_kv = 32768;
   auto t = [&](Precision p, hardware::KernelPass pass) {
-    return hardware::attention_cost(g, hardware::AttentionImpl::cudnn, p, pass, s).time_s;
+    return hardware::attention_cost(g, hardware::AttentionImpl::cudnn, p, pass, s).time.si();
   };
   CHECK(t(Precision::fp8, hardware::KernelPass::forward) < t(Precision::bf16, hardware::KernelPass::forward));
   CHECK(t(Precision::fp8, hardware::KernelPass::backward) > t(Precision::bf16, hardware::KernelPass::backward));
   // FA2 on Blackwell is ~3x slower than cuDNN (kernels README §1).
   const auto& b = profile("b200");
   const double fa2 = hardware::attention_cost(b, hardware::AttentionImpl::flash2, Precision::bf16,
-                                              hardware::KernelPass::forward, s).time_s;
+                                              hardware::KernelPass::forward, s).time.si();
   const double cudnn = hardware::attention_cost(b, hardware::AttentionImpl::cudnn, Precision::bf16,
-                                                hardware::KernelPass::forward, s).time_s;
+                                                hardware::KernelPass::forward, s).time.si();
   CHECK(fa2 > 2.5 * cudnn);
 }
 
@@ -236,7 +236,7 @@ TEST_CASE("memory-bound model vs the fused rows of kernel_membound.csv: within 1
     }
     const auto& g = profile(it->second);
     const double bytes = gbps * 1e9 * us * 1e-6;
-    const double pred_us = (hardware::memory_cost(g, bytes).time_s - g.kernel_gap_s) * 1e6;
+    const double pred_us = (hardware::memory_cost(g, units::Bytes(bytes)).time.si() - g.kernel_gap.si()) * 1e6;
     const double err = us / pred_us - 1;  // as a bandwidth error
     std::ostringstream what;
     what << r.at("gpu") << " " << r.at("op") << " " << impl << " " << r.at("shape") << ": " << gbps
@@ -254,16 +254,16 @@ TEST_CASE("attention FLOP follow the FlashAttention convention", "[hardware][ker
   s.batch = 2, s.heads = 8, s.kv_heads = 2, s.head_dim_qk = s.head_dim_v = 128, s.seq_q = s.seq_kv = 4096;
   s.causal = false;
   const double full = 4.0 * 2 * 8 * 4096.0 * 4096.0 * 128;
-  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward) == Approx(full));
-  CHECK(hardware::attention_flop(s, hardware::KernelPass::backward) == Approx(2.5 * full));
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward).si() == Approx(full));
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::backward).si() == Approx(2.5 * full));
   s.causal = true;
-  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward) == Approx(0.5 * full));
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward).si() == Approx(0.5 * full));
   s.window = 1024;  // each query sees at most 1024 keys: 4096·1024 − 1024²/2 pairs
-  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward) ==
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward).si() ==
         Approx(full / (4096.0 * 4096.0) * (4096.0 * 1024 - 0.5 * 1024 * 1024)));
   s.window = 0;
   s.head_dim_qk = 192;  // DeepSeek-style: QKᵀ over 192, PV over 128
-  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward) == Approx(0.5 * full * (192 + 128) / 256.0));
+  CHECK(hardware::attention_flop(s, hardware::KernelPass::forward).si() == Approx(0.5 * full * (192 + 128) / 256.0));
 }
 
 TEST_CASE("a GPU without its own attention rows borrows a same-architecture GPU's, scaled by peak", "[hardware][kernels]") {
@@ -271,13 +271,13 @@ TEST_CASE("a GPU without its own attention rows borrows a same-architecture GPU'
   s.heads = 64, s.kv_heads = 8, s.head_dim_qk = s.head_dim_v = 128, s.seq_q = s.seq_kv = 8192;
   auto rate = [&](const hardware::GpuSpec& g) {
     const auto pass = hardware::KernelPass::forward;
-    return hardware::attention_flop(s, pass) /
-           (hardware::attention_cost(g, hardware::AttentionImpl::cudnn, Precision::bf16, pass, s).time_s - g.kernel_gap_s);
+    return hardware::attention_flop(s, pass).si() /
+           (hardware::attention_cost(g, hardware::AttentionImpl::cudnn, Precision::bf16, pass, s).time.si() - g.kernel_gap.si());
   };
   // b300 reads the GB300 rows (same Blackwell Ultra die) at its 2250/2500 BF16 peak.
   CHECK(rate(profile("b300")) == Approx(rate(profile("gb300")) * 2250.0 / 2500.0).epsilon(1e-9));
   // V100 has no rows: its profile curve, not a Hopper or Blackwell figure.
   const auto& v = profile("v100-sxm2");
   CHECK(v.attention_data.empty());
-  CHECK(rate(v) < v.peak(Precision::fp16));
+  CHECK(rate(v) < v.peak(Precision::fp16).si());
 }

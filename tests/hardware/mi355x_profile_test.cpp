@@ -12,10 +12,10 @@ TEST_CASE("mi355x: peaks from CUs x clock, 288 GiB, its own full-mesh node", "[h
       "model: llama3-8b\nhardware: mi355x\ncluster:\n  gpus: 16\n"
       "training:\n  seq_len: 8192\n  global_batch: 32\n  micro_batch: 1\n");
   CHECK(sc.gpu.sms == 256);
-  CHECK(sc.gpu.peak(hardware::Precision::bf16) == Approx(256 * 2.4e9 * 4096).epsilon(1e-4));
-  CHECK(sc.gpu.peak(hardware::Precision::fp8) == Approx(256 * 2.4e9 * 8192).epsilon(1e-4));
-  CHECK(sc.gpu.hbm_bytes == 288.0 * 1024 * 1024 * 1024);
-  CHECK(sc.gpu.hbm_bps == 8e12);
+  CHECK(sc.gpu.peak(hardware::Precision::bf16).si() == Approx(256 * 2.4e9 * 4096).epsilon(1e-4));
+  CHECK(sc.gpu.peak(hardware::Precision::fp8).si() == Approx(256 * 2.4e9 * 8192).epsilon(1e-4));
+  CHECK(sc.gpu.hbm_capacity.si() == 288.0 * 1024 * 1024 * 1024);
+  CHECK(sc.gpu.hbm_bandwidth.si() == 8e12);
   CHECK(sc.network.topology.name == "mi355x");
   CHECK(sc.network.differs_from_default.empty());
   // Faster than the MI325X on the same job (twice the matrix peak, faster HBM and links).

@@ -80,8 +80,8 @@ TEST_CASE("attention_impl: flash1 runs FlashAttention-1's rows: A100 causal hd 6
   s.heads = s.kv_heads = 32, s.head_dim_qk = s.head_dim_v = 64, s.seq_q = s.seq_kv = 16384, s.causal = true;
   double t1 = 0, t2 = 0;
   for (auto pass : {hardware::KernelPass::forward, hardware::KernelPass::backward}) {
-    t1 += hardware::attention_cost(fa1.gpu, hardware::AttentionImpl::flash1, hardware::Precision::bf16, pass, s).time_s;
-    t2 += hardware::attention_cost(fa2.gpu, hardware::AttentionImpl::flash2, hardware::Precision::bf16, pass, s).time_s;
+    t1 += hardware::attention_cost(fa1.gpu, hardware::AttentionImpl::flash1, hardware::Precision::bf16, pass, s).time.si();
+    t2 += hardware::attention_cost(fa2.gpu, hardware::AttentionImpl::flash2, hardware::Precision::bf16, pass, s).time.si();
   }
   CHECK(t1 / t2 == Approx(171.0 / 97.0).epsilon(0.02));
   CHECK_THAT(load_error("v100-sxm2", "seq_len: 2048, global_batch: 8, attention_impl: flash1"),

@@ -29,16 +29,16 @@ TEST_CASE("a profile file's base: is resolved, its own keys override the base's"
   const auto base = scenarios::load_scenario_string(std::string(kScenario).replace(std::string(kScenario).find("./gpu.yaml"), 10, "h100-sxm"));
   CHECK(mine.hardware_preset == "tuned");
   CHECK(mine.gpu.compute_sustained_fraction == 0.5);
-  CHECK(mine.gpu.hbm_bytes == 96e9);
+  CHECK(mine.gpu.hbm_capacity.si() == 96e9);
   CHECK(mine.gpu.sms == base.gpu.sms);
-  CHECK(mine.gpu.peak(hardware::Precision::bf16) == base.gpu.peak(hardware::Precision::bf16));
+  CHECK(mine.gpu.peak(hardware::Precision::bf16).si() == base.gpu.peak(hardware::Precision::bf16).si());
 
   // A base that is itself a file, relative to the file that names it.
   std::ofstream(dir / "gpu.yaml") << "base: sub/middle.yaml\nmemory: 90 GB\n";
   std::ofstream(dir / "sub" / "middle.yaml") << "base: h100-sxm\ncompute_sustained_fraction: 0.4\nmemory: 70 GB\n";
   const auto chained = scenarios::load_scenario_file((dir / "s.yaml").string());
   CHECK(chained.gpu.compute_sustained_fraction == 0.4);
-  CHECK(chained.gpu.hbm_bytes == 90e9);
+  CHECK(chained.gpu.hbm_capacity.si() == 90e9);
   CHECK(chained.hardware_preset == "gpu");
 }
 

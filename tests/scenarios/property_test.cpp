@@ -45,7 +45,7 @@ TEST_CASE("random valid scenarios keep the physical invariants", "[scenarios][pr
     REQUIRE(r.mfu <= r.hfu * (1 + 1e-12));
     // No kernel beats the GEMM ceiling or the attention kernel's ceiling, so neither can HFU.
     const auto& g = r.scenario.gpu;
-    const double ceiling = std::max({g.gemm_anchor.flops / g.peak(hardware::Precision::bf16),
+    const double ceiling = std::max({g.gemm_anchor.rate.si() / g.peak(hardware::Precision::bf16).si(),
                                      g.attention.fwd_max, g.attention.bwd_max});
     REQUIRE(r.hfu < ceiling + 0.08);  // + the causal-skip credit the FLOP formulas give attention
     REQUIRE(r.step_time_s >= r.flops.model * r.tokens_per_step / r.num_gpus / r.peak_flops);
@@ -70,10 +70,10 @@ TEST_CASE("more bandwidth or a faster Tensor Core never makes a random step slow
       sets.push_back(set);
       return testing::run_text(s.yaml, sets).step_time_s;
     };
-    REQUIRE(with("hardware.memory_bandwidth=" + std::to_string(g.hbm_bps * 1.5) + "B/s") <= base.step_time_s);
+    REQUIRE(with("hardware.memory_bandwidth=" + std::to_string(g.hbm_bandwidth.si() * 1.5) + "B/s") <= base.step_time_s);
     REQUIRE(with("network.node.nic_bandwidth=" + std::to_string(base.scenario.network.topology.nic_bps * 2) + "B/s") <= base.step_time_s);
     REQUIRE(with("network.node.nvlink_bandwidth=" + std::to_string(base.scenario.network.topology.nvlink_bps * 2) + "B/s") <= base.step_time_s);
-    REQUIRE(with("hardware.gemm_mamf.rate=" + std::to_string(g.gemm_anchor.flops * 1.2) + "FLOP/s") <= base.step_time_s);
+    REQUIRE(with("hardware.gemm_mamf.rate=" + std::to_string(g.gemm_anchor.rate.si() * 1.2) + "FLOP/s") <= base.step_time_s);
   }
 }
 

@@ -55,8 +55,8 @@ TEST_CASE("calibrate --runs recovers the fraction the runs were generated with (
                                                     "training:\n  seq_len: 4096\n  global_batch: 8\n  micro_batch: 1\n");
   CHECK(mine.hardware_preset == "my-cluster");
   CHECK(mine.gpu.compute_sustained_fraction == Approx(*fit.values[0]).margin(1e-4));
-  CHECK(mine.gpu.peak(hardware::Precision::bf16) == base.gpu.peak(hardware::Precision::bf16));
-  CHECK(mine.gpu.hbm_bytes == base.gpu.hbm_bytes);
+  CHECK(mine.gpu.peak(hardware::Precision::bf16).si() == base.gpu.peak(hardware::Precision::bf16).si());
+  CHECK(mine.gpu.hbm_capacity.si() == base.gpu.hbm_capacity.si());
   CHECK(mine.network.topology.name == base.network.topology.name);
 }
 

@@ -19,6 +19,10 @@ TEST_CASE("tagged quantities: the arithmetic that makes sense, with the right ty
   CHECK(b / Bytes(25e9) == 2.0);
   CHECK((Seconds(1) + Seconds(2)).si() == 3.0);
   CHECK(Seconds(1) < Seconds(2));
+  Seconds t(3.0);
+  t *= 4;  // scaling by a plain number keeps the unit
+  t /= 8;
+  CHECK(t.si() == 1.5);
   // Bytes + Seconds does not compile: no operator+ between different tags.
   static_assert(!std::is_invocable_v<std::plus<>, Bytes, Seconds>);
 }
