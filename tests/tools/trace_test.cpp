@@ -17,6 +17,14 @@ struct Slice {
   double ts, end;
   std::string name, cat;
 };
+
+// The trace events of one simulated step of `sc`, as `run --trace` writes them.
+YAML::Node trace_events(const scenarios::Scenario& sc) {
+  std::vector<models::TimelineEntry> timeline;
+  const auto report = scenarios::simulate(sc);
+  scenarios::simulate(sc, &timeline);
+  return YAML::Load(tools::chrome_trace(timeline, report))["traceEvents"];  // JSON is YAML; a syntax error throws
+}
 }  // namespace
 
 TEST_CASE("the trace nests named kernels in each compute task and adds a memory counter per stage", "[tools][trace]") {
@@ -25,11 +33,8 @@ TEST_CASE("the trace nests named kernels in each compute task and adds a memory 
       std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/7b_256xh100.yaml",
       {"parallelism.tp=2", "parallelism.pp=2", "parallelism.cp=2", "parallelism.sequence_parallel=true",
        "training.global_batch=64", "training.micro_batch=2"});
-  std::vector<models::TimelineEntry> timeline;
   const auto report = scenarios::simulate(sc);
-  scenarios::simulate(sc, &timeline);
-  const YAML::Node doc = YAML::Load(tools::chrome_trace(timeline, report));  // JSON is YAML; a syntax error throws
-  const YAML::Node events = doc["traceEvents"];
+  const YAML::Node events = trace_events(sc);
   REQUIRE(events.IsSequence());
 
   std::map<std::pair<int, int>, std::vector<Slice>> tasks, kernels;  // by (pid, tid)
@@ -91,10 +96,7 @@ namespace {
 
 // The names of the non-kernel slices on each track (thread name -> the names, without place).
 std::map<std::string, std::set<std::string>> names_by_track(const scenarios::Scenario& sc) {
-  std::vector<models::TimelineEntry> timeline;
-  const auto report = scenarios::simulate(sc);
-  scenarios::simulate(sc, &timeline);
-  const YAML::Node events = YAML::Load(tools::chrome_trace(timeline, report))["traceEvents"];
+  const YAML::Node events = trace_events(sc);
   std::map<std::pair<int, int>, std::string> track;
   for (const auto& e : events)
     if (e["ph"].as<std::string>() == "M" && e["name"].as<std::string>() == "thread_name")
@@ -143,10 +145,8 @@ TEST_CASE("a zb-h1 trace shows W passes with the wgrad kernels and B passes with
       std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/7b_256xh100.yaml",
       {"parallelism.tp=2", "parallelism.pp=4", "parallelism.sequence_parallel=true", "parallelism.schedule=zb-h1",
        "training.global_batch=256", "training.micro_batch=1"});
-  std::vector<models::TimelineEntry> timeline;
   const auto report = scenarios::simulate(sc);
-  scenarios::simulate(sc, &timeline);
-  const YAML::Node events = YAML::Load(tools::chrome_trace(timeline, report))["traceEvents"];
+  const YAML::Node events = trace_events(sc);
   std::map<std::pair<int, int>, std::vector<Slice>> tasks, kernels;
   std::map<int, double> peak_activations;
   for (const auto& e : events) {
