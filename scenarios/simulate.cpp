@@ -4,6 +4,17 @@
 
 namespace clustersim::scenarios {
 
+models::StepCosts step_costs_of(const Scenario& sc) {
+  const auto& topo = sc.network.topology;
+  return models::step_costs(sc.model, sc.training, sc.parallel, sc.gpu, topo.pcie_bps * topo.pcie_efficiency);
+}
+
+topologies::Network network_of(const Scenario& sc) {
+  const auto& topo = sc.network.topology;
+  return topologies::Network(topo, topologies::Network::nodes_for(topo, sc.cluster.gpus),
+                             {sc.parallel.sizes(), sc.network.placement}, sc.network.algorithm);
+}
+
 Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline) {
   Report r;
   r.scenario = sc;
@@ -12,12 +23,8 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   r.params = models::count_params(sc.model, t.seq_len);
   r.flops = models::flops_per_token(sc.model, t);
   r.peak_flops = sc.gpu.peak(t.precision).si();
-  r.costs = models::step_costs(sc.model, t, sc.parallel, sc.gpu,
-                               sc.network.topology.pcie_bps * sc.network.topology.pcie_efficiency);
-  const auto& par = sc.parallel;
-  const topologies::Network network(sc.network.topology,
-                                    topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
-                                    {par.sizes(), sc.network.placement}, sc.network.algorithm);
+  r.costs = step_costs_of(sc);
+  const topologies::Network network = network_of(sc);
   r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network, timeline);
 
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);

@@ -8,6 +8,7 @@
 #include "models/reliability.hpp"
 #include "models/step.hpp"
 #include "scenarios/scenario.hpp"
+#include "topologies/network.hpp"
 
 namespace clustersim::scenarios {
 
@@ -41,6 +42,11 @@ struct Report {
 
 /// `timeline`, when given, receives every simulated task (for --trace).
 Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline = nullptr);
+
+/// The step's per-block kernel costs on the scenario's GPU (host copies over its topology's PCIe link).
+models::StepCosts step_costs_of(const Scenario& sc);
+/// The scenario's one network: its topology, the nodes its GPUs fill, its rank layout.
+topologies::Network network_of(const Scenario& sc);
 /// Replays the training run `runs` times with random failure times (models::monte_carlo_run_s).
 void add_monte_carlo(Report& r, int runs, std::uint64_t seed);
 

@@ -9,6 +9,7 @@
 #include "models/pipeline.hpp"
 #include "models/step_merge.hpp"
 #include "models/step_program_moe.hpp"
+#include "scenarios/simulate.hpp"
 #include "studies/sweep_engine.hpp"
 #include "topologies/network.hpp"
 
@@ -88,11 +89,9 @@ double plan_step_network_bound_s(const scenarios::Scenario& sc) {
   const auto vlayers = models::virtual_stage_layers(sc.model.layers, sc.parallel);
   if (!pipeline_bound_applies(sc, vlayers)) return step_time_lower_bound_s(sc);
   const auto& t = sc.training;
-  const auto& topo = sc.network.topology;
   // The costs, network and block program scenarios::simulate() builds for this scenario.
-  const auto c = models::step_costs(sc.model, t, sc.parallel, sc.gpu, topo.pcie_bps * topo.pcie_efficiency);
-  const topologies::Network network(topo, topologies::Network::nodes_for(topo, sc.cluster.gpus),
-                                    {sc.parallel.sizes(), sc.network.placement}, sc.network.algorithm);
+  const auto c = scenarios::step_costs_of(sc);
+  const topologies::Network network = scenarios::network_of(sc);
   const models::BlockProgram program = models::block_program(sc.model, t, sc.parallel, sc.gpu, c, network);
   models::PassMerger merger(program, t.recompute, sc.gpu, t.free_comm);
   const auto total = [&](int unit, bool forward) {

@@ -24,12 +24,6 @@ scenarios::Scenario load(const std::string& yaml, const std::string& topology,
   return scenarios::load_scenario_string(yaml, "<test>", all);
 }
 
-topologies::Network network_of(const scenarios::Scenario& sc) {
-  const auto& p = sc.parallel;
-  return topologies::Network(sc.network.topology, topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
-                             {p.sizes(), sc.network.placement}, sc.network.algorithm);
-}
-
 // Transfer time of `dim`'s transfer on each topology, and the ratio between them.
 template <class F>
 double cost_ratio(const scenarios::Scenario& eth, const scenarios::Scenario& dgx, F&& cost) {

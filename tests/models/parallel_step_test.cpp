@@ -24,12 +24,6 @@ training: {{seq_len: {}, global_batch: {}, micro_batch: 1{}}}
 }
 
 // The scenario's network, as simulate() builds it: the expected transfer times below come from it.
-topologies::Network network_of(const scenarios::Scenario& sc) {
-  const auto& p = sc.parallel;
-  return topologies::Network(sc.network.topology, topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
-                             {p.sizes(), sc.network.placement}, sc.network.algorithm);
-}
-
 double compute_s(const models::StepBreakdown& b) { return b.forward_s + b.backward_s + b.recompute_s; }
 
 double sum(const models::StepBreakdown& b) {
