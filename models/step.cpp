@@ -104,7 +104,7 @@ class StepBuilder {
     auto& st = stage(s);
     if (st.expert_params <= 0 || p_.edp() <= 1 || t_.free_comm.dp) return;
     const Collective c = policy_.zero() >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-    const auto cost = net_.cost(c, GroupDim::edp, st.expert_params * grad_bytes());
+    const auto cost = net_.cost(c, GroupDim::edp, units::Bytes(st.expert_params * grad_bytes()));
     const TaskId after[] = {g_.stage(s).last_compute};
     st.reduce_done.push_back(g_.add_transfer(s, kDpReduceStream, TaskKind::dp_grad_reduce, cost, after, true));
   }
@@ -232,7 +232,7 @@ class StepBuilder {
   void sync_tied_embedding() {
     const int last = p_.pp - 1;
     const double bytes = double(m_.padded_vocab(p_.tp)) * m_.hidden / p_.tp * grad_bytes();
-    const auto cost = net_.cost(Collective::all_reduce, GroupDim::pp, bytes, {0, last});
+    const auto cost = net_.cost(Collective::all_reduce, GroupDim::pp, units::Bytes(bytes), {0, last});
     std::vector<TaskId> deps = g_.flush(0);
     for (TaskId d : g_.flush(last)) deps.push_back(d);
     const TaskId id = g_.add_transfer(0, kDpReduceStream, TaskKind::dp_grad_reduce, cost, deps, false);
@@ -244,7 +244,7 @@ class StepBuilder {
   // every transfer; the data-parallel group stands for "all ranks" (its latency dominates).
   double scalar_all_reduces_s() const {
     if (t_.ideal.host) return 0;
-    return kHostSyncsPerStep * net_.cost(Collective::all_reduce, GroupDim::dp, 8.0).time_s;
+    return kHostSyncsPerStep * net_.cost(Collective::all_reduce, GroupDim::dp, units::Bytes(8.0)).time.si();
   }
 
   void finish_stage(int s) {
@@ -280,7 +280,7 @@ class StepBuilder {
     // symmetric), so both directions of a stage pair share one routed plan.
     const int lo = std::min(s, to), hi = std::max(s, to);
     auto [at, fresh] = send_costs_.try_emplace({lo, hi});
-    if (fresh) at->second = net_.cost(Collective::send_recv, GroupDim::pp, c_.activation_bytes / p_.tp, {lo, hi});
+    if (fresh) at->second = net_.cost(Collective::send_recv, GroupDim::pp, units::Bytes(c_.activation_bytes / p_.tp), {lo, hi});
     const std::size_t first = g_.size();
     const TaskId id = g_.add_transfer(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, at->second,
                                       g_.flush(s), false);
@@ -292,7 +292,7 @@ class StepBuilder {
   // One DP collective (all DP groups run it at once); sizes repeat, so costs are cached.
   TaskId add_dp(int s, TaskKind kind, Collective c, double bytes, std::initializer_list<TaskId> after) {
     auto [at, fresh] = dp_costs_.try_emplace({int(c), bytes});
-    if (fresh && !t_.free_comm.dp) at->second = net_.cost(c, GroupDim::dp, bytes);
+    if (fresh && !t_.free_comm.dp) at->second = net_.cost(c, GroupDim::dp, units::Bytes(bytes));
     const Stream stream = kind == TaskKind::dp_param_gather ? kDpGatherStream : kDpReduceStream;
     return g_.add_transfer(s, stream, kind, at->second, std::span<const TaskId>(after.begin(), after.size()), true);
   }

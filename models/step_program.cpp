@@ -43,10 +43,10 @@ void ProgramWriter::compute(double s, int part) {
 }
 
 void ProgramWriter::comm(const CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after) {
-  if (cost.time_s <= 0) return;
+  if (cost.time.si() <= 0) return;
   ProgramItem it;
   it.comm = true;
-  it.seconds = cost.time_s;
+  it.seconds = cost.time.si();
   it.kind = kind;
   it.cost = cost;
   it.wait_now = wait_now;
@@ -57,7 +57,7 @@ void ProgramWriter::comm(const CollectiveTime& cost, TaskKind kind, bool wait_no
 }
 
 void ProgramWriter::detached_comm(const CollectiveTime& cost, TaskKind kind, int start_after) {
-  if (cost.time_s <= 0) return;
+  if (cost.time.si() <= 0) return;
   comm(cost, kind, false, start_after);
   items_.back().detached = true;
 }
@@ -79,7 +79,7 @@ double part(const std::array<double, kBlockParts>& a, BlockPart x) { return a[st
 void ring(ProgramWriter& w, const ParallelSpec& p, const topologies::Network& net, double first, double step,
           double kv_bytes) {
   if (p.cp == 1) return w.compute(first, core);
-  const CollectiveTime hop = net.cost(Collective::send_recv, GroupDim::cp, kv_bytes);
+  const CollectiveTime hop = net.cost(Collective::send_recv, GroupDim::cp, units::Bytes(kv_bytes));
   for (int i = 1; i < p.cp; ++i) {
     w.comm(hop, TaskKind::cp_comm, false, i == 1 ? 1 : 0);
     w.compute(i == 1 ? first : step, core);
@@ -153,8 +153,8 @@ TpComms tp_comms(const ParallelSpec& p, const StepCosts& c, const topologies::Ne
   const bool tp = p.tp > 1, sp = tp && p.sequence_parallel;
   const double act = c.activation_bytes;
   TpComms x;
-  if (sp) x.ag = net.cost(Collective::all_gather, GroupDim::tp, act);
-  if (tp) x.out = net.cost(sp ? Collective::reduce_scatter : Collective::all_reduce, GroupDim::tp, act);
+  if (sp) x.ag = net.cost(Collective::all_gather, GroupDim::tp, units::Bytes(act));
+  if (tp) x.out = net.cost(sp ? Collective::reduce_scatter : Collective::all_reduce, GroupDim::tp, units::Bytes(act));
   return x;
 }
 

@@ -64,9 +64,9 @@ CollectiveTime exchange(const ModelSpec& m, const TrainingSpec& t, const Paralle
   if (p.ep <= 1) return {};
   if (t.moe_dispatcher == MoeDispatcher::allgather)
     return net.cost(dispatch ? Collective::all_gather : Collective::reduce_scatter, GroupDim::ep,
-                    o.tokens * row_bytes * p.ep);
+                    units::Bytes(o.tokens * row_bytes * p.ep));
   const double dedup = t.moe_dispatcher == MoeDispatcher::deepep ? deepep_node_dedup(m, net) : 1.0;
-  return net.cost(Collective::all_to_all, GroupDim::ep, o.tokens * o.load_imbalance * row_bytes * dedup);
+  return net.cost(Collective::all_to_all, GroupDim::ep, units::Bytes(o.tokens * o.load_imbalance * row_bytes * dedup));
 }
 
 // The routed MLP's host-bound time for one pass (models/layer_ops_host.cpp: the CPU issues each
@@ -99,8 +99,8 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   const CollectiveTime dispatch_grad = exchange(m, t, p, o, dispatch_row * e, true, net);
   CollectiveTime etp_ag, etp_rs;
   if (p.etp > 1) {  // the received tokens gathered over the ETP group, the outputs reduce-scattered
-    etp_ag = net.cost(Collective::all_gather, GroupDim::etp, o.etp_gather_bytes);
-    etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, o.etp_gather_bytes);
+    etp_ag = net.cost(Collective::all_gather, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
+    etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
   }
   // moe_a2a_overlap (Megatron's EP all-to-all overlap, DualPipe): another micro-batch's compute
   // runs while this one's tokens travel. Approximation: the exchanges run on their stream beside
@@ -117,8 +117,8 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   };
   const double permute_f = o.permute_fwd.time_s / 2, permute_b = o.permute_bwd.time_s / 2;
   const int exchanges = p.ep > 1 ? 2 : 0;
-  const double comm_f = dispatch.time_s + combine.time_s + etp_ag.time_s + etp_rs.time_s;
-  const double comm_b = combine.time_s + dispatch_grad.time_s + etp_ag.time_s + etp_rs.time_s;
+  const double comm_f = dispatch.time.si() + combine.time.si() + etp_ag.time.si() + etp_rs.time.si();
+  const double comm_b = combine.time.si() + dispatch_grad.time.si() + etp_ag.time.si() + etp_rs.time.si();
   const double wait_f = routed_host_wait(t, p, {&o.router_fwd, &o.permute_fwd, &o.experts_fwd}, exchanges,
                                          o.router_fwd.time_s + o.permute_fwd.time_s + o.experts_fwd.time_s + comm_f, true);
   const double wait_b = routed_host_wait(t, p, {&o.router_bwd, &o.permute_bwd, &o.experts_bwd}, exchanges,

@@ -394,11 +394,11 @@ void read_network(const YamlReader& top, Scenario* sc) {
       named.fail("topology", fmt::format("'{}' has {} GPUs per node but {} ships in nodes of {} ({}); "
                                          "pick a topology with {} GPUs per node",
                                          name, k, sc->gpu.name, usual.gpus_per_node, usual.name, usual.gpus_per_node));
-    if (sc->network.topology.node_kind != usual.node_kind || sc->network.topology.nvlink_bps != usual.nvlink_bps)
+    if (sc->network.topology.node_kind != usual.node_kind || sc->network.topology.nvlink_bandwidth.si() != usual.nvlink_bandwidth.si())
       sc->network.differs_from_default = fmt::format(
           "{} ships in {} ({}, {:.0f} GB/s per GPU); this network is {} ({:.0f} GB/s)", sc->gpu.name, usual.name,
-          topologies::name(usual.node_kind), usual.nvlink_bps / 1e9, topologies::name(sc->network.topology.node_kind),
-          sc->network.topology.nvlink_bps / 1e9);
+          topologies::name(usual.node_kind), usual.nvlink_bandwidth.si() / 1e9, topologies::name(sc->network.topology.node_kind),
+          sc->network.topology.nvlink_bandwidth.si() / 1e9);
   } else {
     sc->network.topology = default_topology(cluster, *sc);
   }

@@ -6,7 +6,7 @@ namespace clustersim::scenarios {
 
 models::StepCosts step_costs_of(const Scenario& sc) {
   const auto& topo = sc.network.topology;
-  return models::step_costs(sc.model, sc.training, sc.parallel, sc.gpu, topo.pcie_bps * topo.pcie_efficiency);
+  return models::step_costs(sc.model, sc.training, sc.parallel, sc.gpu, topo.pcie_bandwidth.si() * topo.pcie_efficiency);
 }
 
 topologies::Network network_of(const Scenario& sc) {
@@ -49,7 +49,7 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   run.useful_fraction = r.useful_token_fraction;
   run.num_gpus = r.num_gpus;
   run.checkpoint_bytes = models::checkpoint_bytes(r.params, t.precision);
-  run.host_copy_bps = sc.network.topology.pcie_bps * sc.network.topology.pcie_efficiency;
+  run.host_copy_bps = sc.network.topology.pcie_bandwidth.si() * sc.network.topology.pcie_efficiency;
   r.run = models::estimate_run(run, sc.reliability);
   r.days_to_train = sc.reliability.enabled ? r.run.expected_s / 86400.0 : r.days_to_train_ideal;
   return r;

@@ -34,7 +34,7 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
   t.gpus_per_node = n.integer("gpus", 8, 1, 1024);
   if (t.node_kind != topologies::NodeKind::pcie) {
     if (!n.has("nvlink_bandwidth")) n.fail("nvlink_bandwidth", "is required for an NVLink node (per GPU, per direction)");
-    t.nvlink_bps = n.quantity("nvlink_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
+    t.nvlink_bandwidth = units::BytesPerSecond(n.quantity("nvlink_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw));
   } else if (n.has("nvlink_bandwidth")) {
     n.fail("nvlink_bandwidth", "a pcie node has no NVLink; use kind: nvswitch");
   }
@@ -43,12 +43,12 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
   if (t.nvls_efficiency > 0 && !topologies::has_nvswitch(t.node_kind))
     n.fail("nvls_efficiency", fmt::format("NVLink SHARP needs an NVSwitch node; a {} node has none", topologies::name(t.node_kind)));
   if (!n.has("pcie_bandwidth")) n.fail("pcie_bandwidth", "is required (x16 per direction)");
-  t.pcie_bps = n.quantity("pcie_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
+  t.pcie_bandwidth = units::BytesPerSecond(n.quantity("pcie_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw));
   t.pcie_efficiency = n.number("pcie_efficiency", 0.8, 0.01, 1.0);
   t.gpus_per_pcie_switch = n.integer("gpus_per_pcie_switch", 2, 1, t.gpus_per_node);
   t.nics_per_node = n.integer("nics_per_node", t.gpus_per_node, 1, t.gpus_per_node);
   if (!n.has("nic_bandwidth")) n.fail("nic_bandwidth", "is required (per NIC, per direction, e.g. 400Gb/s)");
-  t.nic_bps = n.quantity("nic_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw);
+  t.nic_bandwidth = units::BytesPerSecond(n.quantity("nic_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw));
   t.nic_efficiency = n.number("nic_efficiency", 0.95, 0.01, 1.0);
   const YamlReader f = r.child("fabric");
   f.allow_only({"kind", "nodes_per_leaf", "oversubscription", "rail_optimized"});
@@ -71,16 +71,16 @@ void override_topology(const YamlReader& net, topologies::TopologySpec* t) {
                 "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth", "nic_efficiency"});
   if (n.has("nvlink_bandwidth") && !topologies::has_gpu_fabric(t->node_kind))
     n.fail("nvlink_bandwidth", fmt::format("topology '{}' has no NVLink (a pcie node); name another topology", t->name));
-  t->nvlink_bps = n.quantity("nvlink_bandwidth", Dimension::bandwidth, t->nvlink_bps, 1e6, kMaxBw);
+  t->nvlink_bandwidth = units::BytesPerSecond(n.quantity("nvlink_bandwidth", Dimension::bandwidth, t->nvlink_bandwidth.si(), 1e6, kMaxBw));
   t->nvlink_efficiency = n.number("nvlink_efficiency", t->nvlink_efficiency, 0.01, 1.5);
   t->nvls_efficiency = n.number("nvls_efficiency", t->nvls_efficiency, 0.0, 1.5);
   if (t->nvls_efficiency > 0 && !topologies::has_nvswitch(t->node_kind))
     n.fail("nvls_efficiency", fmt::format("NVLink SHARP needs an NVSwitch node; a {} node has none", topologies::name(t->node_kind)));
-  t->pcie_bps = n.quantity("pcie_bandwidth", Dimension::bandwidth, t->pcie_bps, 1e6, kMaxBw);
+  t->pcie_bandwidth = units::BytesPerSecond(n.quantity("pcie_bandwidth", Dimension::bandwidth, t->pcie_bandwidth.si(), 1e6, kMaxBw));
   t->pcie_efficiency = n.number("pcie_efficiency", t->pcie_efficiency, 0.01, 1.0);
   t->gpus_per_pcie_switch = n.integer("gpus_per_pcie_switch", t->gpus_per_pcie_switch, 1, t->gpus_per_node);
   t->nics_per_node = n.integer("nics_per_node", t->nics_per_node, 1, t->gpus_per_node);
-  t->nic_bps = n.quantity("nic_bandwidth", Dimension::bandwidth, t->nic_bps, 1e6, kMaxBw);
+  t->nic_bandwidth = units::BytesPerSecond(n.quantity("nic_bandwidth", Dimension::bandwidth, t->nic_bandwidth.si(), 1e6, kMaxBw));
   t->nic_efficiency = n.number("nic_efficiency", t->nic_efficiency, 0.01, 1.0);
   const YamlReader f = net.child("fabric");
   f.allow_only({"nodes_per_leaf", "oversubscription", "rail_optimized"});

@@ -96,7 +96,7 @@ int run_collective(const CollectiveOptions& o) {
   std::vector<Row> rows;
   for (double s : sizes) {
     // The time comes from running the collective's phase tasks on the event engine.
-    const CollectiveTime t = net.cost(op, dim, s);
+    const CollectiveTime t = net.cost(op, dim, units::Bytes(s));
     sim::TaskGraph g;
     append_collective(g, t, 0, {}, 0);
     const double time_s = sim::run_task_graph(g).makespan.seconds();

@@ -338,11 +338,12 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
   return plan;
 }
 
-CollectiveTime time_of(const Plan& plan, double bytes) {
+CollectiveTime time_of(const Plan& plan, units::Bytes bytes) {
+  using units::Seconds;
   CollectiveTime best;
   best.algorithm = plan.algorithm;
-  if (plan.ranks <= 1 || bytes <= 0 || plan.phases.empty()) return best;
-  best.time_s = -1;
+  if (plan.ranks <= 1 || bytes.si() <= 0 || plan.phases.empty()) return best;
+  best.time = Seconds(-1);
   for (Protocol p : kProtocols) {
     const auto i = static_cast<std::size_t>(p);
     CollectiveTime t;
@@ -350,14 +351,14 @@ CollectiveTime time_of(const Plan& plan, double bytes) {
     t.protocol = p;
     for (const Phase& ph : plan.phases) {
       PhaseTime pt;
-      pt.transfer_s = bytes * ph.s_per_byte / ph.bw_fraction[i];
-      pt.time_s = ph.latency_s[i] + pt.transfer_s + (t.phases.empty() ? kCollectiveLaunchOverhead_s : 0.0);
+      pt.transfer = Seconds(bytes.si() * ph.s_per_byte / ph.bw_fraction[i]);
+      pt.time = Seconds(ph.latency_s[i]) + pt.transfer + Seconds(t.phases.empty() ? kCollectiveLaunchOverhead_s : 0.0);
       for (std::size_t c = 0; c < pt.demand.size(); ++c)
-        pt.demand[c] = pt.time_s > 0 ? ph.class_share[c] * pt.transfer_s / pt.time_s : 0.0;
-      t.time_s += pt.time_s;
+        pt.demand[c] = pt.time.si() > 0 ? ph.class_share[c] * pt.transfer.si() / pt.time.si() : 0.0;
+      t.time += pt.time;
       t.phases.push_back(pt);
     }
-    if (best.time_s < 0 || t.time_s < best.time_s) best = t;
+    if (best.time.si() < 0 || t.time < best.time) best = t;
   }
   return best;
 }
@@ -387,9 +388,9 @@ struct KeyHash {
   std::size_t operator()(const PlanCache::Key& k) const {
     const TopologySpec& t = k.spec;
     std::size_t h = 0;
-    mix(h, int(t.node_kind)), mix(h, t.gpus_per_node), mix(h, t.nvlink_bps), mix(h, t.nvlink_efficiency);
-    mix(h, t.nvls_efficiency), mix(h, t.pcie_bps), mix(h, t.pcie_efficiency), mix(h, t.gpus_per_pcie_switch);
-    mix(h, t.nics_per_node), mix(h, t.nic_bps), mix(h, t.nic_efficiency), mix(h, t.nodes_per_leaf);
+    mix(h, int(t.node_kind)), mix(h, t.gpus_per_node), mix(h, t.nvlink_bandwidth.si()), mix(h, t.nvlink_efficiency);
+    mix(h, t.nvls_efficiency), mix(h, t.pcie_bandwidth.si()), mix(h, t.pcie_efficiency), mix(h, t.gpus_per_pcie_switch);
+    mix(h, t.nics_per_node), mix(h, t.nic_bandwidth.si()), mix(h, t.nic_efficiency), mix(h, t.nodes_per_leaf);
     mix(h, t.oversubscription), mix(h, t.rail_optimized), mix(h, k.nodes);
     for (std::size_t d = 0; d < kPlacedDims; ++d) mix(h, int(k.layout.order[d]));
     for (std::size_t d = 0; d < kGroupDims; ++d) mix(h, k.layout.sizes[d]);

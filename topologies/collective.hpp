@@ -14,6 +14,7 @@
 #include "topologies/nccl_tuning.hpp"
 #include "topologies/placement.hpp"
 #include "topologies/topology.hpp"
+#include "units/units.hpp"
 
 namespace clustersim::topologies {
 
@@ -87,13 +88,13 @@ class PlanCache {
 std::vector<std::vector<int>> member_groups(const Layout& layout, GroupDim dim, const std::vector<int>& members);
 
 struct PhaseTime {
-  double time_s = 0;
-  double transfer_s = 0;                           ///< bandwidth part of time_s
+  units::Seconds time;
+  units::Seconds transfer;                         ///< bandwidth part of time
   std::array<double, kLinkClasses> demand{};       ///< link-class demand while it runs (0..1]
 };
 
 struct CollectiveTime {
-  double time_s = 0;
+  units::Seconds time;
   Algorithm algorithm = Algorithm::ring;
   Protocol protocol = Protocol::simple;
   std::vector<PhaseTime> phases;
@@ -102,6 +103,6 @@ struct CollectiveTime {
 };
 
 /// Time of one collective of `bytes` following `plan`, with the fastest protocol.
-CollectiveTime time_of(const Plan& plan, double bytes);
+CollectiveTime time_of(const Plan& plan, units::Bytes bytes);
 
 }  // namespace clustersim::topologies

@@ -73,14 +73,14 @@ bool Network::spans_nodes(GroupDim dim, const std::vector<int>& members) const {
   return node_of(first * stride) != node_of(last * stride);
 }
 
-CollectiveTime Network::cost(Collective c, GroupDim dim, double bytes, const std::vector<int>& members) const {
+CollectiveTime Network::cost(Collective c, GroupDim dim, units::Bytes bytes, const std::vector<int>& members) const {
   CollectiveTime t = fastest(c, dim, bytes, members);
   t.op = c;
   t.group = dim;
   return t;
 }
 
-CollectiveTime Network::fastest(Collective c, GroupDim dim, double bytes, const std::vector<int>& members) const {
+CollectiveTime Network::fastest(Collective c, GroupDim dim, units::Bytes bytes, const std::vector<int>& members) const {
   if (c == Collective::all_to_all || c == Collective::send_recv)
     return time_of(plan(c, dim, Algorithm::direct, members), bytes);
   if (c != Collective::all_reduce)  // reduce-scatter, all-gather: NCCL's ring unless forced hierarchical
@@ -104,10 +104,10 @@ CollectiveTime Network::fastest(Collective c, GroupDim dim, double bytes, const 
   CollectiveTime best = time_of(plan(c, dim, Algorithm::ring, members), bytes);
   if (multi_node) {
     const CollectiveTime tree = time_of(plan(c, dim, Algorithm::tree, members), bytes);
-    if (tree.time_s < best.time_s) best = tree;
+    if (tree.time < best.time) best = tree;
   } else if (nvls_applies) {
     const CollectiveTime nvls = time_of(plan(c, dim, Algorithm::nvls, members), bytes);
-    if (nvls.time_s < best.time_s) best = nvls;
+    if (nvls.time < best.time) best = nvls;
   }
   return best;
 }
@@ -126,7 +126,7 @@ sim::TaskId append_collective(sim::TaskGraph& graph, const CollectiveTime& t, st
     for (std::size_t c = 0; c < ph.demand.size(); ++c)
       if (ph.demand[c] > 0) uses[n++] = {link_resource_base + std::int32_t(c), ph.demand[c]};
     const sim::TaskId prev[] = {last};
-    last = graph.add(stream, sim::Time::from_seconds(ph.time_s),
+    last = graph.add(stream, sim::Time::from_seconds(ph.time.si()),
                      last >= 0 ? std::span<const sim::TaskId>(prev) : std::span<const sim::TaskId>(deps),
                      std::span<const sim::ResourceUse>(uses.data(), n), priority, tag);
   }

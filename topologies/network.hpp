@@ -42,14 +42,14 @@ class Network {
   /// inside one node, nvls to the automatic choice where it cannot serve the group), else
   /// NCCL's fastest for this size and group shape. send_recv sends from each member to the
   /// next (a pipeline send: members {from, to}; a ring step: all of them).
-  CollectiveTime cost(Collective c, GroupDim dim, double bytes, const std::vector<int>& members = {}) const;
+  CollectiveTime cost(Collective c, GroupDim dim, units::Bytes bytes, const std::vector<int>& members = {}) const;
 
   /// Whether the members (all: empty) of a `dim` group sit in more than one node.
   bool spans_nodes(GroupDim dim, const std::vector<int>& members = {}) const;
 
  private:
   const Plan& plan(Collective c, GroupDim dim, Algorithm a, const std::vector<int>& members) const;
-  CollectiveTime fastest(Collective c, GroupDim dim, double bytes, const std::vector<int>& members) const;
+  CollectiveTime fastest(Collective c, GroupDim dim, units::Bytes bytes, const std::vector<int>& members) const;
   int node_of(int gpu) const { return gpu / spec_.gpus_per_node; }
 
   TopologySpec spec_;

@@ -40,16 +40,16 @@ void validate(const TopologySpec& s, int nodes) {
   check(nodes >= 1, "the cluster needs at least one node");
   check(s.gpus_per_node >= 1, "gpus_per_node must be at least 1");
   if (has_gpu_fabric(s.node_kind))
-    check(s.nvlink_bps > 0, "an NVLink node needs nvlink_bandwidth above zero");
+    check(s.nvlink_bandwidth.si() > 0, "an NVLink node needs nvlink_bandwidth above zero");
   check(s.nvls_efficiency == 0 || has_nvswitch(s.node_kind), "nvls_efficiency needs an NVSwitch node");
-  check(s.pcie_bps > 0, "pcie_bandwidth must be above zero");
+  check(s.pcie_bandwidth.si() > 0, "pcie_bandwidth must be above zero");
   for (double e : {s.nvlink_efficiency, s.pcie_efficiency, s.nic_efficiency})
     check(e > 0 && e <= 1.5, "efficiencies must be in (0, 1.5]");
   check(s.nvls_efficiency >= 0 && s.nvls_efficiency <= 1.5, "nvls_efficiency must be in [0, 1.5]");
   check(s.gpus_per_pcie_switch >= 1, "gpus_per_pcie_switch must be at least 1");
   check(s.nics_per_node >= 1, "nics_per_node must be at least 1");
   check(s.nics_per_node <= s.gpus_per_node, "nics_per_node cannot exceed gpus_per_node (one NIC per GPU at most)");
-  check(s.nic_bps > 0, "nic_bandwidth must be above zero");
+  check(s.nic_bandwidth.si() > 0, "nic_bandwidth must be above zero");
   check(s.nodes_per_leaf >= 1, "nodes_per_leaf must be at least 1");
   check(s.oversubscription >= 1.0, "oversubscription must be at least 1 (downlink : uplink)");
 }
@@ -237,7 +237,7 @@ struct Topology::Graph {
   /// (NVLink / xGMI nodes) or a PCIe switch.
   std::vector<Vertex> wire_node(const TopologySpec& spec, int n, std::vector<Link>& links) {
     const int k = spec.gpus_per_node, leaf_group = n / spec.nodes_per_leaf;
-    const double nvlink = spec.nvlink_bps * spec.nvlink_efficiency, pcie = spec.pcie_bps * spec.pcie_efficiency;
+    const double nvlink = spec.nvlink_bandwidth.si() * spec.nvlink_efficiency, pcie = spec.pcie_bandwidth.si() * spec.pcie_efficiency;
     std::vector<Vertex> gpus(static_cast<std::size_t>(k));
     for (int i = 0; i < k; ++i) gpus[static_cast<std::size_t>(i)] = gpu[static_cast<std::size_t>(n * k + i)] = vertex(leaf_group, n);
     std::vector<Vertex> nic_parent(static_cast<std::size_t>(spec.nics_per_node));
@@ -280,8 +280,8 @@ Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spe
   validate(spec, nodes);
   auto& g = g_->g;
   const int k = spec.gpus_per_node;
-  const double pcie = spec.pcie_bps * spec.pcie_efficiency;
-  const double nic = spec.nic_bps * spec.nic_efficiency;
+  const double pcie = spec.pcie_bandwidth.si() * spec.pcie_efficiency;
+  const double nic = spec.nic_bandwidth.si() * spec.nic_efficiency;
   const int groups = (nodes + spec.nodes_per_leaf - 1) / spec.nodes_per_leaf;
   const int leaves = spec.rail_optimized ? groups * spec.nics_per_node : groups;
   std::vector<Vertex> leaf(static_cast<std::size_t>(leaves));

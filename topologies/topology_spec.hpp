@@ -4,14 +4,16 @@
 // PCIe switches only) and the scale-out fabric (a leaf/spine fat tree). Plain aggregate filled
 // by scenarios/topology_load.cpp; topology.cpp expands it into a graph. This is the only place
 // network data lives: hardware profiles name a default topology, nothing more. Bandwidths are
-// per direction, in bytes/s.
+// per direction, as units::BytesPerSecond.
 #include <array>
 #include <string>
+
+#include "units/units.hpp"
 
 namespace clustersim::topologies {
 
 /// nvswitch, nvl_domain: every GPU has one link into a non-blocking switch (any pair at the full
-/// per-GPU rate). full_mesh: a direct link between every pair of GPUs, nvlink_bps/(gpus−1) each
+/// per-GPU rate). full_mesh: a direct link between every pair of GPUs, nvlink_bandwidth/(gpus−1) each
 /// (AMD MI300X xGMI: 7 × 64 GB/s, hardware.md §2.1), so one pair gets only its own link.
 /// pcie: no GPU-to-GPU fabric; traffic crosses PCIe switches.
 enum class NodeKind { nvswitch, nvl_domain, pcie, full_mesh };
@@ -30,15 +32,15 @@ struct TopologySpec {
   // Scale-up domain ("node": one box, or one NVL72 rack).
   NodeKind node_kind = NodeKind::nvswitch;
   int gpus_per_node = 8;
-  double nvlink_bps = 0;            ///< per GPU, per direction, all its links (nvswitch / nvl_domain / full_mesh)
-  double nvlink_efficiency = 0.8;   ///< NCCL ring busbw / nvlink_bps
-  double nvls_efficiency = 0;       ///< NVLink SHARP all-reduce algbw / nvlink_bps (0: no NVLS)
-  double pcie_bps = 31.5e9;         ///< per x16 link, per direction
+  units::BytesPerSecond nvlink_bandwidth;  ///< per GPU, per direction, all its links (nvswitch / nvl_domain / full_mesh)
+  double nvlink_efficiency = 0.8;   ///< NCCL ring busbw / nvlink_bandwidth
+  double nvls_efficiency = 0;       ///< NVLink SHARP all-reduce algbw / nvlink_bandwidth (0: no NVLS)
+  units::BytesPerSecond pcie_bandwidth{31.5e9};  ///< per x16 link, per direction
   double pcie_efficiency = 0.8;
   int gpus_per_pcie_switch = 2;     ///< GPUs (and NICs) sharing one PCIe switch uplink (pcie kind)
   // Scale-out.
   int nics_per_node = 8;
-  double nic_bps = 0;               ///< per NIC, per direction
+  units::BytesPerSecond nic_bandwidth;  ///< per NIC, per direction
   double nic_efficiency = 0.95;     ///< NCCL busbw per NIC / line rate
   int nodes_per_leaf = 32;          ///< nodes under one leaf (per rail when rail-optimized)
   double oversubscription = 1.0;    ///< leaf downlink : uplink bandwidth

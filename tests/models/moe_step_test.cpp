@@ -32,7 +32,7 @@ training: {{seq_len: 4096, global_batch: {}, micro_batch: 1{}}}
 double a2a(const scenarios::Scenario& sc, double bytes) {
   const topologies::Network net(sc.network.topology, topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
                                 {sc.parallel.sizes(), sc.network.placement});
-  return net.cost(topologies::Collective::all_to_all, GroupDim::ep, bytes).time_s;
+  return net.cost(topologies::Collective::all_to_all, GroupDim::ep, units::Bytes(bytes)).time.si();
 }
 
 std::string load_error(const std::string& yaml) {

@@ -8,6 +8,7 @@
 #include "scenarios/simulate.hpp"
 #include "topologies/network.hpp"
 
+namespace units = clustersim::units;
 using namespace clustersim;
 using topologies::Collective;
 using topologies::GroupDim;
@@ -48,7 +49,7 @@ TEST_CASE("issue 14 acceptance: TP traffic on PCIe boxes is as slow as `collecti
   // activation [s/cp, h] in bf16, all of the same size.
   const double act = 8192.0 / 2 * 8192 * 2;
   const double expected = cost_ratio(eth, dgx, [&](const topologies::Network& n) {
-    return n.cost(Collective::all_gather, GroupDim::tp, act).time_s;
+    return n.cost(Collective::all_gather, GroupDim::tp, units::Bytes(act)).time.si();
   });
   INFO("TP busy: dgx " << rd.step.tp_comm_busy_s << " s, ethernet " << re.step.tp_comm_busy_s << " s");
   CHECK(expected >= 3.0);
@@ -67,7 +68,7 @@ TEST_CASE("a topology change moves CP ring time by the CP send ratio", "[models]
   // K and V of kv_heads/tp heads each... the sizes the step model sends).
   const double kv = rd.costs.kv_chunk_bytes;
   const double expected = cost_ratio(eth, dgx, [&](const topologies::Network& n) {
-    return n.cost(Collective::send_recv, GroupDim::cp, kv).time_s + n.cost(Collective::send_recv, GroupDim::cp, 2 * kv).time_s;
+    return n.cost(Collective::send_recv, GroupDim::cp, units::Bytes(kv)).time.si() + n.cost(Collective::send_recv, GroupDim::cp, units::Bytes(2 * kv)).time.si();
   });
   INFO("CP busy: dgx " << rd.step.cp_comm_busy_s << " s, ethernet " << re.step.cp_comm_busy_s << " s");
   CHECK(expected > 3.0);
@@ -95,10 +96,10 @@ TEST_CASE("a topology change moves pipeline sends by the PP send ratio", "[model
   const double bytes = 4096.0 * 4096 * 2 / 8;  // [s, h] bf16, 1/tp of it per TP rank
   const auto nd = network_of(dgx), ne = network_of(eth);
   for (int s = 0; s + 1 < 4; ++s)  // every boundary alike: the expectation below holds for each
-    CHECK(ne.cost(Collective::send_recv, GroupDim::pp, bytes, {s, s + 1}).time_s ==
-          Approx(ne.cost(Collective::send_recv, GroupDim::pp, bytes, {0, 1}).time_s));
-  const double expected = ne.cost(Collective::send_recv, GroupDim::pp, bytes, {0, 1}).time_s /
-                          nd.cost(Collective::send_recv, GroupDim::pp, bytes, {0, 1}).time_s;
+    CHECK(ne.cost(Collective::send_recv, GroupDim::pp, units::Bytes(bytes), {s, s + 1}).time.si() ==
+          Approx(ne.cost(Collective::send_recv, GroupDim::pp, units::Bytes(bytes), {0, 1}).time.si()));
+  const double expected = ne.cost(Collective::send_recv, GroupDim::pp, units::Bytes(bytes), {0, 1}).time.si() /
+                          nd.cost(Collective::send_recv, GroupDim::pp, units::Bytes(bytes), {0, 1}).time.si();
   CHECK(expected > 3.0);
   CHECK(send_seconds(eth) / send_seconds(dgx) == Approx(expected).epsilon(0.005));
 }
@@ -113,8 +114,8 @@ TEST_CASE("a topology change moves DP traffic by the DP all-reduce ratio", "[mod
   const auto rd = scenarios::simulate(dgx), re = scenarios::simulate(eth);
   REQUIRE(rd.step.grad_buckets == 1);
   const double bytes = rd.params.total * 4;
-  const double t_dgx = network_of(dgx).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s;
-  const double t_eth = network_of(eth).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s;
+  const double t_dgx = network_of(dgx).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si();
+  const double t_eth = network_of(eth).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si();
   CHECK(rd.step.dp_comm_busy_s == Approx(t_dgx).epsilon(1e-6));
   CHECK(re.step.dp_comm_busy_s == Approx(t_eth).epsilon(1e-6));
   CHECK(t_eth / t_dgx > 3.0);
@@ -131,7 +132,7 @@ TEST_CASE("pipeline sends and DP collectives share the stage's NICs", "[models][
   std::vector<models::TimelineEntry> timeline;
   scenarios::simulate(sc, &timeline);
   const double bytes = 4096.0 * 4096 * 2 / 8;
-  const double alone = network_of(sc).cost(Collective::send_recv, GroupDim::pp, bytes, {0, 1}).time_s;
+  const double alone = network_of(sc).cost(Collective::send_recv, GroupDim::pp, units::Bytes(bytes), {0, 1}).time.si();
   double longest = 0;
   for (const auto& e : timeline)
     if (e.kind == models::TaskKind::pp_send) longest = std::max(longest, e.end_s - e.start_s);

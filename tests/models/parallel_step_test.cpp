@@ -75,7 +75,7 @@ TEST_CASE("TP all-reduces: four per block and micro-batch, two of them exposed i
   const auto r = scenarios::simulate(scenario("tp: 2", 2, 4, "", 4));
   const auto& sc = r.scenario;
   const double act = 2048.0 * 4096 * 2;  // [b·s, h] bf16
-  const double ar = network_of(sc).cost(topologies::Collective::all_reduce, topologies::GroupDim::tp, act).time_s;
+  const double ar = network_of(sc).cost(topologies::Collective::all_reduce, topologies::GroupDim::tp, units::Bytes(act)).time.si();
   // 4 micro-batches × 4 blocks × (2 forward + 2 backward), + embedding and head (1 each) per micro-batch.
   REQUIRE(r.step.tp_comm_busy_s == Approx(4 * (4 * 4 + 2) * ar).epsilon(0.01));
   // Forward all-reduces block the next part; backward ones overlap the wgrad GEMMs.
@@ -100,10 +100,10 @@ TEST_CASE("sequence parallelism keeps TP traffic but shards norm work and activa
   const auto net8 = network_of(tp8.scenario);
   const double act8 = 2048.0 * 4096 * 2;
   using topologies::Collective;
-  const auto ar8 = net8.cost(Collective::all_reduce, topologies::GroupDim::tp, act8);
+  const auto ar8 = net8.cost(Collective::all_reduce, topologies::GroupDim::tp, units::Bytes(act8));
   REQUIRE(ar8.algorithm == topologies::Algorithm::nvls);
-  const double ratio = (net8.cost(Collective::reduce_scatter, topologies::GroupDim::tp, act8).time_s +
-                        net8.cost(Collective::all_gather, topologies::GroupDim::tp, act8).time_s) / ar8.time_s;
+  const double ratio = (net8.cost(Collective::reduce_scatter, topologies::GroupDim::tp, units::Bytes(act8)).time.si() +
+                        net8.cost(Collective::all_gather, topologies::GroupDim::tp, units::Bytes(act8)).time.si()) / ar8.time.si();
   REQUIRE(sp8.step.tp_comm_busy_s / tp8.step.tp_comm_busy_s == Approx(ratio).epsilon(0.01));
   REQUIRE(sp.costs.layer_fwd.time_s < tp.costs.layer_fwd.time_s);
   // Korthikanti et al. 2022: 34·sbh/t + 5as²b/t (SP) vs 10·sbh + 24·sbh/t + 5as²b/t; with flash
@@ -122,8 +122,8 @@ TEST_CASE("context parallelism splits attention and overlaps the K/V ring", "[mo
   // (with dK/dV) in backward: 2 micro-batches × 4 blocks × 3 transfers.
   const double kv = 4096.0 * 2 * 4096 * 2;
   const auto net = network_of(two.scenario);
-  const double hop = net.cost(topologies::Collective::send_recv, topologies::GroupDim::cp, kv).time_s;
-  const double hop2 = net.cost(topologies::Collective::send_recv, topologies::GroupDim::cp, 2 * kv).time_s;
+  const double hop = net.cost(topologies::Collective::send_recv, topologies::GroupDim::cp, units::Bytes(kv)).time.si();
+  const double hop2 = net.cost(topologies::Collective::send_recv, topologies::GroupDim::cp, units::Bytes(2 * kv)).time.si();
   REQUIRE(two.step.cp_comm_busy_s == Approx(2 * 4 * (hop + hop2)).epsilon(0.01));
   // Ring transfers hide behind the attention steps; each rank does half the work.
   REQUIRE(two.step.breakdown.cp_comm_exposed_s < 0.3 * two.step.cp_comm_busy_s);

@@ -38,7 +38,7 @@ void check_extrapolation_exact(const std::string& yaml, const std::vector<std::s
   INFO(sc.name << ": pp " << p.pp << " vpp " << p.vpp << ", " << mbs << " micro-batches, ZeRO-" << p.zero_stage);
   REQUIRE(models::steady_samples(p, mbs).has_value());
   const auto costs = models::step_costs(sc.model, t, p, sc.gpu,
-                                        sc.network.topology.pcie_bps * sc.network.topology.pcie_efficiency);
+                                        sc.network.topology.pcie_bandwidth.si() * sc.network.topology.pcie_efficiency);
   const topologies::Network net(sc.network.topology, topologies::Network::nodes_for(sc.network.topology, sc.cluster.gpus),
                                 {p.sizes(), sc.network.placement}, sc.network.algorithm);
   const auto extrapolated = models::simulate_step_steady(sc.model, t, p, sc.gpu, costs, net);

@@ -61,7 +61,7 @@ TEST_CASE("the scenario's network section selects the topology", "[scenarios][ne
   CHECK(four.network.topology.nics_per_node == 4);
   // network.node / network.fabric override the named topology's link rates.
   const Scenario fast = load_scenario_string(kBase, "<s>", {"network.node.nic_bandwidth=800Gb/s", "network.fabric.oversubscription=3"});
-  CHECK(fast.network.topology.nic_bps == Approx(100e9));
+  CHECK(fast.network.topology.nic_bandwidth.si() == Approx(100e9));
   CHECK(fast.network.topology.oversubscription == 3.0);
   CHECK_THROWS_WITH(load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet", "network.node.nvlink_bandwidth=900GB/s"}),
                     Catch::Contains("network.node.nvlink_bandwidth"));

@@ -71,8 +71,8 @@ TEST_CASE("more bandwidth or a faster Tensor Core never makes a random step slow
       return testing::run_text(s.yaml, sets).step_time_s;
     };
     REQUIRE(with("hardware.memory_bandwidth=" + std::to_string(g.hbm_bandwidth.si() * 1.5) + "B/s") <= base.step_time_s);
-    REQUIRE(with("network.node.nic_bandwidth=" + std::to_string(base.scenario.network.topology.nic_bps * 2) + "B/s") <= base.step_time_s);
-    REQUIRE(with("network.node.nvlink_bandwidth=" + std::to_string(base.scenario.network.topology.nvlink_bps * 2) + "B/s") <= base.step_time_s);
+    REQUIRE(with("network.node.nic_bandwidth=" + std::to_string(base.scenario.network.topology.nic_bandwidth.si() * 2) + "B/s") <= base.step_time_s);
+    REQUIRE(with("network.node.nvlink_bandwidth=" + std::to_string(base.scenario.network.topology.nvlink_bandwidth.si() * 2) + "B/s") <= base.step_time_s);
     REQUIRE(with("hardware.gemm_mamf.rate=" + std::to_string(g.gemm_anchor.rate.si() * 1.2) + "FLOP/s") <= base.step_time_s);
   }
 }

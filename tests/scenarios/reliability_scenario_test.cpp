@@ -57,7 +57,7 @@ training: {seq_len: 8192, global_batch: 16384}
   in.steps = 15.6e12 / tokens_per_step;
   in.num_gpus = 16384;
   in.checkpoint_bytes = models::checkpoint_bytes(params, sc.training.precision);
-  in.host_copy_bps = sc.network.topology.pcie_bps * sc.network.topology.pcie_efficiency;
+  in.host_copy_bps = sc.network.topology.pcie_bandwidth.si() * sc.network.topology.pcie_efficiency;
   const models::RunEstimate e = models::estimate_run(in, sc.reliability);
   const double per_54_days = 54 * 86400 / e.expected_s;
   INFO("step " << in.step_time_s << " s, checkpoint " << in.checkpoint_bytes << " B, interval "

@@ -1,22 +1,35 @@
 #include <catch2/catch.hpp>
 
+#include <type_traits>
+
 #include "scenarios/topology_load.hpp"
 #include "sim/runner.hpp"
 #include "topologies/network.hpp"
 
+namespace units = clustersim::units;
 using namespace clustersim::topologies;
 
 namespace {
 
+// The network's interface is typed (issue 14 item 5): a collective's size is Bytes, its time
+// Seconds, a link's rate BytesPerSecond; a bare double or a time where bytes belong does not compile.
+using CostFn = CollectiveTime (Network::*)(Collective, GroupDim, units::Bytes, const std::vector<int>&) const;
+static_assert(std::is_same_v<decltype(&Network::cost), CostFn>);
+static_assert(!std::is_convertible_v<double, units::Bytes>);
+static_assert(!std::is_convertible_v<units::Seconds, units::Bytes>);
+static_assert(std::is_same_v<decltype(CollectiveTime{}.time), units::Seconds>);
+static_assert(std::is_same_v<decltype(PhaseTime{}.transfer), units::Seconds>);
+static_assert(std::is_same_v<decltype(TopologySpec{}.nic_bandwidth), units::BytesPerSecond>);
+
 TopologySpec nvswitch_node(int gpus) {
   TopologySpec t;
   t.gpus_per_node = gpus;
-  t.nvlink_bps = 400e9;
+  t.nvlink_bandwidth = units::BytesPerSecond(400e9);
   t.nvlink_efficiency = 0.75;
-  t.pcie_bps = 60e9;
+  t.pcie_bandwidth = units::BytesPerSecond(60e9);
   t.pcie_efficiency = 1.0;
   t.nics_per_node = gpus;
-  t.nic_bps = 50e9;
+  t.nic_bandwidth = units::BytesPerSecond(50e9);
   t.nic_efficiency = 0.9;
   return t;
 }
@@ -28,8 +41,8 @@ Network whole_cluster(const TopologySpec& spec, int nodes, AlgorithmChoice a = A
 }
 
 double busbw(const Network& net, Collective c, double bytes) {
-  const auto t = net.cost(c, GroupDim::dp, bytes);
-  return bytes / t.time_s * bus_factor(c, net.layout().ranks());
+  const auto t = net.cost(c, GroupDim::dp, units::Bytes(bytes));
+  return bytes / t.time.si() * bus_factor(c, net.layout().ranks());
 }
 
 }  // namespace
@@ -48,11 +61,11 @@ TEST_CASE("ring all-reduce inside one node equals the closed form", "[topologies
     const TopologySpec spec = nvswitch_node(n);
     const Network net = whole_cluster(spec, 1, AlgorithmChoice::ring);
     const double bytes = 4e9;
-    const auto t = net.cost(Collective::all_reduce, GroupDim::dp, bytes);
+    const auto t = net.cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes));
     REQUIRE(t.protocol == Protocol::simple);
     // NCCL ring (hardware.md §3.6/§3.8): launch + base + 2(n−1)·hop + S·2(n−1)/n / B.
     const double expected = kCollectiveLaunchOverhead_s + 8.4e-6 + 2 * (n - 1) * 3.4e-6 + bytes * 2.0 * (n - 1) / n / (400e9 * 0.75);
-    CHECK(t.time_s == Approx(expected).epsilon(1e-9));
+    CHECK(t.time.si() == Approx(expected).epsilon(1e-9));
   }
 }
 
@@ -88,7 +101,7 @@ TEST_CASE("NVLS ramps with the GPU count as measured, and the ring stays at its 
     const double bw = busbw(whole_cluster(spec, 1), Collective::all_reduce, bytes);
     INFO(gpus << " GPUs: predicted " << bw / 1e9 << " GB/s vs measured " << ref / 1e9);
     CHECK(std::abs(bw / ref - 1) < 0.15);
-    CHECK(whole_cluster(spec, 1).cost(Collective::all_reduce, GroupDim::dp, bytes).algorithm ==
+    CHECK(whole_cluster(spec, 1).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).algorithm ==
           (gpus >= 5 ? Algorithm::nvls : Algorithm::ring));
     CHECK(std::abs(busbw(whole_cluster(spec, 1, AlgorithmChoice::ring), Collective::all_reduce, bytes) / 365e9 - 1) < 0.15);
   }
@@ -114,7 +127,7 @@ TEST_CASE("dgx-b200 busbw matches the measured single-node and 4-node figures", 
 TEST_CASE("small all-reduce latency matches the measured tens of microseconds", "[topologies][reference]") {
   const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
   const auto t_us = [&](int nodes) {
-    return whole_cluster(spec, nodes).cost(Collective::all_reduce, GroupDim::dp, 32 * 1024).time_s * 1e6;
+    return whole_cluster(spec, nodes).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(32 * 1024)).time.si() * 1e6;
   };
   // hardware.md §3.8: 8 GPUs, 32 KiB: 43.8 µs (8x A100, nccl-tests) and ≈40 µs (8x H200):
   // 40–44 µs, ±10 %.
@@ -129,38 +142,38 @@ TEST_CASE("small all-reduce latency matches the measured tens of microseconds", 
 
 TEST_CASE("automatic choice uses the tree for small multi-node messages and the ring for large ones", "[topologies]") {
   const Network net = whole_cluster(clustersim::scenarios::topology_preset("dgx-h100"), 16);
-  CHECK(net.cost(Collective::all_reduce, GroupDim::dp, 64 * 1024).algorithm == Algorithm::tree);
-  CHECK(net.cost(Collective::all_reduce, GroupDim::dp, 16e9).algorithm == Algorithm::ring);
+  CHECK(net.cost(Collective::all_reduce, GroupDim::dp, units::Bytes(64 * 1024)).algorithm == Algorithm::tree);
+  CHECK(net.cost(Collective::all_reduce, GroupDim::dp, units::Bytes(16e9)).algorithm == Algorithm::ring);
   CHECK(whole_cluster(clustersim::scenarios::topology_preset("dgx-h100"), 1)
-            .cost(Collective::all_reduce, GroupDim::dp, 64 * 1024).algorithm == Algorithm::ring);
+            .cost(Collective::all_reduce, GroupDim::dp, units::Bytes(64 * 1024)).algorithm == Algorithm::ring);
 }
 
 TEST_CASE("hierarchical all-reduce beats the flat ring across few-NIC nodes for large messages", "[topologies]") {
   const TopologySpec spec = clustersim::scenarios::topology_preset("h100-pcie-ethernet");
   const double bytes = 4e9;
-  const double ring = whole_cluster(spec, 2, AlgorithmChoice::ring).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s;
-  const auto hier = whole_cluster(spec, 2, AlgorithmChoice::hierarchical).cost(Collective::all_reduce, GroupDim::dp, bytes);
+  const double ring = whole_cluster(spec, 2, AlgorithmChoice::ring).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si();
+  const auto hier = whole_cluster(spec, 2, AlgorithmChoice::hierarchical).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes));
   CHECK(hier.algorithm == Algorithm::hierarchical);
   CHECK(hier.phases.size() == 3);
-  CHECK(hier.time_s < 0.9 * ring);
+  CHECK(hier.time.si() < 0.9 * ring);
   // ZeRO's reduce-scatter + all-gather gain the same way.
   const Network flat = whole_cluster(spec, 2), two_level = whole_cluster(spec, 2, AlgorithmChoice::hierarchical);
   for (Collective c : {Collective::reduce_scatter, Collective::all_gather}) {
-    const auto h = two_level.cost(c, GroupDim::dp, bytes);
+    const auto h = two_level.cost(c, GroupDim::dp, units::Bytes(bytes));
     CHECK(h.algorithm == Algorithm::hierarchical);
     CHECK(h.phases.size() == 2);
-    CHECK(h.time_s < 0.9 * flat.cost(c, GroupDim::dp, bytes).time_s);
+    CHECK(h.time.si() < 0.9 * flat.cost(c, GroupDim::dp, units::Bytes(bytes)).time.si());
   }
 }
 
 TEST_CASE("reduce-scatter plus all-gather moves what one ring all-reduce moves", "[topologies]") {
   const Network net = whole_cluster(nvswitch_node(8), 4, AlgorithmChoice::ring);
   const double bytes = 8e9;
-  const auto rs = net.cost(Collective::reduce_scatter, GroupDim::dp, bytes);
-  const auto ag = net.cost(Collective::all_gather, GroupDim::dp, bytes);
-  const auto ar = net.cost(Collective::all_reduce, GroupDim::dp, bytes);
-  const double bw_part = [](const CollectiveTime& t) { return t.phases.front().transfer_s; }(ar);
-  CHECK(rs.phases.front().transfer_s + ag.phases.front().transfer_s == Approx(bw_part).epsilon(1e-9));
+  const auto rs = net.cost(Collective::reduce_scatter, GroupDim::dp, units::Bytes(bytes));
+  const auto ag = net.cost(Collective::all_gather, GroupDim::dp, units::Bytes(bytes));
+  const auto ar = net.cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes));
+  const double bw_part = [](const CollectiveTime& t) { return t.phases.front().transfer.si(); }(ar);
+  CHECK(rs.phases.front().transfer.si() + ag.phases.front().transfer.si() == Approx(bw_part).epsilon(1e-9));
 }
 
 TEST_CASE("all-to-all and send/recv across nodes run at the NIC rate", "[topologies]") {
@@ -176,8 +189,8 @@ TEST_CASE("all-to-all and send/recv across nodes run at the NIC rate", "[topolog
 
 TEST_CASE("collective costs are deterministic", "[topologies]") {
   const TopologySpec spec = clustersim::scenarios::topology_preset("dgx-h100");
-  const double a = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, 123456789).time_s;
-  const double b = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, 123456789).time_s;
+  const double a = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(123456789)).time.si();
+  const double b = whole_cluster(spec, 4).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(123456789)).time.si();
   CHECK(a == b);
 }
 
@@ -187,14 +200,14 @@ TEST_CASE("a session's plan cache is its own, and keys on every field of the spe
   Layout l;
   l.sizes[index(GroupDim::dp)] = 16;
   const Network a(spec, 2, l, AlgorithmChoice::automatic, &mine);
-  const double t = a.cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s;
+  const double t = a.cost(Collective::all_reduce, GroupDim::dp, units::Bytes(1e8)).time.si();
   // The same plan from another cache is routed again and equal; a spec differing in one field
   // (oversubscription) is another key.
   PlanCache other;
-  CHECK(Network(spec, 2, l, AlgorithmChoice::automatic, &other).cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s == t);
+  CHECK(Network(spec, 2, l, AlgorithmChoice::automatic, &other).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(1e8)).time.si() == t);
   TopologySpec slower = spec;
   slower.nic_efficiency /= 2;
-  CHECK(Network(slower, 2, l, AlgorithmChoice::automatic, &mine).cost(Collective::all_reduce, GroupDim::dp, 1e8).time_s > t);
+  CHECK(Network(slower, 2, l, AlgorithmChoice::automatic, &mine).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(1e8)).time.si() > t);
   const PlanCache::Key k1{spec, 2, l, GroupDim::dp, Collective::all_reduce, Algorithm::ring, {}};
   PlanCache::Key k2 = k1;
   CHECK(k1 == k2);

@@ -5,6 +5,7 @@
 #include "scenarios/topology_load.hpp"
 #include "topologies/network.hpp"
 
+namespace units = clustersim::units;
 using namespace clustersim::topologies;
 
 namespace {
@@ -13,7 +14,7 @@ double busbw(const TopologySpec& spec, int ranks, Collective c, double bytes) {
   Layout l;
   l.sizes[index(GroupDim::dp)] = ranks;
   const Network net(spec, 1, l);
-  return bytes / net.cost(c, GroupDim::dp, bytes).time_s * bus_factor(c, ranks);
+  return bytes / net.cost(c, GroupDim::dp, units::Bytes(bytes)).time.si() * bus_factor(c, ranks);
 }
 
 }  // namespace

@@ -12,10 +12,10 @@ namespace {
 TopologySpec small_fabric(double oversubscription) {
   TopologySpec t;
   t.gpus_per_node = 8;
-  t.nvlink_bps = 450e9;
-  t.pcie_bps = 63e9;
+  t.nvlink_bandwidth = units::BytesPerSecond(450e9);
+  t.pcie_bandwidth = units::BytesPerSecond(63e9);
   t.nics_per_node = 8;
-  t.nic_bps = 50e9;
+  t.nic_bandwidth = units::BytesPerSecond(50e9);
   t.nic_efficiency = 1.0;
   t.nodes_per_leaf = 2;
   t.oversubscription = oversubscription;
@@ -24,7 +24,7 @@ TopologySpec small_fabric(double oversubscription) {
 
 double transfer_s(const CollectiveTime& t) {
   double s = 0;
-  for (const auto& p : t.phases) s += p.transfer_s;
+  for (const auto& p : t.phases) s += p.transfer.si();
   return s;
 }
 
@@ -46,8 +46,8 @@ TEST_CASE("placing DP inside the node keeps its traffic off the network", "[topo
   Layout across{8, 1, 1, 2};
   Layout inside = across;
   inside.order = {GroupDim::dp, GroupDim::tp, GroupDim::cp, GroupDim::pp};
-  const double t_across = Network(small_fabric(1), 2, across).cost(Collective::all_reduce, GroupDim::dp, 1e9).time_s;
-  const double t_inside = Network(small_fabric(1), 2, inside).cost(Collective::all_reduce, GroupDim::dp, 1e9).time_s;
+  const double t_across = Network(small_fabric(1), 2, across).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(1e9)).time.si();
+  const double t_inside = Network(small_fabric(1), 2, inside).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(1e9)).time.si();
   CHECK(t_inside < 0.5 * t_across);
 }
 
@@ -56,21 +56,21 @@ TEST_CASE("an oversubscription of 2 halves the bandwidth of cross-leaf DP traffi
   // all 16 DP all-reduces of a leaf go up its uplinks at once.
   const Layout cross{8, 1, 2, 2};
   const double bytes = 1e9;
-  const double full = transfer_s(Network(small_fabric(1), 4, cross).cost(Collective::all_reduce, GroupDim::dp, bytes));
-  const double half = transfer_s(Network(small_fabric(2), 4, cross).cost(Collective::all_reduce, GroupDim::dp, bytes));
+  const double full = transfer_s(Network(small_fabric(1), 4, cross).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)));
+  const double half = transfer_s(Network(small_fabric(2), 4, cross).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)));
   CHECK(half / full == Approx(2.0).epsilon(0.01));
   // DP pairs inside one leaf (TP 8 × DP 2 on 2 nodes) never touch the uplinks.
   const Layout local{8, 1, 1, 2};
-  const double in_leaf_1 = transfer_s(Network(small_fabric(1), 2, local).cost(Collective::all_reduce, GroupDim::dp, bytes));
-  const double in_leaf_2 = transfer_s(Network(small_fabric(2), 2, local).cost(Collective::all_reduce, GroupDim::dp, bytes));
+  const double in_leaf_1 = transfer_s(Network(small_fabric(1), 2, local).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)));
+  const double in_leaf_2 = transfer_s(Network(small_fabric(2), 2, local).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)));
   CHECK(in_leaf_2 == Approx(in_leaf_1).epsilon(1e-12));
 }
 
 TEST_CASE("concurrent DP and PP transfers share the NIC links in the event simulation", "[topologies][sharing]") {
   // 4 nodes: TP 8 inside a node, PP pairs node 0↔1, DP pairs node 0↔2; both cross the NICs.
   const Network net(small_fabric(1), 4, Layout{8, 1, 2, 2});
-  const auto dp = net.cost(Collective::all_reduce, GroupDim::dp, 2e9);
-  const auto pp = net.cost(Collective::send_recv, GroupDim::pp, 2e9);
+  const auto dp = net.cost(Collective::all_reduce, GroupDim::dp, units::Bytes(2e9));
+  const auto pp = net.cost(Collective::send_recv, GroupDim::pp, units::Bytes(2e9));
   constexpr int kBase = 0;
   auto run = [&](bool with_dp, bool with_pp) {
     sim::TaskGraph g;
@@ -84,7 +84,7 @@ TEST_CASE("concurrent DP and PP transfers share the NIC links in the event simul
   const double dp_alone = run(true, false).first;
   const double pp_alone = run(false, true).second;
   const auto [dp_shared, pp_shared] = run(true, true);
-  CHECK(dp_alone == Approx(dp.time_s).epsilon(1e-9));
+  CHECK(dp_alone == Approx(dp.time.si()).epsilon(1e-9));
   CHECK(dp_shared > 1.3 * dp_alone);
   CHECK(pp_shared > 1.3 * pp_alone);
   // Work-conserving: sharing never takes longer than running them one after the other.
@@ -93,29 +93,29 @@ TEST_CASE("concurrent DP and PP transfers share the NIC links in the event simul
 
 TEST_CASE("a broken topology spec is refused with the reason", "[topologies]") {
   TopologySpec t = small_fabric(1);
-  t.nic_bps = 0;
+  t.nic_bandwidth = units::BytesPerSecond(0);
   CHECK_THROWS_WITH(Topology(t, 2), Catch::Contains("nic_bandwidth"));
   t = small_fabric(1);
   t.nics_per_node = 9;
   CHECK_THROWS_WITH(Topology(t, 2), Catch::Contains("nics_per_node"));
   t = small_fabric(1);
-  t.nvlink_bps = 0;
+  t.nvlink_bandwidth = units::BytesPerSecond(0);
   CHECK_THROWS_WITH(Topology(t, 2), Catch::Contains("nvlink_bandwidth"));
 }
 
 TEST_CASE("plans shared between networks never mix up fabrics", "[topologies]") {
   const Layout dp{1, 1, 1, 32};
   const double bytes = 1e9;
-  const double base = Network(small_fabric(1), 4, dp).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s;
+  const double base = Network(small_fabric(1), 4, dp).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si();
   // The same inputs again (now served from the process-wide cache) give the same answer...
-  CHECK(Network(small_fabric(1), 4, dp).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s == base);
+  CHECK(Network(small_fabric(1), 4, dp).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si() == base);
   // ...and any fabric property that changes routing or bandwidth gives its own plan.
   TopologySpec slower_nic = small_fabric(1);
-  slower_nic.nic_bps = 25e9;
-  CHECK(Network(slower_nic, 4, dp).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s > 1.5 * base);
+  slower_nic.nic_bandwidth = units::BytesPerSecond(25e9);
+  CHECK(Network(slower_nic, 4, dp).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si() > 1.5 * base);
   TopologySpec slower_nvlink = small_fabric(1);
-  slower_nvlink.nvlink_bps = 225e9;
+  slower_nvlink.nvlink_bandwidth = units::BytesPerSecond(225e9);
   const Layout one_node{1, 1, 1, 8};
-  CHECK(Network(slower_nvlink, 1, one_node).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s >
-        1.5 * Network(small_fabric(1), 1, one_node).cost(Collective::all_reduce, GroupDim::dp, bytes).time_s);
+  CHECK(Network(slower_nvlink, 1, one_node).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si() >
+        1.5 * Network(small_fabric(1), 1, one_node).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si());
 }
