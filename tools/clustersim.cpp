@@ -18,19 +18,19 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "tools/output_file.hpp"
-#include "tools/explain_report.hpp"
-#include "tools/html_report.hpp"
+#include "reporters/explain_report.hpp"
+#include "reporters/html_report.hpp"
 #include "tools/mfu_command.hpp"
 #include "tools/collective_command.hpp"
-#include "tools/report.hpp"
+#include "reporters/report.hpp"
 #include "tools/subcommands.hpp"
-#include "tools/trace.hpp"
+#include "reporters/trace.hpp"
 #include "tools/allocator_tuning.hpp"
 #include "studies/calibrate.hpp"
 #include "studies/memory_advice.hpp"
 #include "studies/conventions.hpp"
 #include "studies/validation.hpp"
-#include "tools/validation_report.hpp"
+#include "reporters/validation_report.hpp"
 
 namespace {
 
@@ -55,20 +55,20 @@ int run_command(const RunOptions& opt) {
     // The timeline is the same step simulated kernel by kernel (one task per kernel group and
     // transfer); the report stays the merged-pass simulation every other command uses.
     scenarios::simulate(sc, &timeline);
-    if (!opt.trace.empty()) tools::write_file_atomically(opt.trace, tools::chrome_trace(timeline, report));
+    if (!opt.trace.empty()) tools::write_file_atomically(opt.trace, reporters::chrome_trace(timeline, report));
   }
   if (opt.monte_carlo > 0) scenarios::add_monte_carlo(report, opt.monte_carlo, opt.seed);
   std::optional<scenarios::Explanation> explained;
   if (opt.explain || !opt.html.empty()) explained = scenarios::explain(sc, report);
-  if (!opt.html.empty()) tools::write_file_atomically(opt.html, tools::run_html(report, *explained, timeline));
+  if (!opt.html.empty()) tools::write_file_atomically(opt.html, reporters::run_html(report, *explained, timeline));
   std::string out;
   if (opt.explain) {
     const scenarios::Explanation& ex = *explained;
-    out = opt.json ? tools::format_json(report, {{"explain", tools::format_explain_json(ex, report)}})
-                   : tools::format_text(report) + tools::format_explain_text(ex, report);
-    if (!opt.plot.empty()) tools::write_file_atomically(opt.plot, tools::waterfall_svg(ex, report));
+    out = opt.json ? reporters::format_json(report, {{"explain", reporters::format_explain_json(ex, report)}})
+                   : reporters::format_text(report) + reporters::format_explain_text(ex, report);
+    if (!opt.plot.empty()) tools::write_file_atomically(opt.plot, reporters::waterfall_svg(ex, report));
   } else {
-    out = opt.json ? tools::format_json(report) : tools::format_text(report);
+    out = opt.json ? reporters::format_json(report) : reporters::format_text(report);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!report.memory.fits()) {
@@ -93,12 +93,12 @@ int validate_command(const std::string& csv, const std::string& prefix, const st
   studies::add_out_of_sample(table, prefix, &summary);
   if (summary.rows.empty())
     throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", csv, prefix));
-  const std::string out = json ? tools::format_validation_json(summary) : tools::format_validation_text(summary);
+  const std::string out = json ? reporters::format_validation_json(summary) : reporters::format_validation_text(summary);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!plot.empty()) {
     std::FILE* f = std::fopen(plot.c_str(), "wb");
     if (!f) throw scenarios::ScenarioError(fmt::format("{}: cannot write the plot", plot));
-    const std::string svg = tools::validation_svg(summary);
+    const std::string svg = reporters::validation_svg(summary);
     std::fwrite(svg.data(), 1, svg.size(), f);
     std::fclose(f);
   }

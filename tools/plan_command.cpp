@@ -10,9 +10,9 @@
 #include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_table.hpp"
-#include "tools/plan_json.hpp"
+#include "reporters/plan_json.hpp"
 #include "tools/plan_request.hpp"
-#include "tools/html_report.hpp"
+#include "reporters/html_report.hpp"
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
 #include "tools/subcommands.hpp"
@@ -20,6 +20,7 @@
 namespace clustersim::tools {
 
 using namespace studies;  // the library this front end prints
+using namespace reporters;  // and the writers it prints with
 namespace {
 
 using scenarios::ScenarioError;

@@ -14,14 +14,15 @@
 #include "tools/subcommands.hpp"
 #include "studies/auto_grid.hpp"
 #include "studies/sweep_engine.hpp"
-#include "tools/html_report.hpp"
-#include "tools/sweep_plot.hpp"
+#include "reporters/html_report.hpp"
+#include "reporters/sweep_plot.hpp"
 #include "studies/metrics.hpp"
 #include "studies/sweep_table.hpp"
 
 namespace clustersim::tools {
 
 using namespace studies;  // the library this front end prints
+using namespace reporters;  // and the writers it prints with
 namespace {
 
 using scenarios::ScenarioError;

@@ -14,10 +14,10 @@
 #include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/validation.hpp"
-#include "tools/explain_report.hpp"
-#include "tools/plan_json.hpp"
-#include "tools/validation_report.hpp"
-#include "tools/report.hpp"
+#include "reporters/explain_report.hpp"
+#include "reporters/plan_json.hpp"
+#include "reporters/validation_report.hpp"
+#include "reporters/report.hpp"
 #include "studies/sweep_engine.hpp"
 #include "studies/sweep_space.hpp"
 
@@ -27,9 +27,9 @@ std::string run_json(const ScenarioInput& in, const std::vector<std::string>& se
   const scenarios::Scenario sc = in.is_path ? scenarios::load_scenario_file(in.text, sets)
                                             : scenarios::load_scenario_string(in.text, "<dict>", sets);
   const scenarios::Report report = scenarios::simulate(sc);
-  if (!explain) return tools::format_json(report);
+  if (!explain) return reporters::format_json(report);
   const scenarios::Explanation ex = scenarios::explain(sc, report);
-  return tools::format_json(report, {{"explain", tools::format_explain_json(ex, report)}});
+  return reporters::format_json(report, {{"explain", reporters::format_explain_json(ex, report)}});
 }
 
 SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& axes, bool auto_parallel,
@@ -51,12 +51,12 @@ std::string validate_json(const std::string& csv, const std::string& source) {
   studies::ValidationSummary summary = studies::validate_table(table, source);
   studies::add_out_of_sample(table, source, &summary);
   if (summary.rows.empty()) throw ScenarioError(csv + ": no row id starts with '" + source + "'");
-  return tools::format_validation_json(summary);
+  return reporters::format_validation_json(summary);
 }
 
 std::string plan_json(const PlanInput& in) {
   const studies::PlanRequest req = tools::plan_request(in);  // as `clustersim plan`
-  return tools::plan_json(req, studies::search_plans(req));
+  return reporters::plan_json(req, studies::search_plans(req));
 }
 
 const char* version() { return CLUSTERSIM_VERSION; }

@@ -3,7 +3,7 @@
 // the document frame and XML escaping of text.
 #include <string>
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 /// Text with <, > and & escaped for an SVG text node or attribute.
 std::string svg_escape(const std::string& s);
@@ -17,4 +17,4 @@ std::string svg_escape_attribute(const std::string& s);
 /// xmlns attribute so that an inline report holds no URL at all.
 std::string svg_inline(std::string svg);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -1,4 +1,4 @@
-#include "tools/html_charts.hpp"
+#include "reporters/html_charts.hpp"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include <set>
 #include <utility>
 
-#include "tools/svg.hpp"
+#include "reporters/svg.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -244,4 +244,4 @@ std::vector<std::size_t> best_per_x(const std::vector<ScatterPoint>& points, boo
   return out;
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

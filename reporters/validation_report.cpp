@@ -1,14 +1,14 @@
-#include "tools/validation_report.hpp"
+#include "reporters/validation_report.hpp"
 
 #include "studies/json_text.hpp"
-#include "tools/svg.hpp"
+#include "reporters/svg.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 using namespace studies;  // the library this front end prints
 namespace {
@@ -180,4 +180,4 @@ std::string validation_svg(const ValidationSummary& s) {
   return o + svg_close();
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

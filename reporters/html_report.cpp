@@ -1,15 +1,15 @@
-#include "tools/html_report.hpp"
+#include "reporters/html_report.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "tools/explain_report.hpp"
-#include "tools/report.hpp"
-#include "tools/svg.hpp"
+#include "reporters/explain_report.hpp"
+#include "reporters/report.hpp"
+#include "reporters/svg.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -129,4 +129,4 @@ std::string run_html(const scenarios::Report& r, const scenarios::Explanation& e
   return html_page(sc.name + " — clustersim", body);
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -6,10 +6,10 @@
 #include <map>
 
 #include "studies/sweep_table.hpp"
-#include "tools/html_report.hpp"
-#include "tools/svg.hpp"
+#include "reporters/html_report.hpp"
+#include "reporters/svg.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -139,4 +139,4 @@ std::string StudyHtml::render() const {
   return html_page(title_ + " — clustersim", body);
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

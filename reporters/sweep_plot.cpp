@@ -1,6 +1,6 @@
-#include "tools/sweep_plot.hpp"
+#include "reporters/sweep_plot.hpp"
 
-#include "tools/svg.hpp"
+#include "reporters/svg.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <map>
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 namespace {
 
 bool numeric(const std::string& s, double* v) {
@@ -82,4 +82,4 @@ std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::str
   return o + svg_close();
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -6,11 +6,11 @@
 
 #include "scenarios/simulate.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 std::string format_text(const scenarios::Report& r);
 /// `extra` members (key, raw JSON value) are appended to the object, e.g. "explain".
 std::string format_json(const scenarios::Report& r,
                         const std::vector<std::pair<std::string, std::string>>& extra = {});
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -8,7 +8,7 @@
 #include "models/memory.hpp"
 #include "models/step.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 /// One stacked bar per pipeline stage (weights, gradients, optimizer, activations, logits,
 /// reserved) against the GPU's capacity, in GiB.
@@ -40,4 +40,4 @@ std::vector<std::size_t> pareto_front_min_min(const std::vector<ScatterPoint>& p
 /// The best point of each x value (highest y when `higher_is_better`), by increasing x.
 std::vector<std::size_t> best_per_x(const std::vector<ScatterPoint>& points, bool higher_is_better);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -1,8 +1,8 @@
-#include "tools/svg.hpp"
+#include "reporters/svg.hpp"
 
 #include <fmt/format.h>
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 std::string svg_escape(const std::string& s) {
   std::string o;
@@ -36,4 +36,4 @@ std::string svg_inline(std::string svg) {
   return svg;
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -7,9 +7,9 @@
 
 #include "models/step.hpp"
 #include "scenarios/explain.hpp"
-#include "tools/html_charts.hpp"
+#include "reporters/html_charts.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 /// A whole page: doctype, head with the stylesheet, `body` (already HTML).
 std::string html_page(const std::string& title, const std::string& body);
@@ -55,4 +55,4 @@ class StudyHtml {
   std::string tables_;
 };
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -1,4 +1,4 @@
-#include "tools/report.hpp"
+#include "reporters/report.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include "studies/json_text.hpp"
 #include "studies/metrics.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 namespace {
 
 using studies::json_quote;
@@ -211,4 +211,4 @@ std::string format_json(const scenarios::Report& r,
   return studies::metrics_json(studies::report_metrics(r), all);
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

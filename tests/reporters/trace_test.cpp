@@ -8,7 +8,7 @@
 
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
-#include "tools/trace.hpp"
+#include "reporters/trace.hpp"
 
 using namespace clustersim;
 
@@ -23,7 +23,7 @@ YAML::Node trace_events(const scenarios::Scenario& sc) {
   std::vector<models::TimelineEntry> timeline;
   const auto report = scenarios::simulate(sc);
   scenarios::simulate(sc, &timeline);
-  return YAML::Load(tools::chrome_trace(timeline, report))["traceEvents"];  // JSON is YAML; a syntax error throws
+  return YAML::Load(reporters::chrome_trace(timeline, report))["traceEvents"];  // JSON is YAML; a syntax error throws
 }
 }  // namespace
 

@@ -4,7 +4,7 @@
 
 #include "scenarios/explain.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 std::string format_explain_text(const scenarios::Explanation& ex, const scenarios::Report& r, int top_ops = 10);
 /// The value of the `explain` key in `run --json` (a JSON object, indented for nesting).
@@ -12,4 +12,4 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
 /// A waterfall from 100 % of peak down to the achieved MFU, one bar per cause.
 std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Report& r);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 struct SweepPoint {
   std::string x;  ///< the swept key's value as written (numeric values get a numeric axis)
@@ -16,4 +16,4 @@ struct SweepPoint {
 std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::string& x_label,
                            const std::string& y_label, bool higher_is_better);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -5,10 +5,10 @@
 
 #include "studies/validation.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 std::string format_validation_text(const studies::ValidationSummary& s);
 std::string format_validation_json(const studies::ValidationSummary& s);
 std::string validation_svg(const studies::ValidationSummary& s);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

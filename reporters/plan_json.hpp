@@ -4,8 +4,8 @@
 
 #include "studies/plan_search.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 std::string plan_json(const studies::PlanRequest& request, const studies::PlanResult& result);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -1,13 +1,13 @@
-#include "tools/explain_report.hpp"
+#include "reporters/explain_report.hpp"
 
 #include "studies/json_text.hpp"
-#include "tools/svg.hpp"
+#include "reporters/svg.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 using namespace studies;  // the library this front end prints
 
@@ -99,4 +99,4 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
   return o + svg_close();
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -1,4 +1,4 @@
-#include "tools/trace.hpp"
+#include "reporters/trace.hpp"
 
 #include "studies/json_text.hpp"
 
@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 using namespace studies;  // the library this front end prints
 namespace {
@@ -164,4 +164,4 @@ std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scena
   return o + "\n]}\n";
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters

@@ -9,7 +9,7 @@
 
 #include "scenarios/explain.hpp"
 #include "support/scenario_fixture.hpp"
-#include "tools/html_report.hpp"
+#include "reporters/html_report.hpp"
 
 using namespace clustersim;
 
@@ -72,7 +72,7 @@ std::string run_page(const scenarios::Scenario& sc, scenarios::Report* out = nul
   std::vector<models::TimelineEntry> timeline;
   scenarios::simulate(sc, &timeline);
   if (out) *out = r;
-  return tools::run_html(r, scenarios::explain(sc, r), timeline);
+  return reporters::run_html(r, scenarios::explain(sc, r), timeline);
 }
 
 }  // namespace
@@ -120,7 +120,7 @@ TEST_CASE("run --html escapes the scenario's name", "[tools][html]") {
 
 TEST_CASE("study page: the Pareto front of cost against days, the table's numbers", "[tools][html]") {
   const std::vector<std::string> header = {"index", "parallelism.tp", "status", "mfu", "days_to_train", "gpu_hours", "cost_usd"};
-  tools::StudyHtml page("sweep of <x>", header, {"parallelism.tp"}, "mfu", true);
+  reporters::StudyHtml page("sweep of <x>", header, {"parallelism.tp"}, "mfu", true);
   // (days, cost): A(10,100) and B(12,80) are the front; C(11,120) loses to A; D(15,90) to B.
   const std::vector<std::vector<std::string>> rows = {{"0", "1", "ok", "0.5", "10", "50", "100"},
                                                       {"1", "2", "ok", "0.4", "12", "40", "80"},
@@ -145,7 +145,7 @@ TEST_CASE("study page: the Pareto front of cost against days, the table's number
 
 TEST_CASE("study page without days: the metric against the first swept key, best per value", "[tools][html]") {
   const std::vector<std::string> header = {"index", "training.recompute", "status", "mfu", "days_to_train", "gpu_hours"};
-  tools::StudyHtml page("sweep", header, {"training.recompute"}, "mfu", true);
+  reporters::StudyHtml page("sweep", header, {"training.recompute"}, "mfu", true);
   page.offer({"0", "none", "ok", "0.5", "", ""});
   page.offer({"1", "full", "ok", "0.4", "", ""});
   page.offer({"2", "none", "ok", "0.6", "", ""});

@@ -9,7 +9,7 @@
 #include "models/step.hpp"
 #include "scenarios/simulate.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::reporters {
 
 /// `report` is the same scenario's simulation: its kernel costs name the slices inside each
 /// compute task, its per-stage memory estimate gives the memory counter.
@@ -19,4 +19,4 @@ std::string collective_name(const models::TimelineEntry& e);
 
 std::string chrome_trace(const std::vector<models::TimelineEntry>& timeline, const scenarios::Report& report);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::reporters
