@@ -185,16 +185,23 @@ TrainingSpec high_precision(const TrainingSpec& t) {
 }
 
 // Host-bound waits, one per block pass, placed in its first part so that the by-part and the
-// whole-block views agree. The CP ring steps count with the pass they belong to.
+// whole-block views agree. The CP ring steps count with the pass they belong to. A part that
+// training.cuda_graph_scope captures (attn: norm, attention and the ring steps; mlp: norm and
+// MLP) launches as one graph replay.
 void add_host_waits(StepCosts* c, const ParallelSpec& p, const TrainingSpec& t) {
+  const bool attn_graph = t.captures(GraphScope::attn), mlp_graph = t.captures(GraphScope::mlp);
   for (bool fwd : {true, false}) {
     auto& parts = fwd ? c->part_fwd : c->part_bwd;
     const PassCost& ring = fwd ? c->ring_step_fwd : c->ring_step_bwd;
-    int kernels = 0;
+    int kernels = (attn_graph ? 1 : 0) + (mlp_graph ? 1 : 0);
     double gpu_s = (p.cp - 1) * ring.time_s;
-    for (const auto& op : ring.ops) kernels += (p.cp - 1) * op.kernels;
-    for (const auto& part : parts) {
+    if (!attn_graph)
+      for (const auto& op : ring.ops) kernels += (p.cp - 1) * op.kernels;
+    for (int i = 0; i < kBlockParts; ++i) {
+      const auto& part = parts[static_cast<std::size_t>(i)];
       gpu_s += part.time_s;
+      const bool mlp_part = i == norm_mlp || i == mlp || i == mlp_up_wgrad;
+      if (mlp_part ? mlp_graph : attn_graph) continue;
       for (const auto& op : part.ops) kernels += op.kernels;
     }
     KernelOp wait = host_wait(PassCost{}, kernels, gpu_s, t);

@@ -69,39 +69,29 @@ CollectiveTime exchange(const ModelSpec& m, const TrainingSpec& t, const Paralle
   return net.cost(Collective::all_to_all, GroupDim::ep, units::Bytes(o.tokens * o.load_imbalance * row_bytes * dedup));
 }
 
-// The routed MLP's host-bound time for one pass (models/layer_ops_host.cpp: the CPU issues each
-// kernel at host_launch_s()). Megatron-Core's alltoall dispatcher copies the tokens per expert to
-// the host and waits for them before the EP all-to-all, whose split sizes it needs
-// (token_dispatcher.py, MoEAlltoAllTokenDispatcher.preprocess: cuda_sync_point
-// "before_ep_alltoall", ep > 1): the launch queue drains there, the GPU waits for the next launch,
-// and the host cannot run ahead of the routed kernels that follow. The backward reuses the host
-// copies (no sync). deepep (fused dispatch kernels) has no such split-size sync modelled.
-double routed_host_wait(const TrainingSpec& t, const ParallelSpec& p, std::initializer_list<const PassCost*> passes,
-                        int exchanges, double gpu_s, bool forward) {
-  if (t.cuda_graphs || t.ideal.host) return 0.0;
-  int kernels = exchanges;
-  for (const PassCost* pass : passes)
-    for (const KernelOp& op : pass->ops) kernels += op.kernels;
-  const bool drains = forward && p.ep > 1 && t.moe_dispatcher == MoeDispatcher::alltoall;
-  return host_wait(PassCost{}, kernels, gpu_s, t).time_s + (drains ? host_launch_s() : 0.0);
-}
-
 }  // namespace
 
-RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
-                             const topologies::Network& net) {
+RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
+                                 const topologies::Network& net) {
   const double h = m.hidden, k = m.moe.top_k, e = hardware::storage_bytes(t.precision);
   const double dispatch_row = (t.moe_dispatcher == MoeDispatcher::allgather ? 1.0 : k) * h;
   // Dispatch in FP8 when training in FP8, combine and every backward exchange in BF16
   // (DeepSeek-V3 §3.3.2); the allgather dispatcher moves each token once, not once per expert.
-  const CollectiveTime dispatch = exchange(m, t, p, o, dispatch_row * hardware::gemm_operand_bytes(t.precision), true, net);
-  const CollectiveTime combine = exchange(m, t, p, o, dispatch_row * e, false, net);
-  const CollectiveTime dispatch_grad = exchange(m, t, p, o, dispatch_row * e, true, net);
-  CollectiveTime etp_ag, etp_rs;
+  RoutedExchanges x;
+  x.dispatch = exchange(m, t, p, o, dispatch_row * hardware::gemm_operand_bytes(t.precision), true, net);
+  x.combine = exchange(m, t, p, o, dispatch_row * e, false, net);
+  x.dispatch_grad = exchange(m, t, p, o, dispatch_row * e, true, net);
   if (p.etp > 1) {  // the received tokens gathered over the ETP group, the outputs reduce-scattered
-    etp_ag = net.cost(Collective::all_gather, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
-    etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
+    x.etp_ag = net.cost(Collective::all_gather, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
+    x.etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
   }
+  return x;
+}
+
+RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
+                             const RoutedExchanges& x, const BlockHostWait& host) {
+  const CollectiveTime &dispatch = x.dispatch, &combine = x.combine, &dispatch_grad = x.dispatch_grad;
+  const CollectiveTime &etp_ag = x.etp_ag, &etp_rs = x.etp_rs;
   // moe_a2a_overlap (Megatron's EP all-to-all overlap, DualPipe): another micro-batch's compute
   // runs while this one's tokens travel. Approximation: the exchanges run on their stream beside
   // this pass's compute, which does not wait for them; the pass ends when both are done (so an
@@ -116,13 +106,9 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
     else w.comm(c, TaskKind::ep_comm, true, 1);
   };
   const double permute_f = o.permute_fwd.time_s / 2, permute_b = o.permute_bwd.time_s / 2;
-  const int exchanges = p.ep > 1 ? 2 : 0;
-  const double comm_f = dispatch.time.si() + combine.time.si() + etp_ag.time.si() + etp_rs.time.si();
-  const double comm_b = combine.time.si() + dispatch_grad.time.si() + etp_ag.time.si() + etp_rs.time.si();
-  const double wait_f = routed_host_wait(t, p, {&o.router_fwd, &o.permute_fwd, &o.experts_fwd}, exchanges,
-                                         o.router_fwd.time_s + o.permute_fwd.time_s + o.experts_fwd.time_s + comm_f, true);
-  const double wait_b = routed_host_wait(t, p, {&o.router_bwd, &o.permute_bwd, &o.experts_bwd}, exchanges,
-                                         o.router_bwd.time_s + o.permute_bwd.time_s + o.experts_bwd.time_s + comm_b, false);
+  // The block's host-bound time (moe_host_waits), placed where the forward's sync drains the
+  // queue (before the dispatch) and at the start of the backward.
+  const double wait_f = host.fwd, wait_b = host.bwd;
   ProgramWriter f, b;
   // recompute_modules: moe reruns the routed MLP's forward (its exchanges too) before its
   // backward; moe_act reruns the experts' activation kernel.
@@ -160,42 +146,13 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
 
 namespace {
 
-// The block's host-bound wait (layer_ops.cpp add_host_waits, placed in norm_attn) is worked out
-// for the dense block, whose MLP an MoE block does not run: redo it with the block's own kernels
-// (MLA's projections for the attention, the shared experts for the MLP; the routed experts have
-// their own wait in routed_program) against the block's own GPU time.
-void redo_host_waits(const ParallelSpec& p, const TrainingSpec& t, const StepCosts& c, Attention a, const MlaOps& mla,
-                     const MoeLayerOps& moe, BlockParts* b) {
-  for (bool fwd : {true, false}) {
-    const auto& parts = fwd ? c.part_fwd : c.part_bwd;
-    auto& times = fwd ? b->fwd : b->bwd;
-    const double old_wait = time_of_ops(parts[norm_attn], "host_launch_wait");
-    int kernels = 0;
-    for (int i = 0; i < kBlockParts; ++i) {
-      const bool mlp_part = i == mlp || i == mlp_up_wgrad;
-      const bool attention_part = i == qkv || i == core || i == attn_out || i == qkv_wgrad;
-      if (mlp_part || (a == Attention::mla && attention_part)) continue;
-      for (const KernelOp& op : parts[static_cast<std::size_t>(i)].ops) kernels += op.kernels;
-    }
-    for (const KernelOp& op : (fwd ? c.ring_step_fwd : c.ring_step_bwd).ops) kernels += (p.cp - 1) * op.kernels;
-    for (const KernelOp& op : (fwd ? moe.shared_fwd : moe.shared_bwd).ops) kernels += op.kernels;
-    if (a == Attention::mla)
-      for (const KernelOp& op : (fwd ? mla.fwd : mla.bwd).ops) kernels += op.kernels;
-    double gpu = (p.cp - 1) * (fwd ? b->ring_fwd : b->ring_bwd) - old_wait;
-    for (double x : times) gpu += x;
-    const double change = host_wait(PassCost{}, kernels, gpu, t).time_s - old_wait;
-    times[static_cast<std::size_t>(norm_attn)] += change;
-    if (!fwd) b->bwd_input[static_cast<std::size_t>(norm_attn)] += change;  // the wait is a B item
-  }
-}
-
 Attention attention_of(const ModelSpec& m, int layer) {
   if (m.mla.enabled()) return Attention::mla;
   return m.sliding_layer(layer) ? Attention::sliding : Attention::standard;
 }
 
 // The block's compute by part for its attention kind and MLP kind.
-BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c, Attention a,
+BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& c, Attention a,
                     const MlaOps& mla, const MoeLayerOps* moe) {
   BlockParts b = block_parts(c);
   auto at = [](std::array<double, kBlockParts>& x, BlockPart part) -> double& { return x[static_cast<std::size_t>(part)]; };
@@ -218,7 +175,11 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const ParallelSpe
     at(b.fwd, mlp) = moe->shared_fwd.time_s, at(b.bwd, mlp) = moe->shared_bwd.time_s, at(b.bwd, mlp_up_wgrad) = 0;
     at(b.bwd_input, mlp) = input_grad_s(moe->shared_bwd), at(b.wgrad, mlp) = weight_grad_s(moe->shared_bwd);
     at(b.bwd_input, mlp_up_wgrad) = 0, at(b.wgrad, mlp_up_wgrad) = 0;
-    redo_host_waits(p, t, c, a, mla, *moe, &b);
+    // The dense block's host wait (layer_ops.cpp add_host_waits, in norm_attn) is not this
+    // block's: moe_host_waits costs the MoE block's own kernels once.
+    const double wait_f = time_of_ops(c.part_fwd[norm_attn], "host_launch_wait");
+    const double wait_b = time_of_ops(c.part_bwd[norm_attn], "host_launch_wait");
+    at(b.fwd, norm_attn) -= wait_f, at(b.bwd, norm_attn) -= wait_b, at(b.bwd_input, norm_attn) -= wait_b;
   }
   return b;
 }
@@ -265,12 +226,13 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
   const TpComms x = tp_comms(p, c, net);
   const MlaOps mla = m.mla.enabled() ? mla_attention_ops(m, t, p, gpu) : MlaOps{};
   MoeLayerOps moe;
-  RoutedProgram routed;
+  RoutedExchanges exchanges;
   if (m.is_moe()) {
     moe = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
-    routed = routed_program(m, t, p, moe, net);
+    exchanges = routed_exchanges(m, t, p, moe, net);
   }
-  // Kinds by (attention, MoE); blocks[0] stays the dense standard block.
+  // Kinds by (attention, MoE); blocks[0] stays the dense standard block. An MoE kind's host
+  // waits come from its own kernel list (its attention kind included).
   std::vector<int> kind_of(6, -1);
   kind_of[0] = 0;
   auto kind = [&](int layer) {
@@ -279,8 +241,14 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
     int& k = kind_of[static_cast<std::size_t>(2 * int(a) + (is_moe ? 1 : 0))];
     if (k < 0) {
       k = int(prog.blocks.size());
-      prog.blocks.push_back(transformer_block(p, parts_of(m, t, p, c, a, mla, is_moe ? &moe : nullptr), c, net, x,
-                                              is_moe ? &routed : nullptr));
+      const BlockParts parts = parts_of(m, t, c, a, mla, is_moe ? &moe : nullptr);
+      RoutedProgram routed;
+      if (is_moe) {
+        const BlockHostWait host =
+            moe_host_waits(t, p, gpu, c, parts, a == Attention::mla ? &mla : nullptr, moe, x, exchanges);
+        routed = routed_program(m, t, p, moe, exchanges, host);
+      }
+      prog.blocks.push_back(transformer_block(p, parts, c, net, x, is_moe ? &routed : nullptr));
     }
     return k;
   };

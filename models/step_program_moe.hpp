@@ -5,6 +5,7 @@
 // LM head on the last stage. A dense model gets dense_block_program() unchanged.
 #include "hardware/gpu_spec.hpp"
 #include "models/model_spec.hpp"
+#include "models/mla_ops.hpp"
 #include "models/moe_ops.hpp"
 #include "models/step_program.hpp"
 
@@ -15,10 +16,31 @@ namespace clustersim::models {
 BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                            const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net);
 
+/// The EP (and ETP) exchanges of one MoE layer on the scenario's network.
+struct RoutedExchanges {
+  topologies::CollectiveTime dispatch, combine, dispatch_grad, etp_ag, etp_rs;
+};
+RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& ops,
+                                 const topologies::Network& net);
+
+/// The GPU time an MoE block pass loses to the host (models/moe_host.hpp): the block's kernels
+/// in issue order (attention or MLA, shared experts, router, dispatcher preprocess, permute,
+/// exchanges, experts, unpermute), captured parts (training.cuda_graph_scope) as one graph
+/// replay each, issued at host_launch_s() with the dispatcher's tokens-per-expert sync in the
+/// forward; plus the GPU time of the small kernels counted there beyond the modelled ops (each
+/// the profile's kernel gap). 0 under full-iteration CUDA graphs or ideal.host.
+struct BlockHostWait {
+  double fwd = 0, bwd = 0;
+};
+/// `parts`: the block's compute by part without any host wait (parts_of for an MoE block).
+BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
+                             const StepCosts& c, const BlockParts& parts, const MlaOps* mla, const MoeLayerOps& ops,
+                             const TpComms& tp, const RoutedExchanges& x);
+
 /// The routed-expert items of one MoE block (router, permute, dispatch, grouped experts, combine,
-/// unpermute; backward in reverse), for `ops` of the same layer.
+/// unpermute; backward in reverse), for `ops` of the same layer, with the block's host waits.
 RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& ops,
-                             const topologies::Network& net);
+                             const RoutedExchanges& x, const BlockHostWait& host);
 
 /// The expert layout of `p` as moe_layer_ops takes it.
 inline ExpertParallel expert_parallel(const ParallelSpec& p) { return {p.ep, p.etp, p.edp()}; }

@@ -29,6 +29,13 @@ inline constexpr const char* kMoeDispatcherNames[] = {"alltoall", "allgather", "
 enum class RecomputeModule { core_attn, mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts };
 inline constexpr const char* kRecomputeModuleNames[] = {"core_attn", "mlp",         "moe",           "moe_act",
                                                         "layernorm", "mla_up_proj", "shared_experts"};
+/// training.cuda_graph_scope, Megatron's --cuda-graph-scope names (a bit each) for the partial
+/// graphs of --cuda-graph-impl transformer_engine (Megatron-LM guide "DeepSeek-V3 on GB200"
+/// §2.3): attn (input norm + attention), mlp (a dense layer's MLP), moe_router (pre-MLP norm,
+/// router and the shared experts), moe_preprocess (the dispatcher's preprocess and first
+/// permute; needs moe_router). full_iteration is the whole step (TrainingSpec::cuda_graphs).
+enum class GraphScope { attn, mlp, moe_router, moe_preprocess };
+inline constexpr const char* kGraphScopeNames[] = {"attn", "mlp", "moe_router", "moe_preprocess"};
 
 /// Rank placement (Megatron order): TP innermost, then CP, then PP, then DP.
 /// ZeRO-3 / FSDP: whether a block's gathered parameters are freed after its forward (and
@@ -103,7 +110,14 @@ struct TrainingSpec {
   bool fp8_saves_quantized_inputs = true;
   /// Step captured as CUDA graphs (one host launch per pass, shorter GPU-side gaps).
   bool cuda_graphs = false;
+  /// Partial CUDA graphs (GraphScope bits; 0: none). Captured parts launch as one graph each.
+  unsigned cuda_graph_scope = 0;
+  bool captures(GraphScope g) const { return !cuda_graphs && (cuda_graph_scope >> static_cast<unsigned>(g) & 1u); }
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// Megatron --moe-router-fusion / --moe-permute-fusion (TE fused router and permute kernels;
+  /// both default off in Megatron-Core): they set the MoE block's kernel counts (models/moe_host.hpp).
+  bool moe_router_fusion = false;
+  bool moe_permute_fusion = false;
   /// Routed tokens on the busiest EP rank / the mean; 0 = auto (models::auto_load_imbalance).
   double moe_load_imbalance = 0;
   bool moe_a2a_overlap = false;  ///< dispatch/combine overlap another micro-batch's compute
@@ -112,6 +126,7 @@ struct TrainingSpec {
   /// Keys left at their defaults, reported as assumptions (scenarios/assumptions.cpp).
   struct Assumed {
     bool attention_impl = true, fp8_recipe = true, cuda_graphs = true, fp8_auto_filter = true;
+    bool moe_router_fusion = true, moe_permute_fusion = true;
   } assumed;
   /// Element-wise ops fused into one kernel each (torch.compile, Transformer Engine, apex).
   /// false: eager PyTorch running the reference composite ops (see layer_ops.cpp).

@@ -83,6 +83,16 @@ std::vector<Assumption> assumptions(const Report& r) {
                                "({:.2g} us per kernel, hardware.md §3.10) are {}",
                                1e6 * models::kernel_gap_s(gpu, t), share(r, gaps))});
   }
+  if (r.scenario.model.is_moe()) {
+    if (t.assumed.moe_router_fusion)
+      out.push_back({"training.moe_router_fusion", "false",
+                     "Megatron-Core's default (--moe-router-fusion off): the router part launches 72 kernels per MoE layer "
+                     "forward (31 fused; Megatron-LM guide 'DeepSeek-V3 on GB200' §2.1.4), at the host launch cost below"});
+    if (t.assumed.moe_permute_fusion)
+      out.push_back({"training.moe_permute_fusion", "false",
+                     "Megatron-Core's default (--moe-permute-fusion off): PyTorch permute/unpermute, whose masked_select "
+                     "syncs the host (docs/moe.md)"});
+  }
   const double wait = seconds_per_step(r, [](const models::KernelOp& op) { return op.name == "host_launch_wait"; });
   out.push_back({"stack.host_launch", fmt::format("{:.0f} us per kernel", 1e6 * models::host_launch_s()),
                  fmt::format("CPU launch cost per kernel (hardware.md §3.10: 5-20 us, guidance 5-10 us); the GPU waits for the host {}",

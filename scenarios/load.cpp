@@ -547,7 +547,8 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "fused_elementwise",
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
                  "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
-                 "fp8_saved_inputs", "cuda_graphs", "moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap", "recompute_modules"});
+                 "fp8_saved_inputs", "cuda_graphs", "cuda_graph_scope", "moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap",
+                 "moe_router_fusion", "moe_permute_fusion", "recompute_modules"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
     if (!tr.has(k)) tr.fail(k, "is required");

@@ -61,6 +61,49 @@ unsigned read_recompute_modules(const YamlReader& tr, const Scenario& sc) {
   return bits;
 }
 
+// training.cuda_graph_scope: Megatron's --cuda-graph-scope names (partial graphs of
+// --cuda-graph-impl transformer_engine, Megatron-LM guide "DeepSeek-V3 on GB200" §2.3), or
+// [full_iteration] (the whole step, as cuda_graphs: true).
+void read_graph_scope(const YamlReader& tr, Scenario* sc) {
+  auto& t = sc->training;
+  const YAML::Node list = tr.node()["cuda_graph_scope"];
+  std::vector<std::string> names(std::begin(models::kGraphScopeNames), std::end(models::kGraphScopeNames));
+  names.emplace_back("full_iteration");
+  const std::string allowed = join(names);
+  if (!list.IsSequence()) tr.fail("cuda_graph_scope", "expected a list, e.g. [attn, moe_router, moe_preprocess]; allowed: " + allowed);
+  unsigned bits = 0;
+  bool full = false;
+  for (const auto& item : list) {
+    const std::string v = item.IsScalar() ? item.Scalar() : "?";
+    if (v == "moe")
+      tr.fail("cuda_graph_scope", "'moe' (the whole MoE layer, token-drop with padding only) is not modelled; allowed: " + allowed);
+    auto it = std::find(names.begin(), names.end(), v);
+    if (it == names.end()) {
+      const std::string near = nearest(v, names);
+      tr.fail("cuda_graph_scope", fmt::format("unknown scope '{}'{}; allowed: {}", v,
+                                              near.empty() ? "" : " (did you mean '" + near + "'?)", allowed));
+    }
+    if (v == "full_iteration") {
+      full = true;
+      continue;
+    }
+    const auto g = static_cast<models::GraphScope>(it - names.begin());
+    if ((g == models::GraphScope::moe_router || g == models::GraphScope::moe_preprocess) && !sc->model.is_moe())
+      tr.fail("cuda_graph_scope", fmt::format("'{}' needs an MoE model (model.moe)", v));
+    bits |= 1u << static_cast<unsigned>(g);
+  }
+  if (full && bits != 0) tr.fail("cuda_graph_scope", "full_iteration captures the whole step; list it alone");
+  auto has = [&](models::GraphScope g) { return (bits >> static_cast<unsigned>(g) & 1u) != 0; };
+  if (has(models::GraphScope::moe_preprocess) && !has(models::GraphScope::moe_router))
+    tr.fail("cuda_graph_scope", "'moe_preprocess' must be used with 'moe_router' (as Megatron requires)");
+  if (tr.has("cuda_graphs") && t.cuda_graphs != full)
+    tr.fail("cuda_graph_scope", fmt::format("cuda_graphs: {} contradicts the scope; give one of the two ([full_iteration] is "
+                                            "cuda_graphs: true)", t.cuda_graphs ? "true" : "false"));
+  if (full) t.cuda_graphs = true, t.assumed.cuda_graphs = false;
+  t.cuda_graph_scope = bits;
+  if (bits != 0) t.assumed.cuda_graphs = false;
+}
+
 }  // namespace
 
 void read_moe_training(const YamlReader& tr, Scenario* sc) {
@@ -73,8 +116,9 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   } else if (t.recompute == models::Recompute::selective) {
     t.recompute_modules = 1u << static_cast<unsigned>(models::RecomputeModule::core_attn);  // Megatron's default
   }
+  if (tr.has("cuda_graph_scope")) read_graph_scope(tr, sc);
   if (!sc->model.is_moe()) {
-    for (const char* k : {"moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap"})
+    for (const char* k : {"moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap", "moe_router_fusion", "moe_permute_fusion"})
       if (tr.has(k)) tr.fail(k, fmt::format("'{}' is a dense model (no model.moe)", sc->model.name));
     return;
   }
@@ -84,6 +128,11 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   if (tr.has("moe_load_imbalance") && tr.text("moe_load_imbalance", "") != "auto")
     t.moe_load_imbalance = tr.number("moe_load_imbalance", 1, 1, 1000);  // "auto" or a number ≥ 1
   t.moe_a2a_overlap = tr.boolean("moe_a2a_overlap", false);
+  // Megatron-Core's defaults: both off (TransformerConfig moe_router_fusion, moe_permute_fusion).
+  t.moe_router_fusion = tr.boolean("moe_router_fusion", false);
+  t.assumed.moe_router_fusion = !tr.has("moe_router_fusion");
+  t.moe_permute_fusion = tr.boolean("moe_permute_fusion", false);
+  t.assumed.moe_permute_fusion = !tr.has("moe_permute_fusion");
 }
 
 }  // namespace clustersim::scenarios

@@ -190,6 +190,40 @@ std::string recipe_dispatcher(const Row& r) {
   return "";
 }
 
+// The host-side MoE recipe of a Megatron-Bridge row (the kernel counts and graph capture of
+// models/moe_host.hpp): its router and permute fusion and its CUDA-graph scope, as the
+// performance recipes set them (github.com/NVIDIA-NeMo/Megatron-Bridge, src/megatron/bridge/
+// perf_recipes/): moe_router_fusion = True in deepseek/common.py set_deepseek_v3_common_configs,
+// qwen/common.py set_qwen3_specific_overrides and the kimi recipes; moe_permute_fusion = True
+// from the DeepSeek and Qwen3 MoE model providers (recipes' "default from Qwen3MoEModelProvider");
+// graph scopes at 067f987d (tests/validation/VALIDATION.md, "Search for a measured host cost"):
+// DeepSeek-V3 GB200 and Qwen3 MoE B200/GB200 [attn, moe_router, moe_preprocess], Qwen3 MoE B300
+// [moe_router, moe_preprocess], GPT-OSS-120B GB200/GB300 full_iteration (gpt_oss/common.py
+// _apply_gpt_oss_120b_full_iter_fp8mx_configs), GPT-OSS B300 [attn, moe_router, moe_preprocess],
+// none elsewhere. GPT-OSS's fusion flags are not set there (Megatron-Core's default: off). The
+// recipes are those of the commits read, applied to every release of the row's model and GPU.
+std::string recipe_host(const Row& r, std::vector<std::string>* assumptions) {
+  if (family_of(field(r, "id")) != "MOE-MBRIDGE") return "";
+  const std::string gpu = field(r, "gpu_type"), model = field(r, "model_name");
+  const bool dsv3 = contains(model, "deepseek-v3"), qwen3 = contains(model, "qwen3"), kimi = contains(model, "kimi");
+  const bool gptoss = contains(model, "gpt-oss");
+  const bool gb200 = contains(gpu, "gb200"), gb300 = contains(gpu, "gb300");
+  const bool b300 = contains(gpu, "b300") && !gb300, b200 = contains(gpu, "b200") && !gb200;
+  std::string y, scope;
+  if (dsv3 || qwen3 || kimi) y += "  moe_router_fusion: true\n";
+  if (dsv3 || qwen3) y += "  moe_permute_fusion: true\n";
+  if ((dsv3 && gb200) || (qwen3 && (b200 || gb200)) || (gptoss && b300)) scope = "[attn, moe_router, moe_preprocess]";
+  else if (qwen3 && b300) scope = "[moe_router, moe_preprocess]";
+  else if (gptoss && contains(model, "120b") && (gb200 || gb300)) scope = "[full_iteration]";
+  if (!scope.empty()) y += "  cuda_graph_scope: " + scope + "\n";
+  if (!y.empty())
+    assumptions->push_back(fmt::format("MoE host recipe (Megatron-Bridge perf recipes): {}{}{}",
+                                       contains(y, "router_fusion") ? "router fusion" : "no router fusion",
+                                       contains(y, "permute_fusion") ? ", permute fusion" : "",
+                                       scope.empty() ? ", no CUDA graphs" : ", cuda_graph_scope " + scope));
+  return y;
+}
+
 }  // namespace
 
 std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowScenario* out) {
@@ -215,6 +249,7 @@ std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowSc
     assume("token-dropping run with real routing: load imbalance auto, dropless (capacity factor not published)");
   }
   y += fmt::format("  moe_load_imbalance: {}\n", imbalance);
+  y += recipe_host(r, &out->assumptions);
   if (const RecipeRecompute recipe = recipe_recompute(r); !recipe.mode.empty())
     assume(fmt::format("recompute not stated: {}{} ({})", recipe.mode,
                        recipe.modules.empty() ? "" : fmt::format(" [{}]", fmt::join(recipe.modules, ", ")), recipe.source));

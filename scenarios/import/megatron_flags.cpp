@@ -36,7 +36,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "moe-layer-freq", "moe-expert-capacity-factor", "moe-token-dispatcher-type", "moe-enable-deepep",
       "moe-flex-dispatcher-backend", "moe-grouped-gemm", "multi-latent-attention", "q-lora-rank", "kv-lora-rank",
       "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim", "mtp-num-layers", "window-size", "window-attn-skip-freq",
-      "overlap-moe-expert-parallel-comm", "moe-router-force-load-balancing",
+      "overlap-moe-expert-parallel-comm", "moe-router-force-load-balancing", "moe-router-fusion", "moe-permute-fusion",
       // parallelism
       "tensor-model-parallel-size", "pipeline-model-parallel-size", "num-layers-per-virtual-pipeline-stage",
       "virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank", "context-parallel-size", "expert-model-parallel-size",
@@ -49,7 +49,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "recompute-num-layers", "recompute-activations", "recompute-modules", "bf16", "fp16", "fp8-format",
       "fp8-recipe", "fp4-format", "train-iters", "train-samples", "use-flash-attn", "attention-backend",
       "transformer-impl", "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph",
-      "external-cuda-graph", "cuda-graph-impl",
+      "external-cuda-graph", "cuda-graph-impl", "cuda-graph-scope",
       // cluster (torchrun)
       "nnodes", "nproc-per-node"};
   return flags;

@@ -84,8 +84,22 @@ void import_kernels(Imported& out, const FlagMap& f) {
     out.warn("attention implementation: the hardware profile's default (Megatron's --attention-backend auto lets "
              "Transformer Engine choose)");
   }
-  if (f.has("enable-cuda-graph") || f.has("external-cuda-graph") || f.has("cuda-graph-impl"))
+  // --cuda-graph-impl transformer_engine with --cuda-graph-scope: partial graphs of those parts
+  // (Megatron-LM guide "DeepSeek-V3 on GB200" §2.3); otherwise the whole step.
+  const std::string impl = f.text("cuda-graph-impl").value_or("");
+  auto scope = f.text("cuda-graph-scope");
+  if (impl == "none") return;
+  if (scope && !scope->empty() && (impl.empty() || impl == "transformer_engine")) {
+    std::vector<std::string> names;
+    for (std::size_t at = 0; at < scope->size();) {
+      const std::size_t next = std::min(scope->find_first_of(" ,", at), scope->size());
+      if (next > at) names.push_back(scope->substr(at, next - at));
+      at = next + 1;
+    }
+    out.set("training.cuda_graph_scope", format("[{}]", fmt::join(names, ", ")), f.origin("cuda-graph-scope"));
+  } else if (f.has("enable-cuda-graph") || f.has("external-cuda-graph") || f.has("cuda-graph-impl")) {
     out.set("training.cuda_graphs", "true", "--enable-cuda-graph / --external-cuda-graph");
+  }
 }
 
 // MoE token exchange: TransformerConfig's moe_token_dispatcher_type (default allgather) and the flex
@@ -106,6 +120,13 @@ void import_moe_training(Imported& out, const FlagMap& f) {
     out.set("training.moe_load_imbalance", "1", "--moe-router-force-load-balancing (routing forced balanced, as benchmarks do)");
   if (f.has("overlap-moe-expert-parallel-comm"))
     out.set("training.moe_a2a_overlap", "true", "--overlap-moe-expert-parallel-comm");
+  for (const char* flag : {"moe-router-fusion", "moe-permute-fusion"})
+    if (f.has(flag)) {
+      std::string key = std::string("training.") + flag;
+      for (char& c : key)
+        if (c == '-') c = '_';
+      out.set(key, "true", f.origin(flag));
+    }
 }
 
 }  // namespace

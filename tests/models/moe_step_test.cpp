@@ -2,11 +2,13 @@
 // on the scenario's network, expert parallelism and load imbalance moving what they should,
 // and DeepSeek-V3's 61 layers + MTP over uneven pipelines.
 #include <catch2/catch.hpp>
+#include <tuple>
 #include <fmt/format.h>
 
 #include "models/moe_ops.hpp"
 #include "models/step_program_moe.hpp"
 #include "scenarios/error.hpp"
+#include "scenarios/simulate.hpp"
 #include "support/scenario_fixture.hpp"
 #include "topologies/network.hpp"
 #include "topologies/placement.hpp"
@@ -148,12 +150,12 @@ training: {{seq_len: 4096, global_batch: {}, micro_batch: 1, precision: fp8, fp8
   }
 }
 
-TEST_CASE("a routed MLP of many small experts is host-bound: a launch per local expert per grouped GEMM, the alltoall sync",
+TEST_CASE("a routed MLP of many small experts is host-bound: a launch per local expert per grouped GEMM after the sync",
           "[models][moe]") {
-  // 128 experts of width 64 over ep 2: 64 local experts, ~2 tokens each. TE's GroupedLinear issues
-  // one cuBLAS GEMM per local expert, so the forward launches router (GEMM, top-k) + permute +
-  // fc1 (64) + activation + fc2 (64) + the two exchanges = 134 kernels at 10 us (hardware.md 3.10):
-  // 1.34 ms of host time for far less GPU time.
+  // 128 experts of width 64 over ep 2: 64 local experts, ~4 tokens each. TE's GroupedLinear issues
+  // one cuBLAS GEMM per local expert, so after the dispatcher's tokens-per-expert sync the host
+  // launches fc1 (64) + activation + fc2 (64) + sort/unsort + combine + unpermute, ~135 kernels at
+  // 10 us (hardware.md 3.10) with an empty GPU queue: >= 1.3 ms of host time for far less GPU time.
   auto routed_forward = [](const std::string& training) {
     const auto sc = scenarios::load_scenario_string(fmt::format(R"(
 model: {{layers: 2, hidden: 256, heads: 4, ffn_hidden: 1024, vocab: 32000, activation: swiglu,
@@ -169,19 +171,27 @@ training: {{seq_len: 256, global_batch: 2, micro_batch: 1, moe_load_imbalance: 1
                                            sc.training.moe_load_imbalance);
     for (const auto& op : ops.experts_fwd.ops)
       if (op.kind == models::OpKind::gemm) CHECK(op.kernels == 64);
+    const auto x = models::routed_exchanges(sc.model, sc.training, sc.parallel, ops, net);
+    const auto c = scenarios::step_costs_of(sc);
+    const auto prog = models::block_program(sc.model, sc.training, sc.parallel, sc.gpu, c, net);
     double compute = 0;
-    for (const auto& item : models::routed_program(sc.model, sc.training, sc.parallel, ops, net).forward)
+    for (const auto& item : models::routed_program(sc.model, sc.training, sc.parallel, ops, x, {}).forward)
       if (!item.comm) compute += item.seconds;
-    const double gpu = ops.router_fwd.time_s + ops.permute_fwd.time_s + ops.experts_fwd.time_s;
-    return std::pair{compute, gpu};
+    double with_host = 0;
+    for (const auto& item : prog.block(1).forward)
+      if (!item.comm) with_host += item.seconds;
+    double block_gpu = 0;
+    for (int i = 0; i < models::kBlockParts; ++i)  // the attention half; the MLP part is the (absent) shared experts
+      for (const auto& op : c.part_fwd[static_cast<std::size_t>(i)].ops)
+        if (op.name != "host_launch_wait" && i != models::mlp) block_gpu += op.time_s;
+    return std::tuple{compute, with_host - block_gpu, ops.router_fwd.time_s + ops.permute_fwd.time_s + ops.experts_fwd.time_s};
   };
-  const auto [alltoall, gpu] = routed_forward("");
-  INFO("routed forward " << alltoall << " s, of which GPU work " << gpu << " s");
+  const auto [gpu_only, routed, gpu] = routed_forward(", moe_permute_fusion: true, moe_router_fusion: true");
+  INFO("routed forward with host " << routed << " s, GPU work " << gpu << " s");
+  CHECK(gpu_only == Approx(gpu));  // without host waits the routed program is its GPU work
   CHECK(gpu < 0.5e-3);
-  CHECK(alltoall > 1.2e-3);  // the host's 1.34 ms less the GPU work it overlaps
-  // deepep has no split-size sync: the same launches without the drained queue's one launch.
-  CHECK(alltoall - routed_forward(", moe_dispatcher: deepep").first == Approx(10e-6).margin(1e-9));
-  // Replayed from CUDA graphs the routed pass is its GPU work.
+  CHECK(routed - gpu > 1.3e-3);  // the ~135 launches after the sync, less nothing: the queue is empty
+  // Replayed from CUDA graphs (full_iteration) the block is its GPU work.
   const auto graphs = routed_forward(", cuda_graphs: true");
-  CHECK(graphs.first == Approx(graphs.second));
+  CHECK(std::get<1>(graphs) == Approx(std::get<2>(graphs)).margin(1e-9));
 }

@@ -154,6 +154,17 @@ TEST_CASE("megatron: TransformerConfig MoE defaults and recompute modules and wi
   CHECK(value(f, "training.moe_load_imbalance") == "1");
   CHECK(value(f, "training.moe_a2a_overlap") == "true");
   CHECK(value(f, "training.recompute_modules") == "[core_attn, moe_act]");  // nargs='*': every word up to the next flag
+  // The MoE host recipe: router/permute fusion and partial CUDA graphs (Megatron --cuda-graph-scope).
+  CHECK(d.find("training.moe_router_fusion") == nullptr);
+  const im::Imported g = im::import_megatron(moe + "--moe-router-fusion --moe-permute-fusion --expert-model-parallel-size 8 "
+                                                   "--cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router moe_preprocess",
+                                             opts(8));
+  CHECK(value(g, "training.moe_router_fusion") == "true");
+  CHECK(value(g, "training.moe_permute_fusion") == "true");
+  CHECK(value(g, "training.cuda_graph_scope") == "[attn, moe_router, moe_preprocess]");
+  CHECK(g.find("training.cuda_graphs") == nullptr);
+  CHECK(im::import_megatron(moe + "--cuda-graph-impl none", opts(8)).find("training.cuda_graphs") == nullptr);
+  CHECK(value(im::import_megatron(moe + "--cuda-graph-impl local", opts(8)), "training.cuda_graphs") == "true");
   CHECK_THROWS_WITH(im::import_megatron(moe + "--moe-token-dispatcher-type scatter", opts(8)),
                     Catch::Contains("--moe-token-dispatcher-type scatter: expected allgather, alltoall or flex"));
   // --window-size on every layer, or all but every N-th with --window-attn-skip-freq N, or by a 0/1 list.

@@ -112,7 +112,8 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   const double mape = mape_of(read_runs(), "moe", &n);
   std::printf("  MoE MAPE %.1f %% over %d runs (issue #15 target: <= 15 %%)\n", 100 * mape, n);
   CHECK(n == 14);
-  // measured 40.5 % over 14 (16.8 % over the first 4; three host-bound DeepSeek-V3 runs on GB200 at
-  // +108 / +156 / +159 % carry most of it, see VALIDATION.md); above the #15 target; a regression guard, not a fit
-  CHECK(mape <= 0.41);
+  // measured 39.0 % over 14 with the MoE host timeline (40.5 % before; three host-bound DeepSeek-V3
+  // runs on GB200 at +104 / +148 / +151 % carry most of it, see VALIDATION.md); above the #15 target;
+  // a regression guard, not a fit
+  CHECK(mape <= 0.40);
 }

@@ -15,14 +15,15 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxMoeHeadlineMape = 0.26;  // measured 0.253 on 39 headline rows on 2026-12-01 (0.255 before
-                                               // the release recipes' recompute and dispatcher, 0.328 before the
-                                               // GB200 rows ran on their SLURM segments)
+constexpr double kMaxMoeHeadlineMape = 0.25;  // measured 0.244 on 39 headline rows on 2026-12-01 with the MoE host
+                                               // timeline (0.253 before it, 0.255 before the release recipes'
+                                               // recompute and dispatcher, 0.328 before the GB200 rows ran on
+                                               // their SLURM segments)
 constexpr int kMinMoeHeadlineRows = 39;
 constexpr int kMinMoeSimulatedRows = 145;
 }  // namespace
 
-TEST_CASE("published MoE runs: headline MAPE <= 26% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
+TEST_CASE("published MoE runs: headline MAPE <= 25% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
   const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
   ValidationSummary s = validate_table(table);
   add_out_of_sample(table, "", &s);
