@@ -209,6 +209,9 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     } else {
       e.activations_bytes = in_flight * saved;
     }
+    // One recomputed block is rebuilt at a time in backward. An upper bound with recompute_layers:
+    // when the stage's last block is not recomputed, the blocks freed before the first rebuild
+    // already make room for it (the peak is then one block lower).
     if (t.recompute == Recompute::full && (!partial || rerun > 0)) e.activations_bytes += full_s;
     if (moe_layers > 0) {
       e.weights_bytes += moe_layers * per_moe_layer.expert_weights_bytes;
