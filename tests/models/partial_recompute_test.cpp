@@ -8,6 +8,7 @@
 #include "models/memory.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
+#include "studies/memory_advice.hpp"
 
 using namespace clustersim;
 
@@ -99,4 +100,17 @@ TEST_CASE("recompute_layers counts per model chunk with a virtual pipeline", "[m
   const Outcome full = run(", recompute: full", "pp: 2, vpp: 2");
   CHECK(chunk.recompute_s == Approx(full.recompute_s / 2).epsilon(0.01));
   CHECK_THROWS_WITH(llama(layers(3), "pp: 2, vpp: 2"), Catch::Contains("3 exceeds the 2 layers of a pipeline stage's model chunk"));
+}
+
+TEST_CASE("a plan that does not fit with some blocks recomputed is told to recompute more", "[models][recompute]") {
+  const auto sc = scenarios::load_scenario_string(R"(
+model: llama2-70b
+hardware: h100-sxm
+cluster: {gpus: 8}
+parallelism: {zero_stage: 3}
+training: {seq_len: 4096, global_batch: 16, micro_batch: 2, recompute: full, recompute_layers: 0}
+)");
+  const scenarios::Report r = scenarios::simulate(sc);
+  REQUIRE_FALSE(r.memory.fits());
+  CHECK_THAT(studies::memory_error(r), Catch::Contains("a larger training.recompute_layers (now 0)"));
 }
