@@ -22,7 +22,7 @@ double attention_fwd_per_token(const ModelSpec& m, double s) {
 
 }  // namespace
 
-FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t) {
+FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double recompute_share) {
   const ParamCount p = count_params(m, t.seq_len);
   const double s = t.seq_len;
   const double attn_fwd = attention_fwd_per_token(m, s);
@@ -41,7 +41,7 @@ FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t) {
   }
   const double layer_matmul_fwd = 2.0 * (p.active_matmul - double(m.vocab) * m.hidden);
   double recompute = 0;
-  if (t.recompute == Recompute::full) recompute = layer_matmul_fwd + attn_fwd;
+  if (t.recompute == Recompute::full) recompute = (layer_matmul_fwd + attn_fwd) * recompute_share;
   if (t.recompute == Recompute::selective) recompute = attn_fwd;
   f.hardware = f.model + recompute;
   return f;

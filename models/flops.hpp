@@ -22,8 +22,9 @@ struct FlopsPerToken {
 /// full-square s by the causal-count ratio (see attention_keys_fraction). MTP modules add their
 /// projection, block and the shared LM head GEMM (Megatron counts MTP likewise).
 /// Recompute adds one forward of the recomputed part: full = (2·N_layers + 4·L·s·h_q),
-/// selective = 4·L·s·h_q (attention core only; Korthikanti et al. 2022).
-FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t);
+/// selective = 4·L·s·h_q (attention core only; Korthikanti et al. 2022); full with
+/// training.recompute_layers: that times `recompute_share` (models::recompute_share).
+FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double recompute_share = 1.0);
 
 /// Keys a query attends to in a causal window of w tokens relative to full causal attention,
 /// averaged over a sequence of s: (w − w²/2s) / (s/2) = 2w/s − (w/s)² for w < s, else 1.

@@ -4,6 +4,7 @@
 
 #include "models/layer_ops_host.hpp"
 #include "models/layer_ops_recipe.hpp"
+#include "models/pipeline.hpp"
 
 namespace clustersim::models {
 
@@ -360,6 +361,7 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   mlp_parts(x, &c);
   add_host_waits(&c, p, t);
   block_totals(p, t, &c);
+  c.recompute_share = recompute_share(m.layers, t, p);
   embedding_and_head(x, gpu, host_bps, &c);
   const ParamCount pc = count_params(m, t.seq_len);
   c.layer_params = pc.per_layer / x.tp;

@@ -73,6 +73,8 @@ enum BlockPart : int {
 
 struct StepCosts {
   PassCost layer_fwd, layer_bwd, layer_recompute;  ///< per block per micro-batch
+  /// Blocks whose backward runs layer_recompute, over all blocks (models::recompute_share).
+  double recompute_share = 1;
   std::array<PassCost, kBlockParts> part_fwd, part_bwd;  ///< the same ops, by part
   /// With CP: one ring step of attention against K/V from another rank (cp − 1 per block).
   PassCost ring_step_fwd, ring_step_bwd;

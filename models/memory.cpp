@@ -110,6 +110,17 @@ double stage_kept_for_w(const ModelSpec& m, const ParallelSpec& p, const std::op
   return n ? sum / n : 0.0;
 }
 
+// Per block from its forward to its backward (the stage's mean block); with full recompute only
+// block inputs are kept, and one block's activations are rebuilt at a time in backward. With
+// recompute_layers only the first blocks of each chunk are recomputed and the others keep
+// everything (`partial`: exact for the peak, which holds whole chunk passes, when the stage's
+// chunks are alike).
+double saved_per_block(const TrainingSpec& t, double full, double selective, double partial, double layer_input) {
+  if (t.recompute == Recompute::none) return full;
+  if (t.recompute == Recompute::selective) return selective;
+  return t.recompute_layers < 0 ? layer_input : partial;
+}
+
 }  // namespace
 
 std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const TrainingSpec& t,
@@ -156,8 +167,8 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
   if (p.splits_backward()) wgrad_kept.emplace(m, t, p, gpu);
   std::vector<MemoryEstimate> out;
   for (int s = 0; s < p.pp; ++s) {
-    double params = 0, act_full = 0, act_selective = 0, block_sum = 0;
-    int moe_layers = 0, counted = 0;
+    double params = 0, act_full = 0, act_selective = 0, act_partial = 0, block_sum = 0;
+    int moe_layers = 0, counted = 0, blocks = 0, rerun = 0;
     bool first = false, last = false;
     for (int c = 0; c < p.vpp; ++c) {
       const int vs = c * p.pp + s;
@@ -170,7 +181,9 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
         params += lm.dense_params, block_sum += lm.dense_params, act_full += lm.activations;
         moe_layers += m.moe_layer(i) ? 1 : 0;
         act_selective += layer_memory(m, t, p, gpu, i, false, per_moe_layer).activations;
+        act_partial += t.recomputes_block(l) ? layer_input : lm.activations;
       }
+      blocks += vlayers[std::size_t(vs)], rerun += t.recomputed_blocks(vlayers[std::size_t(vs)]);
       if (!by_layer) params += vlayers[std::size_t(vs)] * block;
       if (vs == 0) params += embedding, first = true;
       if (vs == vstages - 1) params += head, last = true;
@@ -184,12 +197,10 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     const int in_flight = peak_layers_in_flight(p, s, mbs, vlayers);
     e.layers_in_flight = in_flight;
     const double full_s = counted ? act_full / counted : full;  // MoE / MLA: the stage's mean block
-    // Per block from its forward to its backward; with full recompute only block inputs are
-    // kept, and one block's activations are rebuilt at a time in backward.
-    const double saved = t.recompute == Recompute::none      ? full_s
-                         : t.recompute == Recompute::selective ? (counted ? act_selective / counted
-                                                                          : block_activation_bytes(m, t, p, false))
-                                                               : layer_input;
+    const bool partial = t.recompute == Recompute::full && t.recompute_layers >= 0;
+    const double selective_s = counted ? act_selective / counted : block_activation_bytes(m, t, p, false);
+    const double partial_s = counted ? act_partial / counted : full_s - double(rerun) / blocks * (full_s - layer_input);
+    const double saved = saved_per_block(t, full_s, selective_s, partial_s, layer_input);
     if (p.splits_backward()) {
       // B frees what only it read; the wgrad GEMMs' X and dY stay until the block's W pass.
       const double kept = stage_kept_for_w(m, p, wgrad_kept, vlayers, s);
@@ -198,7 +209,10 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     } else {
       e.activations_bytes = in_flight * saved;
     }
-    if (t.recompute == Recompute::full) e.activations_bytes += full_s;
+    // One recomputed block is rebuilt at a time in backward. An upper bound with recompute_layers:
+    // when the stage's last block is not recomputed, the blocks freed before the first rebuild
+    // already make room for it (the peak is then one block lower).
+    if (t.recompute == Recompute::full && (!partial || rerun > 0)) e.activations_bytes += full_s;
     if (moe_layers > 0) {
       e.weights_bytes += moe_layers * per_moe_layer.expert_weights_bytes;
       e.gradients_bytes += moe_layers * per_moe_layer.expert_gradients_bytes;

@@ -136,6 +136,13 @@ std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_b
   return ops;
 }
 
+double recompute_share(int layers, const TrainingSpec& t, const ParallelSpec& p) {
+  if (t.recompute != Recompute::full || t.recompute_layers < 0 || layers <= 0) return 1.0;
+  int rerun = 0;
+  for (const int chunk : virtual_stage_layers(layers, p)) rerun += t.recomputed_blocks(chunk);
+  return double(rerun) / layers;
+}
+
 int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
                           const std::vector<int>& vstage_layers) {
   // In the steady phase each run of pp·vpp F/B pairs forwards and backs every chunk equally, so

@@ -56,6 +56,11 @@ void emit_pipeline(const ParallelSpec& p, int micro_batches, const EmitPass& emi
 /// else an even split (the remainder going to the last stages, which also lack the embedding).
 std::vector<int> virtual_stage_layers(int layers, const ParallelSpec& p);
 
+/// The share of the model's blocks whose backward runs StepCosts::layer_recompute first: all
+/// of them unless recompute is full with training.recompute_layers set, then the first
+/// recompute_layers blocks of each model chunk over all blocks.
+double recompute_share(int layers, const TrainingSpec& t, const ParallelSpec& p);
+
 /// A split of `layers` over `vstages` virtual stages (pipeline order) for when they do not
 /// divide evenly. Megatron's account_for_embedding/loss_in_pipeline_split when that makes it
 /// even with at least two layers per stage (the embedding and the loss each take one layer's

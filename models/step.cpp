@@ -185,7 +185,7 @@ class StepBuilder {
       if (gathered >= 0) deps->push_back(gathered);
     }
     // A block's recomputed forward runs right before its backward, once its parameters are here.
-    if (fine_) emit_unit_body(g_, s, program_, t_.recompute, u, op.kind, deps);
+    if (fine_) emit_unit_body(g_, s, program_, RecomputeRule(t_), u, op.kind, deps);
     else add_merged(s, task_kind(op.kind), merger_.unit(u, op.kind), deps);
     const TaskId done = g_.stage(s).last_compute;
     st.block_end_prev = st.block_end_cur;
@@ -354,7 +354,7 @@ std::optional<StepResult> simulate_step_steady(const ModelSpec& m, const Trainin
   const auto samples = steady_samples(p, mbs);
   if (!samples) return std::nullopt;
   const BlockProgram program = block_program(m, t, p, gpu, costs, network);
-  PassMerger merger(program, t.recompute, gpu, t.free_comm);
+  PassMerger merger(program, t, gpu);
   std::array<StepTally, 3> at;
   for (int i = 0; i < 3; ++i)
     at[static_cast<std::size_t>(i)] =
@@ -368,7 +368,7 @@ StepResult simulate_step_full(const ModelSpec& m, const TrainingSpec& t, const P
                               const hardware::GpuSpec& gpu, const StepCosts& costs, const topologies::Network& network,
                               std::vector<TimelineEntry>* timeline) {
   const BlockProgram program = block_program(m, t, p, gpu, costs, network);
-  PassMerger merger(program, t.recompute, gpu, t.free_comm);
+  PassMerger merger(program, t, gpu);
   const int mbs = t.micro_batches(p);
   return step_result(StepBuilder(m, t, p, gpu, costs, network, timeline, mbs, program, merger).run(), merger.profiles(), mbs);
 }

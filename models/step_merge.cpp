@@ -2,7 +2,7 @@
 
 namespace clustersim::models {
 
-void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, Recompute recompute, const PassUnit& u,
+void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, const RecomputeRule& recompute, const PassUnit& u,
                     PassKind kind, std::vector<sim::TaskId>* deps) {
   const UnitProgram& unit = u.program == kEmbeddingUnit ? prog.embedding
                             : u.program == kHeadUnit    ? prog.head
@@ -12,15 +12,15 @@ void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, Recompute rec
     g.emit(s, unit.weight_grad, TaskKind::weight_grad, deps);
     return;
   }
-  if (!forward && block && recompute == Recompute::full)
+  if (!forward && recompute.reruns_forward(u))
     g.emit(s, unit.forward, TaskKind::recompute, deps);
-  else if (!forward && block && recompute == Recompute::selective)
+  else if (!forward && block && recompute.mode == Recompute::selective)
     g.add_compute(s, TaskKind::recompute, prog.selective_recompute_s, deps);
   g.emit(s, forward ? unit.forward : unit.backward, forward ? TaskKind::forward : TaskKind::backward, deps);
 }
 
 int PassMerger::unit(const PassUnit& u, PassKind kind) {
-  const std::pair<int, int> key{int(kind), u.program};
+  const std::tuple<int, int, bool> key{int(kind), u.program, recompute_.reruns_forward(u)};
   if (auto it = units_.find(key); it != units_.end()) return it->second;
   StepGraph alone(1, gpu_, free_, false);
   std::vector<sim::TaskId> deps;

@@ -4,6 +4,7 @@
 // simulated once alone at kernel granularity on a graph of its own; a pass's profile is the sum
 // of its units' (they run back to back). Profiles are cached for the rest of the step.
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -25,10 +26,22 @@ struct PassUnit {
   int label = 0;    ///< trace label: global block index; −1 embedding, −2 LM head
 };
 
+/// What a block's backward reruns first: its whole forward (Recompute::full, for the first
+/// `layers` blocks of each model chunk; −1: all) or the selective part (BlockProgram).
+struct RecomputeRule {
+  Recompute mode = Recompute::none;
+  int layers = -1;
+  explicit RecomputeRule(const TrainingSpec& t) : mode(t.recompute), layers(t.recompute_layers) {}
+  /// Whether unit `u` (a block at position u.which of its chunk) reruns its whole forward.
+  bool reruns_forward(const PassUnit& u) const {
+    return u.program >= 0 && mode == Recompute::full && (layers < 0 || u.which < layers);
+  }
+};
+
 /// A unit's kernels and transfers on stage s for a pass of `kind` (for a block's backward, its
 /// recomputed forward first; a weight_grad pass runs the unit's W items): what the merger
 /// profiles and what the kernel-level graph runs.
-void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, Recompute recompute, const PassUnit& u,
+void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, const RecomputeRule& recompute, const PassUnit& u,
                     PassKind kind, std::vector<sim::TaskId>* deps);
 /// The task kind of a pass's compute.
 inline TaskKind task_kind(PassKind k) {
@@ -37,8 +50,8 @@ inline TaskKind task_kind(PassKind k) {
 
 class PassMerger {
  public:
-  PassMerger(const BlockProgram& prog, Recompute recompute, const hardware::GpuSpec& gpu, TrainingSpec::FreeComm free)
-      : prog_(prog), recompute_(recompute), gpu_(gpu), free_(free) {}
+  PassMerger(const BlockProgram& prog, const TrainingSpec& t, const hardware::GpuSpec& gpu)
+      : prog_(prog), recompute_(t), gpu_(gpu), free_(t.free_comm) {}
   /// The profile of one unit's forward, backward or weight_grad pass.
   int unit(const PassUnit& u, PassKind kind);
   /// The profile of virtual stage `vs`'s whole pass of `kind` made of `units`.
@@ -48,11 +61,11 @@ class PassMerger {
 
  private:
   const BlockProgram& prog_;
-  Recompute recompute_;
+  RecomputeRule recompute_;
   const hardware::GpuSpec& gpu_;
   TrainingSpec::FreeComm free_;
   std::vector<PassProfile> profiles_;
-  std::map<std::pair<int, int>, int> units_;   ///< (pass kind, program) → profile
+  std::map<std::tuple<int, int, bool>, int> units_;  ///< (pass kind, program, reruns its forward) → profile
   std::map<std::pair<int, int>, int> passes_;  ///< (pass kind, virtual stage) → profile
 };
 

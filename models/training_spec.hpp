@@ -1,5 +1,6 @@
 #pragma once
 // How the model is trained: parallel layout, batch, precision, recompute.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -95,6 +96,11 @@ struct TrainingSpec {
   int micro_batch = 1;         ///< sequences per micro-batch per rank
   hardware::Precision precision = hardware::Precision::bf16;
   Recompute recompute = Recompute::none;
+  /// training.recompute_layers, with recompute: full: the first N blocks of each model chunk
+  /// rerun their forward in the backward and keep only their input; the others keep all their
+  /// activations (Megatron-LM --recompute-method block --recompute-num-layers N, counted per
+  /// model chunk: TransformerBlock._checkpointed_forward). −1: every block (the default).
+  int recompute_layers = -1;
   /// false: attention materializes the score matrix (attention_impl unfused or sdpa_math);
   /// the loader keeps it consistent with attention_impl.
   bool flash_attention = true;
@@ -123,6 +129,14 @@ struct TrainingSpec {
   bool moe_a2a_overlap = false;  ///< dispatch/combine overlap another micro-batch's compute
   unsigned recompute_modules = 0;  ///< bit i: RecomputeModule i (recompute: selective)
   bool recomputes(RecomputeModule m) const { return recompute_modules >> static_cast<unsigned>(m) & 1u; }
+  /// Whether the block at position `index` of its model chunk reruns its whole forward.
+  bool recomputes_block(int index) const {
+    return recompute == Recompute::full && (recompute_layers < 0 || index < recompute_layers);
+  }
+  /// Blocks of a chunk of `layers` blocks that rerun their whole forward.
+  int recomputed_blocks(int layers) const {
+    return recompute != Recompute::full ? 0 : recompute_layers < 0 ? layers : std::min(layers, recompute_layers);
+  }
   /// Keys left at their defaults, reported as assumptions (scenarios/assumptions.cpp).
   struct Assumed {
     bool attention_impl = true, fp8_recipe = true, cuda_graphs = true, fp8_auto_filter = true;

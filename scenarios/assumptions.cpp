@@ -24,7 +24,8 @@ double seconds_per_step(const Report& r, const OpFilter& keep) {
       if (keep(op)) s += op.time_s * calls;
   };
   const auto& c = r.costs;
-  for (const auto* pass : {&c.layer_fwd, &c.layer_bwd, &c.layer_recompute}) add(*pass, layers * mbs);
+  for (const auto* pass : {&c.layer_fwd, &c.layer_bwd}) add(*pass, layers * mbs);
+  add(c.layer_recompute, layers * mbs * c.recompute_share);
   for (const auto* pass : {&c.embed_fwd, &c.embed_bwd, &c.head_fwd, &c.head_bwd}) add(*pass, per_stage);
   return s;
 }
@@ -35,7 +36,7 @@ double kernels_per_step(const Report& r) {
   double n = 0;
   const auto& c = r.costs;
   for (const auto* pass : {&c.layer_fwd, &c.layer_bwd, &c.layer_recompute})
-    for (const auto& op : pass->ops) n += op.kernels * layers * mbs;
+    for (const auto& op : pass->ops) n += op.kernels * layers * mbs * (pass == &c.layer_recompute ? c.recompute_share : 1.0);
   return n;
 }
 

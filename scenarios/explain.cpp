@@ -132,7 +132,7 @@ std::vector<OpRoofline> roofline(const Report& r) {
   };
   add(r.costs.layer_fwd, layers * mbs);
   add(r.costs.layer_bwd, layers * mbs);
-  add(r.costs.layer_recompute, layers * mbs);
+  add(r.costs.layer_recompute, layers * mbs * r.costs.recompute_share);
   add(r.costs.embed_fwd, per_stage_mbs);
   add(r.costs.embed_bwd, per_stage_mbs);
   add(r.costs.head_fwd, per_stage_mbs);

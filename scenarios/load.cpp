@@ -548,7 +548,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
                  "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
                  "fp8_saved_inputs", "cuda_graphs", "cuda_graph_scope", "moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap",
-                 "moe_router_fusion", "moe_permute_fusion", "recompute_modules"});
+                 "moe_router_fusion", "moe_permute_fusion", "recompute_modules", "recompute_layers"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
     if (!tr.has(k)) tr.fail(k, "is required");
@@ -558,6 +558,19 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   t.precision = static_cast<hardware::Precision>(
       tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"}, 2));
   t.recompute = static_cast<models::Recompute>(tr.choice("recompute", {"none", "selective", "full"}, 0));
+  if (tr.has("recompute_layers")) {
+    // Megatron's --recompute-method block: the first N blocks of each model chunk (a pipeline
+    // stage's layers, or one of its vpp chunks) are recomputed in full.
+    const auto chunks = models::virtual_stage_layers(md.layers, p);
+    const int most = *std::max_element(chunks.begin(), chunks.end());
+    if (t.recompute != models::Recompute::full)
+      tr.fail("recompute_layers", fmt::format("applies only with recompute: full (here: {}); allowed: recompute: full "
+                                              "with recompute_layers 0 to {}", models::name(t.recompute), most));
+    t.recompute_layers = tr.integer("recompute_layers", -1, 0, 1000000);
+    if (t.recompute_layers > most)
+      tr.fail("recompute_layers", fmt::format("{} exceeds the {} layers of a pipeline stage{}; allowed: 0 to {}",
+                                              t.recompute_layers, most, p.vpp > 1 ? "'s model chunk" : "", most));
+  }
   read_recipe_keys(tr, sc.gpu, &t);
   read_moe_training(tr, &sc);
   t.fused_elementwise = tr.boolean("fused_elementwise", true);

@@ -21,9 +21,9 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   const auto& t = sc.training;
   r.num_gpus = sc.cluster.gpus;
   r.params = models::count_params(sc.model, t.seq_len);
-  r.flops = models::flops_per_token(sc.model, t);
   r.peak_flops = sc.gpu.peak(t.precision).si();
   r.costs = step_costs_of(sc);
+  r.flops = models::flops_per_token(sc.model, t, r.costs.recompute_share);
   const topologies::Network network = network_of(sc);
   r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network, timeline);
 

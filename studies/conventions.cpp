@@ -38,6 +38,11 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
     if (c.value != "none" && c.value != "selective" && c.value != "full")
       throw scenarios::ScenarioError(fmt::format("{}: recompute = '{}': allowed: none, selective, full", where, c.value));
     out->recompute = c.value;
+  } else if (c.key == "selective_recompute") {
+    if (c.value != "attention_core" && c.value != "fewest_blocks_that_fit")
+      throw scenarios::ScenarioError(fmt::format("{}: selective_recompute = '{}': allowed: attention_core, fewest_blocks_that_fit",
+                                                 where, c.value));
+    out->selective_recompute = c.value;
   } else if (c.key == "zero_stage") {
     if (c.value.size() != 1 || c.value[0] < '0' || c.value[0] > '3')
       throw scenarios::ScenarioError(fmt::format("{}: zero_stage = '{}': allowed: 0, 1, 2, 3", where, c.value));
@@ -67,7 +72,8 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
     out->placement = c.value;
   } else {
     throw scenarios::ScenarioError(fmt::format(
-        "{}: unknown key '{}': allowed: flash_attention, attention_impl, recompute, zero_stage, sequence_parallel_with_tp, "
+        "{}: unknown key '{}': allowed: flash_attention, attention_impl, recompute, selective_recompute, zero_stage, "
+        "sequence_parallel_with_tp, "
         "tp_comm_overlap, moe_dispatcher, moe_load_imbalance, placement", where, c.key));
   }
 }

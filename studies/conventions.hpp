@@ -12,6 +12,10 @@ struct FamilyConventions {
   bool flash_attention = true;             ///< FlashAttention-style fused attention
   std::string attention_impl;              ///< the kernel the stack calls (training.attention_impl); "" = the profile's default
   std::string recompute = "none";
+  /// What a row's "selective" recompute means: attention_core (Megatron's selective recompute)
+  /// or fewest_blocks_that_fit (whole blocks fully recomputed, as fms-fsdp's
+  /// selective_checkpointing: the fewest per pipeline stage with which the row fits in HBM).
+  std::string selective_recompute = "attention_core";
   int zero_stage = 0;                      ///< when the row's optimizer sharding is blank
   bool sequence_parallel_with_tp = false;  ///< Megatron SP on whenever tp > 1
   bool tp_comm_overlap = false;            ///< TE userbuffers overlap of TP collectives with GEMMs

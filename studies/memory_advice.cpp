@@ -19,6 +19,8 @@ std::string memory_error(const scenarios::Report& r) {
   if (p.zero_stage < 3 && p.dp * p.cp > 1) tries.push_back(fmt::format("parallelism.zero_stage: {}", p.zero_stage + 1));
   if (t.recompute == models::Recompute::none) tries.push_back("training.recompute: selective or full");
   if (t.recompute == models::Recompute::selective) tries.push_back("training.recompute: full");
+  if (t.recompute == models::Recompute::full && t.recompute_layers >= 0)
+    tries.push_back(fmt::format("a larger training.recompute_layers (now {})", t.recompute_layers));
   if (t.micro_batch > 1) tries.push_back("a smaller training.micro_batch");
   tries.push_back("a larger parallelism.tp / parallelism.pp");
   std::string hint;

@@ -19,10 +19,11 @@ namespace {
 // Bytes of HBM traffic per parameter of the optimizer step (models/step.cpp, kAdamBytesPerParam).
 constexpr double kAdamBytesPerParam = 34.0;
 
-// One micro-batch's pass durations: block `layer`'s forward and backward (with its recompute),
+// One micro-batch's pass durations: block `layer`'s forward and backward (with its recompute;
+// training.recompute_layers: only the first blocks of each chunk rerun their forward),
 // and what the first virtual stage (embedding) and the last (LM head) add to theirs.
 struct PassDurations {
-  std::function<double(int layer, bool forward)> block;
+  std::function<double(int layer, int index, bool forward)> block;  ///< index: position in its model chunk
   double embed_fwd = 0, embed_bwd = 0, head_fwd = 0, head_bwd = 0;
 };
 
@@ -34,8 +35,8 @@ double pipeline_bound_s(const scenarios::Scenario& sc, const models::StepCosts& 
   std::vector<double> F(static_cast<std::size_t>(vstages)), B(static_cast<std::size_t>(vstages));
   for (int v = 0, layer = 0; v < vstages; ++v) {
     for (int l = 0; l < vlayers[std::size_t(v)]; ++l, ++layer) {
-      F[std::size_t(v)] += d.block(layer, true);
-      B[std::size_t(v)] += d.block(layer, false);
+      F[std::size_t(v)] += d.block(layer, l, true);
+      B[std::size_t(v)] += d.block(layer, l, false);
     }
     if (v == 0) F[0] += d.embed_fwd, B[0] += d.embed_bwd;
     if (v == vstages - 1) F[std::size_t(v)] += d.head_fwd, B[std::size_t(v)] += d.head_bwd;
@@ -80,7 +81,10 @@ double plan_step_lower_bound_s(const scenarios::Scenario& sc) {
   if (!pipeline_bound_applies(sc, vlayers)) return step_time_lower_bound_s(sc);
   const auto c = models::step_costs(sc.model, sc.training, sc.parallel, sc.gpu);
   const PassDurations d{
-      [&](int, bool forward) { return forward ? c.layer_fwd.time_s : c.layer_bwd.time_s + c.layer_recompute.time_s; },
+      [&](int, int index, bool forward) {
+        const bool reruns = sc.training.recompute == models::Recompute::selective || sc.training.recomputes_block(index);
+        return forward ? c.layer_fwd.time_s : c.layer_bwd.time_s + (reruns ? c.layer_recompute.time_s : 0.0);
+      },
       c.embed_fwd.time_s, c.embed_bwd.time_s, c.head_fwd.time_s, c.head_bwd.time_s};
   return pipeline_bound_s(sc, c, vlayers, d);
 }
@@ -93,17 +97,17 @@ double plan_step_network_bound_s(const scenarios::Scenario& sc) {
   const auto c = scenarios::step_costs_of(sc);
   const topologies::Network network = scenarios::network_of(sc);
   const models::BlockProgram program = models::block_program(sc.model, t, sc.parallel, sc.gpu, c, network);
-  models::PassMerger merger(program, t.recompute, sc.gpu, t.free_comm);
-  const auto total = [&](int unit, bool forward) {
+  models::PassMerger merger(program, t, sc.gpu);
+  const auto total = [&](int unit, int index, bool forward) {
     const auto kind = forward ? models::PassKind::forward : models::PassKind::backward;
-    return merger.total_s(merger.unit(models::PassUnit{unit, 0, 0}, kind));
+    return merger.total_s(merger.unit(models::PassUnit{unit, index, 0}, kind));
   };
   const auto kind = [&](int layer) {
     return program.block_kind.empty() ? 0 : program.block_kind[static_cast<std::size_t>(layer)];
   };
-  const PassDurations d{[&](int layer, bool forward) { return total(kind(layer), forward); },
-                        total(models::kEmbeddingUnit, true), total(models::kEmbeddingUnit, false),
-                        total(models::kHeadUnit, true), total(models::kHeadUnit, false)};
+  const PassDurations d{[&](int layer, int index, bool forward) { return total(kind(layer), index, forward); },
+                        total(models::kEmbeddingUnit, 0, true), total(models::kEmbeddingUnit, 0, false),
+                        total(models::kHeadUnit, 0, true), total(models::kHeadUnit, 0, false)};
   return pipeline_bound_s(sc, c, vlayers, d);
 }
 

@@ -123,7 +123,9 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
 double step_time_lower_bound_s(const scenarios::Scenario& sc) {
   const auto& p = sc.parallel;
   const auto costs = models::step_costs(sc.model, sc.training, p, sc.gpu);
-  const double per_layer = costs.layer_fwd.time_s + costs.layer_bwd.time_s + costs.layer_recompute.time_s;
+  // training.recompute_layers: not every block reruns its forward; the bound counts none of them.
+  const bool partial = sc.training.recompute == models::Recompute::full && sc.training.recompute_layers >= 0;
+  const double per_layer = costs.layer_fwd.time_s + costs.layer_bwd.time_s + (partial ? 0.0 : costs.layer_recompute.time_s);
   const int pp = std::max(1, p.pp), chunks = pp * std::max(1, p.vpp);
   const int layers_on_least_loaded_stage = sc.model.layers / pp;
   // The last stage has nothing to do until the first micro-batch's forward has crossed the

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "models/memory.hpp"
+#include "models/pipeline.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
@@ -221,6 +223,43 @@ std::string parallelism_extras(const Row& r, const FamilyConventions& conv, long
   return y;
 }
 
+// The family's "selective" is whole-block checkpointing of some blocks (fms-fsdp
+// selective_checkpointing, family_conventions.csv): full recompute of the fewest blocks per
+// stage with which the memory model fits the row in HBM (every block when none fits), found by
+// bisection (the peak falls as more blocks are recomputed). Not fitted to throughput.
+void recompute_fewest_blocks(const std::string& id, RowScenario* out) {
+  const std::string from = "  recompute: selective\n";
+  const auto at = out->yaml.find(from);
+  if (at == std::string::npos) return;
+  out->yaml.replace(at, from.size(), "  recompute: full\n");
+  const auto fits = [&](int n) {
+    const std::vector<std::string> set{fmt::format("training.recompute_layers={}", n)};
+    const scenarios::Scenario sc = scenarios::load_scenario_string(out->yaml, "published.csv:" + id, set);
+    return models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu).fits();
+  };
+  try {
+    const scenarios::Scenario sc = scenarios::load_scenario_string(out->yaml, "published.csv:" + id);
+    const auto chunks = models::virtual_stage_layers(sc.model.layers, sc.parallel);
+    const int most = *std::max_element(chunks.begin(), chunks.end());  // every block
+    int lo = 0, hi = most;
+    if (!fits(hi)) {
+      out->assumptions.push_back(fmt::format("selective AC (whole blocks): even all {} blocks recomputed do not fit; "
+                                             "all recomputed", most));
+      return;
+    }
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (fits(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    out->yaml.insert(at + std::string("  recompute: full\n").size(), fmt::format("  recompute_layers: {}\n", lo));
+    out->assumptions.push_back(fmt::format("selective AC (whole blocks): {} of {} blocks per stage fully recomputed, the "
+                                           "fewest that fit in memory", lo, most));
+  } catch (const scenarios::ScenarioError&) {
+    // The row's own load in validate_row reports the error.
+  }
+}
+
 }  // namespace
 
 RowScenario row_scenario(const Row& published) {
@@ -318,6 +357,8 @@ RowScenario row_scenario(const Row& published) {
   }
   if (eager) y += "  fused_elementwise: false\n";
   out.yaml = std::move(y);
+  if (!moe && recompute == "selective" && conv.selective_recompute == "fewest_blocks_that_fit")
+    recompute_fewest_blocks(id, &out);
   return out;
 }
 

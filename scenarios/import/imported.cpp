@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <string>
 #include <cmath>
 #include <map>
 
@@ -22,6 +24,23 @@ const ImportedKey* Imported::find(const std::string& path) const {
   for (const auto& k : keys)
     if (k.path == path) return &k;
   return nullptr;
+}
+
+long long most_chunk_layers(const Imported& imported, long long layers) {
+  if (const ImportedKey* split = imported.find("parallelism.pp_layers")) {
+    long long most = 0, cur = 0;
+    for (char ch : split->value + ",") {
+      if (ch >= '0' && ch <= '9') cur = cur * 10 + (ch - '0');
+      else if (ch == ',') most = std::max(most, cur), cur = 0;
+    }
+    return most;
+  }
+  auto degree = [&](const char* path) {
+    const ImportedKey* k = imported.find(path);
+    return k ? std::max(1LL, std::stoll(k->value)) : 1LL;
+  };
+  const long long chunks = degree("parallelism.pp") * degree("parallelism.vpp");
+  return (layers + chunks - 1) / chunks;
 }
 
 std::string yaml_number(double v) {

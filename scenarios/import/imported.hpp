@@ -30,6 +30,10 @@ struct Imported {
 /// each key followed by `# origin`. Warnings are listed as comments at the end.
 std::string to_yaml(const Imported& imported, const std::vector<std::string>& header);
 
+/// The most layers a model chunk holds under the imported split: the largest parallelism.pp_layers
+/// entry when set, else layers over pp·vpp rounded up (the loader's even split).
+long long most_chunk_layers(const Imported& imported, long long layers);
+
 /// A double as YAML writes it: integers without a decimal point, others in shortest round-trip form.
 std::string yaml_number(double v);
 /// A string quoted for YAML when it needs quoting.

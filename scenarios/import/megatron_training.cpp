@@ -63,10 +63,12 @@ void import_recompute(Imported& out, const FlagMap& f, long long layers) {
     }
     out.set("training.recompute_modules", format("[{}]", fmt::join(names, ", ")), f.origin("recompute-modules"));
   }
+  // --recompute-method block: the first N layers of each model chunk are recomputed, the rest
+  // not (TransformerBlock._checkpointed_forward); N at least a chunk's layers is every layer.
   if (gran == "full" && f.text("recompute-method").value_or("") == "block") {
     const long long n = f.integer("recompute-num-layers").value_or(layers);
-    out.warn(format("--recompute-method block --recompute-num-layers {}: recomputing only some layers per stage is "
-                    "modelled as recomputing all of them", n));
+    if (n < most_chunk_layers(out, layers))
+      out.set("training.recompute_layers", format("{}", n), "--recompute-method block " + f.origin("recompute-num-layers"));
   }
 }
 

@@ -198,8 +198,23 @@ void import_recompute(const Job& j) {
     j.out.warn("selective_ac_option = \"op\" (torchtitan keeps matmul and attention outputs, recomputing every other "
                "matmul and the element-wise ops): modelled as Megatron-style selective recompute of the attention core");
   } else {
+    // A digit N: every N-th block of the rank's model is wrapped in full activation checkpointing
+    // (torchtitan apply_ac: a running block count, checkpointed when count % N == 0; 0 or 1:
+    // every block). Costed per block, only their number per chunk matters: floor(layers / N).
     j.out.set("training.recompute", "full", mo + format(", selective_ac_option = \"{}\"", option));
-    if (option != "1") j.out.warn(format("selective_ac_option = \"{}\" recomputes every {}-th block: modelled as full recompute of every block", option, option));
+    const bool digits = !option.empty() && option.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits)
+      throw ScenarioError(format("{}: [activation_checkpoint] selective_ac_option = \"{}\": allowed: \"op\" or a whole number",
+                                 j.opt.source, option));
+    const long long every = std::stoll(option);
+    const long long chunk = most_chunk_layers(j.out, model_preset(j.out.find("model")->value).layers);
+    if (every > 1) {
+      j.out.set("training.recompute_layers", format("{}", chunk / every),
+                format("selective_ac_option = \"{}\": every {}-th block, {} of a chunk's {} layers", option, every, chunk / every, chunk));
+      if (j.out.find("parallelism.pp_layers"))
+        j.out.warn(format("selective_ac_option = \"{}\" under pipelining: modelled as {} recomputed blocks in every model chunk "
+                          "(the count of the largest chunk)", option, chunk / every));
+    }
   }
 }
 

@@ -207,9 +207,20 @@ TEST_CASE("megatron: what matters but is not modelled is a warning, never silent
                                                             "--recompute-method block --recompute-num-layers 2 --rampup-batch-size 32 32 1000",
                                              opts(8));
   CHECK(warned(i, "--cpu-offloading"));
-  CHECK(warned(i, "--recompute-num-layers 2"));
   CHECK(warned(i, "--rampup-batch-size"));
+  // --recompute-method block --recompute-num-layers 2: the first 2 layers of the stage, modelled now.
+  CHECK_FALSE(warned(i, "--recompute-num-layers 2"));
   CHECK(value(i, "training.recompute") == "full");
+  CHECK(value(i, "training.recompute_layers") == "2");
+  // At least a stage's layers (32 here) is every layer: plain full recompute.
+  const im::Imported all = im::import_megatron(kLlama8bArgs + "--recompute-granularity full --recompute-method block "
+                                                              "--recompute-num-layers 32", opts(8));
+  CHECK(all.find("training.recompute_layers") == nullptr);
+  // Counted per model chunk: pp 2 x vpp 2 gives chunks of 8 layers.
+  const im::Imported chunked = im::import_megatron(kLlama8bArgs + "--pipeline-model-parallel-size 2 "
+                                                                  "--num-layers-per-virtual-pipeline-stage 8 --global-batch-size 8 "
+                                                                  "--recompute-granularity full --recompute-method block --recompute-num-layers 8", opts(8));
+  CHECK(chunked.find("training.recompute_layers") == nullptr);
   const im::Imported fp8 = im::import_megatron(kLlama8bArgs + "--fp8-format hybrid --fp8-recipe blockwise", opts(8));
   CHECK(value(fp8, "training.precision") == "fp8");
   CHECK(value(fp8, "training.fp8_recipe") == "blockwise");
@@ -288,6 +299,13 @@ TEST_CASE("torchtitan: its pipeline split and the float8 and MX converters and a
   CHECK(value(eager, "training.precision") == "bf16");
   CHECK(value(eager, "training.fused_elementwise") == "false");  // no [compile]
   CHECK(value(eager, "training.recompute") == "full");           // torchtitan's default selective_ac_option "2": every 2nd block
+  CHECK(value(eager, "training.recompute_layers") == "40");      // of Llama 3 70B's 80
+  const im::Imported every = im::import_torchtitan(job + "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"3\"\n", opts(8));
+  CHECK(value(every, "training.recompute_layers") == "26");      // blocks 3, 6, ..., 78
+  const im::Imported one = im::import_torchtitan(job + "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"1\"\n", opts(8));
+  CHECK(one.find("training.recompute_layers") == nullptr);       // every block
+  CHECK_THROWS_WITH(im::import_torchtitan(job + "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"x\"\n", opts(8)),
+                    Catch::Contains("selective_ac_option = \"x\"") && Catch::Contains("allowed: \"op\" or a whole number"));
 }
 
 TEST_CASE("hf: Llama, DeepSeek-V3 (MoE + MLA + MTP) and GPT-OSS (sliding window, head_dim) configs", "[import]") {

@@ -5,7 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/memory.hpp"
 #include "scenarios/load.hpp"
+#include "studies/csv_table.hpp"
 #include "studies/conventions.hpp"
 #include "studies/validation.hpp"
 
@@ -135,4 +137,48 @@ TEST_CASE("a family's attention convention reaches the row's scenario (IBMFSDP o
   CHECK(sc.gpu.default_attention == clustersim::hardware::AttentionImpl::cudnn);  // not the profile's default
   row["id"] = "TEST-001";  // no convention: the profile's default
   CHECK_THAT(row_scenario(row).yaml, !Catch::Contains("attention_impl"));
+}
+
+TEST_CASE("IBM's selective AC is whole-block recompute of the fewest blocks that fit (family_conventions.csv)",
+          "[tools][validation][recompute]") {
+  namespace cs = clustersim;
+  CHECK(conventions_for("IBMFSDP").selective_recompute == "fewest_blocks_that_fit");
+  CHECK(conventions_for("SOMEONE-ELSE").selective_recompute == "attention_core");  // Megatron's selective
+  CHECK_THROWS_WITH(parse_conventions("family,key,value,source\nX,selective_recompute,half,cited\n", "c.csv"),
+                    Catch::Contains("c.csv:2") && Catch::Contains("allowed: attention_core, fewest_blocks_that_fit"));
+  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv");
+  auto row_of = [&](const std::string& id) {
+    for (const auto& r : table.rows)
+      if (r.at("id") == id) return r;
+    FAIL("no row " << id);
+    return table.rows.front();
+  };
+  // Llama-2-70B on 464 H100 (batch 2, FSDP): its attention-core recompute does not fit in 80 GB.
+  auto row = row_of("IBMFSDP-020");
+  REQUIRE(row.at("recompute") == "selective");
+  const RowScenario rs = row_scenario(row);
+  REQUIRE(rs.reason.empty());
+  CHECK_THAT(rs.yaml, Catch::Contains("recompute: full\n  recompute_layers: "));
+  auto load = [&](int n) {
+    return cs::scenarios::load_scenario_string(rs.yaml, "<row>", {"training.recompute_layers=" + std::to_string(n)});
+  };
+  auto fits = [&](int n) {
+    const auto sc = load(n);
+    return cs::models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu).fits();
+  };
+  const int chosen = cs::scenarios::load_scenario_string(rs.yaml, "<row>", {}).training.recompute_layers;
+  INFO("recompute_layers " << chosen);
+  CHECK(chosen > 0);
+  CHECK(chosen < 80);  // not every block: a partial recompute
+  CHECK(fits(chosen));
+  CHECK_FALSE(fits(chosen - 1));  // the fewest that fit
+  // Megatron-style selective (attention core) on the same row does not fit: why the convention matters.
+  auto megatron = row;
+  megatron["id"] = "TEST-020";
+  const RowScenario ms = row_scenario(megatron);
+  CHECK_THAT(ms.yaml, Catch::Contains("recompute: selective\n"));
+  const auto sel = cs::scenarios::load_scenario_string(ms.yaml, "<row>", {});
+  CHECK_FALSE(cs::models::estimate_memory(sel.model, sel.training, sel.parallel, sel.gpu).fits());
+  // A row that fits without recompute (Llama-2-7B, which fms-fsdp's README lists as 'No AC') recomputes nothing.
+  CHECK_THAT(row_scenario(row_of("IBMFSDP-013")).yaml, Catch::Contains("recompute_layers: 0\n"));
 }

@@ -72,6 +72,15 @@ std::vector<BadInput> cases() {
       {"malformed --set", m + " --set training.micro_batch", nullptr, {"--set training.micro_batch", "key.path=value"}},
       {"override into a scalar", m + " --set name.x=1", nullptr, {"--set name.x", "not a mapping"}},
       {"non-scalar mapping key", "{file}", "name: t\n[a, b]: 1\n", {"keys must be plain names"}},
+      // Megatron's block method counts layers per pipeline stage (llama2-7b: 32 layers, pp 2: 16).
+      {"recompute_layers above a stage's layers", "{file}",
+       "name: t\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\nparallelism: {pp: 2}\n"
+       "training:\n  seq_len: 8\n  global_batch: 8\n  recompute: full\n  recompute_layers: 17\n",
+       {".yaml:10:", "training.recompute_layers", "17 exceeds the 16 layers of a pipeline stage", "allowed: 0 to 16"}},
+      {"recompute_layers without full recompute", m + " --set training.recompute_layers=4", nullptr,
+       {"training.recompute_layers", "applies only with recompute: full", "allowed: recompute: full with recompute_layers 0 to 32"}},
+      {"negative recompute_layers", m + " --set training.recompute=full --set training.recompute_layers=-1", nullptr,
+       {"training.recompute_layers", "out of range; allowed 0..1000000"}},
   };
 }
 

@@ -20,18 +20,20 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxOutOfSampleMape = 0.133;  // measured 0.130 on 287 rows on 2026-12-01 (IBMFSDP on the FA2 rows its source names; was 0.136)
-constexpr double kMaxHeadlineMape = 0.128;     // measured 0.125 (in sample) on 2026-12-01 (was 0.129)
+// measured 0.1298 on 287 rows on 2026-12-01 (IBM's selective AC as whole-block recompute; was 0.1304, 0.136 before FA2)
+constexpr double kMaxOutOfSampleMape = 0.132;
+constexpr double kMaxHeadlineMape = 0.127;  // measured 0.1241 (in sample) on 2026-12-01 (was 0.1246)
 constexpr int kMinHeadlineRows = 287;
 
 // Families whose out-of-sample MAPE is above the 15 % per-family bar, each with its
 // physics reason (VALIDATION.md "Known gaps"). A family listed here that comes under the bar
 // fails too, so the list cannot go stale.
 const std::map<std::string, const char*> kKnownGaps = {
-    {"IBMFSDP", "eager PyTorch FSDP on H100 predicted up to 46 % too fast (on the FA2 rows the source names): the "
+    {"IBMFSDP", "eager PyTorch FSDP on H100 predicted up to 36 % too fast (FA2, whole-block selective AC): the "
                 "compile/no-compile gap is larger than "
                 "the modelled host launch cost (7B kernels outlast their launches), so its cause (per-module Python "
-                "and FSDP2 hook overhead) is not modelled"},
+                "and FSDP2 hook overhead) is not modelled; the 7B/13B rows fit without recompute in the memory model "
+                "though the source used some, and the A100 rows are predicted 10-24 % too slow"},
     {"KORTH", "Korthikanti et al. 2022 (A100, 22B-1T models, TP 8 with selective/full recompute): predicted 15-21 % "
               "too slow since the kernel models replaced the fitted GEMM/attention pair; the A100 scalar is set by "
               "108 mostly small-model LLMFOUNDRY rows and undershoots the largest GEMMs (hidden >= 12k), the "
@@ -48,7 +50,7 @@ ValidationSummary validated() {
 }
 }  // namespace
 
-TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.3%, in sample <= 12.8%", "[validation]") {
+TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.2%, in sample <= 12.7%", "[validation]") {
   const ValidationSummary s = validated();
   REQUIRE(s.rows.size() == 346);
   REQUIRE(s.overall.held_out.has_value());
