@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace clustersim::reporters {
 
@@ -28,13 +29,21 @@ std::string format_explain_text(const scenarios::Explanation& ex, const scenario
                      op.seconds_per_step, 100 * op.seconds_per_step / r.step_time_s, op.intensity,
                      op.achieved_flops / 1e12);
   }
-  o += "\n  advice (vpp, micro-batch, recompute, TP/DP overlap, ZeRO stage and CP searched over their ranges;\n"
-       "  each change simulated and listed only when it raises MFU, i.e. shortens the step, at the same batch and GPUs)\n";
+  o += "\n  advice (vpp, zb-h1 when the bubble is large, micro-batch, recompute, TP/DP overlap, ZeRO stage and CP\n"
+       "  searched over their ranges; each change simulated and listed only when it raises MFU, i.e. shortens the step,\n"
+       "  at the same batch and GPUs)\n";
   if (ex.advice.empty()) o += "    none: no searched change beats this plan\n";
-  for (const auto& a : ex.advice)
-    o += fmt::format("    {}\n      → {}: MFU {:.1f} % → {:.1f} %, step {:.3f} s → {:.3f} s{}\n", a.symptom, a.change,
+  for (const auto& a : ex.advice) {
+    // Peak memory per GPU where the change moves it by at least the 0.1 GiB shown.
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const bool memory_moves = std::abs(a.memory_after_bytes - a.memory_before_bytes) >= 0.05 * gib;
+    o += fmt::format("    {}\n      → {}: MFU {:.1f} % → {:.1f} %, step {:.3f} s → {:.3f} s{}{}\n", a.symptom, a.change,
                      100 * a.mfu_before, 100 * a.mfu_after, a.step_before_s, a.step_after_s,
+                     memory_moves ? fmt::format(", peak memory {:.1f} → {:.1f} GiB", a.memory_before_bytes / gib,
+                                                a.memory_after_bytes / gib)
+                                  : std::string(),
                      a.fits_before ? "" : ", and it now fits in memory");
+  }
   return o;
 }
 
@@ -60,9 +69,11 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
     const auto& a = ex.advice[i];
     o += fmt::format("{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {:.10g}, "
                      "\"mfu_after\": {:.10g}, \"step_time_s_before\": {:.10g}, \"step_time_s_after\": {:.10g}, "
-                     "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}}}",
+                     "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {:.10g}, "
+                     "\"peak_memory_bytes_after\": {:.10g}}}",
                      i ? "," : "", json_quote(a.symptom), json_quote(a.change), a.mfu_before, a.mfu_after, a.step_before_s,
-                     a.step_after_s, a.fits_before ? "true" : "false", a.fits ? "true" : "false");
+                     a.step_after_s, a.fits_before ? "true" : "false", a.fits ? "true" : "false", a.memory_before_bytes,
+                     a.memory_after_bytes);
   }
   return o + "\n    ]\n  }";
 }

@@ -40,6 +40,9 @@ struct Advice {
   double step_before_s = 0, step_after_s = 0;
   bool fits_before = true;
   bool fits = true;        ///< after the change
+  /// Peak memory per GPU, the memory model's (models::estimate_memory) before and after the
+  /// change: e.g. zb-h1 keeps each wgrad's X and dY from B until W (models/memory_wgrad.hpp).
+  double memory_before_bytes = 0, memory_after_bytes = 0;
 };
 
 struct Explanation {

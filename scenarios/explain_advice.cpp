@@ -18,7 +18,7 @@ using models::Recompute;
 // candidate keeps the global batch and the GPU count, so MFU ranks step times exactly.
 struct Score {
   bool fits = false;
-  double mfu = 0, step_s = 0;
+  double mfu = 0, step_s = 0, memory_bytes = 0;
 };
 // An improvement must be visible in the report's one decimal of MFU points at least in part;
 // ties and float noise are not advice.
@@ -38,6 +38,7 @@ struct Knob {
   const char* name;
   std::vector<const char*> symptoms;  // waterfall causes (prefixes) this knob acts on
   std::function<std::vector<Candidate>(const Scenario&)> values;
+  bool needs_large_bubble = false;    // tried only when the bubble is kLargeBubbleShare of the step
 };
 
 const char* recompute_name(Recompute r) {
@@ -54,6 +55,7 @@ bool valid(const Scenario& s) {
   const long mbs = t.global_batch / (long(t.micro_batch) * p.dp);
   if (p.schedule == PipelineSchedule::interleaved && (p.vpp < 2 || mbs % p.pp != 0)) return false;
   if (p.schedule != PipelineSchedule::interleaved && p.vpp > 1) return false;
+  if (p.schedule == PipelineSchedule::zb_h1 && p.vpp > 1) return false;  // ZB-V is not built
   if (p.cp > 1 && t.seq_len % (2 * p.cp) != 0) return false;
   return mbs <= 100000 && mbs * s.model.layers <= 500000;
 }
@@ -90,6 +92,15 @@ std::vector<Candidate> vpp_values(const Scenario& sc) {
                    }});
   }
   return out;
+}
+
+// The zero-bubble schedule for a 1F1B plan with a pipeline: same stages and micro-batches, each
+// backward split into B and W (models/pipeline.cpp, zb_h1_schedule). Interleaved schedules are
+// the vpp knob's.
+std::vector<Candidate> schedule_values(const Scenario& sc) {
+  const auto& p = sc.parallel;
+  if (p.pp < 2 || p.vpp != 1 || p.schedule != PipelineSchedule::one_f_one_b) return {};
+  return {{"parallelism.schedule 1f1b → zb-h1", [](Scenario& s) { s.parallel.schedule = PipelineSchedule::zb_h1; }}};
 }
 
 // micro-batch: every size that divides the per-replica batch, from 1 up to the first that no
@@ -168,6 +179,7 @@ std::vector<Candidate> cp_values(const Scenario& sc) {
 std::vector<Knob> knobs() {
   return {
       {"vpp", {"pipeline bubble"}, vpp_values},
+      {"schedule", {"pipeline bubble"}, schedule_values, true},
       {"micro_batch", {"GEMM efficiency", "kernel launch", "memory-bound", "pipeline bubble"}, micro_batch_values},
       {"recompute", {"activation recompute"}, recompute_values},
       {"tp_comm_overlap", {"exposed tensor-parallel", "compute slowed by communication"}, tp_overlap_values},
@@ -188,7 +200,7 @@ struct Evaluator {
     const bool f = fits(*out);
     if (before.fits && !f) return false;
     const Report r = simulate(*out);
-    *score = {r.memory.fits(), r.mfu, r.step_time_s};
+    *score = {r.memory.fits(), r.mfu, r.step_time_s, r.memory.total_bytes};
     return true;
   }
 };
@@ -211,6 +223,7 @@ Advice advice_of(std::string symptom, std::string change, const Score& before, c
   a.mfu_before = before.mfu, a.mfu_after = after.mfu;
   a.step_before_s = before.step_s, a.step_after_s = after.step_s;
   a.fits_before = before.fits, a.fits = after.fits;
+  a.memory_before_bytes = before.memory_bytes, a.memory_after_bytes = after.memory_bytes;
   return a;
 }
 
@@ -224,7 +237,8 @@ std::vector<std::string> advice_candidates(const Scenario& sc) {
 }
 
 std::vector<Advice> search_advice(const Scenario& sc, const Report& actual, const std::vector<WaterfallItem>& waterfall) {
-  const Evaluator ev{sc, {actual.memory.fits(), actual.mfu, actual.step_time_s}};
+  const Evaluator ev{sc, {actual.memory.fits(), actual.mfu, actual.step_time_s, actual.memory.total_bytes}};
+  const bool large_bubble = actual.step.breakdown.bubble_s >= kLargeBubbleShare * actual.step_time_s;
   struct Best {
     const Candidate* c = nullptr;
     Score score;
@@ -233,7 +247,8 @@ std::vector<Advice> search_advice(const Scenario& sc, const Report& actual, cons
   const std::vector<Knob> ks = knobs();
   std::vector<std::vector<Candidate>> values;
   std::vector<Best> bests;
-  for (std::size_t i = 0; i < ks.size(); ++i) values.push_back(ks[i].values(sc));
+  for (std::size_t i = 0; i < ks.size(); ++i)
+    values.push_back(ks[i].needs_large_bubble && !large_bubble ? std::vector<Candidate>{} : ks[i].values(sc));
   for (std::size_t i = 0; i < ks.size(); ++i) {
     Best best{nullptr, ev.before, i};
     for (const auto& c : values[i]) {

@@ -1,7 +1,11 @@
 #include "studies/auto_grid.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <exception>
+
+#include "scenarios/error.hpp"
 
 namespace clustersim::studies {
 
@@ -19,10 +23,16 @@ PlanGrid auto_parallel_grid(const scenarios::ScenarioTemplate& base, const std::
 }
 
 SweepSpace sweep_space_for(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes, bool auto_parallel,
-                           const std::vector<std::string>& sets) {
+                           const std::vector<std::string>& sets, const std::string& schedules) {
   int base_gpus = 0;
   if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
   PlanGrid grid = auto_parallel_grid(base, axes, sets);
+  if (!schedules.empty()) {
+    if (!auto_parallel)
+      throw scenarios::ScenarioError(fmt::format("--schedules {}: the schedules are searched with --auto-parallel; "
+                                                 "without it set one with --set parallelism.schedule=NAME", schedules));
+    grid.schedules = parse_schedules(schedules, "--schedules " + schedules);
+  }
   if (auto_parallel) set_moe_grid(base, sets, &grid);  // MoE models also search ep / etp
   return SweepSpace(axes, auto_parallel, sets, base_gpus, grid);
 }

@@ -17,8 +17,10 @@ PlanGrid auto_parallel_grid(const scenarios::ScenarioTemplate& base, const std::
 
 /// The sweep space of `clustersim sweep` over `base` (cluster.gpus from the base; with
 /// auto_parallel the grid above, plus ep / etp for MoE models): the one code path of the CLI
-/// and the Python module's sweep().
+/// and the Python module's sweep(). `schedules` (--schedules, e.g. "1f1b,zb-h1"): the pipeline
+/// schedules the grid searches (parse_schedules); "" searches PlanGrid's default list. Throws
+/// ScenarioError for a bad list, or a list without auto_parallel.
 SweepSpace sweep_space_for(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes, bool auto_parallel,
-                           const std::vector<std::string>& sets);
+                           const std::vector<std::string>& sets, const std::string& schedules = "");
 
 }  // namespace clustersim::studies

@@ -24,4 +24,10 @@ double plan_step_lower_bound_s(const scenarios::Scenario& sc);
 /// fallback as plan_step_lower_bound_s.
 double plan_step_network_bound_s(const scenarios::Scenario& sc);
 
+/// zb-h1 plans (one chunk per stage) take the same path with B and W apart: every pass of stage
+/// s runs after the fill, and after the stage's last B that micro-batch's B still crosses stages
+/// s-1 .. 0 and stage 0 runs its W before its optimizer. The W passes on stage s that follow its
+/// last B in models::stage_schedule's zb-h1 order (they are not on that path):
+int weight_passes_after_last_backward(int pp, int stage, int micro_batches);
+
 }  // namespace clustersim::studies

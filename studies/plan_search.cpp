@@ -46,6 +46,7 @@ struct Fixes {
 Fixes parse_fixes(const PlanRequest& a) {
   Fixes x;
   x.grid.max_vpp = a.max_vpp;
+  x.grid.schedules = a.schedules;
   for (const auto& f : a.fixes) {
     const auto eq = f.find('=');
     if (eq == std::string::npos) throw ScenarioError(fmt::format("--fix {}: expected key.path=value", f));
@@ -139,7 +140,7 @@ struct Layout {
   // Whether dp·micro_batch divides the batch (dp = GPUs / (tp·pp·cp)).
   bool formable(const Config& c) const {
     const long mp = long(plan_value(c, 0)) * plan_value(c, 1) * plan_value(c, 2);
-    const long dp = std::stol(c.values[1]) / mp, mb = plan_value(c, 4);
+    const long dp = std::stol(c.values[1]) / mp, mb = plan_value(c, 5);  // 5: training.micro_batch
     return batch_of(c) % (dp * mb) == 0;
   }
 };
@@ -423,6 +424,7 @@ void check_request(const PlanRequest& a) {
   if (a.seq_len <= 0) throw ScenarioError("--seq-len: expected a positive sequence length");
   if (a.hardware.empty()) throw ScenarioError("--hardware: name at least one hardware profile");
   if (a.max_vpp < 1 || a.max_vpp > 64) throw ScenarioError(fmt::format("--max-vpp {}: expected 1 to 64", a.max_vpp));
+  if (a.schedules.empty()) throw ScenarioError("--schedules: name at least one of 1f1b, gpipe, interleaved, zb-h1");
   if (a.batch_tokens_hi > 0 && a.global_batch > 0)
     throw ScenarioError("--batch-tokens and --global-batch: give one (a range to search, or one batch)");
   if (!(a.cost_per_gpu_hour >= 0)) throw ScenarioError("--cost-per-gpu-hour: expected a price >= 0");

@@ -44,6 +44,8 @@ struct PlanRequest {
   EnergyOptions energy;
   PlanRank rank = PlanRank::cost;
   int max_vpp = 8;                  ///< vpp values searched: vpp_values(layers, pp, max_vpp)
+  /// Pipeline schedules searched for pp > 1 (PlanGrid::schedules; --schedules, parse_schedules).
+  std::vector<std::string> schedules = PlanGrid{}.schedules;
   /// > 0: a plan meets the deadline only at the pessimistic end of its error band at this
   /// confidence (studies/error_band.hpp): days x band.high <= days.
   double confidence = 0;

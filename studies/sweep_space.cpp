@@ -96,7 +96,7 @@ Axis parse_axis(const std::string& spec) {
 
 const std::vector<std::string>& plan_keys(bool moe) {
   static const std::vector<std::string> keys = {"parallelism.tp", "parallelism.pp", "parallelism.cp",
-                                                "parallelism.vpp", "training.micro_batch",
+                                                "parallelism.vpp", "parallelism.schedule", "training.micro_batch",
                                                 "parallelism.zero_stage", "training.recompute"};
   static const std::vector<std::string> moe_keys = [] {
     auto k = keys;
@@ -133,10 +133,14 @@ bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::strin
     grid->recompute = {value};
     return true;
   }
+  if (key == "parallelism.schedule") {
+    grid->schedules = parse_schedules(value, key + "=" + value);
+    return true;
+  }
   const auto v = to_number(value);
   if (!v || !is_whole(*v) || *v < 0 || *v > 1e6)
     throw ScenarioError(fmt::format("{}={}: a plan dimension needs a whole number", key, value));
-  std::vector<int>* dims[] = {&grid->tp, &grid->pp, &grid->cp, &grid->vpp, &grid->micro_batch, &grid->zero_stage};
+  std::vector<int>* dims[] = {&grid->tp, &grid->pp, &grid->cp, &grid->vpp, nullptr, &grid->micro_batch, &grid->zero_stage};
   *dims[it - keys.begin()] = {int(*v)};
   if (key == "parallelism.vpp") grid->vpp_fixed = true;
   return true;
@@ -167,6 +171,35 @@ std::vector<std::pair<int, int>> expert_layouts(const PlanGrid& g, int tp, long 
 
 }  // namespace
 
+std::vector<std::string> parse_schedules(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  for (const std::string& name : split(text, ',')) {
+    if (std::find(kScheduleNames.begin(), kScheduleNames.end(), name) == kScheduleNames.end())
+      throw ScenarioError(fmt::format("{}: unknown schedule '{}'; allowed: 1f1b, gpipe, interleaved, zb-h1 "
+                                      "(comma-separated)", what, name));
+    if (std::find(out.begin(), out.end(), name) != out.end())
+      throw ScenarioError(fmt::format("{}: schedule '{}' is listed twice", what, name));
+    out.push_back(name);
+  }
+  return out;
+}
+
+namespace {
+
+// The schedules a plan of this pp and vpp runs under: none of the grid's (a pp 1 plan runs 1f1b),
+// interleaved alone at vpp > 1, the grid's others at vpp 1 — in kScheduleNames order.
+std::vector<std::string> plan_schedules(const PlanGrid& g, int pp, int vpp) {
+  if (pp == 1) return {"1f1b"};
+  std::vector<std::string> out;
+  for (const auto& name : kScheduleNames)
+    if (std::find(g.schedules.begin(), g.schedules.end(), name) != g.schedules.end() &&
+        (name == "interleaved") == (vpp > 1))
+      out.push_back(name);
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> vpp_values(int layers, int pp, int max_vpp) {
   std::vector<int> out{1};
   for (int v = 2; v <= max_vpp && long(pp) * v <= layers; ++v)
@@ -187,6 +220,7 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
         for (const auto& [ep, etp] : experts)
         for (int vpp : by_layers ? vpp_values(g.layers, pp, g.max_vpp) : g.vpp) {
           if (vpp > 1 && pp == 1) continue;
+          for (const auto& schedule : plan_schedules(g, pp, vpp))
           for (int mb : g.micro_batch)
             for (int zero : g.zero_stage)
               for (const auto& rc : g.recompute) {
@@ -196,15 +230,13 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
                 // Keys issue #3 adds; set only when they matter so that today's loader accepts
                 // the plans it can simulate.
                 if (tp > 1) p.overrides.push_back("parallelism.sequence_parallel=true");
-                if (vpp > 1) {
-                  p.overrides.push_back(fmt::format("parallelism.vpp={}", vpp));
-                  p.overrides.push_back("parallelism.schedule=interleaved");
-                }
+                if (vpp > 1) p.overrides.push_back(fmt::format("parallelism.vpp={}", vpp));
+                p.overrides.push_back("parallelism.schedule=" + schedule);
                 p.overrides.push_back(fmt::format("training.micro_batch={}", mb));
                 p.overrides.push_back(fmt::format("parallelism.zero_stage={}", zero));
                 p.overrides.push_back("training.recompute=" + rc);
-                p.values = {std::to_string(tp), std::to_string(pp),  std::to_string(cp), std::to_string(vpp),
-                            std::to_string(mb), std::to_string(zero), rc};
+                p.values = {std::to_string(tp), std::to_string(pp), std::to_string(cp),  std::to_string(vpp),
+                            schedule,           std::to_string(mb), std::to_string(zero), rc};
                 if (moe) {
                   p.overrides.push_back(fmt::format("parallelism.ep={}", ep));
                   p.overrides.push_back(fmt::format("parallelism.etp={}", etp));

@@ -33,6 +33,12 @@ struct PlanGrid {
   std::vector<int> pp{1, 2, 4, 8, 16, 32, 64};
   std::vector<int> cp{1, 2, 4, 8};
   std::vector<int> vpp{1, 2, 4};  ///< used as is when layers is 0 or vpp is fixed
+  /// Pipeline schedules searched where they apply (pp > 1; docs/sweeps.md): 1f1b, gpipe and zb-h1
+  /// at vpp 1 (zb-h1 runs one model chunk per stage, models::check_schedule), interleaved at every
+  /// vpp > 1 (the only schedule with more than one chunk). A pp 1 plan has no pipeline and runs
+  /// 1f1b whatever the list says. Default: 1f1b, zb-h1, interleaved (gpipe holds every
+  /// micro-batch's activations for 1F1B's bubble, so it is only searched when asked for).
+  std::vector<std::string> schedules{"1f1b", "zb-h1", "interleaved"};
   std::vector<int> micro_batch{1, 2, 4, 8};
   std::vector<int> zero_stage{0, 1, 2, 3};
   std::vector<std::string> recompute{"none", "selective", "full"};
@@ -54,6 +60,11 @@ struct PlanGrid {
 /// the layers or the layers + 2 (Megatron's split counting the embedding and the loss as one
 /// layer each, the shortened first and last stages of Llama 3 405B: 126 + 2 = 16 x 8).
 std::vector<int> vpp_values(int layers, int pp, int max_vpp);
+/// The schedule names of a --schedules list ("1f1b,zb-h1,interleaved"): each one of
+/// kScheduleNames, none twice. Throws ScenarioError naming `what` and the allowed values.
+std::vector<std::string> parse_schedules(const std::string& text, const std::string& what);
+/// Every name parallelism.schedule takes (scenarios/load.cpp).
+inline const std::vector<std::string> kScheduleNames{"1f1b", "gpipe", "interleaved", "zb-h1"};
 /// Scenario keys of the plan dimensions, in column order (with parallelism.ep and
 /// parallelism.etp last for an MoE grid).
 const std::vector<std::string>& plan_keys(bool moe = false);
@@ -69,8 +80,9 @@ struct Plan {
   std::vector<std::string> values;
 };
 /// Every grid point with tp·pp·cp dividing `gpus` (dp = gpus / (tp·pp·cp)); vpp > 1 only with
-/// pp > 1. Plans the loader rejects (today tp/pp/cp > 1, ZeRO-2/3) are still listed: the sweep
-/// keeps them with the loader's reason. Order: tp, pp, cp, vpp, micro_batch, zero, recompute.
+/// pp > 1, each pipelined plan once per schedule of grid.schedules that applies at its vpp. Plans
+/// the loader rejects are still listed: the sweep keeps them with the loader's reason. Order: tp,
+/// pp, cp, vpp, schedule, micro_batch, zero, recompute.
 std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& grid);
 
 /// One configuration: overrides to apply to the base scenario, and its column values.

@@ -48,7 +48,8 @@ std::vector<std::string> split_list(const std::string& s) {
 // it is searched).
 std::vector<std::string> plan_columns(bool batch_searched) {
   std::vector<std::string> columns = {"hardware", "cluster.gpus", "parallelism.tp", "parallelism.pp",
-                                      "parallelism.cp", "dp", "parallelism.vpp", "training.micro_batch",
+                                      "parallelism.cp", "dp", "parallelism.vpp", "parallelism.schedule",
+                                      "training.micro_batch",
                                       "parallelism.zero_stage", "training.recompute"};
   if (batch_searched) columns.push_back("training.global_batch");
   return columns;
@@ -286,6 +287,9 @@ Subcommand add_plan_command(CLI::App& app) {
                 "require the deadline at the pessimistic end of the error band at this confidence, e.g. 0.9");
   c->add_option("--max-vpp", args->max_vpp, "largest vpp searched (every vpp with pp·vpp dividing the layers)")
       ->check(CLI::Range(1, 64))->capture_default_str();
+  c->add_option("--schedules", args->schedules,
+                "pipeline schedules searched where pp > 1, comma-separated: 1f1b, zb-h1, interleaved (vpp > 1), gpipe")
+      ->capture_default_str();
   c->add_option("--max-gpus", args->max_gpus, "largest cluster to consider (default: 8x the 100 %-MFU bound)");
   c->add_option("--gpu-step", args->gpu_step, "cluster sizes are multiples of this (default: GPUs per node)")
       ->check(CLI::Range(1, 10000000));

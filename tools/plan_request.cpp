@@ -5,6 +5,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/quantity.hpp"
 #include "studies/plan_batch.hpp"
+#include "studies/sweep_space.hpp"
 
 namespace clustersim::tools {
 
@@ -29,6 +30,7 @@ studies::PlanRequest plan_request(const PlanOptions& o) {
   req.energy = o.energy;
   req.rank = studies::parse_plan_rank(o.by);
   req.max_vpp = o.max_vpp;
+  req.schedules = studies::parse_schedules(o.schedules, "--schedules " + o.schedules);
   req.confidence = o.confidence;
   req.max_gpus = o.max_gpus;
   req.gpu_step = o.gpu_step;

@@ -32,6 +32,7 @@ struct SweepArgs {
   std::vector<std::string> vary, sets;
   bool auto_parallel = false;
   std::string csv, jsonl, plot, html, shard = "0/1", by = "mfu";
+  std::string schedules;  // --schedules; "": PlanGrid's default
   std::size_t top = 10;
   int threads = 0;
   double cost_per_gpu_hour = 0;
@@ -78,7 +79,7 @@ int run_sweep_command(const SweepArgs& a) {
   for (const auto& v : a.vary) axes.push_back(parse_axis(v));
   int base_gpus = 0;
   if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  const SweepSpace space = sweep_space_for(base, axes, a.auto_parallel, a.sets);
+  const SweepSpace space = sweep_space_for(base, axes, a.auto_parallel, a.sets, a.schedules);
   reject_unknown_keys(base, axes, a.sets);
   if (a.auto_parallel && base_gpus <= 0 && std::none_of(axes.begin(), axes.end(), [](const Axis& x) {
         return x.key == "cluster.gpus";
@@ -269,7 +270,10 @@ Subcommand add_sweep_command(CLI::App& app) {
   c->add_option("--set", args->sets, "fix a key in every configuration: --set training.seq_len=8192")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_flag("--auto-parallel", args->auto_parallel,
-              "also enumerate every tp/pp/cp/vpp/micro_batch/zero_stage/recompute plan for the GPU count");
+              "also enumerate every tp/pp/cp/vpp/schedule/micro_batch/zero_stage/recompute plan for the GPU count");
+  c->add_option("--schedules", args->schedules,
+                "with --auto-parallel: pipeline schedules searched where pp > 1, comma-separated "
+                "(default 1f1b,zb-h1,interleaved; gpipe also allowed)");
   c->add_option("--csv", args->csv, "write every configuration and its metrics to this CSV file");
   c->add_option("--jsonl", args->jsonl, "write every configuration as one JSON object per line");
   c->add_option("--plot", args->plot, "write the --by metric against the first swept key as an SVG chart");

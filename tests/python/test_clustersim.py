@@ -136,6 +136,24 @@ class SweepTest(unittest.TestCase):
         self.assertEqual([r["parallelism.ep"] for r in rows], [1, 2, 4, 8, 16, 32, 64])
         self.assertTrue(any(r["status"] == "ok" for r in rows))
 
+    def test_schedules_restrict_the_auto_parallel_grid_as_the_cli(self):
+        # Llama 2 7B on 8 GPUs at pp 8: 1f1b and zb-h1 at vpp 1, interleaved at vpp 2 and 4.
+        fixed = {"cluster.gpus": 8, "training.global_batch": 8, "parallelism.tp": 1, "parallelism.pp": 8,
+                 "parallelism.cp": 1, "parallelism.zero_stage": 0, "training.micro_batch": 1,
+                 "training.recompute": "none", "parallelism.dp": None}
+        args = [a for k, v in fixed.items() for a in ("--set", f"{k}={'null' if v is None else v}")]
+        out_csv = os.path.join(os.environ.get("TMPDIR", "/tmp"), "clustersim_py_sweep_zb.csv")
+        out = cli("sweep", MAIN, "--auto-parallel", "--schedules", "zb-h1,interleaved", *args, "--csv", out_csv,
+                  "--top", "0", "--no-progress")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(out_csv) as f:
+            expected = list(csv.DictReader(f))
+        rows = clustersim.sweep(MAIN, auto_parallel=True, set=fixed, schedules=["zb-h1", "interleaved"])
+        self.assert_rows_equal(rows, expected)
+        self.assertEqual([r["parallelism.schedule"] for r in rows], ["zb-h1", "interleaved", "interleaved"])
+        with self.assertRaisesRegex(clustersim.ScenarioError, "unknown schedule 'zb'"):
+            clustersim.sweep(MAIN, auto_parallel=True, set=fixed, schedules="zb")
+
     def assert_rows_equal(self, rows, expected):
         self.assertEqual(len(rows), len(expected))
         for got, want in zip(rows, expected):

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -118,5 +119,60 @@ TEST_CASE("the pipeline bubble is one number: report text, JSON breakdown, water
         std::snprintf(share, sizeof share, ": %.1f %% of the step", 100 * bubble / r.step_time_s);
         CHECK(a.symptom.find(share) != std::string::npos);
       }
+  }
+}
+
+namespace {
+// Llama 2 7B on 8 H100 with pp 8 under 1F1B: 4 layers a stage, no TP (nothing for zb-h1's B
+// passes to expose), memory to spare.
+const char* kDeepPipeline =
+    "name: deep\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
+    "parallelism: {pp: 8, zero_stage: 0}\n"
+    "training: {seq_len: 2048, micro_batch: 1, recompute: none, tokens: 1e10}\n";
+const char* kZbChange = "parallelism.schedule 1f1b → zb-h1";
+
+const scenarios::Advice* zb_advice(const scenarios::Explanation& ex) {
+  for (const auto& a : ex.advice)
+    if (a.change == kZbChange) return &a;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("a large 1F1B bubble gets zb-h1 advice with its simulated gain and the memory model's cost",
+          "[scenarios][explain][advice][zb]") {
+  // 8 micro-batches on 8 stages: the bubble is ~40 % of the step.
+  const auto sc = scenarios::load_scenario_string(kDeepPipeline, "deep.yaml", {"training.global_batch=8"});
+  const auto r = scenarios::simulate(sc);
+  REQUIRE(r.step.breakdown.bubble_s >= scenarios::kLargeBubbleShare * r.step_time_s);
+  const auto ex = scenarios::explain(sc, r);
+  const scenarios::Advice* a = zb_advice(ex);
+  REQUIRE(a != nullptr);
+  CHECK_THAT(a->symptom, Catch::StartsWith(scenarios::kBubbleCause));
+  // The figures are those of the same scenario run with the schedule set.
+  const auto zb = scenarios::simulate(
+      scenarios::load_scenario_string(kDeepPipeline, "deep.yaml", {"training.global_batch=8", "parallelism.schedule=zb-h1"}));
+  CHECK(a->step_before_s == r.step_time_s);
+  CHECK(a->step_after_s == zb.step_time_s);
+  CHECK(a->step_after_s < a->step_before_s);
+  CHECK(a->memory_before_bytes == r.memory.total_bytes);
+  CHECK(a->memory_after_bytes == zb.memory.total_bytes);
+  CHECK(a->fits);
+}
+
+TEST_CASE("no zb-h1 advice without a large 1F1B bubble", "[scenarios][explain][advice][zb]") {
+  // 512 micro-batches on the same 8 stages: the bubble is ~1-2 % of the step.
+  {
+    const auto sc = scenarios::load_scenario_string(kDeepPipeline, "deep.yaml", {"training.global_batch=512"});
+    const auto r = scenarios::simulate(sc);
+    REQUIRE(r.step.breakdown.bubble_s < scenarios::kLargeBubbleShare * r.step_time_s);
+    CHECK(zb_advice(scenarios::explain(sc, r)) == nullptr);
+  }
+  // Already zb-h1, or no pipeline: the knob has no value to try.
+  for (const auto& sets : std::vector<std::vector<std::string>>{
+           {"training.global_batch=8", "parallelism.schedule=zb-h1"},
+           {"training.global_batch=8", "parallelism.pp=1", "parallelism.dp=8", "parallelism.zero_stage=1"}}) {
+    const auto sc = scenarios::load_scenario_string(kDeepPipeline, "deep.yaml", sets);
+    const auto c = scenarios::advice_candidates(sc);
+    CHECK(std::none_of(c.begin(), c.end(), [](const std::string& s) { return s.find("zb-h1") != std::string::npos; }));
   }
 }

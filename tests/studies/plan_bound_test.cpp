@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/memory.hpp"
+#include "models/pipeline.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
@@ -48,6 +49,12 @@ TEST_CASE("the plan search's pipeline bound is below the simulated step and abov
       {"cluster.gpus=24", "parallelism.pp=3", "training.global_batch=48"},
       {"parallelism.pp=4", "parallelism.vpp=3", "parallelism.schedule=interleaved", "training.recompute=none"},
       {"parallelism.pp=16", "training.global_batch=32", "training.recompute=none"},
+      // zb-h1: B and W apart, the W passes filling the drain
+      {"parallelism.pp=8", "parallelism.schedule=zb-h1", "training.recompute=none", "parallelism.zero_stage=0"},
+      {"parallelism.pp=4", "parallelism.schedule=zb-h1", "training.global_batch=16"},
+      {"parallelism.pp=16", "parallelism.schedule=zb-h1", "training.global_batch=32", "training.recompute=none"},
+      {"parallelism.tp=2", "parallelism.pp=4", "parallelism.schedule=zb-h1", "parallelism.sequence_parallel=true",
+       "parallelism.zero_stage=2"},
   };
   int tighter = 0, tighter_network = 0;
   for (const auto& o : cases) {
@@ -61,7 +68,9 @@ TEST_CASE("the plan search's pipeline bound is below the simulated step and abov
     CHECK(bound <= step);
     CHECK(bound >= kernels_only);
     CHECK(network <= step);
-    CHECK(network >= bound);
+    // At least the kernel bound, up to the engine's rounding of each pass to whole picoseconds
+    // (zb-h1 profiles its B and W passes apart: ~40 ps off over a step of ~1000 passes).
+    CHECK(network >= bound - 1e-9);
     if (bound > 1.1 * kernels_only) ++tighter;
     if (network > 1.02 * bound) ++tighter_network;
   }
@@ -69,6 +78,22 @@ TEST_CASE("the plan search's pipeline bound is below the simulated step and abov
   // collectives and CP ring steps what the pipeline bound leaves out (the TP and CP cases).
   CHECK(tighter >= 4);
   CHECK(tighter_network >= 2);
+}
+
+TEST_CASE("the W passes after each stage's last B are those of the zb-h1 stage order", "[studies][plan]") {
+  // Counted on models::stage_schedule's own order, which the simulation runs.
+  for (int pp : {2, 3, 4, 8})
+    for (int m : {1, 2, 3, 4, 5, 8, 9, 17, 40})
+      for (int s = 0; s < pp; ++s) {
+        models::ParallelSpec p;
+        p.pp = pp;
+        p.schedule = models::PipelineSchedule::zb_h1;
+        const auto ops = models::stage_schedule(p, s, m);
+        int after = 0;
+        for (auto it = ops.rbegin(); it != ops.rend() && it->kind != models::PassKind::backward; ++it) ++after;
+        INFO("pp " << pp << " stage " << s << " micro-batches " << m);
+        CHECK(weight_passes_after_last_backward(pp, s, m) == after);
+      }
 }
 
 TEST_CASE("the network pass bound is below the simulated step on every plan of a grid that fits",
@@ -97,7 +122,7 @@ TEST_CASE("the network pass bound is below the simulated step on every plan of a
     INFO(label);
     const double network = plan_step_network_bound_s(sc), kernels = plan_step_lower_bound_s(sc);
     CHECK(network <= scenarios::simulate(sc).step_time_s);
-    CHECK(network >= kernels);
+    CHECK(network >= kernels - 1e-9);  // as above
     ++simulated;
     if (network > 1.02 * kernels) ++tighter;
   }

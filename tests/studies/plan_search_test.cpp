@@ -10,6 +10,9 @@
 #include "studies/plan_costs.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_space.hpp"
+#include "studies/sweep_table.hpp"
+#include "scenarios/load.hpp"
+#include "scenarios/simulate.hpp"
 
 using namespace clustersim::studies;
 using clustersim::scenarios::ScenarioError;
@@ -35,7 +38,7 @@ TEST_CASE("vpp values follow the layers: pp·vpp divides them, or them plus embe
   std::vector<int> seen;
   for (const auto& p : auto_parallel_plans(8, g))
     if (p.values[1] == "8") seen.push_back(std::stoi(p.values[3]));
-  CHECK(seen == std::vector<int>{1, 2, 5});
+  CHECK(seen == std::vector<int>{1, 1, 2, 5});  // vpp 1 under 1f1b and zb-h1
   // A fixed vpp is searched as given, whatever the layers.
   REQUIRE(fix_plan_dimension(&g, "parallelism.vpp", "3"));
   seen.clear();
@@ -217,4 +220,82 @@ TEST_CASE("with a confidence, the deadline must hold at the pessimistic end of e
   for (const auto& c : at_pessimistic.cheapest) CHECK(c.days_high <= r.days);
   r.confidence = 1.5;
   CHECK_THROWS_WITH(search_plans(r), Catch::Contains("--confidence"));
+}
+
+namespace {
+
+// One pipelined plan, every dimension but the schedule fixed (so the search weighs 1f1b against
+// zb-h1 on the same stages and micro-batches).
+PlanRequest one_plan_request(const std::string& model, int gpus, int tp, int pp, int seq_len, int global_batch,
+                             int zero) {
+  PlanRequest r;
+  r.model = model;
+  r.tokens = 1e10;
+  r.days = 1000;
+  r.seq_len = seq_len;
+  r.global_batch = global_batch;
+  r.threads = 2;
+  r.keep_all_rows = true;
+  r.fixes = {"cluster.gpus=" + std::to_string(gpus), "parallelism.tp=" + std::to_string(tp),
+             "parallelism.pp=" + std::to_string(pp), "parallelism.cp=1", "parallelism.vpp=1", "training.micro_batch=1",
+             "parallelism.zero_stage=" + std::to_string(zero), "training.recompute=none"};
+  return r;
+}
+
+std::string cell(const PlanResult& res, const std::vector<std::string>& row, const char* col) {
+  return row.at(*column_of(res.header, col));
+}
+
+}  // namespace
+
+TEST_CASE("the plan search picks zb-h1 where its bubble saving wins and memory allows it", "[studies][plan][zb]") {
+  // Llama 2 7B on 8 H100, pp 8 (4 layers a stage) and only 8 micro-batches: 1F1B idles 7 of 15
+  // pass slots per stage; the split backward fills most of them; 26 GiB of 80 per GPU.
+  const PlanResult res = search_plans(one_plan_request("llama2-7b", 8, 1, 8, 2048, 8, 0));
+  REQUIRE(res.cheapest.size() == 2);  // the two schedules of the one plan, both simulated
+  CHECK(cell(res, res.cheapest[0].cells, "parallelism.schedule") == "zb-h1");
+  CHECK(cell(res, res.cheapest[1].cells, "parallelism.schedule") == "1f1b");
+  CHECK(res.cheapest[0].step_time.si() < 0.9 * res.cheapest[1].step_time.si());
+  // Its step time is what a run of the same plan with the schedule set gives.
+  const std::string yaml =
+      "name: zb\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
+      "training: {seq_len: 2048, global_batch: 8, tokens: 1e10}\n";
+  const std::vector<std::string> plan = {"parallelism.pp=8", "training.micro_batch=1", "parallelism.zero_stage=0",
+                                         "training.recompute=none"};
+  for (const auto& c : res.cheapest) {
+    auto sets = plan;
+    sets.push_back("parallelism.schedule=" + cell(res, c.cells, "parallelism.schedule"));
+    const auto run = clustersim::scenarios::simulate(clustersim::scenarios::load_scenario_string(yaml, "zb.yaml", sets));
+    CHECK(c.step_time.si() == Approx(run.step_time_s).epsilon(1e-9));
+  }
+  // --schedules 1f1b: the same search without zb-h1 answers with the 1F1B plan.
+  PlanRequest only = one_plan_request("llama2-7b", 8, 1, 8, 2048, 8, 0);
+  only.schedules = {"1f1b"};
+  const PlanResult without = search_plans(only);
+  REQUIRE(without.cheapest.size() == 1);
+  CHECK(without.cheapest[0].cells == res.cheapest[1].cells);
+}
+
+TEST_CASE("the plan search does not pick zb-h1 when what it holds for W does not fit", "[studies][plan][zb]") {
+  // Llama 3 70B on 32 H100, TP 8 with SP, pp 4, seq 8192, 8 micro-batches: zb-h1 keeps each
+  // wgrad's gathered X and dY from B to W and needs ~97 GiB of 80, while 1F1B fits in ~61.
+  const PlanResult res = search_plans(one_plan_request("llama3-70b", 32, 8, 4, 8192, 8, 1));
+  REQUIRE(res.cheapest.size() == 1);
+  CHECK(cell(res, res.cheapest[0].cells, "parallelism.schedule") == "1f1b");
+  int zb_rows = 0;
+  for (const auto& row : res.all_rows)
+    if (cell(res, row, "parallelism.schedule") == "zb-h1") {
+      ++zb_rows;
+      CHECK(cell(res, row, "status") == "out_of_memory");
+    }
+  CHECK(zb_rows == 1);
+  // Memory is the reason: simulated anyway, zb-h1 would be the faster step.
+  const std::string yaml =
+      "name: zb\nmodel: llama3-70b\nhardware: h100-sxm\ncluster: {gpus: 32}\n"
+      "parallelism: {tp: 8, pp: 4, sequence_parallel: true, zero_stage: 1}\n"
+      "training: {seq_len: 8192, global_batch: 8, micro_batch: 1, recompute: none, tokens: 1e10}\n";
+  const auto zb = clustersim::scenarios::simulate(
+      clustersim::scenarios::load_scenario_string(yaml, "zb.yaml", {"parallelism.schedule=zb-h1"}));
+  CHECK_FALSE(zb.memory.fits());
+  CHECK(zb.step_time_s < res.cheapest[0].step_time.si());
 }

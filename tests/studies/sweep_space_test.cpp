@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "scenarios/error.hpp"
@@ -66,9 +67,10 @@ TEST_CASE("auto-parallel plans divide the GPU count, vpp only with pp", "[tools]
   g.micro_batch = {1};
   g.zero_stage = {0};
   g.recompute = {"none"};
-  // 2 GPUs: (tp, pp) = (1,1), (1,2) with vpp 1 or 2, (2,1); tp2·pp2 = 4 does not divide 2.
+  // 2 GPUs: (tp, pp) = (1,1), (1,2) with vpp 1 (1f1b and zb-h1) or 2 (interleaved), (2,1);
+  // tp2·pp2 = 4 does not divide 2.
   const auto plans = auto_parallel_plans(2, g);
-  REQUIRE(plans.size() == 4);
+  REQUIRE(plans.size() == 5);
   int interleaved = 0;
   for (const auto& p : plans) {
     const int tp = std::stoi(p.values[0]), pp = std::stoi(p.values[1]), vpp = std::stoi(p.values[3]);
@@ -96,16 +98,19 @@ TEST_CASE("auto-parallel follows a varied GPU count, and --set fixes a plan dime
   g.micro_batch = {1, 2};
   g.zero_stage = {0};
   g.recompute = {"none"};
-  // 1 GPU: tp=pp=1, 2 micro-batch sizes; 2 GPUs: 3 (tp, pp) × 2.
+  // 1 GPU: tp=pp=1, 2 micro-batch sizes; 2 GPUs: (1,1) and (2,1) × 2, (1,2) × 2 schedules × 2.
   const SweepSpace space({{"cluster.gpus", {"1", "2"}}}, true, {}, 64, g);
-  REQUIRE(space.size() == 2 + 6);
+  REQUIRE(space.size() == 2 + 8);
   CHECK(space.at(0).values.front() == "1");
   CHECK(space.at(1).values.front() == "1");
   CHECK(space.at(2).values.front() == "2");
-  CHECK(space.at(7).values.front() == "2");
+  CHECK(space.at(9).values.front() == "2");
   CHECK(space.columns().size() == 1 + plan_keys().size());
   const SweepSpace fixed({{"cluster.gpus", {"1", "2"}}}, true, {"training.micro_batch=2"}, 64, g);
-  CHECK(fixed.size() == 1 + 3);
+  CHECK(fixed.size() == 1 + 4);
+  // A fixed schedule is the one schedule of the pipelined plans; pp 1 plans stay.
+  const SweepSpace one({{"cluster.gpus", {"1", "2"}}}, true, {"parallelism.schedule=zb-h1"}, 64, g);
+  CHECK(one.size() == 2 + 6);
 }
 
 TEST_CASE("shards are disjoint and together complete", "[tools][sweep]") {
@@ -126,4 +131,42 @@ TEST_CASE("shards are disjoint and together complete", "[tools][sweep]") {
   CHECK_THROWS_AS(parse_shard("16/16"), ScenarioError);
   CHECK_THROWS_AS(parse_shard("1"), ScenarioError);
   CHECK_THROWS_AS(parse_shard("-1/4"), ScenarioError);
+}
+
+TEST_CASE("the pipeline schedule is a plan dimension where it applies", "[tools][sweep]") {
+  PlanGrid g;
+  g.tp = {1};
+  g.pp = {1, 4};
+  g.cp = {1};
+  g.layers = 32;  // pp 4: vpp 1, 2, 4, 8
+  g.micro_batch = {1};
+  g.zero_stage = {0};
+  g.recompute = {"none"};
+  const std::size_t col = std::size_t(std::find(plan_keys().begin(), plan_keys().end(), "parallelism.schedule") -
+                                      plan_keys().begin());
+  REQUIRE(col < plan_keys().size());
+  auto schedules_of = [&](const PlanGrid& grid) {
+    std::vector<std::pair<std::string, std::string>> out;  // (pp/vpp, schedule)
+    for (const auto& p : auto_parallel_plans(4, grid)) {
+      out.emplace_back(p.values[1] + "/" + p.values[3], p.values[col]);
+      // The column is the override the scenario gets.
+      CHECK(std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=" + p.values[col]) != p.overrides.end());
+    }
+    return out;
+  };
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  // zb-h1 only at vpp 1 (models::check_schedule refuses it with vpp > 1); interleaved only at vpp > 1.
+  CHECK(schedules_of(g) == Pairs{{"1/1", "1f1b"}, {"4/1", "1f1b"}, {"4/1", "zb-h1"}, {"4/2", "interleaved"},
+                                 {"4/4", "interleaved"}, {"4/8", "interleaved"}});
+  g.schedules = parse_schedules("zb-h1,1f1b", "--schedules");
+  CHECK(schedules_of(g) == Pairs{{"1/1", "1f1b"}, {"4/1", "1f1b"}, {"4/1", "zb-h1"}});
+  g.schedules = parse_schedules("interleaved", "--schedules");
+  CHECK(schedules_of(g) == Pairs{{"1/1", "1f1b"}, {"4/2", "interleaved"}, {"4/4", "interleaved"}, {"4/8", "interleaved"}});
+  g.schedules = parse_schedules("gpipe", "--schedules");
+  CHECK(schedules_of(g) == Pairs{{"1/1", "1f1b"}, {"4/1", "gpipe"}});
+  for (const char* bad : {"", "zb", "1f1b,", "1f1b,1f1b", "ZB-H1", "zb-h1 "})
+    CHECK_THROWS_WITH(parse_schedules(bad, "--schedules"), Catch::Contains("--schedules"));
+  CHECK_THROWS_WITH(parse_schedules("zbh1", "--schedules"), Catch::Contains("allowed: 1f1b, gpipe, interleaved, zb-h1"));
+  // Varying it under --auto-parallel is refused like every other plan key.
+  CHECK_THROWS_AS(SweepSpace({{"parallelism.schedule", {"1f1b", "zb-h1"}}}, true, {}, 8, g), ScenarioError);
 }

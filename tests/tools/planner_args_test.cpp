@@ -23,6 +23,12 @@ TEST_CASE("nonsense option values are rejected with one line and exit code 2", "
       {plan + " --gpu-step 0", "--gpu-step"},
       {" plan --model llama3-8b --tokens 1e12 --days 0 --no-progress", "--days"},
       {" sweep " + kMain + " --vary training.micro_batch=1,2 --threads -3 --no-progress", "--threads"},
+      {plan + " --schedules zb", "--schedules zb: unknown schedule 'zb'; allowed: 1f1b, gpipe, interleaved, zb-h1"},
+      {plan + " --schedules 1f1b,1f1b", "--schedules"},
+      {plan + " --schedules ''", "--schedules"},
+      {" sweep " + kMain + " --auto-parallel --schedules 1f1b,zbh1 --no-progress", "unknown schedule 'zbh1'"},
+      {" sweep " + kMain + " --vary training.micro_batch=1,2 --schedules zb-h1 --no-progress", "--auto-parallel"},
+      {" sweep " + kMain + " --auto-parallel --set parallelism.schedule=zb --no-progress", "parallelism.schedule=zb"},
   };
   for (const auto& [args, option] : cases) {
     const auto r = run_command(kBin + args + " 2>&1 >/dev/null");

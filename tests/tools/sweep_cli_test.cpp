@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -72,4 +73,81 @@ TEST_CASE("clustersim plan finds a cluster size and plan", "[tools][cli]") {
   const auto one = run(args + " --threads 1" + fix, false);
   CHECK_THAT(one.out, Catch::Contains("skipped"));
   CHECK(one.out == run(args + " --threads 3" + fix, false).out);
+}
+
+TEST_CASE("sweep --auto-parallel has a schedule column with rows for each schedule that applies", "[tools][cli][zb]") {
+  const std::string dir = std::string(CLUSTERSIM_BINARY) + "_sweep_zb_";
+  {
+    std::ofstream y(dir + "base.yaml");
+    y << "name: zb\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
+         "training: {seq_len: 2048, global_batch: 8, tokens: 1e10}\n";
+  }
+  // One pipelined plan but for its schedule (pp 8: vpp 1, 2, 4 by the 32 layers).
+  const std::string fix = " --set parallelism.tp=1 --set parallelism.pp=8 --set parallelism.cp=1 --set training.micro_batch=1"
+                          " --set parallelism.zero_stage=0 --set training.recompute=none --no-progress --top 0";
+  auto r = run("sweep " + dir + "base.yaml --auto-parallel --csv " + dir + "all.csv" + fix);
+  REQUIRE(r.code == 0);
+  const std::string csv = slurp(dir + "all.csv");
+  std::istringstream lines(csv);
+  std::string header, line;
+  std::getline(lines, header);
+  std::vector<std::string> cols;
+  for (std::size_t start = 0, comma; start <= header.size(); start = comma + 1) {
+    comma = std::min(header.find(',', start), header.size());
+    cols.push_back(header.substr(start, comma - start));
+  }
+  const auto col = std::size_t(std::find(cols.begin(), cols.end(), "parallelism.schedule") - cols.begin());
+  const auto vpp = std::size_t(std::find(cols.begin(), cols.end(), "parallelism.vpp") - cols.begin());
+  const auto status = std::size_t(std::find(cols.begin(), cols.end(), "status") - cols.begin());
+  REQUIRE(col < cols.size());
+  std::vector<std::string> seen;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    for (std::size_t start = 0, comma; start <= line.size(); start = comma + 1) {
+      comma = std::min(line.find(',', start), line.size());
+      cells.push_back(line.substr(start, comma - start));
+    }
+    REQUIRE(cells.size() > std::max({col, vpp, status}));
+    seen.push_back(cells[col] + "@vpp" + cells[vpp]);
+    CHECK(cells[status] == "ok");
+  }
+  CHECK(seen == std::vector<std::string>{"1f1b@vpp1", "zb-h1@vpp1", "interleaved@vpp2", "interleaved@vpp4"});
+  // --schedules restricts the dimension.
+  r = run("sweep " + dir + "base.yaml --auto-parallel --schedules zb-h1 --csv " + dir + "zb.csv" + fix);
+  REQUIRE(r.code == 0);
+  const std::string zb = slurp(dir + "zb.csv");
+  CHECK(std::count(zb.begin(), zb.end(), '\n') == 2);
+  CHECK_THAT(zb, Catch::Contains(",zb-h1,"));
+  for (const char* f : {"base.yaml", "all.csv", "zb.csv"}) std::remove((dir + f).c_str());
+}
+
+TEST_CASE("plan answers with the schedule, and its step time is run's with that schedule set", "[tools][cli][zb]") {
+  const std::string dir = std::string(CLUSTERSIM_BINARY) + "_plan_zb_";
+  {
+    std::ofstream y(dir + "base.yaml");
+    y << "name: zb\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
+         "training: {seq_len: 2048, global_batch: 8, tokens: 1e10}\n";
+  }
+  const std::string plan =
+      "plan --model llama2-7b --tokens 1e10 --hardware h100-sxm --days 30 --seq-len 2048 --global-batch 8 --json "
+      "--no-progress --top 1 --fix cluster.gpus=8 --fix parallelism.tp=1 --fix parallelism.pp=8 --fix parallelism.cp=1 "
+      "--fix parallelism.vpp=1 --fix training.micro_batch=1 --fix parallelism.zero_stage=0 --fix training.recompute=none";
+  const auto number_after = [](const std::string& text, const std::string& key) {
+    const auto at = text.find("\"" + key + "\": ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(text.substr(at + key.size() + 4));
+  };
+  for (const std::string schedule : {"zb-h1", "1f1b"}) {
+    INFO(schedule);
+    // Default schedules: zb-h1 wins (deep pipeline, few micro-batches); --schedules 1f1b leaves 1F1B.
+    const auto p = run(plan + (schedule == "1f1b" ? " --schedules 1f1b" : ""), false);
+    REQUIRE(p.code == 0);
+    const auto cheapest = p.out.substr(p.out.find("\"cheapest\""));
+    CHECK(cheapest.find("\"parallelism.schedule\": \"" + schedule + "\"") < cheapest.find("\"fastest_per_gpu_count\""));
+    const auto r = run("run " + dir + "base.yaml --json --set parallelism.pp=8 --set training.micro_batch=1 "
+                       "--set parallelism.zero_stage=0 --set training.recompute=none --set parallelism.schedule=" + schedule, false);
+    REQUIRE(r.code == 0);
+    CHECK(number_after(cheapest, "step_time_s") == Approx(number_after(r.out, "step_time_s")).epsilon(1e-9));
+  }
+  std::remove((dir + "base.yaml").c_str());
 }

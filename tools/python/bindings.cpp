@@ -33,11 +33,11 @@ std::string run_json(const ScenarioInput& in, const std::vector<std::string>& se
 }
 
 SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& axes, bool auto_parallel,
-                       const std::vector<std::string>& sets, int threads) {
+                       const std::vector<std::string>& sets, int threads, const std::string& schedules) {
   const auto base = in.is_path ? scenarios::ScenarioTemplate::from_file(in.text) : scenarios::ScenarioTemplate(in.text, "<dict>");
   std::vector<studies::Axis> parsed;
   for (const auto& a : axes) parsed.push_back(studies::parse_axis(a));
-  const studies::SweepSpace space = studies::sweep_space_for(base, parsed, auto_parallel, sets);  // as `clustersim sweep`
+  const studies::SweepSpace space = studies::sweep_space_for(base, parsed, auto_parallel, sets, schedules);  // as `clustersim sweep`
   studies::SweepOptions options;
   options.threads = threads;
   SweepTable table{studies::sweep_header(space), {}};

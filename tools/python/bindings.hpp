@@ -23,9 +23,10 @@ struct SweepTable {
   std::vector<std::string> header;             ///< the columns of `clustersim sweep --csv`
   std::vector<std::vector<std::string>> rows;  ///< in configuration order
 };
-/// `axes` are "key=values" as --vary takes them; `sets` are fixed overrides as --set.
+/// `axes` are "key=values" as --vary takes them; `sets` are fixed overrides as --set;
+/// `schedules` as --schedules ("": the default list).
 SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& axes, bool auto_parallel,
-                       const std::vector<std::string>& sets, int threads);
+                       const std::vector<std::string>& sets, int threads, const std::string& schedules = "");
 
 /// The JSON object `clustersim validate --json [--csv F] [--source P]` prints (csv empty: the compiled-in set).
 std::string validate_json(const std::string& csv, const std::string& source);

@@ -1,6 +1,6 @@
 // The `clustersim` Python module: the same library calls as the CLI, returning Python objects.
 //   clustersim.run(scenario, set=None, explain=False)  -> dict, the same object as `clustersim run --json`
-//   clustersim.sweep(base, vary=None, auto_parallel=False, set=None, threads=0, as_frame=False)
+//   clustersim.sweep(base, vary=None, auto_parallel=False, set=None, threads=0, as_frame=False, schedules=None)
 //                                                       -> list of row dicts (or a pandas DataFrame)
 //   clustersim.explain(scenario, set=None)              -> the `explain` object of `run --explain --json`
 //   clustersim.validate(csv=None, source=None)          -> dict, as `clustersim validate --json`
@@ -71,8 +71,17 @@ py::object run(const py::object& scenario, const py::object& set, bool explain) 
   return json_loads(json);
 }
 
+// None, "1f1b,zb-h1" or a list of names, as the CLI's --schedules.
+std::string schedule_list(const py::object& schedules) {
+  if (schedules.is_none()) return "";
+  if (py::isinstance<py::str>(schedules)) return schedules.cast<std::string>();
+  std::string out;
+  for (const auto& s : schedules) out += (out.empty() ? "" : ",") + py::str(s).cast<std::string>();
+  return out;
+}
+
 py::object sweep(const py::object& base, const py::object& vary, bool auto_parallel, const py::object& set, int threads,
-                 bool as_frame) {
+                 bool as_frame, const py::object& schedules) {
   const auto in = input_of(base);
   std::vector<std::string> axes;
   if (!vary.is_none())
@@ -84,10 +93,11 @@ py::object sweep(const py::object& base, const py::object& vary, bool auto_paral
       axes.push_back(py::str(k).cast<std::string>() + "=" + values);
     }
   const auto sets = overrides_of(set);
+  const std::string schedule_text = schedule_list(schedules);
   clustersim::python::SweepTable table;
   {
     py::gil_scoped_release release;
-    table = clustersim::python::sweep_table(in, axes, auto_parallel, sets, threads);
+    table = clustersim::python::sweep_table(in, axes, auto_parallel, sets, threads, schedule_text);
   }
   std::vector<py::str> keys;  // one key object per column, shared by every row's dict
   for (const auto& h : table.header) keys.emplace_back(h);
@@ -126,7 +136,7 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
                 int global_batch, const py::object& cost_per_gpu_hour, int max_gpus, int gpu_step, const py::object& fix, int top,
                 int threads, const py::object& batch_tokens, double pue, double price_per_kwh,
                 const py::object& node_overhead_w, double node_overhead_fraction, const std::string& by, int max_vpp,
-                double confidence) {
+                double confidence, const py::object& schedules) {
   clustersim::python::PlanInput in;
   in.model = model;
   in.tokens = py::str(tokens).cast<std::string>();
@@ -155,6 +165,7 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
   if (node_overhead_fraction >= 0) in.energy.node_overhead_fraction = node_overhead_fraction;
   in.by = by;
   in.max_vpp = max_vpp;
+  if (!schedules.is_none()) in.schedules = schedule_list(schedules);
   in.confidence = confidence;
   in.max_gpus = max_gpus;
   in.gpu_step = gpu_step;
@@ -188,7 +199,7 @@ PYBIND11_MODULE(clustersim, m) {
   m.def("run", &run, py::arg("scenario"), py::arg("set") = py::none(), py::arg("explain") = false,
         "Simulate one training step; returns the object `clustersim run --json` prints.");
   m.def("sweep", &sweep, py::arg("base"), py::arg("vary") = py::none(), py::arg("auto_parallel") = false,
-        py::arg("set") = py::none(), py::arg("threads") = 0, py::arg("as_frame") = false,
+        py::arg("set") = py::none(), py::arg("threads") = 0, py::arg("as_frame") = false, py::arg("schedules") = py::none(),
         "Evaluate every configuration of --vary axes (dict key -> list or range text) and/or --auto-parallel; "
         "returns one dict per configuration with the columns of `clustersim sweep --csv`.");
   m.def("explain", &explain, py::arg("scenario"), py::arg("set") = py::none(),
@@ -200,8 +211,9 @@ PYBIND11_MODULE(clustersim, m) {
         py::arg("gpu_step") = 0, py::arg("fix") = py::none(), py::arg("top") = 10, py::arg("threads") = 0,
         py::arg("batch_tokens") = py::none(), py::arg("pue") = -1.0, py::arg("price_per_kwh") = -1.0,
         py::arg("node_overhead_w") = py::none(), py::arg("node_overhead_fraction") = -1.0, py::arg("by") = "cost",
-        py::arg("max_vpp") = 8, py::arg("confidence") = 0.0,
+        py::arg("max_vpp") = 8, py::arg("confidence") = 0.0, py::arg("schedules") = py::none(),
         "Find the cluster size and plan that train `model` on `tokens` within `days`; the object `clustersim plan --json` "
         "prints. cost_per_gpu_hour: a number, 'h100-sxm=2.5,gb200=6' or a dict; batch_tokens: '4M..16M'; pue, "
-        "price_per_kwh, node_overhead_*: < 0 / None for the CLI's defaults; by: cost, days or gpus.");
+        "price_per_kwh, node_overhead_*: < 0 / None for the CLI's defaults; by: cost, days or gpus; schedules: "
+        "None (1f1b, zb-h1, interleaved), '1f1b,zb-h1' or a list, as --schedules.");
 }
