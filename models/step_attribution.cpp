@@ -1,6 +1,7 @@
 #include "models/step_attribution.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace clustersim::models {
 
@@ -18,11 +19,24 @@ struct Edge {
 
 double seconds(std::int64_t ps) { return Time::from_ps(ps).seconds(); }
 
+// A stage's edges as sorted runs: each stream's tasks run one after another, so the edges one
+// stream contributes to one stage (start, end, start, end, ...) are already in time order.
+struct StageEdges {
+  std::vector<Edge> edges;
+  std::vector<std::size_t> run_begin;  // where each run starts in `edges`
+  std::int32_t last_stream = -1;       // the stream of the run being filled
+  void push(std::int32_t stream, Time from, Time to, Category cat) {
+    if (stream != last_stream) run_begin.push_back(edges.size()), last_stream = stream;
+    edges.push_back({from, +1, cat});
+    edges.push_back({to, -1, cat});
+  }
+};
+
 // Idle compute-stream time goes to the first of: a TP collective, a CP transfer, a pipeline
 // send, a DP parameter gather in flight; after the stage's last pass, a DP gradient reduction;
-// else idle (the bubble when pipelined).
-void account_idle(std::vector<Edge>& ev, Time makespan, Time last_pass_end, StageTally* t) {
-  std::sort(ev.begin(), ev.end(), [](const Edge& x, const Edge& y) { return x.at < y.at; });
+// else idle (the bubble when pipelined). The runs are merged in time order (the order of edges
+// at one instant does not matter: no time passes between them).
+void account_idle(const StageEdges& se, Time makespan, Time last_pass_end, StageTally* t) {
   int active[kCategories] = {};
   Time prev{};
   auto account = [&](Time from, Time to) {
@@ -36,10 +50,20 @@ void account_idle(std::vector<Edge>& ev, Time makespan, Time last_pass_end, Stag
     else if (active[kCatDpGather] > 0 || (tail && active[kCatDpReduce] > 0)) t->ps[kTallyDpExposed] += d;
     else t->ps[kTallyIdle] += d;
   };
-  for (const Edge& e : ev) {
+  // Cursors into the runs (a stage has a handful: its streams and its neighbours' sends).
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  for (std::size_t r = 0; r < se.run_begin.size(); ++r)
+    runs.emplace_back(se.run_begin[r], r + 1 < se.run_begin.size() ? se.run_begin[r + 1] : se.edges.size());
+  while (!runs.empty()) {
+    std::size_t best = 0;
+    for (std::size_t r = 1; r < runs.size(); ++r)
+      if (se.edges[runs[r].first].at < se.edges[runs[best].first].at) best = r;
+    const Edge& e = se.edges[runs[best].first];
+    if (e.at < prev) throw std::logic_error("attribution: a stream's tasks overlap in time");
     account(prev, e.at);
     prev = e.at;
     active[e.cat] += e.delta;
+    if (++runs[best].first == runs[best].second) runs.erase(runs.begin() + std::ptrdiff_t(best));
   }
   account(prev, makespan);
 }
@@ -51,11 +75,20 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
   const auto P = static_cast<std::size_t>(stages);
   std::vector<StageTally> out(P);
   for (auto& t : out) t.merged_n.assign(profiles, 0), t.merged_excess.assign(profiles, 0);
-  std::vector<std::vector<Edge>> edges(P);
+  std::vector<StageEdges> edges(P);
   std::vector<Time> last_pass_end(P);
   const sim::TaskGraph& graph = g.graph();
-  for (std::size_t i = 0; i < graph.size(); ++i) {
-    const sim::TaskView task = graph[sim::TaskId(i)];
+  // Tasks grouped by stream, each stream in its order (a counting sort), so that every stage's
+  // edges arrive as sorted runs.
+  std::vector<std::uint32_t> stream_at(static_cast<std::size_t>(graph.num_streams()) + 1, 0);
+  for (std::size_t i = 0; i < graph.size(); ++i) ++stream_at[static_cast<std::size_t>(graph[sim::TaskId(i)].stream) + 1];
+  for (std::size_t k = 1; k < stream_at.size(); ++k) stream_at[k] += stream_at[k - 1];
+  std::vector<sim::TaskId> by_stream(graph.size());
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    by_stream[stream_at[static_cast<std::size_t>(graph[sim::TaskId(i)].stream)]++] = sim::TaskId(i);
+  for (const sim::TaskId id : by_stream) {
+    const auto i = static_cast<std::size_t>(id);
+    const sim::TaskView task = graph[id];
     const auto& tm = run.timing[i];
     if (tm.end <= tm.start) continue;
     auto s = static_cast<std::size_t>(task.stream / kStreams);
@@ -79,7 +112,7 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
       case TaskKind::ep_comm: cat = kCatEp; ps[kTallyEpBusy] += dur; break;
       case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
         cat = kCatPp;
-        if (sends_block_sender) edges[s].push_back({tm.start, +1, cat}), edges[s].push_back({tm.end, -1, cat});
+        if (sends_block_sender) edges[s].push(task.stream, tm.start, tm.end, cat);
         s = static_cast<std::size_t>(g.receiver(sim::TaskId(i)));
         break;
       }
@@ -94,8 +127,7 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
           kind == TaskKind::recompute)
         last_pass_end[s] = std::max(last_pass_end[s], tm.end);
     }
-    edges[s].push_back({tm.start, +1, cat});
-    edges[s].push_back({tm.end, -1, cat});
+    edges[s].push(task.stream, tm.start, tm.end, cat);
   }
   for (std::size_t s = 0; s < P; ++s) account_idle(edges[s], run.makespan, last_pass_end[s], &out[s]);
   return out;
