@@ -32,11 +32,32 @@ struct StageEdges {
   }
 };
 
+// A stage's edges in time order: the runs merged pairwise (log2(runs) linear passes; the order
+// of edges at one instant does not matter: no time passes between them).
+std::vector<Edge> in_time_order(StageEdges& se) {
+  std::vector<Edge> a = std::move(se.edges), b(a.size());
+  std::vector<std::size_t> bounds = std::move(se.run_begin), next;
+  bounds.push_back(a.size());
+  auto by_time = [](const Edge& x, const Edge& y) { return x.at < y.at; };
+  while (bounds.size() > 2) {
+    next.assign(1, 0);
+    const std::size_t runs = bounds.size() - 1;
+    for (std::size_t r = 0; r < runs; r += 2) {
+      const auto lo = std::ptrdiff_t(bounds[r]), mid = std::ptrdiff_t(bounds[r + 1]);
+      const auto hi = r + 2 <= runs ? std::ptrdiff_t(bounds[r + 2]) : mid;
+      std::merge(a.begin() + lo, a.begin() + mid, a.begin() + mid, a.begin() + hi, b.begin() + lo, by_time);
+      next.push_back(std::size_t(hi));
+    }
+    a.swap(b);
+    bounds.swap(next);
+  }
+  return a;
+}
+
 // Idle compute-stream time goes to the first of: a TP collective, a CP transfer, a pipeline
 // send, a DP parameter gather in flight; after the stage's last pass, a DP gradient reduction;
-// else idle (the bubble when pipelined). The runs are merged in time order (the order of edges
-// at one instant does not matter: no time passes between them).
-void account_idle(const StageEdges& se, Time makespan, Time last_pass_end, StageTally* t) {
+// else idle (the bubble when pipelined).
+void account_idle(const std::vector<Edge>& ev, Time makespan, Time last_pass_end, StageTally* t) {
   int active[kCategories] = {};
   Time prev{};
   auto account = [&](Time from, Time to) {
@@ -50,20 +71,11 @@ void account_idle(const StageEdges& se, Time makespan, Time last_pass_end, Stage
     else if (active[kCatDpGather] > 0 || (tail && active[kCatDpReduce] > 0)) t->ps[kTallyDpExposed] += d;
     else t->ps[kTallyIdle] += d;
   };
-  // Cursors into the runs (a stage has a handful: its streams and its neighbours' sends).
-  std::vector<std::pair<std::size_t, std::size_t>> runs;
-  for (std::size_t r = 0; r < se.run_begin.size(); ++r)
-    runs.emplace_back(se.run_begin[r], r + 1 < se.run_begin.size() ? se.run_begin[r + 1] : se.edges.size());
-  while (!runs.empty()) {
-    std::size_t best = 0;
-    for (std::size_t r = 1; r < runs.size(); ++r)
-      if (se.edges[runs[r].first].at < se.edges[runs[best].first].at) best = r;
-    const Edge& e = se.edges[runs[best].first];
+  for (const Edge& e : ev) {
     if (e.at < prev) throw std::logic_error("attribution: a stream's tasks overlap in time");
     account(prev, e.at);
     prev = e.at;
     active[e.cat] += e.delta;
-    if (++runs[best].first == runs[best].second) runs.erase(runs.begin() + std::ptrdiff_t(best));
   }
   account(prev, makespan);
 }
@@ -129,7 +141,7 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
     }
     edges[s].push(task.stream, tm.start, tm.end, cat);
   }
-  for (std::size_t s = 0; s < P; ++s) account_idle(edges[s], run.makespan, last_pass_end[s], &out[s]);
+  for (std::size_t s = 0; s < P; ++s) account_idle(in_time_order(edges[s]), run.makespan, last_pass_end[s], &out[s]);
   return out;
 }
 
