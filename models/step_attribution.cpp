@@ -95,6 +95,14 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
   std::vector<std::uint32_t> stream_at(static_cast<std::size_t>(graph.num_streams()) + 1, 0);
   for (std::size_t i = 0; i < graph.size(); ++i) ++stream_at[static_cast<std::size_t>(graph[sim::TaskId(i)].stream) + 1];
   for (std::size_t k = 1; k < stream_at.size(); ++k) stream_at[k] += stream_at[k - 1];
+  {  // two edges per task of the stage's streams, and as many again for its sends (the neighbours' come in)
+    std::vector<std::size_t> n(P, 0);
+    for (std::size_t st = 0; st + 1 < stream_at.size(); ++st) {
+      const std::size_t tasks = stream_at[st + 1] - stream_at[st], k = st % kStreams;
+      n[st / kStreams] += 2 * tasks * (k == kPpFwdStream || k == kPpBwdStream ? 2 : 1);
+    }
+    for (std::size_t s = 0; s < P; ++s) edges[s].edges.reserve(n[s]);
+  }
   std::vector<sim::TaskId> by_stream(graph.size());
   for (std::size_t i = 0; i < graph.size(); ++i)
     by_stream[stream_at[static_cast<std::size_t>(graph[sim::TaskId(i)].stream)]++] = sim::TaskId(i);
