@@ -119,11 +119,8 @@ class Runner {
     std::vector<TaskId>& comp = comp_;
     comp.swap(unconstrained_);
     unconstrained_.clear();
-    std::vector<std::size_t>& res = res_;
-    res.clear();
-    for (std::size_t q = 0; q < dirty_.size(); ++q) {
+    for (std::size_t q = 0; q < dirty_.size(); ++q) {  // grows while it runs: the component's resources
       const auto r = static_cast<std::size_t>(dirty_[q]);
-      res.push_back(r);
       for (TaskId id : users_[r]) {
         if (in_comp_[static_cast<std::size_t>(id)]) continue;
         in_comp_[static_cast<std::size_t>(id)] = 1;
@@ -131,8 +128,10 @@ class Runner {
         for (const auto& u : uses_of(id)) mark_dirty(u.resource);
       }
     }
-    for (auto r : res) dirty_mark_[r] = 0, capacity_[r] = 1.0;
+    std::vector<std::int32_t>& res = res_;  // the resources visited, solved below
+    res.swap(dirty_);
     dirty_.clear();
+    for (auto r : res) dirty_mark_[static_cast<std::size_t>(r)] = 0, capacity_[static_cast<std::size_t>(r)] = 1.0;
     for (TaskId id : comp) in_comp_[static_cast<std::size_t>(id)] = 0;
     if (comp.size() == 1) {  // alone on its resources: full rate (or what its largest demand allows)
       double rate = 1.0;
@@ -174,11 +173,12 @@ class Runner {
       unfrozen.clear();
       for (std::size_t k = begin; k < end; ++k) unfrozen.push_back(k);
       while (!unfrozen.empty()) {
-        for (auto r : res) load_[r] = 0.0;
+        for (auto r : res) load_[static_cast<std::size_t>(r)] = 0.0;
         for (auto k : unfrozen)
           for (const auto& u : uses_of(comp[k])) load_[static_cast<std::size_t>(u.resource)] += u.demand;
         double level = 1.0;
-        for (auto r : res) {  // share_[r]: the rate resource r allows every unfrozen user
+        for (auto rr : res) {  // share_[r]: the rate resource r allows every unfrozen user
+          const auto r = static_cast<std::size_t>(rr);
           share_[r] = load_[r] > kEps ? std::max(0.0, capacity_[r]) / load_[r] : kUnlimited;
           level = std::min(level, share_[r]);
         }
@@ -263,7 +263,8 @@ class Runner {
   std::vector<TaskId> unconstrained_;        // started tasks that use no resource
   // reshare() scratch, kept between events.
   std::vector<TaskId> comp_;
-  std::vector<std::size_t> res_, unfrozen_, still_;
+  std::vector<std::int32_t> res_;
+  std::vector<std::size_t> unfrozen_, still_;
   std::vector<double> new_rate_;
   std::size_t finished_ = 0;
 };
