@@ -233,9 +233,12 @@ void emit_pipeline(const ParallelSpec& p, int micro_batches, const EmitPass& emi
         std::vector<sim::TaskId> deps;
         PassRef in;
         if (input_of(op, vs, vstages, &in)) {
-          const auto& out = outputs[slot(in.kind, in.micro_batch, in.vstage)];
+          auto& out = outputs[slot(in.kind, in.micro_batch, in.vstage)];
           if (!out.first) break;
-          deps = out.second;
+          // An output has one consumer, except a B output under a split backward (the previous
+          // virtual stage's B and this stage's W): that one is copied, the others handed over.
+          if (in.kind == PassKind::backward && p.splits_backward()) deps = out.second;
+          else deps = std::move(out.second);
         }
         outputs[slot(op.kind, op.micro_batch, vs)] = {true, emit(s, op, std::move(deps))};
         ++i, --remaining, progressed = true;

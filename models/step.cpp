@@ -282,8 +282,10 @@ class StepBuilder {
     auto [at, fresh] = send_costs_.try_emplace({lo, hi});
     if (fresh) at->second = net_.cost(Collective::send_recv, GroupDim::pp, units::Bytes(c_.activation_bytes / p_.tp), {lo, hi});
     const std::size_t first = g_.size();
+    send_deps_.clear();
+    g_.flush(s, &send_deps_);
     const TaskId id = g_.add_transfer(s, forward ? kPpFwdStream : kPpBwdStream, TaskKind::pp_send, at->second,
-                                      g_.flush(s), false);
+                                      send_deps_, false);
     g_.mark_send(first, to);
     if (!p_.pp_comm_overlap) g_.stage(s).wait_next.push_back(id);
     return {id};
@@ -335,6 +337,7 @@ class StepBuilder {
   std::vector<std::vector<PassUnit>> pass_units_ = std::vector<std::vector<PassUnit>>(2 * static_cast<std::size_t>(vstages()));
   std::map<std::pair<int, double>, topologies::CollectiveTime> dp_costs_;
   std::map<std::pair<int, int>, topologies::CollectiveTime> send_costs_;  ///< by (from, to) stage
+  std::vector<TaskId> send_deps_;  ///< send()'s scratch: what a send waits for
 };
 
 }  // namespace

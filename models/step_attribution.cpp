@@ -1,6 +1,7 @@
 #include "models/step_attribution.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace clustersim::models {
 
@@ -18,11 +19,45 @@ struct Edge {
 
 double seconds(std::int64_t ps) { return Time::from_ps(ps).seconds(); }
 
+// A stage's edges as sorted runs: each stream's tasks run one after another, so the edges one
+// stream contributes to one stage (start, end, start, end, ...) are already in time order.
+struct StageEdges {
+  std::vector<Edge> edges;
+  std::vector<std::size_t> run_begin;  // where each run starts in `edges`
+  std::int32_t last_stream = -1;       // the stream of the run being filled
+  void push(std::int32_t stream, Time from, Time to, Category cat) {
+    if (stream != last_stream) run_begin.push_back(edges.size()), last_stream = stream;
+    edges.push_back({from, +1, cat});
+    edges.push_back({to, -1, cat});
+  }
+};
+
+// A stage's edges in time order: the runs merged pairwise (log2(runs) linear passes; the order
+// of edges at one instant does not matter: no time passes between them).
+std::vector<Edge> in_time_order(StageEdges& se) {
+  std::vector<Edge> a = std::move(se.edges), b(a.size());
+  std::vector<std::size_t> bounds = std::move(se.run_begin), next;
+  bounds.push_back(a.size());
+  auto by_time = [](const Edge& x, const Edge& y) { return x.at < y.at; };
+  while (bounds.size() > 2) {
+    next.assign(1, 0);
+    const std::size_t runs = bounds.size() - 1;
+    for (std::size_t r = 0; r < runs; r += 2) {
+      const auto lo = std::ptrdiff_t(bounds[r]), mid = std::ptrdiff_t(bounds[r + 1]);
+      const auto hi = r + 2 <= runs ? std::ptrdiff_t(bounds[r + 2]) : mid;
+      std::merge(a.begin() + lo, a.begin() + mid, a.begin() + mid, a.begin() + hi, b.begin() + lo, by_time);
+      next.push_back(std::size_t(hi));
+    }
+    a.swap(b);
+    bounds.swap(next);
+  }
+  return a;
+}
+
 // Idle compute-stream time goes to the first of: a TP collective, a CP transfer, a pipeline
 // send, a DP parameter gather in flight; after the stage's last pass, a DP gradient reduction;
 // else idle (the bubble when pipelined).
-void account_idle(std::vector<Edge>& ev, Time makespan, Time last_pass_end, StageTally* t) {
-  std::sort(ev.begin(), ev.end(), [](const Edge& x, const Edge& y) { return x.at < y.at; });
+void account_idle(const std::vector<Edge>& ev, Time makespan, Time last_pass_end, StageTally* t) {
   int active[kCategories] = {};
   Time prev{};
   auto account = [&](Time from, Time to) {
@@ -37,6 +72,7 @@ void account_idle(std::vector<Edge>& ev, Time makespan, Time last_pass_end, Stag
     else t->ps[kTallyIdle] += d;
   };
   for (const Edge& e : ev) {
+    if (e.at < prev) throw std::logic_error("attribution: a stream's tasks overlap in time");
     account(prev, e.at);
     prev = e.at;
     active[e.cat] += e.delta;
@@ -51,11 +87,28 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
   const auto P = static_cast<std::size_t>(stages);
   std::vector<StageTally> out(P);
   for (auto& t : out) t.merged_n.assign(profiles, 0), t.merged_excess.assign(profiles, 0);
-  std::vector<std::vector<Edge>> edges(P);
+  std::vector<StageEdges> edges(P);
   std::vector<Time> last_pass_end(P);
   const sim::TaskGraph& graph = g.graph();
-  for (std::size_t i = 0; i < graph.size(); ++i) {
-    const sim::TaskView task = graph[sim::TaskId(i)];
+  // Tasks grouped by stream, each stream in its order (a counting sort), so that every stage's
+  // edges arrive as sorted runs.
+  std::vector<std::uint32_t> stream_at(static_cast<std::size_t>(graph.num_streams()) + 1, 0);
+  for (std::size_t i = 0; i < graph.size(); ++i) ++stream_at[static_cast<std::size_t>(graph[sim::TaskId(i)].stream) + 1];
+  for (std::size_t k = 1; k < stream_at.size(); ++k) stream_at[k] += stream_at[k - 1];
+  {  // two edges per task of the stage's streams, and as many again for its sends (the neighbours' come in)
+    std::vector<std::size_t> n(P, 0);
+    for (std::size_t st = 0; st + 1 < stream_at.size(); ++st) {
+      const std::size_t tasks = stream_at[st + 1] - stream_at[st], k = st % kStreams;
+      n[st / kStreams] += 2 * tasks * (k == kPpFwdStream || k == kPpBwdStream ? 2 : 1);
+    }
+    for (std::size_t s = 0; s < P; ++s) edges[s].edges.reserve(n[s]);
+  }
+  std::vector<sim::TaskId> by_stream(graph.size());
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    by_stream[stream_at[static_cast<std::size_t>(graph[sim::TaskId(i)].stream)]++] = sim::TaskId(i);
+  for (const sim::TaskId id : by_stream) {
+    const auto i = static_cast<std::size_t>(id);
+    const sim::TaskView task = graph[id];
     const auto& tm = run.timing[i];
     if (tm.end <= tm.start) continue;
     auto s = static_cast<std::size_t>(task.stream / kStreams);
@@ -79,7 +132,7 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
       case TaskKind::ep_comm: cat = kCatEp; ps[kTallyEpBusy] += dur; break;
       case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
         cat = kCatPp;
-        if (sends_block_sender) edges[s].push_back({tm.start, +1, cat}), edges[s].push_back({tm.end, -1, cat});
+        if (sends_block_sender) edges[s].push(task.stream, tm.start, tm.end, cat);
         s = static_cast<std::size_t>(g.receiver(sim::TaskId(i)));
         break;
       }
@@ -94,10 +147,9 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
           kind == TaskKind::recompute)
         last_pass_end[s] = std::max(last_pass_end[s], tm.end);
     }
-    edges[s].push_back({tm.start, +1, cat});
-    edges[s].push_back({tm.end, -1, cat});
+    edges[s].push(task.stream, tm.start, tm.end, cat);
   }
-  for (std::size_t s = 0; s < P; ++s) account_idle(edges[s], run.makespan, last_pass_end[s], &out[s]);
+  for (std::size_t s = 0; s < P; ++s) account_idle(in_time_order(edges[s]), run.makespan, last_pass_end[s], &out[s]);
   return out;
 }
 

@@ -89,13 +89,19 @@ TaskId StepGraph::emit(int s, const Program& items, TaskKind kind, std::vector<T
 }
 
 std::vector<TaskId> StepGraph::flush(int s) {
-  auto& st = stage(s);
-  std::vector<TaskId> out = st.wait_next;
-  out.insert(out.end(), st.wait_later.begin(), st.wait_later.end());
-  out.insert(out.end(), st.wait_end.begin(), st.wait_end.end());
-  if (st.last_compute >= 0) out.push_back(st.last_compute);
-  st.wait_next.clear(), st.wait_later.clear(), st.wait_end.clear();
+  std::vector<TaskId> out;
+  flush(s, &out);
   return out;
+}
+
+void StepGraph::flush(int s, std::vector<TaskId>* out) {
+  auto& st = stage(s);
+  out->reserve(out->size() + st.wait_next.size() + st.wait_later.size() + st.wait_end.size() + 1);
+  out->insert(out->end(), st.wait_next.begin(), st.wait_next.end());
+  out->insert(out->end(), st.wait_later.begin(), st.wait_later.end());
+  out->insert(out->end(), st.wait_end.begin(), st.wait_end.end());
+  if (st.last_compute >= 0) out->push_back(st.last_compute);
+  st.wait_next.clear(), st.wait_later.clear(), st.wait_end.clear();
 }
 
 void StepGraph::mark_merged(TaskId id, int profile) {

@@ -44,6 +44,8 @@ class StepGraph {
   sim::TaskId emit(int s, const Program& items, TaskKind kind, std::vector<sim::TaskId>* deps);
   /// Everything the stage's latest pass produced: its last compute and any transfer after it.
   std::vector<sim::TaskId> flush(int s);
+  /// The same, appended to `out`.
+  void flush(int s, std::vector<sim::TaskId>* out);
 
   StreamState& stage(int s) { return streams_[static_cast<std::size_t>(s)]; }
   const sim::TaskGraph& graph() const { return graph_; }

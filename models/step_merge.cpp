@@ -20,18 +20,19 @@ void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, const Recompu
 }
 
 int PassMerger::unit(const PassUnit& u, PassKind kind) {
-  const std::tuple<int, int, bool> key{int(kind), u.program, recompute_.reruns_forward(u)};
-  if (auto it = units_.find(key); it != units_.end()) return it->second;
+  const std::size_t reruns = recompute_.reruns_forward(u) ? 1 : 0;
+  const auto slot = (static_cast<std::size_t>(u.program - kHeadUnit) * 2 + reruns) * 3 + static_cast<std::size_t>(kind);
+  if (const int known = entry(units_, slot); known >= 0) return known;
   StepGraph alone(1, gpu_, free_, false);
   std::vector<sim::TaskId> deps;
   emit_unit_body(alone, 0, prog_, recompute_, u, kind, &deps);
   profiles_.push_back(profile_of(alone, sim::run_task_graph(alone.graph())));
-  return units_[key] = int(profiles_.size()) - 1;
+  return entry(units_, slot) = int(profiles_.size()) - 1;
 }
 
 int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units) {
-  const std::pair<int, int> key{int(kind), vs};
-  if (auto it = passes_.find(key); it != passes_.end()) return it->second;
+  const auto slot = static_cast<std::size_t>(vs) * 3 + static_cast<std::size_t>(kind);
+  if (const int known = entry(passes_, slot); known >= 0) return known;
   PassProfile sum;
   for (const PassUnit& unit_ref : units) {
     const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, kind))];
@@ -41,7 +42,7 @@ int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units) 
     sum.ep_exposed_s += u.ep_exposed_s, sum.ep_busy_s += u.ep_busy_s;
   }
   profiles_.push_back(sum);
-  return passes_[key] = int(profiles_.size()) - 1;
+  return entry(passes_, slot) = int(profiles_.size()) - 1;
 }
 
 }  // namespace clustersim::models

@@ -3,8 +3,6 @@
 // run as one task per pass (or per unit, where DP traffic is tied to units). Each unit is
 // simulated once alone at kernel granularity on a graph of its own; a pass's profile is the sum
 // of its units' (they run back to back). Profiles are cached for the rest of the step.
-#include <map>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -65,8 +63,13 @@ class PassMerger {
   const hardware::GpuSpec& gpu_;
   TrainingSpec::FreeComm free_;
   std::vector<PassProfile> profiles_;
-  std::map<std::tuple<int, int, bool>, int> units_;  ///< (pass kind, program, reruns its forward) → profile
-  std::map<std::pair<int, int>, int> passes_;  ///< (pass kind, virtual stage) → profile
+  /// The profile at `slot` of `table` (grown on demand), −1 when not profiled yet.
+  static int& entry(std::vector<int>& table, std::size_t slot) {
+    if (slot >= table.size()) table.resize(slot + 1, -1);
+    return table[slot];
+  }
+  std::vector<int> units_;   ///< ((program + 2)·2 + reruns its forward)·3 + pass kind → profile
+  std::vector<int> passes_;  ///< virtual stage·3 + pass kind → profile
 };
 
 }  // namespace clustersim::models

@@ -14,6 +14,7 @@ constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 class Runner {
  public:
   explicit Runner(const TaskGraph& g) : g_(g), n_(g.size()) {
+    hot_.resize(n_);
     result_.timing.resize(n_);
     pending_.assign(n_, 0);
     remaining_ps_.resize(n_);
@@ -25,6 +26,7 @@ class Runner {
     std::vector<std::int32_t> out_count(n_ + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) {
       const TaskView t = g[static_cast<TaskId>(i)];
+      hot_[i] = {t.uses.data(), static_cast<std::uint32_t>(t.uses.size()), t.priority, t.work.ps()};
       remaining_ps_[i] = static_cast<double>(t.work.ps());
       pending_[i] = static_cast<std::int32_t>(t.deps.size());
       for (TaskId d : t.deps) {
@@ -70,13 +72,13 @@ class Runner {
     auto i = static_cast<std::size_t>(id);
     result_.timing[i].start = engine_.now();
     ref_[i] = engine_.now();
-    if (g_[id].work.ps() == 0) {  // zero-work tasks complete at once, outside the sharing
+    if (hot_[i].work_ps == 0) {  // zero-work tasks complete at once, outside the sharing
       schedule_finish(engine_.now(), id, gen_[static_cast<std::size_t>(id)]);
       return;
     }
     rate_[i] = 0.0;  // forces reshare() to give it a rate and a finish event
-    if (g_[id].uses.empty()) unconstrained_.push_back(id);
-    for (const auto& u : g_[id].uses) {
+    if (hot_[i].n_uses == 0) unconstrained_.push_back(id);
+    for (const auto& u : uses_of(id)) {
       users_[static_cast<std::size_t>(u.resource)].push_back(id);
       mark_dirty(u.resource);
     }
@@ -94,7 +96,7 @@ class Runner {
     result_.timing[i].end = engine_.now();
     result_.makespan = std::max(result_.makespan, engine_.now());
     ++finished_;
-    for (const auto& u : g_[id].uses) {
+    for (const auto& u : uses_of(id)) {
       auto& list = users_[static_cast<std::size_t>(u.resource)];
       auto at = std::find(list.begin(), list.end(), id);
       if (at != list.end()) list.erase(at);
@@ -117,42 +119,49 @@ class Runner {
     std::vector<TaskId>& comp = comp_;
     comp.swap(unconstrained_);
     unconstrained_.clear();
-    std::vector<std::size_t>& res = res_;
-    res.clear();
-    for (std::size_t q = 0; q < dirty_.size(); ++q) {
+    for (std::size_t q = 0; q < dirty_.size(); ++q) {  // grows while it runs: the component's resources
       const auto r = static_cast<std::size_t>(dirty_[q]);
-      res.push_back(r);
       for (TaskId id : users_[r]) {
         if (in_comp_[static_cast<std::size_t>(id)]) continue;
         in_comp_[static_cast<std::size_t>(id)] = 1;
         comp.push_back(id);
-        for (const auto& u : g_[id].uses) mark_dirty(u.resource);
+        for (const auto& u : uses_of(id)) mark_dirty(u.resource);
       }
     }
-    for (auto r : res) dirty_mark_[r] = 0, capacity_[r] = 1.0;
+    std::vector<std::int32_t>& res = res_;  // the resources visited, solved below
+    res.swap(dirty_);
     dirty_.clear();
+    for (auto r : res) dirty_mark_[static_cast<std::size_t>(r)] = 0, capacity_[static_cast<std::size_t>(r)] = 1.0;
     for (TaskId id : comp) in_comp_[static_cast<std::size_t>(id)] = 0;
     if (comp.size() == 1) {  // alone on its resources: full rate (or what its largest demand allows)
       double rate = 1.0;
-      for (const auto& u : g_[comp[0]].uses) rate = std::min(rate, u.demand > kEps ? 1.0 / u.demand : 1.0);
+      for (const auto& u : uses_of(comp[0])) rate = std::min(rate, u.demand > kEps ? 1.0 / u.demand : 1.0);
       repredict(comp[0], rate);
       comp.clear();
       return;
     }
-    // Deterministic order: by priority, then by task id.
-    std::sort(comp.begin(), comp.end(), [this](TaskId a, TaskId b) {
-      return g_[a].priority != g_[b].priority ? g_[a].priority > g_[b].priority : a < b;
-    });
+    // Deterministic order: by priority, then by task id (a total order; components are
+    // usually a few tasks, which an insertion sort orders fastest).
+    auto before = [this](TaskId a, TaskId b) {
+      const auto pa = hot_[static_cast<std::size_t>(a)].priority, pb = hot_[static_cast<std::size_t>(b)].priority;
+      return pa != pb ? pa > pb : a < b;
+    };
+    if (comp.size() <= 16) {
+      for (std::size_t k = 1; k < comp.size(); ++k)
+        for (std::size_t j = k; j > 0 && before(comp[j], comp[j - 1]); --j) std::swap(comp[j], comp[j - 1]);
+    } else {
+      std::sort(comp.begin(), comp.end(), before);
+    }
     std::vector<double>& new_rate = new_rate_;
     new_rate.assign(comp.size(), 1.0);
     std::size_t begin = 0;
     while (begin < comp.size()) {
       std::size_t end = begin;
-      const auto prio = g_[comp[begin]].priority;
-      while (end < comp.size() && g_[comp[end]].priority == prio) ++end;
+      const auto prio = hot_[static_cast<std::size_t>(comp[begin])].priority;
+      while (end < comp.size() && hot_[static_cast<std::size_t>(comp[end])].priority == prio) ++end;
       if (end - begin == 1) {  // alone in its class: what the classes above left, capped at 1
         double rate = 1.0;
-        const auto uses = g_[comp[begin]].uses;
+        const auto uses = uses_of(comp[begin]);
         for (const auto& u : uses)
           if (u.demand > kEps) rate = std::min(rate, std::max(0.0, capacity_[static_cast<std::size_t>(u.resource)]) / u.demand);
         new_rate[begin] = rate;
@@ -164,11 +173,12 @@ class Runner {
       unfrozen.clear();
       for (std::size_t k = begin; k < end; ++k) unfrozen.push_back(k);
       while (!unfrozen.empty()) {
-        for (auto r : res) load_[r] = 0.0;
+        for (auto r : res) load_[static_cast<std::size_t>(r)] = 0.0;
         for (auto k : unfrozen)
-          for (const auto& u : g_[comp[k]].uses) load_[static_cast<std::size_t>(u.resource)] += u.demand;
+          for (const auto& u : uses_of(comp[k])) load_[static_cast<std::size_t>(u.resource)] += u.demand;
         double level = 1.0;
-        for (auto r : res) {  // share_[r]: the rate resource r allows every unfrozen user
+        for (auto rr : res) {  // share_[r]: the rate resource r allows every unfrozen user
+          const auto r = static_cast<std::size_t>(rr);
           share_[r] = load_[r] > kEps ? std::max(0.0, capacity_[r]) / load_[r] : kUnlimited;
           level = std::min(level, share_[r]);
         }
@@ -177,11 +187,11 @@ class Runner {
         still.clear();
         for (auto k : unfrozen) {
           bool bottlenecked = level >= 1.0 - kEps;
-          for (const auto& u : g_[comp[k]].uses)
+          for (const auto& u : uses_of(comp[k]))
             if (share_[static_cast<std::size_t>(u.resource)] <= tight) bottlenecked = true;
           if (bottlenecked) {
             new_rate[k] = std::min(1.0, level);
-            for (const auto& u : g_[comp[k]].uses)
+            for (const auto& u : uses_of(comp[k]))
               capacity_[static_cast<std::size_t>(u.resource)] -= u.demand * new_rate[k];
           } else {
             still.push_back(k);
@@ -218,8 +228,21 @@ class Runner {
     schedule_finish(now + Time::from_ps(dt), id, gen);
   }
 
+  // Per task, what every event reads (rather than a view rebuilt from the graph each time).
+  struct Hot {
+    const ResourceUse* uses;
+    std::uint32_t n_uses;
+    std::int32_t priority;
+    std::int64_t work_ps;
+  };
+  std::span<const ResourceUse> uses_of(TaskId id) const {
+    const Hot& h = hot_[static_cast<std::size_t>(id)];
+    return {h.uses, h.n_uses};
+  }
+
   const TaskGraph& g_;
   std::size_t n_;
+  std::vector<Hot> hot_;
   Engine engine_;
   RunResult result_;
   std::vector<std::int32_t> pending_;
@@ -240,7 +263,8 @@ class Runner {
   std::vector<TaskId> unconstrained_;        // started tasks that use no resource
   // reshare() scratch, kept between events.
   std::vector<TaskId> comp_;
-  std::vector<std::size_t> res_, unfrozen_, still_;
+  std::vector<std::int32_t> res_;
+  std::vector<std::size_t> unfrozen_, still_;
   std::vector<double> new_rate_;
   std::size_t finished_ = 0;
 };
