@@ -44,17 +44,6 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-// The columns of a plan in the tables and the JSON, besides its figures (the global batch when
-// it is searched).
-std::vector<std::string> plan_columns(bool batch_searched) {
-  std::vector<std::string> columns = {"hardware", "cluster.gpus", "parallelism.tp", "parallelism.pp",
-                                      "parallelism.cp", "dp", "parallelism.vpp", "parallelism.schedule",
-                                      "training.micro_batch",
-                                      "parallelism.zero_stage", "training.recompute"};
-  if (batch_searched) columns.push_back("training.global_batch");
-  return columns;
-}
-
 // The energy and cost columns in the tables, after the sweep's figures.
 const std::vector<std::string>& energy_columns() {
   static const std::vector<std::string> columns = {"energy_mwh", "total_cost_usd"};
@@ -70,62 +59,7 @@ std::vector<std::string> table_cells(const std::vector<std::string>& header, std
   return cells;
 }
 
-std::string json_number_list(const std::vector<int>& v) {
-  std::string o = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + std::to_string(v[i]);
-  return o + "]";
-}
-
 }  // namespace
-
-std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& res) {
-  const auto& stats = res.stats;
-  const auto& header = res.header;
-  const auto& meeting = res.cheapest;
-  const auto& fastest = res.fastest_per_gpu_count;
-  const auto& common = res.common_rejections;
-  const double tokens = res.tokens;
-  const int global_batch = res.global_batch;
-  auto row_json = [&](const studies::PlanCandidate& c) {
-    std::string o = "{";
-    for (const auto& col : plan_columns(false))
-      o += fmt::format("{}: {}, ", json_quote(col), json_scalar(c.cells[*column_of(header, col)]));
-    for (const char* k : {"mfu", "step_time_s", "days_to_train", "gpu_hours", "cost_usd", "peak_memory_bytes"})
-      o += fmt::format("{}: {}, ", json_quote(k), json_scalar(c.cells[*column_of(header, k)]));
-    const auto& e = c.costs;
-    o += fmt::format("\"global_batch\": {}, \"tokens_per_step\": {}, \"it_power_w_per_gpu\": {:.10g}, "
-                     "\"energy_mwh\": {:.10g}, \"gpu_cost_usd\": {:.10g}, \"energy_cost_usd\": {:.10g}, "
-                     "\"total_cost_usd\": {:.10g}",
-                     c.global_batch, long(c.global_batch) * a.seq_len, e.it_w_per_gpu, e.energy_mwh, e.gpu_cost_usd,
-                     e.energy_cost_usd, e.total_cost_usd);
-    if (a.confidence > 0)
-      o += fmt::format(", \"days_to_train_high\": {:.10g}, \"error_band_basis\": {}, \"poorly_validated\": {}",
-                       c.days_high, json_quote(c.band_basis), c.poorly_validated ? "true" : "false");
-    return o + "}";
-  };
-  std::string hardware = "[";
-  for (std::size_t i = 0; i < res.hardware.size(); ++i) hardware += (i ? ", " : "") + json_quote(res.hardware[i]);
-  hardware += "]";
-  std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
-                              "  \"global_batch\": {},\n  \"global_batches_searched\": {},\n  \"hardware\": {},\n"
-                              "  \"rank_by\": {},\n  \"confidence\": {:.10g},\n  \"priced\": {},\n  \"pue\": {:.10g},\n  \"price_per_kwh\": {:.10g},\n"
-                              "  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n"
-                              "  \"cheapest\": [",
-                              json_quote(a.model), tokens, a.days, a.seq_len, global_batch, json_number_list(res.batches),
-                              hardware, json_quote(studies::name(a.rank)), a.confidence, res.priced ? "true" : "false", a.energy.pue,
-                              a.energy.price_per_kwh, stats.evaluated, stats.ok, stats.pruned);
-  for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
-  o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
-  std::size_t i = 0;
-  for (const auto& c : fastest) o += (i++ ? ",\n    " : "\n    ") + row_json(c);
-  o += fastest.empty() ? "],\n  \"common_rejections\": [" : "\n  ],\n  \"common_rejections\": [";
-  for (std::size_t j = 0; j < common.size(); ++j)
-    o += fmt::format("{}{{\"count\": {}, \"reason\": {}}}", j ? ",\n    " : "\n    ", common[j].first, json_quote(common[j].second));
-  o += common.empty() ? "],\n  \"not_searched\": [" : "\n  ],\n  \"not_searched\": [";
-  for (std::size_t j = 0; j < res.notes.size(); ++j) o += (j ? ", " : "") + json_quote(res.notes[j]);
-  o += "]\n}\n";
-  return o;
-}
 
 namespace {
 
