@@ -470,6 +470,11 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
   const int threads = resolve_threads(a.threads);
   res.stats.threads = threads;
 
+  const auto& pps = fixes.grid.pp;
+  const bool pipelined = std::any_of(pps.begin(), pps.end(), [](int pp) { return pp > 1; });
+  if (pipelined && std::find(a.schedules.begin(), a.schedules.end(), "zb-h1") == a.schedules.end())
+    res.notes.push_back("the zb-h1 pipeline schedule (add it with --schedules 1f1b,zb-h1,interleaved; "
+                        "run --explain advises it for a chosen 1F1B plan with a large bubble)");
   std::vector<HwSearch> hws;
   std::string why;
   for (std::size_t k = 0; k < res.hardware.size(); ++k) {

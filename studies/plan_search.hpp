@@ -30,6 +30,9 @@ enum class PlanRank {
 PlanRank parse_plan_rank(const std::string& text);
 const char* name(PlanRank r);
 
+/// The schedules `plan` searches unless asked (zb-h1 added with --schedules 1f1b,zb-h1,interleaved).
+inline const std::vector<std::string> kPlanDefaultSchedules{"1f1b", "interleaved"};
+
 struct PlanRequest {
   std::string model;                ///< model preset
   double tokens = 0;                ///< training tokens
@@ -44,8 +47,10 @@ struct PlanRequest {
   EnergyOptions energy;
   PlanRank rank = PlanRank::cost;
   int max_vpp = 8;                  ///< vpp values searched: vpp_values(layers, pp, max_vpp)
-  /// Pipeline schedules searched for pp > 1 (PlanGrid::schedules; --schedules, parse_schedules).
-  std::vector<std::string> schedules = PlanGrid{}.schedules;
+  /// Pipeline schedules searched for pp > 1 (--schedules, parse_schedules). zb-h1 is opt-in here
+  /// (the sweep searches it by default): it adds ~35 % plans and ~48 % screening CPU to a
+  /// three-hardware 70B question (docs/sweeps.md), and the answer says it was not searched.
+  std::vector<std::string> schedules = kPlanDefaultSchedules;
   /// > 0: a plan meets the deadline only at the pessimistic end of its error band at this
   /// confidence (studies/error_band.hpp): days x band.high <= days.
   double confidence = 0;

@@ -222,7 +222,7 @@ Subcommand add_plan_command(CLI::App& app) {
   c->add_option("--max-vpp", args->max_vpp, "largest vpp searched (every vpp with pp·vpp dividing the layers)")
       ->check(CLI::Range(1, 64))->capture_default_str();
   c->add_option("--schedules", args->schedules,
-                "pipeline schedules searched where pp > 1, comma-separated: 1f1b, zb-h1, interleaved (vpp > 1), gpipe")
+                "pipeline schedules searched where pp > 1, comma-separated: 1f1b, zb-h1, interleaved (vpp > 1), gpipe; zb-h1 is opt-in (about 1.5x the search time)")
       ->capture_default_str();
   c->add_option("--max-gpus", args->max_gpus, "largest cluster to consider (default: 8x the 100 %-MFU bound)");
   c->add_option("--gpu-step", args->gpu_step, "cluster sizes are multiples of this (default: GPUs per node)")

@@ -23,7 +23,7 @@ struct PlanOptions {
   studies::EnergyOptions energy;
   std::string by = "cost";         ///< cost, days or gpus
   int max_vpp = 8;
-  std::string schedules = "1f1b,zb-h1,interleaved";  ///< pipeline schedules searched (pp > 1)
+  std::string schedules = "1f1b,interleaved";  ///< pipeline schedules searched (pp > 1): studies::kPlanDefaultSchedules
   double confidence = 0;
   int max_gpus = 0, gpu_step = 0;
   std::vector<std::string> fixes;  ///< "key=value"

@@ -251,7 +251,9 @@ std::string cell(const PlanResult& res, const std::vector<std::string>& row, con
 TEST_CASE("the plan search picks zb-h1 where its bubble saving wins and memory allows it", "[studies][plan][zb]") {
   // Llama 2 7B on 8 H100, pp 8 (4 layers a stage) and only 8 micro-batches: 1F1B idles 7 of 15
   // pass slots per stage; the split backward fills most of them; 26 GiB of 80 per GPU.
-  const PlanResult res = search_plans(one_plan_request("llama2-7b", 8, 1, 8, 2048, 8, 0));
+  PlanRequest req = one_plan_request("llama2-7b", 8, 1, 8, 2048, 8, 0);
+  req.schedules = {"1f1b", "zb-h1", "interleaved"};  // zb-h1 is opt-in in plan
+  const PlanResult res = search_plans(req);
   REQUIRE(res.cheapest.size() == 2);  // the two schedules of the one plan, both simulated
   CHECK(cell(res, res.cheapest[0].cells, "parallelism.schedule") == "zb-h1");
   CHECK(cell(res, res.cheapest[1].cells, "parallelism.schedule") == "1f1b");
@@ -268,7 +270,13 @@ TEST_CASE("the plan search picks zb-h1 where its bubble saving wins and memory a
     const auto run = clustersim::scenarios::simulate(clustersim::scenarios::load_scenario_string(yaml, "zb.yaml", sets));
     CHECK(c.step_time.si() == Approx(run.step_time_s).epsilon(1e-9));
   }
-  // --schedules 1f1b: the same search without zb-h1 answers with the 1F1B plan.
+  // The default list and --schedules 1f1b: the same search without zb-h1 answers with the 1F1B
+  // plan, and the answer says zb-h1 was not searched.
+  const PlanResult by_default = search_plans(one_plan_request("llama2-7b", 8, 1, 8, 2048, 8, 0));
+  REQUIRE(by_default.cheapest.size() == 1);
+  CHECK(by_default.cheapest[0].cells == res.cheapest[1].cells);
+  CHECK(std::any_of(by_default.notes.begin(), by_default.notes.end(),
+                    [](const std::string& n) { return n.find("zb-h1") != std::string::npos; }));
   PlanRequest only = one_plan_request("llama2-7b", 8, 1, 8, 2048, 8, 0);
   only.schedules = {"1f1b"};
   const PlanResult without = search_plans(only);
@@ -279,7 +287,9 @@ TEST_CASE("the plan search picks zb-h1 where its bubble saving wins and memory a
 TEST_CASE("the plan search does not pick zb-h1 when what it holds for W does not fit", "[studies][plan][zb]") {
   // Llama 3 70B on 32 H100, TP 8 with SP, pp 4, seq 8192, 8 micro-batches: zb-h1 keeps each
   // wgrad's gathered X and dY from B to W and needs ~97 GiB of 80, while 1F1B fits in ~61.
-  const PlanResult res = search_plans(one_plan_request("llama3-70b", 32, 8, 4, 8192, 8, 1));
+  PlanRequest req = one_plan_request("llama3-70b", 32, 8, 4, 8192, 8, 1);
+  req.schedules = {"1f1b", "zb-h1", "interleaved"};
+  const PlanResult res = search_plans(req);
   REQUIRE(res.cheapest.size() == 1);
   CHECK(cell(res, res.cheapest[0].cells, "parallelism.schedule") == "1f1b");
   int zb_rows = 0;
