@@ -32,7 +32,7 @@ struct RecomputeRule {
   explicit RecomputeRule(const TrainingSpec& t) : mode(t.recompute), layers(t.recompute_layers) {}
   /// Whether unit `u` (a block at position u.which of its chunk) reruns its whole forward.
   bool reruns_forward(const PassUnit& u) const {
-    return u.program >= 0 && mode == Recompute::full && (layers < 0 || u.which < layers);
+    return u.program >= 0 && recomputes_block(mode, layers, u.which);
   }
 };
 

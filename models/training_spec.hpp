@@ -90,6 +90,12 @@ struct ParallelSpec {
   }
 };
 
+/// Whether the block at position `index` of its model chunk reruns its whole forward under
+/// `mode` with training.recompute_layers = `layers` (−1: every block of the chunk).
+inline bool recomputes_block(Recompute mode, int layers, int index) {
+  return mode == Recompute::full && (layers < 0 || index < layers);
+}
+
 struct TrainingSpec {
   int seq_len = 2048;
   int global_batch = 1;        ///< sequences per optimizer step
@@ -130,9 +136,7 @@ struct TrainingSpec {
   unsigned recompute_modules = 0;  ///< bit i: RecomputeModule i (recompute: selective)
   bool recomputes(RecomputeModule m) const { return recompute_modules >> static_cast<unsigned>(m) & 1u; }
   /// Whether the block at position `index` of its model chunk reruns its whole forward.
-  bool recomputes_block(int index) const {
-    return recompute == Recompute::full && (recompute_layers < 0 || index < recompute_layers);
-  }
+  bool recomputes_block(int index) const { return models::recomputes_block(recompute, recompute_layers, index); }
   /// Blocks of a chunk of `layers` blocks that rerun their whole forward.
   int recomputed_blocks(int layers) const {
     return recompute != Recompute::full ? 0 : recompute_layers < 0 ? layers : std::min(layers, recompute_layers);

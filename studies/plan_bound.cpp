@@ -105,23 +105,18 @@ double plan_step_lower_bound_s(const scenarios::Scenario& sc) {
   const auto vlayers = models::virtual_stage_layers(sc.model.layers, sc.parallel);
   if (!pipeline_bound_applies(sc, vlayers)) return step_time_lower_bound_s(sc);
   const auto c = models::step_costs(sc.model, sc.training, sc.parallel, sc.gpu);
-  if (sc.parallel.splits_backward()) {  // B: every backward kernel but the wgrad GEMMs, W: those
-    const double layer_w = models::weight_grad_s(c.layer_bwd), head_w = models::weight_grad_s(c.head_bwd);
-    const PassDurations d{
-        [&](int, int index, bool forward) {
-          const bool reruns = sc.training.recompute == models::Recompute::selective || sc.training.recomputes_block(index);
-          return forward ? c.layer_fwd.time_s : models::input_grad_s(c.layer_bwd) + (reruns ? c.layer_recompute.time_s : 0.0);
-        },
-        [&](int) { return layer_w; }, c.embed_fwd.time_s, c.embed_bwd.time_s, c.head_fwd.time_s,
-        models::input_grad_s(c.head_bwd), head_w};
-    return pipeline_bound_s(sc, c, vlayers, d);
-  }
+  // With a split backward (zb-h1) B is every backward kernel but the wgrad GEMMs, W those.
+  const bool split = sc.parallel.splits_backward();
+  const double layer_b = split ? models::input_grad_s(c.layer_bwd) : c.layer_bwd.time_s;
+  const double head_b = split ? models::input_grad_s(c.head_bwd) : c.head_bwd.time_s;
+  const double layer_w = split ? models::weight_grad_s(c.layer_bwd) : 0.0;
+  const double head_w = split ? models::weight_grad_s(c.head_bwd) : 0.0;
   const PassDurations d{
       [&](int, int index, bool forward) {
         const bool reruns = sc.training.recompute == models::Recompute::selective || sc.training.recomputes_block(index);
-        return forward ? c.layer_fwd.time_s : c.layer_bwd.time_s + (reruns ? c.layer_recompute.time_s : 0.0);
+        return forward ? c.layer_fwd.time_s : layer_b + (reruns ? c.layer_recompute.time_s : 0.0);
       },
-      [](int) { return 0.0; }, c.embed_fwd.time_s, c.embed_bwd.time_s, c.head_fwd.time_s, c.head_bwd.time_s};
+      [&](int) { return layer_w; }, c.embed_fwd.time_s, c.embed_bwd.time_s, c.head_fwd.time_s, head_b, head_w};
   return pipeline_bound_s(sc, c, vlayers, d);
 }
 
