@@ -12,6 +12,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "topologies/route_symmetry.hpp"
+
 namespace clustersim::topologies {
 
 const char* link_class_name(int c) {
@@ -107,6 +109,22 @@ struct Topology::Graph {
   // off (group_gpus 0) unless every group is full and a spine joins them.
   int group_gpus = 0, group_nodes = 0, group_leaves = 0, leaves = 0, uplink_ids = 0, node_links = 0;
   mutable std::vector<int> mapped_route;
+  // Searches by shape (route_symmetry.hpp): routes from a canonical source to a canonical set,
+  // by (canonical source, canonical destinations), searched once for every search of that shape.
+  mutable std::unordered_map<std::vector<int>, Routes, KeyHash> shape_cache;
+  mutable std::size_t shape_links = 0;
+  mutable NodeRelabel relabel;
+  /// Link `id` of a route of the canonical search, in the labels of the search relabelled.
+  int unmap_link(int id) const {
+    if (id < uplink_ids) {
+      const int leaf = id / 2;
+      return 2 * (relabel.group_from[std::size_t(leaf / group_leaves)] * group_leaves + leaf % group_leaves) + id % 2;
+    }
+    const int rel = id - uplink_ids;
+    return uplink_ids + relabel.node_from[std::size_t(rel / node_links)] * node_links + rel % node_links;
+  }
+  /// route_all(src, dsts), from the canonical search of its shape (searched on first use).
+  Routes route_by_shape(int src, std::span<const int> dsts, int gpus_per_node) const;
   /// Link `id` of a route found from group 0, as seen from `shift` leaf groups further on.
   int rotate_link(int id, int shift, int nodes) const {
     if (id < uplink_ids) return 2 * ((id / 2 + shift * group_leaves) % leaves) + id % 2;
@@ -345,7 +363,9 @@ void Topology::routes_from(int src, std::span<const int> dsts,
   for (int d : dsts) key.push_back(shift > 0 ? (d - shift * G.group_gpus + gpus()) % gpus() : d);
   auto hit = G.routes_cache.find(key);
   if (hit == G.routes_cache.end()) {
-    Graph::Routes found = G.route_all(key.front(), std::span<const int>(key).subspan(1));
+    const std::span<const int> rotated_dsts = std::span<const int>(key).subspan(1);
+    Graph::Routes found = G.group_gpus > 0 ? G.route_by_shape(key.front(), rotated_dsts, spec_.gpus_per_node)
+                                           : G.route_all(key.front(), rotated_dsts);
     if (G.cached_links + found.links.size() > Graph::kMaxCachedLinks) G.routes_cache.clear(), G.cached_links = 0;
     G.cached_links += found.links.size();
     hit = G.routes_cache.emplace(key, std::move(found)).first;
@@ -362,6 +382,29 @@ void Topology::routes_from(int src, std::span<const int> dsts,
     visit(i, route);
     begin = r.end[i];
   }
+}
+
+Topology::Graph::Routes Topology::Graph::route_by_shape(int src, std::span<const int> dsts, int k) const {
+  canonical_relabel(k, group_nodes, leaves / group_leaves, src, dsts, relabel);
+  std::vector<int> shape(1, relabel.src);
+  shape.insert(shape.end(), relabel.dsts.begin(), relabel.dsts.end());
+  auto hit = shape_cache.find(shape);
+  if (hit == shape_cache.end()) {
+    Routes found = route_all(relabel.src, relabel.dsts);
+    if (shape_links + found.links.size() > kMaxCachedLinks) shape_cache.clear(), shape_links = 0;
+    shape_links += found.links.size();
+    hit = shape_cache.emplace(std::move(shape), std::move(found)).first;
+  }
+  const Routes& canonical = hit->second;
+  Routes out;
+  for (int d : dsts) {
+    const int c = relabel.node_to[std::size_t(d / k)] * k + d % k;
+    const std::size_t i = std::size_t(std::lower_bound(relabel.dsts.begin(), relabel.dsts.end(), c) - relabel.dsts.begin());
+    for (std::uint32_t e = i > 0 ? canonical.end[i - 1] : 0; e < canonical.end[i]; ++e)
+      out.links.push_back(unmap_link(canonical.links[e]));
+    out.end.push_back(std::uint32_t(out.links.size()));
+  }
+  return out;
 }
 
 Topology::Graph::Routes Topology::Graph::route_all(int src, std::span<const int> dsts) const {
