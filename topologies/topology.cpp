@@ -109,8 +109,7 @@ struct Topology::Graph {
   // off (group_gpus 0) unless every group is full and a spine joins them.
   int group_gpus = 0, group_nodes = 0, group_leaves = 0, leaves = 0, uplink_ids = 0, node_links = 0;
   mutable std::vector<int> mapped_route;
-  // Searches by shape (route_symmetry.hpp): routes from a canonical source to a canonical set,
-  // by (canonical source, canonical destinations), searched once for every search of that shape.
+  // Routes by shape (route_symmetry.hpp), by (canonical source, canonical destinations).
   mutable std::unordered_map<std::vector<int>, Routes, KeyHash> shape_cache;
   mutable std::size_t shape_links = 0;
   mutable NodeRelabel relabel;
@@ -356,7 +355,11 @@ void Topology::routes_from(int src, std::span<const int> dsts,
   // order inside a node and a group's leaves, the only places where two equal-key entries can
   // relax one vertex (a leaf's NICs are in its own group; another group's leaves are reached only
   // through the spine). So the routes from a source in group j are those from the source j groups
-  // back, rotated: one search per source position within a group, not per GPU.
+  // back, rotated: one search per source position within a group, not per GPU. A miss is then
+  // searched by shape (route_by_shape): any permutation of nodes inside groups and of groups is
+  // an automorphism too, and it also keeps vertex order inside a node and a group's leaves; the
+  // cheapest relaxation of a leaf comes from the source's node alone (another node of the group
+  // is entered only through a leaf, 20 more), of another group's leaf from the spine alone.
   const int shift = G.group_gpus > 0 ? src / G.group_gpus : 0;
   std::vector<int>& key = G.key_scratch;
   key.assign(1, src - shift * G.group_gpus);
