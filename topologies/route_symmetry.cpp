@@ -6,9 +6,7 @@ namespace clustersim::topologies {
 
 namespace {
 
-struct Run {    // the destinations in one node: sorted GPUs [begin, end) of the search's set
-  int node, group, begin, end;
-};
+using Run = NodeRelabel::Run;
 
 // Orders two nodes' destination patterns (positions inside the node): more first, then by
 // position; 0 when equal.
@@ -23,11 +21,13 @@ int compare_patterns(const std::vector<int>& gpus, int k, const Run& a, const Ru
 
 void canonical_relabel(int k, int group_nodes, int groups, int src, std::span<const int> dsts, NodeRelabel& out) {
   const int nodes = group_nodes * groups, src_node = src / k, src_group = src_node / group_nodes;
-  std::vector<int> gpus(dsts.begin(), dsts.end());
+  std::vector<int>& gpus = out.sorted;
+  gpus.assign(dsts.begin(), dsts.end());
   std::sort(gpus.begin(), gpus.end());
   gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
   // Runs of the nodes holding destinations, other than the source's node, by group and pattern.
-  std::vector<Run> runs;
+  std::vector<Run>& runs = out.runs;
+  runs.clear();
   for (int i = 0, n = int(gpus.size()); i < n;) {
     int j = i;
     while (j < n && gpus[std::size_t(j)] / k == gpus[std::size_t(i)] / k) ++j;
@@ -41,19 +41,17 @@ void canonical_relabel(int k, int group_nodes, int groups, int src, std::span<co
   });
   // Groups holding destinations (the source's aside), as [first run, last run), ordered by their
   // runs' patterns: more runs first, then run by run; equal groups in their own order.
-  struct Span {
-    int group, begin, end;
-  };
-  std::vector<Span> spans;
+  std::vector<Run>& spans = out.spans;
+  spans.clear();
   int src_begin = 0, src_end = 0;
   for (int i = 0, n = int(runs.size()); i < n;) {
     int j = i;
     while (j < n && runs[std::size_t(j)].group == runs[std::size_t(i)].group) ++j;
     if (runs[std::size_t(i)].group == src_group) src_begin = i, src_end = j;
-    else spans.push_back({runs[std::size_t(i)].group, i, j});
+    else spans.push_back({-1, runs[std::size_t(i)].group, i, j});
     i = j;
   }
-  std::sort(spans.begin(), spans.end(), [&](const Span& a, const Span& b) {
+  std::sort(spans.begin(), spans.end(), [&](const Run& a, const Run& b) {
     if (a.end - a.begin != b.end - b.begin) return a.end - a.begin > b.end - b.begin;
     for (int i = a.begin, j = b.begin; i < a.end; ++i, ++j)
       if (const int c = compare_patterns(gpus, k, runs[std::size_t(i)], runs[std::size_t(j)]); c != 0) return c < 0;
@@ -62,7 +60,8 @@ void canonical_relabel(int k, int group_nodes, int groups, int src, std::span<co
   out.node_to.assign(std::size_t(nodes), -1);
   out.node_from.assign(std::size_t(nodes), -1);
   out.group_from.clear();
-  std::vector<char> placed(std::size_t(groups), 0);
+  std::vector<char>& placed = out.placed;
+  placed.assign(std::size_t(groups), 0);
   // Canonical group `cg` is group g: its listed nodes first, then the rest in their own order.
   auto place = [&](int g, int first_run, int last_run, bool with_source) {
     const int cg = int(out.group_from.size());
@@ -76,7 +75,7 @@ void canonical_relabel(int k, int group_nodes, int groups, int src, std::span<co
       if (out.node_to[std::size_t(n)] < 0) put(n);
   };
   place(src_group, src_begin, src_end, true);
-  for (const Span& s : spans) place(s.group, s.begin, s.end, false);
+  for (const Run& s : spans) place(s.group, s.begin, s.end, false);
   for (int g = 0; g < groups; ++g)
     if (!placed[std::size_t(g)]) place(g, 0, 0, false);
   auto map = [&](int gpu) { return out.node_to[std::size_t(gpu / k)] * k + gpu % k; };

@@ -20,6 +20,14 @@ struct NodeRelabel {
   std::vector<int> group_from;  ///< canonical leaf group → leaf group
   int src = 0;                  ///< the canonical source GPU
   std::vector<int> dsts;        ///< the canonical destination GPUs, sorted, without repeats
+  // Scratch, kept between calls: the destinations sorted; nodes holding destinations (GPUs
+  // [begin, end) of `sorted`) and groups holding them (runs [begin, end)).
+  struct Run {
+    int node, group, begin, end;
+  };
+  std::vector<int> sorted;
+  std::vector<Run> runs, spans;  // a span's node is unused
+  std::vector<char> placed;
 };
 
 /// Fills `out` with the canonical relabelling of a search from GPU `src` to `dsts` in a fat tree

@@ -113,22 +113,21 @@ struct Topology::Graph {
   mutable std::unordered_map<std::vector<int>, Routes, KeyHash> shape_cache;
   mutable std::size_t shape_links = 0;
   mutable NodeRelabel relabel;
+  mutable std::vector<int> key_shape;
+  std::vector<int> link_unit;  // link id → its leaf (uplinks) or node (the rest)
   /// Link `id` of a route of the canonical search, in the labels of the search relabelled.
   int unmap_link(int id) const {
-    if (id < uplink_ids) {
-      const int leaf = id / 2;
-      return 2 * (relabel.group_from[std::size_t(leaf / group_leaves)] * group_leaves + leaf % group_leaves) + id % 2;
-    }
-    const int rel = id - uplink_ids;
-    return uplink_ids + relabel.node_from[std::size_t(rel / node_links)] * node_links + rel % node_links;
+    const int u = link_unit[std::size_t(id)];
+    if (id < uplink_ids) return id + 2 * (relabel.group_from[std::size_t(u / group_leaves)] - u / group_leaves) * group_leaves;
+    return id + (relabel.node_from[std::size_t(u)] - u) * node_links;
   }
   /// route_all(src, dsts), from the canonical search of its shape (searched on first use).
   Routes route_by_shape(int src, std::span<const int> dsts, int gpus_per_node) const;
   /// Link `id` of a route found from group 0, as seen from `shift` leaf groups further on.
   int rotate_link(int id, int shift, int nodes) const {
-    if (id < uplink_ids) return 2 * ((id / 2 + shift * group_leaves) % leaves) + id % 2;
-    const int rel = id - uplink_ids;
-    return uplink_ids + ((rel / node_links + shift * group_nodes) % nodes) * node_links + rel % node_links;
+    const int u = link_unit[std::size_t(id)], up = id < uplink_ids;
+    const int n = up ? leaves : nodes, v = u + shift * (up ? group_leaves : group_nodes);
+    return id + ((v >= n ? v - n : v) - u) * (up ? 2 : node_links);
   }
 
   /// Out-edges in Boost's adjacency order, as one flat array (what the search walks).
@@ -328,6 +327,8 @@ Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spe
     g_->group_gpus = spec.nodes_per_leaf * k, g_->group_nodes = spec.nodes_per_leaf;
     g_->group_leaves = leaves / groups, g_->leaves = leaves;
     g_->uplink_ids = int(first_node_link), g_->node_links = int((links_.size() - first_node_link) / std::size_t(nodes));
+    for (int id = 0; id < int(links_.size()); ++id)
+      g_->link_unit.push_back(id < g_->uplink_ids ? id / 2 : (id - g_->uplink_ids) / g_->node_links);
   }
   g_->pred.assign(nv, -1);
   g_->dist.assign(nv, std::numeric_limits<int>::max());
@@ -389,14 +390,15 @@ void Topology::routes_from(int src, std::span<const int> dsts,
 
 Topology::Graph::Routes Topology::Graph::route_by_shape(int src, std::span<const int> dsts, int k) const {
   canonical_relabel(k, group_nodes, leaves / group_leaves, src, dsts, relabel);
-  std::vector<int> shape(1, relabel.src);
+  std::vector<int>& shape = key_shape;
+  shape.assign(1, relabel.src);
   shape.insert(shape.end(), relabel.dsts.begin(), relabel.dsts.end());
   auto hit = shape_cache.find(shape);
   if (hit == shape_cache.end()) {
     Routes found = route_all(relabel.src, relabel.dsts);
     if (shape_links + found.links.size() > kMaxCachedLinks) shape_cache.clear(), shape_links = 0;
     shape_links += found.links.size();
-    hit = shape_cache.emplace(std::move(shape), std::move(found)).first;
+    hit = shape_cache.emplace(shape, std::move(found)).first;
   }
   const Routes& canonical = hit->second;
   Routes out;
