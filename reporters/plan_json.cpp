@@ -21,12 +21,14 @@ std::string json_number_list(const std::vector<int>& v) {
 }  // namespace
 
 // The columns of a plan in the tables and the JSON, besides its figures (the global batch when
-// it is searched).
-std::vector<std::string> plan_columns(bool batch_searched) {
+// it is searched; ep and etp after dp when the header has them, an MoE model's plans).
+std::vector<std::string> plan_columns(bool batch_searched, const std::vector<std::string>& header) {
   std::vector<std::string> columns = {"hardware", "cluster.gpus", "parallelism.tp", "parallelism.pp",
                                       "parallelism.cp", "dp", "parallelism.vpp", "parallelism.schedule",
                                       "training.micro_batch",
                                       "parallelism.zero_stage", "training.recompute"};
+  if (column_of(header, "parallelism.ep") && column_of(header, "parallelism.etp"))
+    columns.insert(columns.begin() + 6, {"parallelism.ep", "parallelism.etp"});
   if (batch_searched) columns.push_back("training.global_batch");
   return columns;
 }
@@ -41,7 +43,7 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
   const int global_batch = res.global_batch;
   auto row_json = [&](const studies::PlanCandidate& c) {
     std::string o = "{";
-    for (const auto& col : plan_columns(false))
+    for (const auto& col : plan_columns(false, header))
       o += fmt::format("{}: {}, ", json_quote(col), json_scalar(c.cells[*column_of(header, col)]));
     for (const char* k : {"mfu", "step_time_s", "days_to_train", "gpu_hours", "cost_usd", "peak_memory_bytes"})
       o += fmt::format("{}: {}, ", json_quote(k), json_scalar(c.cells[*column_of(header, k)]));

@@ -341,20 +341,11 @@ topologies::TopologySpec default_topology(const YamlReader& cluster, const Scena
   topologies::TopologySpec t = topology_preset(sc.gpu.node.default_topology);
   const int k = cluster.integer("gpus_per_node", t.gpus_per_node, 1, 1024);
   if (k != t.gpus_per_node) {
-    // A smaller board of the same machine (HGX 4-GPU, NVL36) divides it, joined boards (HGX-2's
-    // two 8-GPU boards) are a multiple of it; a 3-GPU DGX H100 does not exist. A rack-scale
-    // NVLink domain is allocated by 4-GPU compute tray (hardware.md §2: GB200 NVL72, 4 GPUs per
-    // tray), so jobs that use 16 of a rack's 18 trays (64 GPUs) fit it.
-    const bool trays = t.node_kind == topologies::NodeKind::nvl_domain && k < t.gpus_per_node && k % 4 == 0;
-    if (!trays && t.gpus_per_node % k != 0 && k % t.gpus_per_node != 0)
+    if (!reshapes_to(t, k))
       cluster.fail("gpus_per_node", fmt::format("{} GPUs per node does not fit {}'s {}-GPU node ({}); use a divisor or "
                                                 "multiple of {}, or name a topology with that node size (network.topology)",
                                                 k, sc.gpu.name, t.gpus_per_node, t.name, t.gpus_per_node));
-    const double nics_per_gpu = double(t.nics_per_node) / t.gpus_per_node;
-    t.nics_per_node = std::max(1, int(std::lround(nics_per_gpu * k)));
-    t.gpus_per_pcie_switch = std::min(t.gpus_per_pcie_switch, k);
-    t.gpus_per_node = k;
-    t.name = fmt::format("{} reshaped to {} GPUs per node", t.name, k);
+    t = reshaped(t, k);
   }
   return t;
 }

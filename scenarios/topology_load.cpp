@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -120,6 +122,25 @@ topologies::TopologySpec topology_preset(const std::string& name) {
   auto at = parsed.find(name);
   if (at == parsed.end()) at = parsed.emplace(name, parse_topology(it->second, "topologies/presets/" + name + ".yaml")).first;
   return at->second;
+}
+
+bool reshapes_to(const topologies::TopologySpec& t, int k) {
+  // A smaller board of the same machine (HGX 4-GPU, NVL36) divides it, joined boards (HGX-2's
+  // two 8-GPU boards) are a multiple of it; a 3-GPU DGX H100 does not exist. A rack-scale
+  // NVLink domain is allocated by 4-GPU compute tray (hardware.md §2: GB200 NVL72, 4 GPUs per
+  // tray), so jobs that use 16 of a rack's 18 trays (64 GPUs) fit it.
+  const bool trays = t.node_kind == topologies::NodeKind::nvl_domain && k < t.gpus_per_node && k % 4 == 0;
+  return k >= 1 && (trays || t.gpus_per_node % k == 0 || k % t.gpus_per_node == 0);
+}
+
+topologies::TopologySpec reshaped(topologies::TopologySpec t, int k) {
+  if (k == t.gpus_per_node) return t;
+  const double nics_per_gpu = double(t.nics_per_node) / t.gpus_per_node;
+  t.nics_per_node = std::max(1, int(std::lround(nics_per_gpu * k)));
+  t.gpus_per_pcie_switch = std::min(t.gpus_per_pcie_switch, k);
+  t.gpus_per_node = k;
+  t.name = fmt::format("{} reshaped to {} GPUs per node", t.name, k);
+  return t;
 }
 
 }  // namespace clustersim::scenarios

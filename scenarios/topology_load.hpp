@@ -20,5 +20,11 @@ topologies::TopologySpec parse_topology(const std::string& yaml, const std::stri
 /// A shipped topology by name; throws ScenarioError listing the available ones.
 topologies::TopologySpec topology_preset(const std::string& name);
 std::vector<std::string> topology_names();
+/// Whether `t` can run with k GPUs per node (cluster.gpus_per_node): a smaller board of the same
+/// machine divides its node, joined boards are a multiple of it, and a rack-scale NVLink domain
+/// may be part-used in whole 4-GPU compute trays.
+bool reshapes_to(const topologies::TopologySpec& t, int k);
+/// `t` with k GPUs per node, keeping its NICs per GPU (at least one NIC per node).
+topologies::TopologySpec reshaped(topologies::TopologySpec t, int k);
 
 }  // namespace clustersim::scenarios

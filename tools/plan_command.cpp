@@ -119,7 +119,7 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
                                           res.unformable) : "");
   for (const auto& n : res.notes) fmt::print("not searched: {}\n", n);
   fmt::print("{}\n", cost_basis(req, res));
-  std::vector<std::string> columns = plan_columns(batch_searched);
+  std::vector<std::string> columns = plan_columns(batch_searched, header);
   for (const auto& c : energy_columns()) columns.push_back(c);
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : meeting) rows.push_back(table_cells(header, c.cells));
@@ -144,7 +144,7 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
 // --html: GPU-hours (or cost) against days for every simulated plan, with the Pareto front, and
 // the tables the terminal prints.
 void write_plan_html(const PlanArgs& a, const studies::PlanRequest& req, const studies::PlanResult& res) {
-  std::vector<std::string> columns = plan_columns(res.batches.size() > 1 || !a.batch_tokens.empty());
+  std::vector<std::string> columns = plan_columns(res.batches.size() > 1 || !a.batch_tokens.empty(), res.header);
   for (const auto& c : energy_columns()) columns.push_back(c);
   StudyHtml page(fmt::format("plan: {} on {:.4g} tokens within {:g} days", a.model, res.tokens, a.days), res.header,
                  columns, "gpu_hours", false);

@@ -1,0 +1,177 @@
+#include "studies/collective_study.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "models/training_spec.hpp"
+#include "scenarios/error.hpp"
+#include "scenarios/quantity.hpp"
+#include "scenarios/topology_load.hpp"
+#include "sim/runner.hpp"
+#include "topologies/network.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::studies {
+
+using scenarios::ScenarioError;
+using topologies::GroupDim;
+
+namespace {
+
+double parse_bytes(const std::string& text) {
+  std::string why;
+  auto v = scenarios::parse_quantity(text, scenarios::Dimension::bytes, &why);
+  if (!v || *v < 1) throw ScenarioError(fmt::format("--sizes: '{}' is not a size such as 1GiB ({})", text, why));
+  return *v;
+}
+
+// "1, 2, 4, ..., n": the divisors of n.
+std::string divisors(long n) {
+  std::string out;
+  for (long d = 1; d <= n; ++d)
+    if (n % d == 0) out += (out.empty() ? "" : ", ") + std::to_string(d);
+  return out;
+}
+
+// The most nodes any one group of `dim` spans.
+int group_nodes(const topologies::Layout& layout, GroupDim dim, int gpus_per_node) {
+  int most = 0;
+  for (const auto& group : topologies::groups_of(layout, dim)) {
+    std::set<int> nodes;
+    for (int gpu : group) nodes.insert(gpu / gpus_per_node);
+    most = std::max(most, int(nodes.size()));
+  }
+  return most;
+}
+
+}  // namespace
+
+topologies::TopologySpec collective_spec(const CollectiveRequest& r) {
+  if (r.gpus_per_node <= 0 || r.gpus_per_node == r.spec.gpus_per_node) return r.spec;
+  const auto& t = r.spec;
+  if (!scenarios::reshapes_to(t, r.gpus_per_node))
+    throw ScenarioError(fmt::format("--gpus-per-node {}: does not fit {}'s {}-GPU node; use a divisor or multiple of {}{}",
+                                    r.gpus_per_node, t.name, t.gpus_per_node, t.gpus_per_node,
+                                    t.node_kind == topologies::NodeKind::nvl_domain
+                                        ? fmt::format(", or whole 4-GPU trays below {}", t.gpus_per_node) : ""));
+  topologies::TopologySpec s = scenarios::reshaped(t, r.gpus_per_node);
+  try {
+    topologies::Topology::validate(s, 1);
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError(fmt::format("--gpus-per-node {}: the nodes cannot be wired as {}: {}", r.gpus_per_node, t.name, e.what()));
+  }
+  return s;
+}
+
+std::vector<double> parse_collective_sizes(const std::string& text) {
+  const auto dots = text.find("..");
+  if (dots == std::string::npos) return {parse_bytes(text)};
+  const double lo = parse_bytes(text.substr(0, dots)), hi = parse_bytes(text.substr(dots + 2));
+  if (hi < lo) throw ScenarioError(fmt::format("--sizes {}: the last size is below the first", text));
+  std::vector<double> out;
+  for (double s = lo; s <= hi * (1 + 1e-12); s *= 2) out.push_back(s);
+  return out;
+}
+
+topologies::PlacementOrder parse_placement(const std::string& text) {
+  topologies::PlacementOrder order{};
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i)
+    if (i == text.size() || text[i] == ',') names.push_back(text.substr(start, i - start)), start = i + 1;
+  std::set<std::string> seen;
+  bool ok = names.size() == topologies::kPlacedDims;
+  for (std::size_t i = 0; ok && i < names.size(); ++i) {
+    const auto* end = topologies::kGroupDimNames.begin() + topologies::kPlacedDims;
+    const auto* it = std::find_if(topologies::kGroupDimNames.begin(), end, [&](const char* n) { return names[i] == n; });
+    ok = it != end && seen.insert(names[i]).second;
+    if (ok) order[i] = static_cast<GroupDim>(it - topologies::kGroupDimNames.begin());
+  }
+  if (!ok)
+    throw ScenarioError(fmt::format("--placement {}: expected tp, cp, pp and dp once each, innermost first, e.g. tp,cp,dp,pp", text));
+  return order;
+}
+
+topologies::TopologySpec collective_topology(const std::string& name) {
+  if (std::filesystem::path(name).extension() == ".yaml") {
+    std::ifstream in(name);
+    if (!in) throw ScenarioError(fmt::format("{}: cannot open the topology file", name));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return scenarios::parse_topology(ss.str(), name);
+  }
+  return scenarios::topology_preset(name);
+}
+
+topologies::Layout collective_layout(const CollectiveRequest& r, int gpus) {
+  models::ParallelSpec p;
+  p.tp = r.tp, p.cp = r.cp, p.pp = r.pp;
+  const int inner = r.tp * r.cp * r.pp;
+  if (gpus % inner != 0)
+    throw ScenarioError(r.gpus > 0 ? fmt::format("--tp x --cp x --pp = {} does not divide the {} GPUs (--gpus)", inner, gpus)
+                                   : fmt::format("--tp x --cp x --pp = {} does not divide the {} GPUs of {} node(s)", inner,
+                                                 gpus, r.nodes));
+  p.dp = gpus / inner;
+  if (r.ep == 0 && r.etp > 0)
+    throw ScenarioError(fmt::format("--etp {}: needs --ep N (etp splits each expert over ranks of the expert layout --ep gives)", r.etp));
+  if (r.ep == 0 && topologies::folded(r.group))
+    throw ScenarioError(fmt::format("--group {}: the expert groups (ep, etp, edp) need an expert layout, --ep N "
+                                    "(and optionally --etp N); without one the groups are tp, cp, pp, dp",
+                                    topologies::name(r.group)));
+  if (r.ep > 0) {
+    p.ep = r.ep;
+    p.etp = r.etp > 0 ? r.etp : r.tp;  // the scenario loader's default (scenarios/load_moe.cpp)
+    // The fold the scenario loader checks (scenarios/load_moe.cpp): tp·cp·dp = etp·ep·edp.
+    const long fold = long(p.tp) * p.cp * p.dp;
+    if (fold % (long(p.etp) * p.ep) != 0)
+      throw ScenarioError(fmt::format("--ep {} --etp {}: etp·ep = {} must divide tp·cp·dp = {} (experts fold over the "
+                                      "ranks of a pipeline stage); with etp {}, ep may be {}",
+                                      p.ep, p.etp, long(p.etp) * p.ep, fold, p.etp,
+                                      fold % p.etp ? std::string("nothing (etp does not divide it)")
+                                                   : divisors(fold / p.etp)));
+  }
+  return {p.sizes(), r.placement};
+}
+
+CollectiveResult run_collective_study(const CollectiveRequest& r) {
+  using namespace topologies;
+  CollectiveResult res;
+  const TopologySpec spec = collective_spec(r);
+  const int per_node = spec.gpus_per_node;
+  if (r.gpus > 0) {
+    // As the scenario loader: a server is scheduled whole, a rack-scale NVLink domain is not.
+    if (spec.node_kind != NodeKind::nvl_domain && r.gpus > per_node && r.gpus % per_node != 0)
+      throw ScenarioError(fmt::format("--gpus {}: not whole nodes of {}; use a multiple of {} (or at most {} GPUs, part of one node)",
+                                      r.gpus, spec.name, per_node, per_node));
+    res.gpus = r.gpus;
+    res.nodes = Network::nodes_for(spec, r.gpus);
+  } else {
+    res.nodes = r.nodes;
+    res.gpus = r.nodes * per_node;
+  }
+  res.layout = collective_layout(r, res.gpus);
+  res.experts = r.ep > 0;
+  res.group_ranks = res.layout.size(r.group);
+  res.groups = res.gpus / res.group_ranks;
+  res.group_nodes = group_nodes(res.layout, r.group, per_node);
+  res.spec = spec;
+  const Network net(spec, res.nodes, res.layout, r.algorithm);
+  for (double s : r.sizes) {
+    // The time comes from running the collective's phase tasks on the event engine.
+    const CollectiveTime t = net.cost(r.op, r.group, units::Bytes(s));
+    sim::TaskGraph g;
+    append_collective(g, t, 0, {}, 0);
+    const double time_s = sim::run_task_graph(g).makespan.seconds();
+    const double algbw = time_s > 0 ? s / time_s : 0;
+    res.rows.push_back({s, time_s, algbw, algbw * bus_factor(r.op, res.group_ranks), t});
+  }
+  return res;
+}
+
+}  // namespace clustersim::studies

@@ -1,0 +1,154 @@
+// `clustersim collective` over the expert groups (--ep, --etp; groups ep, etp, edp): the same
+// EP all-to-all the step model charges a scenario's token exchange, NVLink vs InfiniBand within
+// what the topologies' own link rates allow, and exit-2 errors for inconsistent layouts.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "hardware/gpu_spec.hpp"
+#include "models/moe_ops.hpp"
+#include "models/step_program_moe.hpp"
+#include "scenarios/load.hpp"
+#include "scenarios/simulate.hpp"
+#include "scenarios/topology_load.hpp"
+#include "support/scenario_fixture.hpp"
+#include "topologies/network.hpp"
+
+using namespace clustersim;
+using clustersim::testing::run_command;
+
+namespace {
+
+const std::string kBin = CLUSTERSIM_BINARY;
+const std::string kSrc = CLUSTERSIM_SOURCE_DIR;
+
+double json_number(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
+  REQUIRE(std::regex_search(json, m, re));
+  return std::stod(m[1]);
+}
+
+std::string json_text(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\": \"([^\"]*)\"");
+  REQUIRE(std::regex_search(json, m, re));
+  return m[1];
+}
+
+// One row of `collective ... --json` for one size.
+std::string collective_row(const std::string& args) {
+  const auto r = run_command(kBin + " collective " + args + " --json 2>&1");
+  INFO(args << "\n" << r.out);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+}  // namespace
+
+TEST_CASE("collective --group ep times the all-to-all the step model charges for a scenario's token combine",
+          "[tools][moe][network]") {
+  // Two shipped MoE scenarios: GPT-OSS-120B EP64 over 8 DGX H100 (InfiniBand between them), and
+  // Qwen3-235B EP32 inside 64-GPU GB200 NVL72 racks. The scenario loader builds the network
+  // and the step model prices the combine (k·h bf16 per routed token, busiest rank); the CLI is
+  // given the same parallelism as flags and the same bytes.
+  struct Case {
+    std::string file, topology;
+  };
+  for (const Case& c : {Case{"gpt_oss_120b_64xh100.yaml", "--topology dgx-h100"},
+                        Case{"qwen3_235b_256xgb200.yaml", "--topology gb200-nvl72 --gpus-per-node 64"}}) {
+    INFO(c.file);
+    const auto sc = scenarios::load_scenario_file(kSrc + "/scenarios/" + c.file);
+    const auto& p = sc.parallel;
+    REQUIRE(p.ep > 1);
+    const topologies::Network net = scenarios::network_of(sc);
+    const auto ops = models::moe_layer_ops(sc.model, sc.training, p, models::expert_parallel(p), sc.gpu,
+                                           sc.training.moe_load_imbalance);
+    const auto x = models::routed_exchanges(sc.model, sc.training, p, ops, net);
+    const double bytes = ops.tokens * ops.load_imbalance * sc.model.moe.top_k * sc.model.hidden *
+                         hardware::storage_bytes(sc.training.precision);
+    const auto& order = sc.network.placement;  // Qwen3's: [tp, cp, dp, pp]
+    const std::string placement = fmt::format("{},{},{},{}", topologies::name(order[0]), topologies::name(order[1]),
+                                              topologies::name(order[2]), topologies::name(order[3]));
+    const std::string row = collective_row(
+        fmt::format("{} --gpus {} --tp {} --cp {} --pp {} --ep {} --etp {} --placement {} --group ep --op all_to_all "
+                    "--size {:.17g}B", c.topology, sc.cluster.gpus, p.tp, p.cp, p.pp, p.ep, p.etp, placement, bytes));
+    CHECK(json_text(row, "topology") == sc.network.topology.name);  // the same network
+    CHECK(json_number(row, "ranks") == p.ep);
+    CHECK(json_number(row, "edp") == p.edp());
+    CHECK(json_number(row, "time_s") == Approx(x.combine.time.si()).epsilon(1e-6));
+    CHECK(json_number(row, "time_s") == Approx(net.cost(topologies::Collective::all_to_all, topologies::GroupDim::ep,
+                                                        units::Bytes(bytes)).time.si()).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("collective: EP64 all-to-all inside an NVL72 rack beats 8 DGX H100 over InfiniBand, within their link rates",
+          "[tools][moe][network]") {
+  const double S = 1024.0 * 1024 * 1024;
+  const std::string a2a = " --gpus 256 --ep 64 --group ep --op all_to_all --size 1GiB";
+  const std::string nvl = collective_row("--topology gb200-nvl72 --gpus-per-node 64" + a2a);
+  const std::string ib = collective_row("--topology dgx-h100" + a2a);
+  CHECK(json_number(nvl, "group_nodes") == 1);
+  CHECK(json_number(ib, "group_nodes") == 8);
+  // DGX H100: of the (n−1)/n·S a GPU sends, (n−8)/n·S leaves its node through its one NIC, so
+  // busbw = S/t·(n−1)/n is at most the NIC's rate · (n−1)/(n−8); at 1 GiB the NIC is what limits.
+  const auto h100 = scenarios::topology_preset("dgx-h100");
+  const double nic = h100.nic_bandwidth.si() * h100.nic_efficiency * h100.nics_per_node / h100.gpus_per_node;
+  const double n = 64, ib_bound = nic * (n - 1) / (n - h100.gpus_per_node);
+  CHECK(json_number(ib, "busbw_bytes_per_s") <= ib_bound * 1.0001);
+  CHECK(json_number(ib, "busbw_bytes_per_s") > 0.8 * ib_bound);
+  CHECK(json_number(ib, "time_s") >= S * (n - h100.gpus_per_node) / n / nic * 0.9999);
+  // NVL72: every peer is on NVLink, at most its per-GPU rate.
+  const auto gb200 = scenarios::topology_preset("gb200-nvl72");
+  const double nvlink = gb200.nvlink_bandwidth.si() * gb200.nvlink_efficiency;
+  CHECK(json_number(nvl, "busbw_bytes_per_s") <= nvlink * 1.0001);
+  CHECK(json_number(nvl, "busbw_bytes_per_s") > 0.8 * nvlink);
+  CHECK(json_number(nvl, "time_s") * 5 < json_number(ib, "time_s"));
+  // All 72 GPUs of each rack: the second EP group straddles two racks and runs at InfiniBand speed.
+  const std::string full = collective_row("--topology gb200-nvl72" + a2a);
+  CHECK(json_number(full, "group_nodes") == 2);
+  CHECK(json_number(full, "time_s") > 5 * json_number(nvl, "time_s"));
+}
+
+TEST_CASE("collective: the expert groups are the fold of the stage's ranks (etp = tp groups, edp over the rest)",
+          "[tools][moe][network]") {
+  // tp 4 on 64 H100: etp defaults to tp, so the ETP groups are the TP groups.
+  const std::string base = "--topology dgx-h100 --gpus 64 --tp 4 --op all_gather --size 64MiB";
+  const std::string tp = collective_row(base + " --group tp");
+  const std::string etp = collective_row(base + " --ep 8 --group etp");
+  CHECK(json_number(etp, "ranks") == 4);
+  CHECK(json_number(etp, "time_s") == json_number(tp, "time_s"));
+  // etp 1 x ep 8 x edp 8 over tp 4 x dp 16: an EDP group strides over 8 ranks, one GPU per node.
+  const std::string edp = collective_row("--topology dgx-h100 --gpus 64 --tp 4 --ep 8 --etp 1 --group edp --op all_reduce --size 64MiB");
+  CHECK(json_number(edp, "ranks") == 8);
+  CHECK(json_number(edp, "group_nodes") == 8);
+  // The dense dimensions' rows do not grow the expert keys.
+  CHECK(tp.find("\"ep\"") == std::string::npos);
+}
+
+TEST_CASE("collective: an inconsistent expert layout is a one-line exit-2 error naming the option", "[tools][moe]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--gpus 256 --ep 48 --group ep", "--ep 48 --etp 1: etp·ep = 48 must divide tp·cp·dp = 256"},
+      {"--gpus 256 --tp 8 --ep 64 --group ep", "with etp 8, ep may be 1, 2, 4"},
+      {"--gpus 256 --group ep", "--group ep: the expert groups (ep, etp, edp) need an expert layout, --ep N"},
+      {"--gpus 256 --group edp", "--group edp"},
+      {"--gpus 256 --etp 2", "--etp 2: needs --ep N"},
+      {"--gpus 100", "--gpus 100: not whole nodes of dgx-h100; use a multiple of 8"},
+      {"--gpus 64 --gpus-per-node 3", "--gpus-per-node 3: does not fit dgx-h100's 8-GPU node"},
+      {"--nodes 2 --gpus 16", "--nodes excludes --gpus"},
+      {"--gpus 64 --group xp", "--group: xp not in {tp,cp,pp,dp,ep,etp,edp}"},
+      {"--gpus 64 --placement tp,dp,dp,pp", "--placement tp,dp,dp,pp: expected tp, cp, pp and dp once each"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const auto r = run_command(kBin + " collective --topology dgx-h100 --op all_to_all --size 1GB " + args + " 2>&1");
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.find(message) != std::string::npos);
+    CHECK(r.out.rfind("error: ", 0) == 0);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  }
+}
