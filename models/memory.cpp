@@ -123,104 +123,147 @@ double saved_per_block(const TrainingSpec& t, double full, double selective, dou
 
 }  // namespace
 
-std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const TrainingSpec& t,
-                                                      const ParallelSpec& p, const hardware::GpuSpec& gpu) {
+namespace {
+
+// What every stage's estimate shares: byte widths, sharding and the per-block figures.
+struct StageInputs {
+  double h = 0, v = 0, tp = 0, block = 0, embedding = 0, head = 0;
+  double wb = 0, gb = 0, ob = 0, shard = 0;
+  int zero = 0;
+  bool grads_sharded = false, weights_sharded = false, by_layer = false;
+  std::vector<int> vlayers;
+  int vstages = 0, mbs = 0;
+  double full = 0, tokens = 0, layer_input = 0;
+  MoeMemory per_moe_layer;
+  std::optional<WgradKept> wgrad_kept;
+};
+
+StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                         const hardware::GpuSpec& gpu) {
+  StageInputs in;
   const ParamCount pc = count_params(m, t.seq_len);
-  const double h = m.hidden, v = m.padded_vocab(p.tp), tp = p.tp;
-  const double block = pc.per_layer / tp;
-  const double embedding = (v * h + (pc.embedding - double(m.vocab) * h)) / tp;
-  const double head = (m.tied_embeddings && p.pp == 1 ? 0.0 : v * h / tp) + pc.final_norm;
+  in.h = m.hidden, in.v = m.padded_vocab(p.tp), in.tp = p.tp;
+  const double h = in.h, v = in.v, tp = in.tp;
+  in.block = pc.per_layer / tp;
+  in.embedding = (v * h + (pc.embedding - double(m.vocab) * h)) / tp;
+  in.head = (m.tied_embeddings && p.pp == 1 ? 0.0 : v * h / tp) + pc.final_norm;
   const bool fp32_weights = t.precision == hardware::Precision::fp32 || t.precision == hardware::Precision::tf32;
-  const double wb = fp32_weights ? 4.0 : 2.0;
-  const double gb = (t.grad_reduce_fp32 || fp32_weights) ? 4.0 : 2.0;
-  const double ob = fp32_weights ? 8.0 : 12.0;
-  const double shard = double(p.dp) * p.cp;
-  const int zero = shard > 1 ? p.zero_stage : 0;
+  in.wb = fp32_weights ? 4.0 : 2.0;
+  in.gb = (t.grad_reduce_fp32 || fp32_weights) ? 4.0 : 2.0;
+  in.ob = fp32_weights ? 8.0 : 12.0;
+  in.shard = double(p.dp) * p.cp;
+  in.zero = in.shard > 1 ? p.zero_stage : 0;
   // What is sharded at the step's peak. With pipeline parallelism, ZeRO-2/3 accumulate
   // unsharded gradients until the last micro-batch (PyTorch pipelining with FSDP; see
   // models/step.cpp); ZeRO-3 that keeps gathered parameters holds them all.
-  const bool grads_sharded = zero >= 2 && p.reduces_grads_every_micro_batch();
-  const bool weights_sharded = zero >= 3 && !p.keeps_gathered_params();
-  const auto vlayers = virtual_stage_layers(m.layers, p);
-  const int vstages = p.pp * p.vpp;
-  const int mbs = t.micro_batches(p);
-  const double full = block_activation_bytes(m, t, p, true);
-  const double tokens = double(t.seq_len) / p.cp * t.micro_batch;
+  in.grads_sharded = in.zero >= 2 && p.reduces_grads_every_micro_batch();
+  in.weights_sharded = in.zero >= 3 && !p.keeps_gathered_params();
+  in.vlayers = virtual_stage_layers(m.layers, p);
+  in.vstages = p.pp * p.vpp;
+  in.mbs = t.micro_batches(p);
+  in.full = block_activation_bytes(m, t, p, true);
+  in.tokens = double(t.seq_len) / p.cp * t.micro_batch;
   const double sp = p.sequence_parallel ? tp : 1.0;
-  const double layer_input = tokens * h * hardware::storage_bytes(t.precision) / sp;
-
+  in.layer_input = in.tokens * h * hardware::storage_bytes(t.precision) / sp;
   // MoE / MLA models: layer by layer, the routed experts apart (sharded by EP, ETP and ZeRO over
   // the expert-data-parallel group).
-  const bool by_layer = m.is_moe() || m.mla.enabled();
-  MoeMemory per_moe_layer;
-  MoeLayerOps ops;
+  in.by_layer = m.is_moe() || m.mla.enabled();
   if (m.is_moe()) {
-    ops = moe_layer_ops(m, t, p, {p.ep, p.etp, p.edp()}, gpu, t.moe_load_imbalance);
-    per_moe_layer = moe_memory(m, t, p, {p.ep, p.etp, p.edp()}, 1, ops);
+    const MoeLayerOps ops = moe_layer_ops(m, t, p, {p.ep, p.etp, p.edp()}, gpu, t.moe_load_imbalance);
+    in.per_moe_layer = moe_memory(m, t, p, {p.ep, p.etp, p.edp()}, 1, ops);
     const double width = double(m.moe.expert_ffn_hidden) / p.etp, e = hardware::storage_bytes(t.precision);
     if (reruns(t, RecomputeModule::moe))  // the whole MoE MLP is rerun: only its input stays
-      per_moe_layer.routed_activation_bytes = ops.tokens * h * e;
+      in.per_moe_layer.routed_activation_bytes = ops.tokens * h * e;
     else if (reruns(t, RecomputeModule::moe_act))  // the experts' activation output (fc2 input) is rerun
-      per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * t.saved_linear_input_bytes();
+      in.per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * t.saved_linear_input_bytes();
   }
-  std::optional<WgradKept> wgrad_kept;
-  if (p.splits_backward()) wgrad_kept.emplace(m, t, p, gpu);
+  if (p.splits_backward()) in.wgrad_kept.emplace(m, t, p, gpu);
+  return in;
+}
+
+// One stage's parameters and per-block activations, summed over its chunks (layer by layer for
+// MoE / MLA models).
+struct StageSums {
+  double params = 0, act_full = 0, act_selective = 0, act_partial = 0, block_sum = 0;
+  int moe_layers = 0, counted = 0, blocks = 0, rerun = 0;
+  bool first = false, last = false;
+};
+
+StageSums stage_sums(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
+                     const StageInputs& in, int s) {
+  StageSums x;
+  const auto& vlayers = in.vlayers;
+  for (int c = 0; c < p.vpp; ++c) {
+    const int vs = c * p.pp + s;
+    int layer = 0;
+    for (int v = 0; v < vs; ++v) layer += vlayers[std::size_t(v)];
+    const int n = vlayers[std::size_t(vs)] + (in.by_layer && vs == in.vstages - 1 ? m.mtp_layers : 0);
+    for (int l = 0; in.by_layer && l < n; ++l, ++x.counted) {
+      const int i = l < vlayers[std::size_t(vs)] ? layer + l : m.layers + (l - vlayers[std::size_t(vs)]);
+      const LayerMemory lm = layer_memory(m, t, p, gpu, i, true, in.per_moe_layer);
+      x.params += lm.dense_params, x.block_sum += lm.dense_params, x.act_full += lm.activations;
+      x.moe_layers += m.moe_layer(i) ? 1 : 0;
+      x.act_selective += layer_memory(m, t, p, gpu, i, false, in.per_moe_layer).activations;
+      x.act_partial += t.recomputes_block(l) ? in.layer_input : lm.activations;
+    }
+    x.blocks += vlayers[std::size_t(vs)], x.rerun += t.recomputed_blocks(vlayers[std::size_t(vs)]);
+    if (!in.by_layer) x.params += vlayers[std::size_t(vs)] * in.block;
+    if (vs == 0) x.params += in.embedding, x.first = true;
+    if (vs == in.vstages - 1) x.params += in.head, x.last = true;
+  }
+  return x;
+}
+
+// Activations stage `s` holds at its peak.
+double stage_activations(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StageInputs& in,
+                         const StageSums& x, int s, MemoryEstimate* e) {
+  const int in_flight = peak_layers_in_flight(p, s, in.mbs, in.vlayers);
+  e->layers_in_flight = in_flight;
+  const double full_s = x.counted ? x.act_full / x.counted : in.full;  // MoE / MLA: the stage's mean block
+  const bool partial = t.recompute == Recompute::full && t.recompute_layers >= 0;
+  const double selective_s = x.counted ? x.act_selective / x.counted : block_activation_bytes(m, t, p, false);
+  const double partial_s =
+      x.counted ? x.act_partial / x.counted : full_s - double(x.rerun) / x.blocks * (full_s - in.layer_input);
+  const double saved = saved_per_block(t, full_s, selective_s, partial_s, in.layer_input);
+  double act = 0;
+  if (p.splits_backward()) {
+    // B frees what only it read; the wgrad GEMMs' X and dY stay until the block's W pass.
+    const double kept = stage_kept_for_w(m, p, in.wgrad_kept, in.vlayers, s);
+    act = peak_held_activations(p, s, in.mbs, in.vlayers, saved, kept);
+    e->block_saved_bytes = saved, e->block_kept_for_w_bytes = kept;
+  } else {
+    act = in_flight * saved;
+  }
+  // One recomputed block is rebuilt at a time in backward. An upper bound with recompute_layers:
+  // when the stage's last block is not recomputed, the blocks freed before the first rebuild
+  // already make room for it (the peak is then one block lower).
+  if (t.recompute == Recompute::full && (!partial || x.rerun > 0)) act += full_s;
+  return act;
+}
+
+}  // namespace
+
+std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const TrainingSpec& t,
+                                                      const ParallelSpec& p, const hardware::GpuSpec& gpu) {
+  const StageInputs in = stage_inputs(m, t, p, gpu);
   std::vector<MemoryEstimate> out;
   for (int s = 0; s < p.pp; ++s) {
-    double params = 0, act_full = 0, act_selective = 0, act_partial = 0, block_sum = 0;
-    int moe_layers = 0, counted = 0, blocks = 0, rerun = 0;
-    bool first = false, last = false;
-    for (int c = 0; c < p.vpp; ++c) {
-      const int vs = c * p.pp + s;
-      int layer = 0;
-      for (int v = 0; v < vs; ++v) layer += vlayers[std::size_t(v)];
-      const int n = vlayers[std::size_t(vs)] + (by_layer && vs == vstages - 1 ? m.mtp_layers : 0);
-      for (int l = 0; by_layer && l < n; ++l, ++counted) {
-        const int i = l < vlayers[std::size_t(vs)] ? layer + l : m.layers + (l - vlayers[std::size_t(vs)]);
-        const LayerMemory lm = layer_memory(m, t, p, gpu, i, true, per_moe_layer);
-        params += lm.dense_params, block_sum += lm.dense_params, act_full += lm.activations;
-        moe_layers += m.moe_layer(i) ? 1 : 0;
-        act_selective += layer_memory(m, t, p, gpu, i, false, per_moe_layer).activations;
-        act_partial += t.recomputes_block(l) ? layer_input : lm.activations;
-      }
-      blocks += vlayers[std::size_t(vs)], rerun += t.recomputed_blocks(vlayers[std::size_t(vs)]);
-      if (!by_layer) params += vlayers[std::size_t(vs)] * block;
-      if (vs == 0) params += embedding, first = true;
-      if (vs == vstages - 1) params += head, last = true;
-    }
+    const StageSums x = stage_sums(m, t, p, gpu, in, s);
     MemoryEstimate e;
     e.stage = s;
-    const double unit = counted ? block_sum / counted : block;  // a gathered block
-    e.weights_bytes = params * wb / (weights_sharded ? shard : 1.0) + (weights_sharded ? 2 * unit * wb : 0.0);
-    e.gradients_bytes = params * gb / (grads_sharded ? shard : 1.0) + (grads_sharded ? 2 * unit * gb : 0.0);
-    e.optimizer_bytes = params * ob / (zero >= 1 ? shard : 1.0);
-    const int in_flight = peak_layers_in_flight(p, s, mbs, vlayers);
-    e.layers_in_flight = in_flight;
-    const double full_s = counted ? act_full / counted : full;  // MoE / MLA: the stage's mean block
-    const bool partial = t.recompute == Recompute::full && t.recompute_layers >= 0;
-    const double selective_s = counted ? act_selective / counted : block_activation_bytes(m, t, p, false);
-    const double partial_s = counted ? act_partial / counted : full_s - double(rerun) / blocks * (full_s - layer_input);
-    const double saved = saved_per_block(t, full_s, selective_s, partial_s, layer_input);
-    if (p.splits_backward()) {
-      // B frees what only it read; the wgrad GEMMs' X and dY stay until the block's W pass.
-      const double kept = stage_kept_for_w(m, p, wgrad_kept, vlayers, s);
-      e.activations_bytes = peak_held_activations(p, s, mbs, vlayers, saved, kept);
-      e.block_saved_bytes = saved, e.block_kept_for_w_bytes = kept;
-    } else {
-      e.activations_bytes = in_flight * saved;
+    const double unit = x.counted ? x.block_sum / x.counted : in.block;  // a gathered block
+    e.weights_bytes = x.params * in.wb / (in.weights_sharded ? in.shard : 1.0) + (in.weights_sharded ? 2 * unit * in.wb : 0.0);
+    e.gradients_bytes = x.params * in.gb / (in.grads_sharded ? in.shard : 1.0) + (in.grads_sharded ? 2 * unit * in.gb : 0.0);
+    e.optimizer_bytes = x.params * in.ob / (in.zero >= 1 ? in.shard : 1.0);
+    e.activations_bytes = stage_activations(m, t, p, in, x, s, &e);
+    if (x.moe_layers > 0) {
+      e.weights_bytes += x.moe_layers * in.per_moe_layer.expert_weights_bytes;
+      e.gradients_bytes += x.moe_layers * in.per_moe_layer.expert_gradients_bytes;
+      e.optimizer_bytes += x.moe_layers * in.per_moe_layer.expert_optimizer_bytes;
+      e.activations_bytes += in.per_moe_layer.dispatch_buffer_bytes;  // one layer's buffers at a time
     }
-    // One recomputed block is rebuilt at a time in backward. An upper bound with recompute_layers:
-    // when the stage's last block is not recomputed, the blocks freed before the first rebuild
-    // already make room for it (the peak is then one block lower).
-    if (t.recompute == Recompute::full && (!partial || rerun > 0)) e.activations_bytes += full_s;
-    if (moe_layers > 0) {
-      e.weights_bytes += moe_layers * per_moe_layer.expert_weights_bytes;
-      e.gradients_bytes += moe_layers * per_moe_layer.expert_gradients_bytes;
-      e.optimizer_bytes += moe_layers * per_moe_layer.expert_optimizer_bytes;
-      e.activations_bytes += per_moe_layer.dispatch_buffer_bytes;  // one layer's buffers at a time
-    }
-    if (first || last) e.activations_bytes += layer_input;  // embedding output / final norm input
-    if (last) e.logits_bytes = tokens * v / tp * (hardware::storage_bytes(t.precision) + 4.0);
+    if (x.first || x.last) e.activations_bytes += in.layer_input;  // embedding output / final norm input
+    if (x.last) e.logits_bytes = in.tokens * in.v / in.tp * (hardware::storage_bytes(t.precision) + 4.0);
     e.reserved_bytes = gpu.runtime_reserved.si();
     e.total_bytes = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.activations_bytes +
                     e.logits_bytes + e.reserved_bytes;

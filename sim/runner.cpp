@@ -152,57 +152,63 @@ class Runner {
     } else {
       std::sort(comp.begin(), comp.end(), before);
     }
-    std::vector<double>& new_rate = new_rate_;
-    new_rate.assign(comp.size(), 1.0);
+    new_rate_.assign(comp.size(), 1.0);
     std::size_t begin = 0;
     while (begin < comp.size()) {
       std::size_t end = begin;
       const auto prio = hot_[static_cast<std::size_t>(comp[begin])].priority;
       while (end < comp.size() && hot_[static_cast<std::size_t>(comp[end])].priority == prio) ++end;
-      if (end - begin == 1) {  // alone in its class: what the classes above left, capped at 1
-        double rate = 1.0;
-        const auto uses = uses_of(comp[begin]);
-        for (const auto& u : uses)
-          if (u.demand > kEps) rate = std::min(rate, std::max(0.0, capacity_[static_cast<std::size_t>(u.resource)]) / u.demand);
-        new_rate[begin] = rate;
-        for (const auto& u : uses) capacity_[static_cast<std::size_t>(u.resource)] -= u.demand * rate;
-        begin = end;
-        continue;
-      }
-      std::vector<std::size_t>& unfrozen = unfrozen_;
-      unfrozen.clear();
-      for (std::size_t k = begin; k < end; ++k) unfrozen.push_back(k);
-      while (!unfrozen.empty()) {
-        for (auto r : res) load_[static_cast<std::size_t>(r)] = 0.0;
-        for (auto k : unfrozen)
-          for (const auto& u : uses_of(comp[k])) load_[static_cast<std::size_t>(u.resource)] += u.demand;
-        double level = 1.0;
-        for (auto rr : res) {  // share_[r]: the rate resource r allows every unfrozen user
-          const auto r = static_cast<std::size_t>(rr);
-          share_[r] = load_[r] > kEps ? std::max(0.0, capacity_[r]) / load_[r] : kUnlimited;
-          level = std::min(level, share_[r]);
-        }
-        const double tight = level * (1 + 1e-9) + kEps;
-        std::vector<std::size_t>& still = still_;
-        still.clear();
-        for (auto k : unfrozen) {
-          bool bottlenecked = level >= 1.0 - kEps;
-          for (const auto& u : uses_of(comp[k]))
-            if (share_[static_cast<std::size_t>(u.resource)] <= tight) bottlenecked = true;
-          if (bottlenecked) {
-            new_rate[k] = std::min(1.0, level);
-            for (const auto& u : uses_of(comp[k]))
-              capacity_[static_cast<std::size_t>(u.resource)] -= u.demand * new_rate[k];
-          } else {
-            still.push_back(k);
-          }
-        }
-        unfrozen.swap(still);
-      }
+      fill_class(comp, res, begin, end);
       begin = end;
     }
-    for (std::size_t k = 0; k < comp.size(); ++k) repredict(comp[k], new_rate[k]);
+    for (std::size_t k = 0; k < comp.size(); ++k) repredict(comp[k], new_rate_[k]);
     comp.clear();
+  }
+
+  // Rates of the tasks comp[begin, end) of one priority class, from what the classes above left
+  // of each resource of `res` (capacity_): progressive filling, capped at 1.
+  void fill_class(const std::vector<TaskId>& comp, const std::vector<std::int32_t>& res, std::size_t begin,
+                  std::size_t end) {
+    std::vector<double>& new_rate = new_rate_;
+    if (end - begin == 1) {  // alone in its class: what the classes above left, capped at 1
+      double rate = 1.0;
+      const auto uses = uses_of(comp[begin]);
+      for (const auto& u : uses)
+        if (u.demand > kEps) rate = std::min(rate, std::max(0.0, capacity_[static_cast<std::size_t>(u.resource)]) / u.demand);
+      new_rate[begin] = rate;
+      for (const auto& u : uses) capacity_[static_cast<std::size_t>(u.resource)] -= u.demand * rate;
+      return;
+    }
+    std::vector<std::size_t>& unfrozen = unfrozen_;
+    unfrozen.clear();
+    for (std::size_t k = begin; k < end; ++k) unfrozen.push_back(k);
+    while (!unfrozen.empty()) {
+      for (auto r : res) load_[static_cast<std::size_t>(r)] = 0.0;
+      for (auto k : unfrozen)
+        for (const auto& u : uses_of(comp[k])) load_[static_cast<std::size_t>(u.resource)] += u.demand;
+      double level = 1.0;
+      for (auto rr : res) {  // share_[r]: the rate resource r allows every unfrozen user
+        const auto r = static_cast<std::size_t>(rr);
+        share_[r] = load_[r] > kEps ? std::max(0.0, capacity_[r]) / load_[r] : kUnlimited;
+        level = std::min(level, share_[r]);
+      }
+      const double tight = level * (1 + 1e-9) + kEps;
+      std::vector<std::size_t>& still = still_;
+      still.clear();
+      for (auto k : unfrozen) {
+        bool bottlenecked = level >= 1.0 - kEps;
+        for (const auto& u : uses_of(comp[k]))
+          if (share_[static_cast<std::size_t>(u.resource)] <= tight) bottlenecked = true;
+        if (bottlenecked) {
+          new_rate[k] = std::min(1.0, level);
+          for (const auto& u : uses_of(comp[k]))
+            capacity_[static_cast<std::size_t>(u.resource)] -= u.demand * new_rate[k];
+        } else {
+          still.push_back(k);
+        }
+      }
+      unfrozen.swap(still);
+    }
   }
 
   void schedule_finish(Time at, TaskId id, std::uint32_t gen) {
