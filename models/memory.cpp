@@ -261,6 +261,8 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
       e.gradients_bytes += x.moe_layers * in.per_moe_layer.expert_gradients_bytes;
       e.optimizer_bytes += x.moe_layers * in.per_moe_layer.expert_optimizer_bytes;
       e.activations_bytes += in.per_moe_layer.dispatch_buffer_bytes;  // one layer's buffers at a time
+      e.weights_bytes += in.per_moe_layer.gathered_weight_bytes;  // the two layers gathered at a time
+      e.gradients_bytes += in.per_moe_layer.gathered_gradient_bytes;
     }
     if (x.first || x.last) e.activations_bytes += in.layer_input;  // embedding output / final norm input
     if (x.last) e.logits_bytes = in.tokens * in.v / in.tp * (hardware::storage_bytes(t.precision) + 4.0);

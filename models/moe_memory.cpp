@@ -11,9 +11,20 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const int zero = x.edp > 1 ? p.zero_stage : 0;
   const double edp = x.edp;
   MoeMemory r;
+  // The dense parameters' rule (models/memory.cpp, the step model's ShardingPolicy): under
+  // pipelining ZeRO-2/3 accumulate unsharded gradients until the last micro-batch, and ZeRO-3
+  // keeps the gathered parameters for the step (torchtitan's reshard_after_forward = not pp).
+  r.weights_sharded = zero >= 3 && !p.keeps_gathered_params();
+  r.gradients_sharded = zero >= 2 && p.reduces_grads_every_micro_batch();
   r.expert_params = double(moe_layers) * ops.local_experts * mlp_params(m, m.moe.expert_ffn_hidden) / x.etp;
-  r.expert_weights_bytes = r.expert_params * wb / (zero >= 3 ? edp : 1.0);
-  r.expert_gradients_bytes = r.expert_params * gb / (zero >= 2 ? edp : 1.0);
+  r.expert_weights_bytes = r.expert_params * wb / (r.weights_sharded ? edp : 1.0);
+  r.expert_gradients_bytes = r.expert_params * gb / (r.gradients_sharded ? edp : 1.0);
+  // Sharded states are gathered layer by layer: the layer at work and the one prefetched hold
+  // their experts' full weights (and, in backward, full gradients before the reduce-scatter),
+  // as the dense accounting's two gathered blocks.
+  const double layer_params = ops.local_experts * mlp_params(m, m.moe.expert_ffn_hidden) / x.etp;
+  r.gathered_weight_bytes = r.weights_sharded ? 2 * layer_params * wb : 0.0;
+  r.gathered_gradient_bytes = r.gradients_sharded ? 2 * layer_params * gb : 0.0;
   r.expert_optimizer_bytes = r.expert_params * ob / (zero >= 1 ? edp : 1.0);
 
   // Saved for backward, per layer: fp32 router probabilities [T, E]; on the busiest rank the

@@ -15,6 +15,10 @@ struct MoeMemory {
   double expert_optimizer_bytes = 0;
   double routed_activation_bytes = 0; ///< saved for backward per MoE layer per micro-batch
   double dispatch_buffer_bytes = 0;   ///< all-to-all send + receive buffers of one layer
+  bool weights_sharded = false;       ///< ZeRO-3 over edp, gathered layer by layer (not under pipelining)
+  bool gradients_sharded = false;     ///< ZeRO-2/3 over edp, reduce-scattered every micro-batch (pp 1)
+  /// Full weights / gradients of the two layers gathered at a time when they are sharded.
+  double gathered_weight_bytes = 0, gathered_gradient_bytes = 0;
 };
 
 /// For `moe_layers` MoE layers on this rank (its pipeline stage's share): each layer keeps
@@ -22,7 +26,8 @@ struct MoeMemory {
 /// accounting (models/memory.hpp): weights 2 (4 in fp32/tf32), gradients 4 with fp32 reduction
 /// else 2, optimizer 12 (8 with fp32 weights). ZeRO shards expert states over the
 /// expert-data-parallel group (Megatron's distributed optimizer uses the expert-DP group for
-/// expert parameters): optimizer with stage ≥ 1, gradients ≥ 2, weights 3.
+/// expert parameters): optimizer with stage ≥ 1, gradients ≥ 2, weights 3 — under pipelining
+/// (pp > 1) gradients and ZeRO-3 weights stay whole for the step, as for the dense parameters.
 /// Routed activations are what the experts' backward reads on the busiest rank (see
 /// moe_memory.cpp); shared experts are counted with them. `ops` is moe_layer_ops for the same
 /// layer (tokens and load imbalance).

@@ -161,10 +161,13 @@ int zero_stage_of(const Row& r, const FamilyConventions& conv, RowScenario* out)
   for (const char* alt : {"zero_or_fsdp", "zero_or_dist_opt"})
     if (zero_text.empty()) zero_text = field(r, alt);
   int zero = conv.zero_stage;
-  if (contains(zero_text, "shard_grad_op")) zero = 2;
-  else if (contains(zero_text, "no fsdp")) assume(fmt::format("no FSDP: ZeRO-{} (the stack's default)", zero));
+  // "Megatron distributed optimizer (FSDP=0)" names FSDP to say it is off: read the negations first.
+  const bool no_fsdp = contains(zero_text, "no fsdp") || contains(zero_text, "fsdp=0");
+  if (contains(zero_text, "shard_grad_op") || contains(zero_text, "zero-2")) zero = 2;
+  else if (no_fsdp && contains(zero_text, "distributed optimizer")) zero = 1;
+  else if (no_fsdp) assume(fmt::format("no FSDP: ZeRO-{} (the stack's default)", zero));
   else if (contains(zero_text, "fsdp") || contains(zero_text, "zero-3") || contains(zero_text, "full_shard")) zero = 3;
-  else if (contains(zero_text, "distributed optimizer")) zero = 1;
+  else if (contains(zero_text, "distributed optimizer") || contains(zero_text, "zero-1")) zero = 1;
   else if (contains(zero_text, "none")) zero = 0;
   else if (zero_text.empty() && zero > 0) assume(fmt::format("optimizer sharding not stated: ZeRO-{} (stack default)", zero));
   return zero;

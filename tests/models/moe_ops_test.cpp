@@ -165,6 +165,39 @@ TEST_CASE("MoE memory: expert states sharded by EP and ETP, ZeRO over expert-DP"
   REQUIRE(act(2).dispatch_buffer_bytes == Approx(2 * act(1).dispatch_buffer_bytes));
 }
 
+TEST_CASE("MoE memory: pipelined ZeRO-2/3 keep expert gradients and weights whole, as the dense ones", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("deepseek-v3");
+  const auto t = training(4096, 1);
+  const models::ExpertParallel x{8, 1, 8};
+  auto mem = [&](int pp, int zero) {
+    models::ParallelSpec p;
+    p.pp = pp, p.zero_stage = zero;
+    return models::moe_memory(m, t, p, x, 1, models::moe_layer_ops(m, t, p, x, gpu, 1.0));
+  };
+  // pp 1 (FSDP): ZeRO-3 shards the weights over edp and holds two gathered layers' full weights;
+  // ZeRO-2 shards the gradients likewise.
+  const auto z1 = mem(1, 1), z3 = mem(1, 3), z2 = mem(1, 2);
+  CHECK(z3.weights_sharded);
+  CHECK(z3.expert_weights_bytes == Approx(z1.expert_weights_bytes / 8));
+  CHECK(z3.gathered_weight_bytes == Approx(2 * z1.expert_weights_bytes));
+  CHECK(z2.expert_gradients_bytes == Approx(z1.expert_gradients_bytes / 8));
+  CHECK(z2.gathered_gradient_bytes == Approx(2 * z1.expert_gradients_bytes));
+  CHECK(z1.gathered_weight_bytes == 0);
+  // pp 4: what ParallelSpec says for the dense parameters holds for the experts.
+  models::ParallelSpec piped;
+  piped.pp = 4;
+  REQUIRE(piped.keeps_gathered_params());
+  REQUIRE_FALSE(piped.reduces_grads_every_micro_batch());
+  const auto p3 = mem(4, 3);
+  CHECK_FALSE(p3.weights_sharded);
+  CHECK_FALSE(p3.gradients_sharded);
+  CHECK(p3.expert_weights_bytes == Approx(mem(4, 1).expert_weights_bytes));
+  CHECK(p3.expert_gradients_bytes == Approx(mem(4, 1).expert_gradients_bytes));
+  CHECK(p3.expert_optimizer_bytes == Approx(mem(4, 1).expert_optimizer_bytes));  // ZeRO-1's shard
+  CHECK(p3.gathered_weight_bytes + p3.gathered_gradient_bytes == 0);
+}
+
 TEST_CASE("MLA kernel program: projection FLOPs from the MLA weights, core with the qk and v head widths", "[models][moe]") {
   const auto gpu = h100();
   const auto m = scenarios::model_preset("deepseek-v3");

@@ -123,3 +123,14 @@ TEST_CASE("rows that leave recompute or the dispatcher blank take their release'
   // Qwen3 rows keep the stack's default (their recipes set no recompute).
   CHECK_FALSE(has(row_scenario(row("MOE-MBRIDGE-176")).yaml, "recompute_modules"));
 }
+
+TEST_CASE("the optimizer-sharding text: 'distributed optimizer (FSDP=0)' is ZeRO-1, FSDP2 is ZeRO-3", "[validation][moe]") {
+  // 138 Megatron-Bridge rows say "Megatron distributed optimizer (FSDP=0)"; naming FSDP to say it
+  // is off once made them ZeRO-3.
+  const RowScenario mb = row_scenario(row("MOE-MBRIDGE-074"));
+  REQUIRE(row("MOE-MBRIDGE-074").at("zero_or_dist_opt") == "Megatron distributed optimizer (FSDP=0)");
+  CHECK(has(mb.yaml, "  zero_stage: 1\n"));
+  const RowScenario fsdp = row_scenario(row("MOE-AUTOMODEL-009"));
+  REQUIRE(row("MOE-AUTOMODEL-009").at("zero_or_dist_opt") == "FSDP2 (sharding degree 64)");
+  CHECK(has(fsdp.yaml, "  zero_stage: 3\n"));
+}
