@@ -159,7 +159,12 @@ class StepBuilder {
       }
     }
     const bool ends_model = forward ? vs == vstages() - 1 : vs == 0;
-    return wgrad || ends_model ? g_.flush(s) : send(s, forward);
+    // The pass's output goes in the input's storage (consumed above): no allocation per pass.
+    std::vector<TaskId> out = std::move(deps);
+    out.clear();
+    if (wgrad || ends_model) g_.flush(s, &out);
+    else out.push_back(send(s, forward));
+    return out;
   }
 
   // One merged task on the compute stream for a profiled pass or unit.
@@ -274,7 +279,7 @@ class StepBuilder {
   // group's link between the two stages. Megatron sends 1/tp of the [b, s/cp, h] tensor per TP
   // rank (scatter-gather optimization, Narayanan et al. 2021 §4.1; with SP the tensor is
   // already sequence-sharded).
-  std::vector<TaskId> send(int s, bool forward) {
+  TaskId send(int s, bool forward) {
     const int to = forward ? (s + 1) % p_.pp : (s + p_.pp - 1) % p_.pp;
     // A send and its mirror image cross the same kinds of links at the same rates (the fabric is
     // symmetric), so both directions of a stage pair share one routed plan.
@@ -288,7 +293,7 @@ class StepBuilder {
                                       send_deps_, false);
     g_.mark_send(first, to);
     if (!p_.pp_comm_overlap) g_.stage(s).wait_next.push_back(id);
-    return {id};
+    return id;
   }
 
   // One DP collective (all DP groups run it at once); sizes repeat, so costs are cached.

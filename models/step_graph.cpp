@@ -36,7 +36,7 @@ TaskId StepGraph::add_task(int s, Stream stream, TaskKind kind, double seconds, 
   const std::size_t first = graph_.size();
   const TaskId id = graph_.add(s * kStreams + stream, sim::Time::from_seconds(seconds), deps, uses, priority,
                                static_cast<std::int32_t>(kind));
-  label_from(first, s, stream, kind);
+  if (want_labels_) label_from(first, s, stream, kind);
   return id;
 }
 
@@ -64,7 +64,7 @@ TaskId StepGraph::add_transfer(int s, Stream stream, TaskKind kind, const topolo
   const std::size_t first = graph_.size();
   const TaskId last = topologies::append_collective(graph_, cost, s * kStreams + stream, deps, s * kResources + kLinkBase,
                                                     extra, 1, static_cast<std::int32_t>(kind));
-  label_from(first, s, stream, kind, &cost);
+  if (want_labels_) label_from(first, s, stream, kind, &cost);
   return last;
 }
 

@@ -1,12 +1,14 @@
 #include "sim/engine.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace clustersim::sim {
 
 void Engine::schedule_at(Time at, Handler handler, void* context, std::uint64_t argument) {
   assert(at >= now_ && "events cannot be scheduled in the past");
-  queue_.push(Event{at < now_ ? now_ : at, next_seq_++, handler, context, argument});
+  queue_.push_back(Event{at < now_ ? now_ : at, next_seq_++, handler, context, argument});
+  std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
 
 void Engine::schedule_at(Time at, Callback fn) {
@@ -29,10 +31,20 @@ void Engine::call_stored(void* engine, std::uint64_t slot) {
   fn();
 }
 
+void Engine::reset() {
+  queue_.clear();
+  stored_.clear();
+  free_slots_.clear();
+  now_ = Time{};
+  next_seq_ = 0;
+  processed_ = 0;
+}
+
 void Engine::run() {
   while (!queue_.empty()) {
-    const Event ev = queue_.top();
-    queue_.pop();
+    std::pop_heap(queue_.begin(), queue_.end(), Later{});
+    const Event ev = queue_.back();
+    queue_.pop_back();
     now_ = ev.at;
     ++processed_;
     ev.handler(ev.context, ev.argument);

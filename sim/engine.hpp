@@ -6,7 +6,6 @@
 // the heap moves with a memcpy. Arbitrary callables are accepted too; they wait aside.
 #include <cstdint>
 #include <functional>
-#include <queue>
 #include <vector>
 
 #include "sim/units.hpp"
@@ -28,6 +27,9 @@ class Engine {
   /// Runs until no event is left.
   void run();
   std::uint64_t events_processed() const { return processed_; }
+  /// Back to time zero with no event pending, keeping the queue's storage (an engine reused
+  /// for the next simulation on a thread allocates nothing).
+  void reset();
 
  private:
   struct Event {
@@ -44,7 +46,7 @@ class Engine {
   };
   static void call_stored(void* engine, std::uint64_t slot);
 
-  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  std::vector<Event> queue_;  // a binary heap under Later (std::push_heap / std::pop_heap)
   std::vector<Callback> stored_;  // callables of pending schedule_at(Time, Callback) events
   std::vector<std::uint64_t> free_slots_;
   Time now_{};

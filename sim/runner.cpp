@@ -13,17 +13,25 @@ constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
 class Runner {
  public:
-  explicit Runner(const TaskGraph& g) : g_(g), n_(g.size()) {
-    hot_.resize(n_);
+  // One Runner per thread runs every graph of that thread: its buffers keep their capacity
+  // between simulations (a sweep runs thousands), so a run allocates little beyond its result.
+  void load(const TaskGraph& g) {
+    n_ = g.size();
+    engine_.reset();
+    result_ = RunResult{};
     result_.timing.resize(n_);
+    finished_ = 0;
+    hot_.resize(n_);
     pending_.assign(n_, 0);
     remaining_ps_.resize(n_);
     rate_.assign(n_, 0.0);
     ref_.resize(n_);
     gen_.assign(n_, 0);
     next_in_stream_.assign(n_, -1);
-    std::vector<TaskId> last_in_stream(static_cast<std::size_t>(g.num_streams()), -1);
-    std::vector<std::int32_t> out_count(n_ + 1, 0);
+    std::vector<TaskId>& last_in_stream = last_in_stream_;
+    last_in_stream.assign(static_cast<std::size_t>(g.num_streams()), -1);
+    std::vector<std::int32_t>& out_count = dependents_start_;
+    out_count.assign(n_ + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) {
       const TaskView t = g[static_cast<TaskId>(i)];
       hot_[i] = {t.uses.data(), static_cast<std::uint32_t>(t.uses.size()), t.priority, t.work.ps()};
@@ -42,19 +50,25 @@ class Runner {
       last = static_cast<TaskId>(i);
     }
     for (std::size_t i = 0; i < n_; ++i) out_count[i + 1] += out_count[i];
-    dependents_start_ = out_count;
     dependents_.resize(static_cast<std::size_t>(out_count[n_]));
-    std::vector<std::int32_t> fill(out_count.begin(), out_count.end() - 1);
+    std::vector<std::int32_t>& fill = fill_;
+    fill.assign(out_count.begin(), out_count.end() - 1);
     for (std::size_t i = 0; i < n_; ++i)
       for (TaskId d : g[static_cast<TaskId>(i)].deps)
         dependents_[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] =
             static_cast<TaskId>(i);
-    capacity_.assign(static_cast<std::size_t>(g.num_resources()), 1.0);
-    load_.assign(capacity_.size(), 0.0);
-    share_.assign(capacity_.size(), 0.0);
-    users_.resize(capacity_.size());
-    dirty_mark_.assign(capacity_.size(), 0);
+    const auto resources = static_cast<std::size_t>(g.num_resources());
+    capacity_.assign(resources, 1.0);
+    load_.assign(resources, 0.0);
+    share_.assign(resources, 0.0);
+    users_.resize(resources);
+    for (auto& u : users_) u.clear();
+    dirty_.clear();
+    dirty_mark_.assign(resources, 0);
     in_comp_.assign(n_, 0);
+    unconstrained_.clear();
+    comp_.clear();
+    res_.clear();
   }
 
   RunResult run() {
@@ -246,8 +260,7 @@ class Runner {
     return {h.uses, h.n_uses};
   }
 
-  const TaskGraph& g_;
-  std::size_t n_;
+  std::size_t n_ = 0;
   std::vector<Hot> hot_;
   Engine engine_;
   RunResult result_;
@@ -272,11 +285,17 @@ class Runner {
   std::vector<std::int32_t> res_;
   std::vector<std::size_t> unfrozen_, still_;
   std::vector<double> new_rate_;
+  std::vector<TaskId> last_in_stream_;  // load() scratch
+  std::vector<std::int32_t> fill_;
   std::size_t finished_ = 0;
 };
 
 }  // namespace
 
-RunResult run_task_graph(const TaskGraph& graph) { return Runner(graph).run(); }
+RunResult run_task_graph(const TaskGraph& graph) {
+  thread_local Runner runner;  // handlers never re-enter run_task_graph
+  runner.load(graph);
+  return runner.run();
+}
 
 }  // namespace clustersim::sim

@@ -40,3 +40,36 @@ TEST_CASE("layouts with the same DP groups share one plan layout, others do not"
   CHECK_FALSE(plan_layout(Layout{{8, 1, 1, 8, 1, 1, 1}}, GroupDim::dp) == plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::dp));
   CHECK_FALSE(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::pp) == plan_layout(Layout{{8, 2, 2, 2, 1, 1, 1}}, GroupDim::pp));
 }
+
+// Networks borrow built topologies from a process-wide pool and hand them back (network.cpp),
+// so a later Network routes on a graph whose route cache earlier ones warmed. Its plans must be
+// exactly those of a freshly built graph.
+TEST_CASE("a Network on a reused topology costs collectives as on a fresh graph", "[topologies]") {
+  TopologySpec spec;
+  spec.gpus_per_node = 8;
+  spec.nvlink_bandwidth = clustersim::units::BytesPerSecond(400e9);
+  spec.nvlink_efficiency = 0.75;
+  spec.pcie_bandwidth = clustersim::units::BytesPerSecond(60e9);
+  spec.nics_per_node = 8;
+  spec.nic_bandwidth = clustersim::units::BytesPerSecond(50e9);
+  spec.nic_efficiency = 0.9;
+  const int nodes = 4;
+  const Layout layout{{8, 1, 2, 2, 1, 1, 1}};
+  const Topology fresh(spec, nodes);
+  int checked = 0;
+  for (int round = 0; round < 3; ++round) {
+    PlanCache cache;  // empty: every plan below is routed, on a topology earlier rounds handed back
+    const Network net(spec, nodes, layout, AlgorithmChoice::ring, &cache);
+    for (GroupDim dim : {GroupDim::dp, GroupDim::tp, GroupDim::pp})
+      for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather}) {
+        const CollectiveTime got = net.cost(c, dim, clustersim::units::Bytes(1e8));
+        const CollectiveTime want =
+            time_of(make_plan(fresh, member_groups(layout, dim, {}), c, Algorithm::ring), clustersim::units::Bytes(1e8));
+        CHECK(got.time.si() == want.time.si());
+        REQUIRE(got.phases.size() == want.phases.size());
+        for (std::size_t k = 0; k < got.phases.size(); ++k) CHECK(got.phases[k].demand == want.phases[k].demand);
+        ++checked;
+      }
+  }
+  CHECK(checked == 27);
+}
