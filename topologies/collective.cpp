@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -404,8 +405,10 @@ struct KeyHash {
 
 struct PlanCache::Impl {
   static constexpr std::size_t kMaxPlans = 100000;  // bounded: a long sweep over many layouts
+  static constexpr std::size_t kMaxIdleTopologies = 4;
   std::mutex mutex;
   std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash> plans;
+  std::deque<std::unique_ptr<Topology>> idle;  // oldest first
 };
 
 PlanCache::PlanCache() : impl_(std::make_unique<Impl>()) {}
@@ -414,6 +417,27 @@ PlanCache::~PlanCache() = default;
 PlanCache& PlanCache::shared() {
   static PlanCache cache;
   return cache;
+}
+
+std::unique_ptr<Topology> PlanCache::take_topology(const TopologySpec& spec, int nodes) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    for (auto it = impl_->idle.begin(); it != impl_->idle.end(); ++it)
+      if ((*it)->nodes() == nodes && (*it)->spec() == spec) {
+        std::unique_ptr<Topology> t = std::move(*it);
+        impl_->idle.erase(it);
+        return t;
+      }
+  }
+  return std::make_unique<Topology>(spec, nodes);
+}
+
+void PlanCache::give_topology(std::unique_ptr<Topology> t) {
+  if (!t) return;
+  std::unique_ptr<Topology> dropped;  // destroyed after the lock is released
+  std::lock_guard lock(impl_->mutex);
+  impl_->idle.push_back(std::move(t));
+  if (impl_->idle.size() > Impl::kMaxIdleTopologies) dropped = std::move(impl_->idle.front()), impl_->idle.pop_front();
 }
 
 std::shared_ptr<const Plan> PlanCache::get(const Key& key, const std::function<const Topology&()>& topology) {

@@ -77,6 +77,14 @@ class PlanCache {
   std::shared_ptr<const Plan> get(const Key& key, const std::function<const Topology&()>& topology);
   /// The process-wide cache, for callers that do not own one.
   static PlanCache& shared();
+  /// A built topology of (spec, nodes) that no Network holds now, else a new one. Building one
+  /// (and warming its route cache) is a large share of a small simulation, and a sweep's
+  /// Networks, one per configuration, share spec and node count; a Network borrows one for its
+  /// lifetime and hands it back (`give_topology`) when destroyed. A borrowed topology serves one
+  /// Network at a time (routes_from is not thread-safe); routes are a pure function of the graph,
+  /// so a reused one answers exactly as a fresh one. At most a few are kept idle.
+  std::unique_ptr<Topology> take_topology(const TopologySpec& spec, int nodes);
+  void give_topology(std::unique_ptr<Topology> t);
 
  private:
   struct Impl;

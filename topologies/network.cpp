@@ -1,53 +1,9 @@
 #include "topologies/network.hpp"
 
 #include <array>
-#include <deque>
 #include <stdexcept>
 
 namespace clustersim::topologies {
-
-namespace {
-
-// Built topologies that no Network holds now. Building one (and warming its route cache) is a
-// large share of a small simulation, and a sweep's Networks, one per configuration, all have
-// the same spec and node count; so a Network borrows a topology from here for its lifetime and
-// hands it back when destroyed. A borrowed topology is used by one Network only, under that
-// Network's mutex (routes_from is not thread-safe), so concurrent Networks each hold their
-// own. Routes are a pure function of the graph (the route cache only saves searches), so a
-// reused topology answers exactly as a fresh one. Bounded: the oldest idle ones are dropped.
-class TopologyPool {
- public:
-  static TopologyPool& instance() {
-    static TopologyPool* pool = new TopologyPool;  // never destroyed: Networks may outlive statics
-    return *pool;
-  }
-  std::unique_ptr<Topology> take(const TopologySpec& spec, int nodes) {
-    {
-      std::lock_guard lock(mutex_);
-      for (auto it = idle_.begin(); it != idle_.end(); ++it)
-        if ((*it)->nodes() == nodes && (*it)->spec() == spec) {
-          std::unique_ptr<Topology> t = std::move(*it);
-          idle_.erase(it);
-          return t;
-        }
-    }
-    return std::make_unique<Topology>(spec, nodes);
-  }
-  void give(std::unique_ptr<Topology> t) {
-    if (!t) return;
-    std::unique_ptr<Topology> dropped;  // destroyed outside the lock
-    std::lock_guard lock(mutex_);
-    idle_.push_back(std::move(t));
-    if (idle_.size() > kMaxIdle) dropped = std::move(idle_.front()), idle_.pop_front();
-  }
-
- private:
-  static constexpr std::size_t kMaxIdle = 4;
-  std::mutex mutex_;
-  std::deque<std::unique_ptr<Topology>> idle_;
-};
-
-}  // namespace
 
 Network::Network(const TopologySpec& spec, int nodes, Layout layout, AlgorithmChoice choice, PlanCache* cache)
     : spec_(spec), nodes_(nodes), layout_(layout), choice_(choice), cache_(cache ? cache : &PlanCache::shared()),
@@ -58,11 +14,13 @@ Network::Network(const TopologySpec& spec, int nodes, Layout layout, AlgorithmCh
 }
 
 Network::Network(Network&&) noexcept = default;
-Network::~Network() { TopologyPool::instance().give(std::move(topo_)); }
+Network::~Network() {
+  if (cache_) cache_->give_topology(std::move(topo_));
+}
 
 const Topology& Network::topology() const {
   std::lock_guard lock(*mutex_);
-  if (!topo_) topo_ = TopologyPool::instance().take(spec_, nodes_);
+  if (!topo_) topo_ = cache_->take_topology(spec_, nodes_);
   return *topo_;
 }
 
@@ -100,7 +58,7 @@ const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a, const std::ve
   if (it != plans_.end()) return *it->second;
   const PlanCache::Key cache_key{spec_, nodes_, plan_layout(layout_, dim), dim, c, a, members};
   auto plan = cache_->get(cache_key, [this]() -> const Topology& {
-    if (!topo_) topo_ = TopologyPool::instance().take(spec_, nodes_);  // under the lock held by plan()
+    if (!topo_) topo_ = cache_->take_topology(spec_, nodes_);  // under the lock held by plan()
     return *topo_;
   });
   return *plans_.emplace(std::move(key), std::move(plan)).first->second;
