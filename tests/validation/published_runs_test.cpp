@@ -50,7 +50,10 @@ ValidationSummary validated() {
 }
 }  // namespace
 
-TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.2%, in sample <= 12.7%", "[validation]") {
+// One test case for the overall and the per-family guards: each leave-one-family-out pass refits
+// every family's constants, the suite's most expensive computation (about 3 min under ASan), so it
+// runs once.
+TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.2%, in sample <= 12.7%, every family <= 15% or a listed known gap", "[validation]") {
   const ValidationSummary s = validated();
   REQUIRE(s.rows.size() == 346);
   REQUIRE(s.overall.held_out.has_value());
@@ -67,10 +70,6 @@ TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.2%, i
     INFO(r.id);
     CHECK((r.simulated || !r.reason.empty()));
   }
-}
-
-TEST_CASE("published runs: every family's out-of-sample MAPE <= 15%, or a listed known gap", "[validation]") {
-  const ValidationSummary s = validated();
   for (const auto& f : s.families) {
     if (!f.held_out || f.held_out->count == 0) continue;
     const auto gap = kKnownGaps.find(f.family);
