@@ -5,19 +5,14 @@
 #include <vector>
 
 #include "scenarios/topology_load.hpp"
+#include "support/route_fixture.hpp"
 #include "topologies/collective.hpp"
 #include "topologies/topology.hpp"
 
 using namespace clustersim::topologies;
+using clustersim::testing::routes;
 
 namespace {
-
-// Every route of a search from `src`, one vector of link ids per destination.
-std::vector<std::vector<int>> routes(const Topology& t, int src, const std::vector<int>& dsts) {
-  std::vector<std::vector<int>> out;
-  t.routes_from(src, dsts, [&](std::size_t, std::span<const int> r) { out.emplace_back(r.begin(), r.end()); });
-  return out;
-}
 
 // Destination sets of the shapes the collectives search: one peer in another node, ring and tree
 // neighbours, a whole node, and scattered multi-group sets (a fixed linear congruential sequence).

@@ -7,19 +7,15 @@
 #include <vector>
 
 #include "scenarios/topology_load.hpp"
+#include "support/route_fixture.hpp"
 #include "topologies/collective.hpp"
 #include "topologies/route_symmetry.hpp"
 #include "topologies/topology.hpp"
 
 using namespace clustersim::topologies;
+using clustersim::testing::routes;
 
 namespace {
-
-std::vector<std::vector<int>> routes(const Topology& t, int src, const std::vector<int>& dsts) {
-  std::vector<std::vector<int>> out;
-  t.routes_from(src, dsts, [&](std::size_t, std::span<const int> r) { out.emplace_back(r.begin(), r.end()); });
-  return out;
-}
 
 std::uint32_t next(std::uint32_t& seed) { return (seed = seed * 1664525u + 1013904223u) >> 8; }
 
