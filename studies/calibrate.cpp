@@ -256,6 +256,7 @@ void add_out_of_sample(const CsvTable& table, const std::string& id_prefix, Vali
   const ModeFit& fit = *found;
   summary->held_out_mode = name(mode);
   summary->overall.held_out = fit.leave_one_family_out;
+  summary->held_out_rows = fit.held_out_rows;
   for (auto& f : summary->families)
     for (const auto& h : fit.holdouts)
       if (h.family == f.family) f.held_out = h.held_out;

@@ -10,6 +10,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "studies/csv_table.hpp"
+#include "studies/validation.hpp"
 
 namespace clustersim::studies {
 
@@ -52,6 +53,10 @@ BandClass band_class(const scenarios::Scenario& s);
 /// The text of studies/error_bands.csv for a published-runs table: every headline row's
 /// leave-one-family-out residual, grouped by class at each widening level. Slow (it calibrates).
 std::string error_bands_csv(const CsvTable& published);
+
+/// The same from `held_out`, the table's leave-one-family-out rows already computed
+/// (held_out_rows(), or ValidationSummary::held_out_rows after add_out_of_sample()).
+std::string error_bands_csv(const CsvTable& published, const std::vector<RowOutcome>& held_out);
 
 /// The committed table, compiled in (generated source from studies/error_bands.csv).
 const char* error_bands_csv_text();

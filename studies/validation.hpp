@@ -63,6 +63,7 @@ struct ValidationSummary {
   std::vector<FamilySummary> families;  ///< sorted by family name
   FamilySummary overall;
   std::string held_out_mode;  ///< the calibration mode whose refits gave held_out (FitMode name)
+  std::vector<RowOutcome> held_out_rows;  ///< each headline row predicted without its family (add_out_of_sample)
 };
 
 /// The id prefix (everything before the last '-').

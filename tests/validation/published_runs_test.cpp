@@ -15,6 +15,7 @@
 #include <string>
 
 #include "studies/calibrate.hpp"
+#include "studies/error_band.hpp"
 #include "studies/validation.hpp"
 
 using namespace clustersim::studies;
@@ -42,19 +43,47 @@ const std::map<std::string, const char*> kKnownGaps = {
                    "DeepSpeed's parameter-fetch stalls are not modelled"},
 };
 
-ValidationSummary validated() {
-  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv");
-  ValidationSummary s = validate_table(table);
-  add_out_of_sample(table, "", &s);
-  return s;
+std::vector<std::string> data_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty() && (l[0] != '#' || l.rfind("# Check", 0) == 0)) out.push_back(l);  // data and the coverage line
+  return out;
+}
+
+// studies/error_bands.csv regenerated from these residuals against the committed copy: a change to
+// the model, a profile or the runs that moves a residual fails here until
+// `clustersim calibrate --write-error-bands studies/error_bands.csv` is rerun.
+void check_error_bands_table(const CsvTable& table, const ValidationSummary& s) {
+  const auto fresh = data_lines(error_bands_csv(table, s.held_out_rows));
+  const auto committed = data_lines(error_bands_csv_text());
+  REQUIRE(fresh.size() == committed.size());
+  for (std::size_t i = 0; i < fresh.size(); ++i) {
+    INFO("error-band row " << i << "\n  regenerated: " << fresh[i] << "\n  committed:   " << committed[i]);
+    if (i == 0 || fresh[i][0] == '#' || fresh[i].rfind("hardware_class", 0) == 0) {
+      REQUIRE(fresh[i] == committed[i]);
+      continue;
+    }
+    // Keys and row counts exactly; the statistics to the last printed digit (±1e-5: rounding).
+    const auto cut = [](const std::string& l) { return l.substr(0, l.rfind(',', l.rfind(',') - 1)); };
+    REQUIRE(cut(fresh[i]) == cut(committed[i]));
+    const auto nums = [](const std::string& l) {
+      const auto b = l.rfind(','), a = l.rfind(',', b - 1);
+      return std::pair<double, double>(std::stod(l.substr(a + 1, b - a - 1)), std::stod(l.substr(b + 1)));
+    };
+    CHECK(nums(fresh[i]).first == Approx(nums(committed[i]).first).margin(2e-5));
+    CHECK(nums(fresh[i]).second == Approx(nums(committed[i]).second).margin(2e-5));
+  }
 }
 }  // namespace
 
-// One test case for the overall and the per-family guards: each leave-one-family-out pass refits
-// every family's constants, the suite's most expensive computation (about 3 min under ASan), so it
-// runs once.
-TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.2%, in sample <= 12.7%, every family <= 15% or a listed known gap", "[validation]") {
-  const ValidationSummary s = validated();
+// One test case for the overall and per-family guards and the error-band table: each needs the
+// leave-one-family-out pass, which refits every family's constants, the suite's most expensive
+// computation (about 3 min under ASan), so it runs once.
+TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.2%, in sample <= 12.7%, every family <= 15% or a listed known gap, error-band table current", "[validation][error_band]") {
+  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv");
+  ValidationSummary s = validate_table(table);
+  add_out_of_sample(table, "", &s);
   REQUIRE(s.rows.size() == 346);
   REQUIRE(s.overall.held_out.has_value());
   INFO("out of sample: MAPE " << 100 * s.overall.held_out->mape << "% on " << s.overall.held_out->count
@@ -78,6 +107,7 @@ TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.2%, i
     if (gap == kKnownGaps.end()) CHECK(f.held_out->mape <= 0.15);
     else CHECK(f.held_out->mape > 0.15);  // fixed: remove it from kKnownGaps and VALIDATION.md
   }
+  check_error_bands_table(table, s);
 }
 
 TEST_CASE("clustersim validate prints the table and writes the SVG plot", "[validation][cli]") {
