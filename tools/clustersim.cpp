@@ -85,10 +85,32 @@ clustersim::studies::CsvTable load_runs(const std::string& csv) {
                      : studies::read_csv_file(csv);
 }
 
-int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json, bool moe) {
+// `validate --scenario`: each matching row as the scenario YAML it is simulated from (run it with
+// `clustersim run FILE --explain`), or the reason it is not simulated; nothing is simulated.
+int print_row_scenarios(const clustersim::studies::CsvTable& table, const std::string& csv, const std::string& prefix) {
+  using namespace clustersim;
+  std::string out;
+  for (const auto& row : table.rows) {
+    const auto id = row.find("id");
+    if (id == row.end() || id->second.rfind(prefix, 0) != 0) continue;
+    const studies::RowScenario rs = studies::row_scenario(row);
+    out += fmt::format("{}# {}{}\n", out.empty() ? "" : "---\n", id->second,
+                       rs.reason.empty() ? "" : ": not simulated: " + rs.reason);
+    for (const auto& a : rs.assumptions) out += "# assumed: " + a + "\n";
+    for (const auto& f : rs.flags) out += "# flagged: " + f + "\n";
+    out += rs.yaml;
+  }
+  if (out.empty()) throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", csv, prefix));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json, bool moe,
+                     bool scenario) {
   using namespace clustersim;
   const studies::CsvTable table =
       moe ? studies::parse_csv(studies::published_moe_csv_text(), "tests/validation/published_moe.csv") : load_runs(csv);
+  if (scenario) return print_row_scenarios(table, csv.empty() ? (moe ? "published_moe.csv" : "published.csv") : csv, prefix);
   studies::ValidationSummary summary = studies::validate_table(table, prefix);
   studies::add_out_of_sample(table, prefix, &summary);
   if (summary.rows.empty())
@@ -136,7 +158,7 @@ int main(int argc, char** argv) {
   auto* collective = clustersim::tools::add_collective_command(app, collective_options);
   const auto subcommands = clustersim::tools::register_subcommands(app);
   std::string csv, prefix, validation_plot;
-  bool validate_json = false, validate_moe = false;
+  bool validate_json = false, validate_moe = false, validate_scenario = false;
   auto* validate = app.add_subcommand("validate", "predict published training runs and report the error");
   validate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
   validate->add_option("--source", prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
@@ -144,6 +166,10 @@ int main(int argc, char** argv) {
   validate->add_flag("--json", validate_json, "print JSON instead of the table");
   validate->add_flag("--moe", validate_moe, "the Mixture-of-Experts runs (the project's tests/validation/published_moe.csv)")
       ->excludes(validate->get_option("--csv"));
+  validate->add_flag("--scenario", validate_scenario,
+                     "print each row's generated scenario YAML (with --source ID: one run to `run --explain`)")
+      ->excludes(validate->get_option("--json"))
+      ->excludes(validate->get_option("--plot"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -163,7 +189,7 @@ int main(int argc, char** argv) {
     if (*collective) return clustersim::tools::run_collective(collective_options);
     for (const auto& sub : subcommands)
       if (*sub.app) return sub.run();
-    if (*validate) return validate_command(csv, prefix, validation_plot, validate_json, validate_moe);
+    if (*validate) return validate_command(csv, prefix, validation_plot, validate_json, validate_moe, validate_scenario);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
