@@ -32,25 +32,6 @@ double time_of_ops(const PassCost& pass, const std::string& prefix) {
   return s;
 }
 
-// DeepEP's internode kernels send a token once to each node that hosts one of its experts and
-// fan it out over NVLink there (DeepSeek-V3 §3.2.2), where a plain all-to-all sends every copy.
-// The inter-node bytes shrink by E[distinct other nodes] / E[copies to other nodes]; with top_k
-// experts drawn without replacement from E spread evenly over N nodes a node is missed with
-// probability C(E − E/N, k) / C(E, k). Node-limited routing (≤ M nodes) is not modelled.
-double deepep_node_dedup(const ModelSpec& m, const topologies::Network& net) {
-  const auto groups = topologies::groups_of(net.layout(), GroupDim::ep);
-  std::vector<int> nodes;
-  for (int gpu : groups.front()) {
-    const int node = gpu / net.spec().gpus_per_node;
-    if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
-  }
-  const double N = double(nodes.size()), E = m.moe.experts, k = m.moe.top_k;
-  if (N <= 1 || E / N < 1) return 1.0;
-  double missed = 1;
-  for (int i = 0; i < m.moe.top_k; ++i) missed *= (E - E / N - i) / (E - i);
-  return (N - 1) * (1 - std::max(0.0, missed)) / (k * (N - 1) / N);
-}
-
 // Tokens of one direction over the EP group, per token copy of `row_bytes`. alltoall / deepep:
 // an all-to-all whose per-rank buffer is what the busiest rank receives (the step waits for it;
 // its 1/ep own share stays local). allgather (Megatron's allgather dispatcher): every rank
@@ -65,11 +46,25 @@ CollectiveTime exchange(const ModelSpec& m, const TrainingSpec& t, const Paralle
   if (t.moe_dispatcher == MoeDispatcher::allgather)
     return net.cost(dispatch ? Collective::all_gather : Collective::reduce_scatter, GroupDim::ep,
                     units::Bytes(o.tokens * row_bytes * p.ep));
-  const double dedup = t.moe_dispatcher == MoeDispatcher::deepep ? deepep_node_dedup(m, net) : 1.0;
+  const double dedup = t.moe_dispatcher == MoeDispatcher::deepep ? deepep_node_dedup(m.moe.experts, m.moe.top_k, net) : 1.0;
   return net.cost(Collective::all_to_all, GroupDim::ep, units::Bytes(o.tokens * o.load_imbalance * row_bytes * dedup));
 }
 
 }  // namespace
+
+double deepep_node_dedup(int experts, int top_k, const topologies::Network& net) {
+  const auto groups = topologies::groups_of(net.layout(), GroupDim::ep);
+  std::vector<int> nodes;
+  for (int gpu : groups.front()) {
+    const int node = gpu / net.spec().gpus_per_node;
+    if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+  }
+  const double N = double(nodes.size()), E = experts, k = top_k;
+  if (N <= 1 || E / N < 1) return 1.0;
+  double missed = 1;
+  for (int i = 0; i < top_k; ++i) missed *= (E - E / N - i) / (E - i);
+  return (N - 1) * (1 - std::max(0.0, missed)) / (k * (N - 1) / N);
+}
 
 RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
                                  const topologies::Network& net) {

@@ -18,6 +18,7 @@
 #include "scenarios/load_model.hpp"
 #include "scenarios/load_moe.hpp"
 #include "scenarios/load_node.hpp"
+#include "scenarios/plan_rules.hpp"
 #include "scenarios/load_recipe.hpp"
 #include "scenarios/load_reliability.hpp"
 #include "scenarios/preset_files.hpp"
@@ -481,11 +482,8 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
       throw ScenarioError(fmt::format("--set model.{}: {}", model_key, message));
     par.fail("tp", message);
   };
-  if (md.heads % p.tp != 0) tp_fail("heads", fmt::format("tp = {} must divide the model's heads ({})", p.tp, md.heads));
-  if (md.kv_heads % p.tp != 0)
-    tp_fail("kv_heads", fmt::format("tp = {} must divide the model's kv_heads ({})", p.tp, md.kv_heads));
-  if (md.ffn_hidden % p.tp != 0)
-    tp_fail("ffn_hidden", fmt::format("tp = {} must divide the model's ffn_hidden ({})", p.tp, md.ffn_hidden));
+  std::string tp_key;
+  if (const std::string why = tp_refusal(md, p.tp, &tp_key); !why.empty()) tp_fail(tp_key, why);
   if (p.tp > sc.cluster.gpus_per_node && !p.tp_across_nodes)
     par.fail("tp", fmt::format("tp = {} spans more than one node of {} GPUs; set parallelism.tp_across_nodes: true to allow it",
                                p.tp, sc.cluster.gpus_per_node));
@@ -519,11 +517,8 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     }
   } else if (const int extra = models::mtp_layer_equivalents(md.mtp_layers);
              md.layers % vstages != 0 || models::automatic_split(md.layers, vstages, extra)) {
-    const models::UnevenSplit split = models::uneven_stage_layers(md.layers, vstages, extra);
-    if (split.layers.empty())
-      par.fail(p.vpp > 1 ? "vpp" : "pp", fmt::format("pp*vpp = {} exceeds the model's {} layers (at least one layer per stage)",
-                                                     vstages, md.layers));
-    p.pp_layers = split.layers;  // the report says which rule (models::describe_split)
+    if (const std::string why = pipeline_refusal(md, p.pp, p.vpp); !why.empty()) par.fail(p.vpp > 1 ? "vpp" : "pp", why);
+    p.pp_layers = models::uneven_stage_layers(md.layers, vstages, extra).layers;  // the report says which rule (models::describe_split)
   }
   const long model_parallel = long(p.tp) * p.pp * p.cp;
   if (sc.cluster.gpus % model_parallel != 0)

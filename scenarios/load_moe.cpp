@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <iterator>
 
+#include "scenarios/plan_rules.hpp"
+
 namespace clustersim::scenarios {
 
 void read_moe_parallel(const YamlReader& par, Scenario* sc) {
   auto& p = sc->parallel;
   const auto& moe = sc->model.moe;
-  if (sc->model.mla.enabled() && p.cp > 1)
-    par.fail("cp", "context parallelism with multi-head latent attention (model.mla) is not modelled; use cp: 1");
+  if (const std::string why = cp_refusal(sc->model, p.cp); !why.empty()) par.fail("cp", why);
   if (!moe.enabled()) {
     for (const char* k : {"ep", "etp"})
       if (par.has(k)) par.fail(k, fmt::format("'{}' is a dense model (no model.moe); expert parallelism needs experts", sc->model.name));
@@ -20,15 +21,10 @@ void read_moe_parallel(const YamlReader& par, Scenario* sc) {
   }
   p.ep = par.integer("ep", 1, 1, 1 << 20);
   p.etp = par.integer("etp", p.tp, 1, 1024);
-  if (moe.experts % p.ep != 0)
-    par.fail("ep", fmt::format("ep = {} must divide the model's {} routed experts", p.ep, moe.experts));
-  if (moe.expert_ffn_hidden % p.etp != 0)
-    par.fail("etp", fmt::format("etp = {} must divide the experts' ffn width {}", p.etp, moe.expert_ffn_hidden));
+  if (const std::string why = ep_refusal(p.ep, moe.experts); !why.empty()) par.fail("ep", why);
+  if (const std::string why = etp_refusal(p.etp, moe.expert_ffn_hidden); !why.empty()) par.fail("etp", why);
   const long fold = long(p.tp) * p.cp * p.dp;
-  if (fold % (long(p.etp) * p.ep) != 0)
-    par.fail(par.has("ep") ? "ep" : "etp",
-             fmt::format("etp·ep = {}·{} = {} must divide tp·cp·dp = {} (experts fold over the ranks of a pipeline stage)",
-                         p.etp, p.ep, long(p.etp) * p.ep, fold));
+  if (const std::string why = expert_fold_refusal(p.ep, p.etp, fold); !why.empty()) par.fail(par.has("ep") ? "ep" : "etp", why);
   // Megatron (TransformerConfig): "When using MoE and tensor parallelism, sequence parallelism
   // must be used" — each TP rank routes its own slice of the sequence.
   if (p.tp > 1 && !p.sequence_parallel)

@@ -33,7 +33,12 @@ SweepSpace sweep_space_for(const scenarios::ScenarioTemplate& base, const std::v
                                                  "without it set one with --set parallelism.schedule=NAME", schedules));
     grid.schedules = parse_schedules(schedules, "--schedules " + schedules);
   }
-  if (auto_parallel) set_moe_grid(base, sets, &grid);  // MoE models also search ep / etp
+  if (auto_parallel) {
+    set_model_grid(base, sets, &grid);  // MoE models also search ep / etp
+    // The base's model is not every row's when an axis varies it: the loader judges each row.
+    for (const auto& a : axes)
+      if (a.key == "model" || a.key.rfind("model.", 0) == 0) grid.model.reset();
+  }
   return SweepSpace(axes, auto_parallel, sets, base_gpus, grid);
 }
 

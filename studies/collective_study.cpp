@@ -9,8 +9,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/step_program_moe.hpp"
 #include "models/training_spec.hpp"
 #include "scenarios/error.hpp"
+#include "scenarios/plan_rules.hpp"
 #include "scenarios/quantity.hpp"
 #include "scenarios/topology_load.hpp"
 #include "sim/runner.hpp"
@@ -48,6 +50,29 @@ int group_nodes(const topologies::Layout& layout, GroupDim dim, int gpus_per_nod
     most = std::max(most, int(nodes.size()));
   }
   return most;
+}
+
+// --dispatcher deepep's needs: the EP all-to-all (--op all_to_all --group ep) of a model with
+// --experts (divisible by ep, as the loader requires) and --top-k (1 to experts).
+void check_dispatcher(const CollectiveRequest& r, int ep) {
+  const bool deepep = r.dispatcher == models::MoeDispatcher::deepep;
+  if (!deepep && (r.experts > 0 || r.top_k > 0))
+    throw ScenarioError(fmt::format("{}: only --dispatcher deepep uses it (its node de-duplication)",
+                                    r.experts > 0 ? "--experts" : "--top-k"));
+  if (r.dispatcher == models::MoeDispatcher::allgather)
+    throw ScenarioError("--dispatcher allgather: it is an all-gather over the EP group; use --op all_gather --group ep; "
+                        "allowed: alltoall, deepep");
+  if (!deepep) return;
+  if (r.op != topologies::Collective::all_to_all || r.group != GroupDim::ep)
+    throw ScenarioError(fmt::format("--dispatcher deepep: prices the EP token exchange, --op all_to_all --group ep "
+                                    "(here --op {} --group {})", name(r.op), topologies::name(r.group)));
+  if (r.experts <= 0 || r.top_k <= 0)
+    throw ScenarioError("--dispatcher deepep: needs the model's routed experts and experts per token, "
+                        "--experts N --top-k K (DeepSeek-V3: --experts 256 --top-k 8)");
+  if (r.top_k > r.experts)
+    throw ScenarioError(fmt::format("--top-k {}: a token picks at most the {} routed experts (--experts)", r.top_k, r.experts));
+  if (const std::string why = scenarios::ep_refusal(ep, r.experts); !why.empty())
+    throw ScenarioError(fmt::format("--experts {}: {}", r.experts, why));
 }
 
 }  // namespace
@@ -161,10 +186,13 @@ CollectiveResult run_collective_study(const CollectiveRequest& r) {
   res.groups = res.gpus / res.group_ranks;
   res.group_nodes = group_nodes(res.layout, r.group, per_node);
   res.spec = spec;
+  check_dispatcher(r, res.layout.size(GroupDim::ep));
   const Network net(spec, res.nodes, res.layout, r.algorithm);
+  // The step model's factor (models/step_program_moe.cpp prices a deepep exchange so).
+  if (r.dispatcher == models::MoeDispatcher::deepep) res.dedup = models::deepep_node_dedup(r.experts, r.top_k, net);
   for (double s : r.sizes) {
     // The time comes from running the collective's phase tasks on the event engine.
-    const CollectiveTime t = net.cost(r.op, r.group, units::Bytes(s));
+    const CollectiveTime t = net.cost(r.op, r.group, units::Bytes(s * res.dedup));
     sim::TaskGraph g;
     append_collective(g, t, 0, {}, 0);
     const double time_s = sim::run_task_graph(g).makespan.seconds();

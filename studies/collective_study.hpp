@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/training_spec.hpp"
 #include "topologies/collective.hpp"
 #include "topologies/placement.hpp"
 #include "topologies/topology_spec.hpp"
@@ -27,6 +28,12 @@ struct CollectiveRequest {
   int ep = 0;   ///< 0: no expert layout (the groups ep, etp, edp need one)
   int etp = 0;  ///< 0: tp, the scenario loader's default (Megatron's etp = tp)
   topologies::GroupDim group = topologies::GroupDim::dp;
+  /// The EP token exchange's dispatcher (training.moe_dispatcher): alltoall sends every routed
+  /// copy; deepep sends a token once per destination node, the bytes times the step model's
+  /// models::deepep_node_dedup for `experts` routed experts and `top_k` per token (both needed,
+  /// with --op all_to_all --group ep). allgather is an --op all_gather over the EP group.
+  models::MoeDispatcher dispatcher = models::MoeDispatcher::alltoall;
+  int experts = 0, top_k = 0;  ///< 0: not given
   /// Rank placement, innermost first (a scenario's network.placement).
   topologies::PlacementOrder placement = topologies::kDefaultPlacement;
 };
@@ -44,6 +51,9 @@ struct CollectiveResult {
   int group_ranks = 0;   ///< ranks in one group of the dimension
   int groups = 0;        ///< concurrent groups (gpus / group_ranks)
   int group_nodes = 0;   ///< the most nodes one group spans
+  /// The factor on each size's bytes (deepep: models::deepep_node_dedup; else 1). A row's
+  /// size_bytes stays S, what a plain all-to-all sends, so algbw and busbw are per S.
+  double dedup = 1;
   std::vector<CollectiveRow> rows;
 };
 

@@ -493,7 +493,9 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
     PlanGrid grid = fixes.grid;
     grid.layers = h.layers;
     scenarios::ScenarioTemplate base(base_yaml(a, h.hw, *h.sizes.begin(), res.global_batch, a.tokens), "plan");
-    set_moe_grid(base, {}, &grid);  // MoE models also search ep / etp
+    set_model_grid(base, {}, &grid);  // the model's rules; MoE models also search ep / etp
+    for (const auto& f : fixes.fixed)   // a --fix model.KEY changes the model: the loader judges each plan
+      if (f.rfind("model.", 0) == 0) grid.model.reset();
     std::vector<Axis> axes{{"hardware", {h.hw}}, {"cluster.gpus", {}}};
     for (int g : h.sizes) axes[1].values.push_back(std::to_string(g));
     if (layout.batch_axis) {

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "scenarios/error.hpp"
+#include "scenarios/plan_rules.hpp"
 #include "scenarios/scenario_template.hpp"
 
 namespace clustersim::studies {
@@ -106,9 +107,10 @@ const std::vector<std::string>& plan_keys(bool moe) {
   return moe ? moe_keys : keys;
 }
 
-void set_moe_grid(const scenarios::ScenarioTemplate& base, const std::vector<std::string>& sets, PlanGrid* grid) {
+void set_model_grid(const scenarios::ScenarioTemplate& base, const std::vector<std::string>& sets, PlanGrid* grid) {
   try {
     const auto sc = base.instantiate(sets);
+    grid->model = std::make_shared<const models::ModelSpec>(sc.model);
     if (!sc.model.is_moe()) return;
     grid->experts = sc.model.moe.experts;
     grid->expert_ffn_hidden = sc.model.moe.expert_ffn_hidden;
@@ -142,18 +144,21 @@ bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::strin
     throw ScenarioError(fmt::format("{}={}: a plan dimension needs a whole number", key, value));
   std::vector<int>* dims[] = {&grid->tp, &grid->pp, &grid->cp, &grid->vpp, nullptr, &grid->micro_batch, &grid->zero_stage};
   *dims[it - keys.begin()] = {int(*v)};
-  if (key == "parallelism.vpp") grid->vpp_fixed = true;
+  bool* fixed[] = {&grid->tp_fixed, &grid->pp_fixed, &grid->cp_fixed, &grid->vpp_fixed};
+  if (it - keys.begin() < 4) *fixed[it - keys.begin()] = true;
   return true;
 }
 
 namespace {
 
-// (ep, etp) pairs for one dense plan of an MoE grid: etp·ep divides fold = tp·cp·dp.
+// (ep, etp) pairs for one dense plan of an MoE grid that the loader's expert rules allow
+// (scenarios/plan_rules.hpp): etp·ep divides fold = tp·cp·dp, etp the expert width, and a derived
+// ep the routed experts (a fixed ep that does not stays, for the loader to name).
 std::vector<std::pair<int, int>> expert_layouts(const PlanGrid& g, int tp, long fold) {
   std::vector<int> eps = g.ep;
   if (eps.empty()) {
     for (int e = 1; e <= g.experts && e <= fold; e *= 2)
-      if (g.experts % e == 0) eps.push_back(e);
+      if (scenarios::ep_refusal(e, g.experts).empty()) eps.push_back(e);
     if (g.experts <= fold && (eps.empty() || eps.back() != g.experts)) eps.push_back(g.experts);
   }
   std::vector<int> etps = g.etp.empty() ? std::vector<int>{1, tp} : g.etp;
@@ -162,11 +167,18 @@ std::vector<std::pair<int, int>> expert_layouts(const PlanGrid& g, int tp, long 
     for (std::size_t i = 0; i < etps.size(); ++i) {
       const int etp = etps[i];
       if (i > 0 && etp == etps[0]) continue;  // tp = 1: {1, 1}
-      if (long(ep) * etp > fold || fold % (long(ep) * etp) != 0) continue;
-      if (g.expert_ffn_hidden > 0 && g.expert_ffn_hidden % etp != 0) continue;
+      if (!scenarios::expert_fold_refusal(ep, etp, fold).empty()) continue;
+      if (g.expert_ffn_hidden > 0 && !scenarios::etp_refusal(etp, g.expert_ffn_hidden).empty()) continue;
       out.emplace_back(ep, etp);
     }
   return out;
+}
+
+// Whether grid.model's rules refuse a value of a dimension the user did not fix.
+bool refused_tp(const PlanGrid& g, int tp) { return g.model && !g.tp_fixed && !scenarios::tp_refusal(*g.model, tp).empty(); }
+bool refused_cp(const PlanGrid& g, int cp) { return g.model && !g.cp_fixed && !scenarios::cp_refusal(*g.model, cp).empty(); }
+bool refused_pipeline(const PlanGrid& g, int pp, int vpp) {
+  return g.model && !g.pp_fixed && !g.vpp_fixed && !scenarios::pipeline_refusal(*g.model, pp, vpp).empty();
 }
 
 }  // namespace
@@ -214,12 +226,12 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
     for (int pp : g.pp)
       for (int cp : g.cp) {
         const long model_parallel = long(tp) * pp * cp;
-        if (model_parallel <= 0 || gpus % model_parallel != 0) continue;
+        if (model_parallel <= 0 || gpus % model_parallel != 0 || refused_tp(g, tp) || refused_cp(g, cp)) continue;
         const auto experts = moe ? expert_layouts(g, tp, gpus / pp) : std::vector<std::pair<int, int>>{{1, 1}};
         const bool by_layers = g.layers > 0 && !g.vpp_fixed && pp > 1;
         for (const auto& [ep, etp] : experts)
         for (int vpp : by_layers ? vpp_values(g.layers, pp, g.max_vpp) : g.vpp) {
-          if (vpp > 1 && pp == 1) continue;
+          if ((vpp > 1 && pp == 1) || refused_pipeline(g, pp, vpp)) continue;
           for (const auto& schedule : plan_schedules(g, pp, vpp))
           for (int mb : g.micro_batch)
             for (int zero : g.zero_stage)

@@ -4,10 +4,14 @@
 // index so that 10⁸-point sweeps never materialize and shards are plain index sets.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+namespace clustersim::models {
+struct ModelSpec;
+}
 namespace clustersim::scenarios {
 class ScenarioTemplate;
 }
@@ -55,6 +59,13 @@ struct PlanGrid {
   int layers = 0;
   int max_vpp = 8;
   bool vpp_fixed = false;  ///< set by fix_plan_dimension
+  /// The model every plan is for, when one is (set_model_grid; null when an axis varies the
+  /// model or the base does not load). Then the plans the loader refuses for the model alone
+  /// (scenarios/plan_rules.hpp: tp against the heads and widths, cp with MLA, pp·vpp above the
+  /// layers) are not listed, except in a dimension fixed by the user (fix_plan_dimension), whose
+  /// rows keep the loader's reason.
+  std::shared_ptr<const models::ModelSpec> model;
+  bool tp_fixed = false, pp_fixed = false, cp_fixed = false;  ///< set by fix_plan_dimension
 };
 /// The virtual-stage counts searched for pp > 1: 1, and every v in 2..max_vpp with pp·v dividing
 /// the layers or the layers + 2 (Megatron's split counting the embedding and the loss as one
@@ -68,9 +79,9 @@ inline const std::vector<std::string> kScheduleNames{"1f1b", "gpipe", "interleav
 /// Scenario keys of the plan dimensions, in column order (with parallelism.ep and
 /// parallelism.etp last for an MoE grid).
 const std::vector<std::string>& plan_keys(bool moe = false);
-/// Sets grid->experts / expert_ffn_hidden from the model of `base` (unchanged for a dense model,
-/// or when the base alone does not load).
-void set_moe_grid(const scenarios::ScenarioTemplate& base, const std::vector<std::string>& sets, PlanGrid* grid);
+/// Sets grid->model from the model of `base` (with `sets` applied), and for an MoE model
+/// grid->experts / expert_ffn_hidden; unchanged when the base alone does not load.
+void set_model_grid(const scenarios::ScenarioTemplate& base, const std::vector<std::string>& sets, PlanGrid* grid);
 /// Restricts a grid dimension to one value when `key` is a plan key; false otherwise.
 bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::string& value);
 
@@ -80,9 +91,10 @@ struct Plan {
   std::vector<std::string> values;
 };
 /// Every grid point with tp·pp·cp dividing `gpus` (dp = gpus / (tp·pp·cp)); vpp > 1 only with
-/// pp > 1, each pipelined plan once per schedule of grid.schedules that applies at its vpp. Plans
-/// the loader rejects are still listed: the sweep keeps them with the loader's reason. Order: tp,
-/// pp, cp, vpp, schedule, micro_batch, zero, recompute.
+/// pp > 1, each pipelined plan once per schedule of grid.schedules that applies at its vpp; none
+/// that grid.model's rules refuse (PlanGrid::model). Plans the loader rejects for other reasons
+/// (the batch, the sequence length, the cluster) are still listed: the sweep keeps them with the
+/// loader's reason. Order: tp, pp, cp, vpp, schedule, micro_batch, zero, recompute.
 std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& grid);
 
 /// One configuration: overrides to apply to the base scenario, and its column values.

@@ -11,7 +11,7 @@
 //     include ep and etp), and the wall time of one DeepSeek-V3 step on 2048 H800 in the
 //     report's layout (PP16 EP64 DP128, ZeRO-1, FP8 blockwise, DeepEP-style dispatch;
 //     DeepSeek-V3 §3.2), one thread.
-// Usage: clustersim_bench_sweep [threads (0: every core)] [n: sweep only every n-th configuration]
+// Usage: clustersim_bench_sweep [threads (0: every core)] [n: sweep only every n-th configuration] [moe: only 5.]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,17 +41,20 @@ std::string scenario(const char* model, int gpus, int seq, int batch, const char
 void bench_sweep(const char* what, const std::string& yaml, int gpus, int threads, std::uint64_t every) {
   const scenarios::ScenarioTemplate base(yaml, "bench");
   studies::PlanGrid grid;
-  studies::set_moe_grid(base, {}, &grid);  // MoE models also search ep / etp
+  studies::set_model_grid(base, {}, &grid);  // the model's rules; MoE models also search ep / etp
   const studies::SweepSpace space({}, true, {}, gpus, grid);
   studies::SweepOptions opt;
   opt.threads = threads;
   opt.shard = {0, every};
   std::uint64_t rows = 0;
   const auto stats = studies::run_sweep(base, space, opt, [&](const studies::Row&) { ++rows; });
-  fmt::print("{}: {} of {} configurations in {:.3f} s on {} threads = {:.0f} configurations/s "
-             "({} simulated, {} out of memory, {} invalid; {:.3g} simulated events/s)\n",
+  // The rate counts every configuration, the loader's rejections (cheap) too; the valid rate
+  // counts only those it accepts (simulated or out of memory).
+  const std::uint64_t rejected = stats.invalid + stats.errors, valid = stats.evaluated - rejected;
+  fmt::print("{}: {} of {} configurations in {:.3f} s on {} threads = {:.0f} configurations/s, {:.0f} valid "
+             "configurations/s ({} simulated, {} out of memory, {} invalid; {:.3g} simulated events/s)\n",
              what, stats.evaluated, space.size(), stats.wall_s, stats.threads, double(stats.evaluated) / stats.wall_s,
-             stats.ok, stats.out_of_memory, stats.invalid + stats.errors, double(stats.events) / stats.wall_s);
+             double(valid) / stats.wall_s, stats.ok, stats.out_of_memory, rejected, double(stats.events) / stats.wall_s);
   // Single-thread cost by outcome, over a sample of at most ~300 configurations.
   std::map<studies::Status, std::pair<double, std::uint64_t>> by_status;
   const std::uint64_t stride = std::max<std::uint64_t>(every, space.size() / 300);
@@ -102,6 +105,10 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
   const std::uint64_t every = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   fmt::print("hardware threads: {}\n", std::thread::hardware_concurrency());
+  if (argc > 3 && std::string(argv[3]) == "moe") {
+    bench_moe(threads, every);
+    return 0;
+  }
   bench_sweep("sweep --auto-parallel, Llama-3 70B on 1024 H100 (seq 8192, batch 1024)",
               scenario("llama3-70b", 1024, 8192, 1024), 1024, threads, every);
   bench_sweep("sweep --auto-parallel, Llama-3 8B on 256 H100 (seq 8192, batch 512)",

@@ -1,6 +1,7 @@
 #include "tools/collective_command.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 #include <vector>
 
@@ -13,6 +14,7 @@ namespace {
 const std::vector<std::string> kOps = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv"};
 const std::vector<std::string> kAlgorithms(topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end());
 const std::vector<std::string> kGroups(topologies::kGroupDimNames.begin(), topologies::kGroupDimNames.end());
+const std::vector<std::string> kDispatchers(std::begin(models::kMoeDispatcherNames), std::end(models::kMoeDispatcherNames));
 
 template <class E>
 E choice(const std::vector<std::string>& names, const std::string& v) {
@@ -46,6 +48,11 @@ CLI::App* add_collective_command(CLI::App& app, CollectiveOptions& o) {
       ->capture_default_str();
   c->add_option("--group", o.group, "the groups that run the collective, all concurrently (ep, etp, edp need --ep)")
       ->check(CLI::IsMember(kGroups))->capture_default_str();
+  c->add_option("--dispatcher", o.dispatcher, "the EP token exchange's dispatcher, as training.moe_dispatcher: deepep sends "
+                "a token once per destination node (needs --experts, --top-k; --op all_to_all --group ep)")
+      ->check(CLI::IsMember(kDispatchers))->capture_default_str();
+  c->add_option("--experts", o.experts, "the model's routed experts (--dispatcher deepep)")->check(CLI::Range(1, 1 << 20));
+  c->add_option("--top-k", o.top_k, "routed experts per token (--dispatcher deepep)")->check(CLI::Range(1, 1 << 20));
   c->add_flag("--json", o.json, "print a JSON list of rows (SI units)");
   return c;
 }
@@ -59,6 +66,8 @@ int run_collective(const CollectiveOptions& o) {
   q.algorithm = choice<topologies::AlgorithmChoice>(kAlgorithms, o.algorithm);
   q.tp = o.tp, q.cp = o.cp, q.pp = o.pp, q.ep = o.ep, q.etp = o.etp;
   q.group = choice<topologies::GroupDim>(kGroups, o.group);
+  q.dispatcher = choice<models::MoeDispatcher>(kDispatchers, o.dispatcher);
+  q.experts = o.experts, q.top_k = o.top_k;
   q.placement = studies::parse_placement(o.placement);
   const studies::CollectiveResult res = studies::run_collective_study(q);
   const std::string out = o.json ? reporters::collective_json(q, res) : reporters::collective_text(q, res);

@@ -20,6 +20,8 @@ struct CollectiveOptions {
   int ep = 0, etp = 0;                ///< the expert layout (0: not given)
   std::string placement = "tp,cp,pp,dp";  ///< innermost first
   std::string group = "dp";           ///< which groups run the collective (all of them at once)
+  std::string dispatcher = "alltoall";  ///< the EP exchange's dispatcher (deepep: node de-duplication)
+  int experts = 0, top_k = 0;         ///< the model's routed experts and experts per token (deepep)
   bool json = false;
 };
 

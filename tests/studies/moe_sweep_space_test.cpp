@@ -8,6 +8,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
+#include "studies/auto_grid.hpp"
 #include "studies/sweep_space.hpp"
 
 using namespace clustersim::studies;
@@ -79,7 +80,7 @@ TEST_CASE("a sweep of an MoE preset searches ep and --set fixes it while a dense
   const ScenarioTemplate moe_base("name: s\nmodel: qwen3-30b-a3b\nhardware: h100-sxm\ncluster:\n  gpus: 16\n"
                                   "training:\n  seq_len: 4096\n  global_batch: 512\n", "s");
   PlanGrid g = small_grid();
-  set_moe_grid(moe_base, {}, &g);
+  set_model_grid(moe_base, {}, &g);
   CHECK(g.experts == 128);
   CHECK(g.expert_ffn_hidden == 768);
   const SweepSpace space({}, true, {}, 16, g);
@@ -95,9 +96,52 @@ TEST_CASE("a sweep of an MoE preset searches ep and --set fixes it while a dense
   const ScenarioTemplate dense_base("name: s\nmodel: llama3-8b\nhardware: h100-sxm\ncluster:\n  gpus: 16\n"
                                     "training:\n  seq_len: 4096\n  global_batch: 512\n", "s");
   PlanGrid d = small_grid();
-  set_moe_grid(dense_base, {}, &d);
+  set_model_grid(dense_base, {}, &d);
   CHECK(d.experts == 0);
   const SweepSpace dense({}, true, {"parallelism.ep=8"}, 16, d);
   CHECK(dense.columns().size() == plan_keys().size());
   CHECK_THROWS_AS(dense_base.instantiate(dense.at(0).overrides), ScenarioError);  // the loader names the key
+}
+
+TEST_CASE("the auto-parallel grid leaves out the plans the loader refuses for the model, unless a dimension is fixed",
+          "[sweep][moe]") {
+  // DeepSeek-V3 (MLA, 61 layers) and Qwen3-235B (4 kv heads): cp > 1, pp·vpp above the layers and
+  // tp 8 were listed and rejected row by row (scenarios/plan_rules.hpp).
+  const std::string tail = "hardware: h100-sxm\ncluster:\n  gpus: 1024\ntraining:\n  seq_len: 4096\n  global_batch: 8192\n";
+  for (const std::string model : {"deepseek-v3", "qwen3-235b-a22b"}) {
+    INFO(model);
+    const ScenarioTemplate base("name: g\nmodel: " + model + "\n" + tail, "g");
+    PlanGrid g;
+    g.micro_batch = {1};
+    g.zero_stage = {1};
+    g.recompute = {"full"};
+    set_model_grid(base, {}, &g);
+    REQUIRE(g.model);
+    const SweepSpace space({}, true, {}, 1024, g);
+    REQUIRE(space.size() > 0);
+    std::set<std::string> tps, cps;
+    for (std::uint64_t i = 0; i < space.size(); ++i) {
+      const Config c = space.at(i);
+      tps.insert(c.values[0]), cps.insert(c.values[2]);
+      try {
+        (void)base.instantiate(c.overrides);
+      } catch (const ScenarioError& e) {  // only the batch may still refuse a plan, not the model
+        const std::string why = e.what();
+        INFO(why);
+        CHECK(why.find("parallelism.") == std::string::npos);
+      }
+    }
+    if (model == "deepseek-v3") CHECK(cps == std::set<std::string>{"1"});
+    if (model == "qwen3-235b-a22b") CHECK(tps == std::set<std::string>{"1", "2", "4"});
+    // A value the user fixes stays, and its rows keep the loader's reason.
+    const SweepSpace fixed({}, true, {model == "deepseek-v3" ? "parallelism.cp=2" : "parallelism.tp=8"}, 1024, g);
+    REQUIRE(fixed.size() > 0);
+    CHECK_THROWS_AS(base.instantiate(fixed.at(0).overrides), ScenarioError);
+  }
+  // An axis that varies the model: the base's model is not every row's, so nothing is left out.
+  const ScenarioTemplate base("name: g\nmodel: deepseek-v3\n" + tail, "g");
+  const SweepSpace varied = sweep_space_for(base, {Axis{"model", {"deepseek-v3", "llama3-8b"}}}, true, {});
+  bool cp2 = false;
+  for (std::uint64_t i = 0; i < varied.size() && !cp2; ++i) cp2 = varied.at(i).values[3] == "2";  // model, tp, pp, cp
+  CHECK(cp2);
 }

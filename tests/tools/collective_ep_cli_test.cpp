@@ -152,3 +152,65 @@ TEST_CASE("collective: an inconsistent expert layout is a one-line exit-2 error 
     CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("collective --dispatcher deepep times the node-deduplicated all-to-all the step model charges a DeepEP scenario",
+          "[tools][moe][network]") {
+  // DeepSeek-V3 on 1,024 H100 with training.moe_dispatcher: deepep, EP64 over 8 DGX H100 nodes.
+  const auto sc = scenarios::load_scenario_file(kSrc + "/scenarios/deepseek_v3_1024xh100.yaml");
+  const auto& p = sc.parallel;
+  REQUIRE(sc.training.moe_dispatcher == models::MoeDispatcher::deepep);
+  const topologies::Network net = scenarios::network_of(sc);
+  const auto ops = models::moe_layer_ops(sc.model, sc.training, p, models::expert_parallel(p), sc.gpu,
+                                         sc.training.moe_load_imbalance);
+  const auto x = models::routed_exchanges(sc.model, sc.training, p, ops, net);
+  // The combine's bytes before the de-duplication: what a plain all-to-all sends.
+  const double bytes = ops.tokens * ops.load_imbalance * sc.model.moe.top_k * sc.model.hidden *
+                       hardware::storage_bytes(sc.training.precision);
+  const auto& order = sc.network.placement;
+  const std::string args = fmt::format(
+      "--topology {} --gpus {} --tp {} --cp {} --pp {} --ep {} --etp {} --placement {},{},{},{} --group ep --op all_to_all "
+      "--size {:.17g}B", sc.network.topology.name, sc.cluster.gpus, p.tp, p.cp, p.pp, p.ep, p.etp, topologies::name(order[0]),
+      topologies::name(order[1]), topologies::name(order[2]), topologies::name(order[3]), bytes);
+  const std::string deepep = collective_row(args + fmt::format(" --dispatcher deepep --experts {} --top-k {}",
+                                                               sc.model.moe.experts, sc.model.moe.top_k));
+  const std::string plain = collective_row(args + " --dispatcher alltoall");
+  CHECK(json_number(deepep, "group_nodes") == 8);
+  CHECK(json_number(deepep, "size_bytes") == Approx(bytes));
+  CHECK(json_number(deepep, "time_s") == Approx(x.combine.time.si()).epsilon(1e-6));
+  const double dedup = models::deepep_node_dedup(sc.model.moe.experts, sc.model.moe.top_k, net);
+  CHECK(json_number(deepep, "dedup") == Approx(dedup));
+  CHECK(dedup == Approx(0.66).margin(0.01));  // docs/moe.md: 0.66 for DeepSeek-V3 on 8 nodes
+  // Fewer bytes than a plain all-to-all of the same tokens (which adds no dispatcher keys).
+  CHECK(json_number(deepep, "time_s") < 0.8 * json_number(plain, "time_s"));
+  CHECK(plain.find("dedup") == std::string::npos);
+  // Within one node there is nothing to de-duplicate.
+  const std::string one_node = "--topology dgx-h100 --gpus 8 --ep 8 --group ep --op all_to_all --size 64MiB";
+  CHECK(json_number(collective_row(one_node + " --dispatcher deepep --experts 256 --top-k 8"), "time_s") ==
+        json_number(collective_row(one_node), "time_s"));
+}
+
+TEST_CASE("collective: a bad --dispatcher request is a one-line exit-2 error naming the option", "[tools][moe]") {
+  const std::string ep = "--gpus 256 --ep 64 --group ep ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {ep + "--dispatcher deepep", "--dispatcher deepep: needs the model's routed experts and experts per token, --experts N --top-k K"},
+      {ep + "--dispatcher deepep --experts 256", "--experts N --top-k K"},
+      {ep + "--experts 256 --top-k 8", "--experts: only --dispatcher deepep uses it"},
+      {ep + "--top-k 8", "--top-k: only --dispatcher deepep uses it"},
+      {"--gpus 256 --ep 64 --group dp --dispatcher deepep --experts 256 --top-k 8",
+       "--dispatcher deepep: prices the EP token exchange, --op all_to_all --group ep (here --op all_to_all --group dp)"},
+      {ep + "--dispatcher deepep --experts 96 --top-k 8", "--experts 96: ep = 64 must divide the model's 96 routed experts"},
+      {ep + "--dispatcher deepep --experts 256 --top-k 300", "--top-k 300: a token picks at most the 256 routed experts"},
+      {ep + "--dispatcher allgather", "--dispatcher allgather: it is an all-gather over the EP group; use --op all_gather"},
+      {ep + "--dispatcher nccl", "--dispatcher: nccl not in {alltoall,allgather,deepep}"},
+      {ep + "--dispatcher deepep --experts 0 --top-k 8", "--experts"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const auto r = run_command(kBin + " collective --topology dgx-h100 --op all_to_all --size 1GB " + args + " 2>&1");
+    INFO(r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.find(message) != std::string::npos);
+    CHECK(r.out.rfind("error: ", 0) == 0);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  }
+}

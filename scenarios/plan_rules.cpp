@@ -1,0 +1,48 @@
+#include "scenarios/plan_rules.hpp"
+
+#include <fmt/format.h>
+
+#include "models/pipeline.hpp"
+
+namespace clustersim::scenarios {
+
+std::string tp_refusal(const models::ModelSpec& m, int tp, std::string* model_key) {
+  const std::pair<const char*, int> dims[] = {{"heads", m.heads}, {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden}};
+  for (const auto& [key, n] : dims)
+    if (n % tp != 0) {
+      if (model_key) *model_key = key;
+      return fmt::format("tp = {} must divide the model's {} ({})", tp, key, n);
+    }
+  return "";
+}
+
+std::string cp_refusal(const models::ModelSpec& m, int cp) {
+  if (m.mla.enabled() && cp > 1)
+    return "context parallelism with multi-head latent attention (model.mla) is not modelled; use cp: 1";
+  return "";
+}
+
+std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp) {
+  const int vstages = pp * vpp, extra = models::mtp_layer_equivalents(m.mtp_layers);
+  if (m.layers % vstages == 0 && !models::automatic_split(m.layers, vstages, extra)) return "";
+  if (!models::uneven_stage_layers(m.layers, vstages, extra).layers.empty()) return "";
+  return fmt::format("pp*vpp = {} exceeds the model's {} layers (at least one layer per stage)", vstages, m.layers);
+}
+
+std::string ep_refusal(int ep, int experts) {
+  if (experts % ep == 0) return "";
+  return fmt::format("ep = {} must divide the model's {} routed experts", ep, experts);
+}
+
+std::string etp_refusal(int etp, int expert_ffn_hidden) {
+  if (expert_ffn_hidden % etp == 0) return "";
+  return fmt::format("etp = {} must divide the experts' ffn width {}", etp, expert_ffn_hidden);
+}
+
+std::string expert_fold_refusal(int ep, int etp, long fold) {
+  if (fold % (long(etp) * ep) == 0) return "";
+  return fmt::format("etp·ep = {}·{} = {} must divide tp·cp·dp = {} (experts fold over the ranks of a pipeline stage)",
+                     etp, ep, long(etp) * ep, fold);
+}
+
+}  // namespace clustersim::scenarios

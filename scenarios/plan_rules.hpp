@@ -1,0 +1,30 @@
+#pragma once
+// The scenario loader's rules that tie a parallelism plan to the model alone (not to the
+// cluster, the batch or the sequence length). The loader applies them to parallelism.* keys
+// (scenarios/load.cpp, load_moe.cpp) and the --auto-parallel grid (studies/sweep_space.cpp)
+// leaves out the plans they refuse: one definition of each rule, and its message, for both.
+// Each returns "" when the plan is allowed, else the loader's one-line reason.
+#include <string>
+
+#include "models/model_spec.hpp"
+
+namespace clustersim::scenarios {
+
+/// tp must divide the model's heads, kv_heads and dense ffn_hidden. `model_key` (if given) is
+/// set to the model key the refusal is about ("heads", "kv_heads" or "ffn_hidden").
+std::string tp_refusal(const models::ModelSpec& m, int tp, std::string* model_key = nullptr);
+
+/// Context parallelism is not modelled with multi-head latent attention (model.mla).
+std::string cp_refusal(const models::ModelSpec& m, int cp);
+
+/// Without an explicit parallelism.pp_layers: pp·vpp virtual stages need at least one layer
+/// each (the automatic split, models::uneven_stage_layers, counting MTP modules on the last).
+std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp);
+
+/// The expert layout of an MoE model: ep must divide the routed experts, etp the experts' ffn
+/// width, and etp·ep the fold tp·cp·dp of a pipeline stage (experts fold over its ranks).
+std::string ep_refusal(int ep, int experts);
+std::string etp_refusal(int etp, int expert_ffn_hidden);
+std::string expert_fold_refusal(int ep, int etp, long fold);
+
+}  // namespace clustersim::scenarios
