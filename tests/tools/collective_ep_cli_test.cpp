@@ -15,30 +15,19 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "scenarios/topology_load.hpp"
+#include "support/json_fixture.hpp"
 #include "support/scenario_fixture.hpp"
 #include "topologies/network.hpp"
 
 using namespace clustersim;
+using clustersim::testing::json_number;
+using clustersim::testing::json_text;
 using clustersim::testing::run_command;
 
 namespace {
 
 const std::string kBin = CLUSTERSIM_BINARY;
 const std::string kSrc = CLUSTERSIM_SOURCE_DIR;
-
-double json_number(const std::string& json, const std::string& key) {
-  std::smatch m;
-  const std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
-  REQUIRE(std::regex_search(json, m, re));
-  return std::stod(m[1]);
-}
-
-std::string json_text(const std::string& json, const std::string& key) {
-  std::smatch m;
-  const std::regex re("\"" + key + "\": \"([^\"]*)\"");
-  REQUIRE(std::regex_search(json, m, re));
-  return m[1];
-}
 
 // One row of `collective ... --json` for one size.
 std::string collective_row(const std::string& args) {
