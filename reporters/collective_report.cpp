@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "studies/json_text.hpp"
 #include "topologies/placement.hpp"
 
 namespace clustersim::reporters {
@@ -13,10 +14,10 @@ std::string collective_json(const studies::CollectiveRequest& q, const studies::
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     const auto& r = res.rows[i];
     out += fmt::format(
-        "  {{\"op\": \"{}\", \"topology\": \"{}\", \"nodes\": {}, \"ranks\": {}, \"size_bytes\": {:.17g}, "
+        "  {{\"op\": \"{}\", \"topology\": {}, \"nodes\": {}, \"ranks\": {}, \"size_bytes\": {:.17g}, "
         "\"time_s\": {:.17g}, \"algbw_bytes_per_s\": {:.17g}, \"busbw_bytes_per_s\": {:.17g}, "
         "\"algorithm\": \"{}\", \"protocol\": \"{}\"",
-        name(q.op), res.spec.name, res.nodes, res.group_ranks, r.size_bytes, r.time_s, r.algbw, r.busbw, name(r.t.algorithm),
+        name(q.op), studies::json_quote(res.spec.name), res.nodes, res.group_ranks, r.size_bytes, r.time_s, r.algbw, r.busbw, name(r.t.algorithm),
         name(r.t.protocol));
     // The expert layout's keys only when one was given (a dense request's rows are as before).
     if (res.experts)
