@@ -37,6 +37,39 @@ std::string collective_row(const std::string& args) {
   return r.out;
 }
 
+// A shipped MoE scenario's expert exchange as the step model prices it, and the CLI flags that
+// describe its parallelism (everything but the topology and the size).
+struct StepExchange {
+  scenarios::Scenario sc;
+  models::RoutedExchanges x;
+  double bytes = 0;  ///< the combine's bytes before any de-duplication: k·h per routed token, busiest rank
+  std::string layout_args;
+  double dedup = 1;  ///< DeepEP's node de-duplication on the scenario's network
+  double plain_all_to_all_s = 0;  ///< the network's all-to-all of `bytes` over the EP group
+};
+
+StepExchange step_exchange(const std::string& file) {
+  StepExchange e;
+  e.sc = scenarios::load_scenario_file(kSrc + "/scenarios/" + file);
+  const auto& sc = e.sc;
+  const auto& p = sc.parallel;
+  REQUIRE(p.ep > 1);
+  const topologies::Network net = scenarios::network_of(sc);
+  const auto ops = models::moe_layer_ops(sc.model, sc.training, p, models::expert_parallel(p), sc.gpu,
+                                         sc.training.moe_load_imbalance);
+  e.x = models::routed_exchanges(sc.model, sc.training, p, ops, net);
+  e.bytes = ops.tokens * ops.load_imbalance * sc.model.moe.top_k * sc.model.hidden *
+            hardware::storage_bytes(sc.training.precision);
+  const auto& order = sc.network.placement;
+  e.layout_args = fmt::format("--gpus {} --tp {} --cp {} --pp {} --ep {} --etp {} --placement {},{},{},{}", sc.cluster.gpus,
+                              p.tp, p.cp, p.pp, p.ep, p.etp, topologies::name(order[0]), topologies::name(order[1]),
+                              topologies::name(order[2]), topologies::name(order[3]));
+  e.dedup = models::deepep_node_dedup(sc.model.moe.experts, sc.model.moe.top_k, net);
+  e.plain_all_to_all_s =
+      net.cost(topologies::Collective::all_to_all, topologies::GroupDim::ep, units::Bytes(e.bytes)).time.si();
+  return e;
+}
+
 }  // namespace
 
 TEST_CASE("collective --group ep times the all-to-all the step model charges for a scenario's token combine",
@@ -51,27 +84,16 @@ TEST_CASE("collective --group ep times the all-to-all the step model charges for
   for (const Case& c : {Case{"gpt_oss_120b_64xh100.yaml", "--topology dgx-h100"},
                         Case{"qwen3_235b_256xgb200.yaml", "--topology gb200-nvl72 --gpus-per-node 64"}}) {
     INFO(c.file);
-    const auto sc = scenarios::load_scenario_file(kSrc + "/scenarios/" + c.file);
+    const StepExchange e = step_exchange(c.file);
+    const auto& sc = e.sc;
     const auto& p = sc.parallel;
-    REQUIRE(p.ep > 1);
-    const topologies::Network net = scenarios::network_of(sc);
-    const auto ops = models::moe_layer_ops(sc.model, sc.training, p, models::expert_parallel(p), sc.gpu,
-                                           sc.training.moe_load_imbalance);
-    const auto x = models::routed_exchanges(sc.model, sc.training, p, ops, net);
-    const double bytes = ops.tokens * ops.load_imbalance * sc.model.moe.top_k * sc.model.hidden *
-                         hardware::storage_bytes(sc.training.precision);
-    const auto& order = sc.network.placement;  // Qwen3's: [tp, cp, dp, pp]
-    const std::string placement = fmt::format("{},{},{},{}", topologies::name(order[0]), topologies::name(order[1]),
-                                              topologies::name(order[2]), topologies::name(order[3]));
     const std::string row = collective_row(
-        fmt::format("{} --gpus {} --tp {} --cp {} --pp {} --ep {} --etp {} --placement {} --group ep --op all_to_all "
-                    "--size {:.17g}B", c.topology, sc.cluster.gpus, p.tp, p.cp, p.pp, p.ep, p.etp, placement, bytes));
+        fmt::format("{} {} --group ep --op all_to_all --size {:.17g}B", c.topology, e.layout_args, e.bytes));
     CHECK(json_text(row, "topology") == sc.network.topology.name);  // the same network
     CHECK(json_number(row, "ranks") == p.ep);
     CHECK(json_number(row, "edp") == p.edp());
-    CHECK(json_number(row, "time_s") == Approx(x.combine.time.si()).epsilon(1e-6));
-    CHECK(json_number(row, "time_s") == Approx(net.cost(topologies::Collective::all_to_all, topologies::GroupDim::ep,
-                                                        units::Bytes(bytes)).time.si()).epsilon(1e-6));
+    CHECK(json_number(row, "time_s") == Approx(e.x.combine.time.si()).epsilon(1e-6));
+    CHECK(json_number(row, "time_s") == Approx(e.plain_all_to_all_s).epsilon(1e-6));
   }
 }
 
@@ -145,30 +167,19 @@ TEST_CASE("collective: an inconsistent expert layout is a one-line exit-2 error 
 TEST_CASE("collective --dispatcher deepep times the node-deduplicated all-to-all the step model charges a DeepEP scenario",
           "[tools][moe][network]") {
   // DeepSeek-V3 on 1,024 H100 with training.moe_dispatcher: deepep, EP64 over 8 DGX H100 nodes.
-  const auto sc = scenarios::load_scenario_file(kSrc + "/scenarios/deepseek_v3_1024xh100.yaml");
-  const auto& p = sc.parallel;
+  const StepExchange e = step_exchange("deepseek_v3_1024xh100.yaml");
+  const auto& sc = e.sc;
   REQUIRE(sc.training.moe_dispatcher == models::MoeDispatcher::deepep);
-  const topologies::Network net = scenarios::network_of(sc);
-  const auto ops = models::moe_layer_ops(sc.model, sc.training, p, models::expert_parallel(p), sc.gpu,
-                                         sc.training.moe_load_imbalance);
-  const auto x = models::routed_exchanges(sc.model, sc.training, p, ops, net);
-  // The combine's bytes before the de-duplication: what a plain all-to-all sends.
-  const double bytes = ops.tokens * ops.load_imbalance * sc.model.moe.top_k * sc.model.hidden *
-                       hardware::storage_bytes(sc.training.precision);
-  const auto& order = sc.network.placement;
-  const std::string args = fmt::format(
-      "--topology {} --gpus {} --tp {} --cp {} --pp {} --ep {} --etp {} --placement {},{},{},{} --group ep --op all_to_all "
-      "--size {:.17g}B", sc.network.topology.name, sc.cluster.gpus, p.tp, p.cp, p.pp, p.ep, p.etp, topologies::name(order[0]),
-      topologies::name(order[1]), topologies::name(order[2]), topologies::name(order[3]), bytes);
+  const std::string args = fmt::format("--topology {} {} --group ep --op all_to_all --size {:.17g}B",
+                                       sc.network.topology.name, e.layout_args, e.bytes);
   const std::string deepep = collective_row(args + fmt::format(" --dispatcher deepep --experts {} --top-k {}",
                                                                sc.model.moe.experts, sc.model.moe.top_k));
   const std::string plain = collective_row(args + " --dispatcher alltoall");
   CHECK(json_number(deepep, "group_nodes") == 8);
-  CHECK(json_number(deepep, "size_bytes") == Approx(bytes));
-  CHECK(json_number(deepep, "time_s") == Approx(x.combine.time.si()).epsilon(1e-6));
-  const double dedup = models::deepep_node_dedup(sc.model.moe.experts, sc.model.moe.top_k, net);
-  CHECK(json_number(deepep, "dedup") == Approx(dedup));
-  CHECK(dedup == Approx(0.66).margin(0.01));  // docs/moe.md: 0.66 for DeepSeek-V3 on 8 nodes
+  CHECK(json_number(deepep, "size_bytes") == Approx(e.bytes));
+  CHECK(json_number(deepep, "time_s") == Approx(e.x.combine.time.si()).epsilon(1e-6));
+  CHECK(json_number(deepep, "dedup") == Approx(e.dedup));
+  CHECK(e.dedup == Approx(0.66).margin(0.01));  // docs/moe.md: 0.66 for DeepSeek-V3 on 8 nodes
   // Fewer bytes than a plain all-to-all of the same tokens (which adds no dispatcher keys).
   CHECK(json_number(deepep, "time_s") < 0.8 * json_number(plain, "time_s"));
   CHECK(plain.find("dedup") == std::string::npos);
