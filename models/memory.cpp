@@ -64,9 +64,11 @@ struct LayerMemory {
   double dense_params = 0, activations = 0;
 };
 
-LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
-                         int layer, bool keep_core, const MoeMemory& mm) {
-  const ParamCount pc = count_params(m, t.seq_len);
+// `pc` is count_params(m, t.seq_len); `mla_saved` what one MLA attention saves for backward
+// (mla_attention_ops: its saved bytes under the recompute in effect). Both are the same for
+// every layer, so the caller computes them once per plan.
+LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ParamCount& pc,
+                         double mla_saved, int layer, bool keep_core, const MoeMemory& mm) {
   const bool moe = m.moe_layer(layer);
   LayerMemory r;
   r.dense_params = (moe ? pc.moe_layer - double(m.moe.experts) * pc.expert : m.is_moe() ? pc.dense_layer : pc.per_layer) / p.tp;
@@ -88,8 +90,7 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
     // The output projection's quantized input is heads·v_head_dim wide under MLA, not heads·head_dim.
     const double in = t.saved_linear_input_bytes();
     if (in != e) r.activations += tokens * q * (m.mla.v_head_dim - d) * in;
-    const MlaOps mla = mla_attention_ops(m, t, p, gpu);
-    r.activations += reruns(t, RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
+    r.activations += mla_saved;
   }
   return r;
 }
@@ -136,12 +137,15 @@ struct StageInputs {
   double full = 0, tokens = 0, layer_input = 0;
   MoeMemory per_moe_layer;
   std::optional<WgradKept> wgrad_kept;
+  ParamCount params;
+  double mla_saved = 0;  // what one MLA attention saves for backward (layer_memory)
 };
 
 StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                          const hardware::GpuSpec& gpu) {
   StageInputs in;
-  const ParamCount pc = count_params(m, t.seq_len);
+  in.params = count_params(m, t.seq_len);
+  const ParamCount& pc = in.params;
   in.h = m.hidden, in.v = m.padded_vocab(p.tp), in.tp = p.tp;
   const double h = in.h, v = in.v, tp = in.tp;
   in.block = pc.per_layer / tp;
@@ -177,6 +181,10 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
     else if (reruns(t, RecomputeModule::moe_act))  // the experts' activation output (fc2 input) is rerun
       in.per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * t.saved_linear_input_bytes();
   }
+  if (m.mla.enabled()) {  // the op list is costed GEMM by GEMM: once per plan, not per layer
+    const MlaOps mla = mla_attention_ops(m, t, p, gpu);
+    in.mla_saved = reruns(t, RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
+  }
   if (p.splits_backward()) in.wgrad_kept.emplace(m, t, p, gpu);
   return in;
 }
@@ -189,8 +197,8 @@ struct StageSums {
   bool first = false, last = false;
 };
 
-StageSums stage_sums(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
-                     const StageInputs& in, int s) {
+StageSums stage_sums(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StageInputs& in,
+                     int s) {
   StageSums x;
   const auto& vlayers = in.vlayers;
   for (int c = 0; c < p.vpp; ++c) {
@@ -200,10 +208,10 @@ StageSums stage_sums(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
     const int n = vlayers[std::size_t(vs)] + (in.by_layer && vs == in.vstages - 1 ? m.mtp_layers : 0);
     for (int l = 0; in.by_layer && l < n; ++l, ++x.counted) {
       const int i = l < vlayers[std::size_t(vs)] ? layer + l : m.layers + (l - vlayers[std::size_t(vs)]);
-      const LayerMemory lm = layer_memory(m, t, p, gpu, i, true, in.per_moe_layer);
+      const LayerMemory lm = layer_memory(m, t, p, in.params, in.mla_saved, i, true, in.per_moe_layer);
       x.params += lm.dense_params, x.block_sum += lm.dense_params, x.act_full += lm.activations;
       x.moe_layers += m.moe_layer(i) ? 1 : 0;
-      x.act_selective += layer_memory(m, t, p, gpu, i, false, in.per_moe_layer).activations;
+      x.act_selective += layer_memory(m, t, p, in.params, in.mla_saved, i, false, in.per_moe_layer).activations;
       x.act_partial += t.recomputes_block(l) ? in.layer_input : lm.activations;
     }
     x.blocks += vlayers[std::size_t(vs)], x.rerun += t.recomputed_blocks(vlayers[std::size_t(vs)]);
@@ -248,7 +256,7 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
   const StageInputs in = stage_inputs(m, t, p, gpu);
   std::vector<MemoryEstimate> out;
   for (int s = 0; s < p.pp; ++s) {
-    const StageSums x = stage_sums(m, t, p, gpu, in, s);
+    const StageSums x = stage_sums(m, t, p, in, s);
     MemoryEstimate e;
     e.stage = s;
     const double unit = x.counted ? x.block_sum / x.counted : in.block;  // a gathered block
