@@ -110,11 +110,12 @@ int validate_command(const std::string& csv, const std::string& prefix, const st
   using namespace clustersim;
   const studies::CsvTable table =
       moe ? studies::parse_csv(studies::published_moe_csv_text(), "tests/validation/published_moe.csv") : load_runs(csv);
-  if (scenario) return print_row_scenarios(table, csv.empty() ? (moe ? "published_moe.csv" : "published.csv") : csv, prefix);
+  const std::string file = csv.empty() ? (moe ? "published_moe.csv" : "published.csv") : csv;  // for errors
+  if (scenario) return print_row_scenarios(table, file, prefix);
   studies::ValidationSummary summary = studies::validate_table(table, prefix);
   studies::add_out_of_sample(table, prefix, &summary);
   if (summary.rows.empty())
-    throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", csv, prefix));
+    throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", file, prefix));
   const std::string out = json ? reporters::format_validation_json(summary) : reporters::format_validation_text(summary);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!plot.empty()) {

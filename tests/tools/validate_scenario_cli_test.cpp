@@ -46,6 +46,9 @@ TEST_CASE("validate --scenario lists a row it cannot simulate with the reason, a
   const auto unknown = testing::run_command(kBin + " validate --source NO-SUCH-ROW --scenario 2>&1");
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.out == "error: published.csv: no row id starts with 'NO-SUCH-ROW'\n");
+  const auto unknown_validate = testing::run_command(kBin + " validate --source NO-SUCH-ROW 2>&1");
+  CHECK(unknown_validate.exit_code == 2);
+  CHECK(unknown_validate.out == "error: published.csv: no row id starts with 'NO-SUCH-ROW'\n");  // the file is named
   const auto with_json = testing::run_command(kBin + " validate --scenario --json 2>&1");
   CHECK(with_json.exit_code != 0);
   CHECK_THAT(with_json.out, Catch::Contains("excludes"));
