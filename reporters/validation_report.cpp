@@ -54,6 +54,17 @@ std::string json_family(const FamilySummary& f) {
                      json_quote(f.family), f.rows, f.simulated, json_headline(f), json_stats(f.flagged));
 }
 
+std::string json_group_stats(const GroupStats& g) {
+  std::string o = json_stats(g.errors);
+  o.pop_back();
+  return o + fmt::format(", \"bias\": {:.6g}}}", g.bias);
+}
+
+std::string json_group(const GroupSummary& g) {
+  return fmt::format("{{\"value\": {}, \"in_sample\": {}, \"held_out\": {}}}", json_quote(g.value),
+                     json_group_stats(g.in_sample), g.held_out ? json_group_stats(*g.held_out) : "null");
+}
+
 }  // namespace
 
 std::string format_validation_text(const ValidationSummary& s) {
@@ -100,7 +111,7 @@ std::string format_validation_text(const ValidationSummary& s) {
   return o;
 }
 
-std::string format_validation_json(const ValidationSummary& s) {
+std::string format_validation_json(const ValidationSummary& s, const ResidualGroups* groups) {
   std::string o = "{\n  \"rows\": [\n";
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const auto& r = s.rows[i];
@@ -117,7 +128,30 @@ std::string format_validation_json(const ValidationSummary& s) {
   o += "  ],\n  \"families\": [\n";
   for (std::size_t i = 0; i < s.families.size(); ++i)
     o += "    " + json_family(s.families[i]) + (i + 1 < s.families.size() ? ",\n" : "\n");
-  o += "  ],\n  \"overall\": " + json_family(s.overall) + "\n}\n";
+  o += "  ],\n  \"overall\": " + json_family(s.overall);
+  if (groups) {
+    o += fmt::format(",\n  \"groups\": {{\"column\": {}, \"values\": [\n", json_quote(groups->column));
+    for (std::size_t i = 0; i < groups->groups.size(); ++i)
+      o += "    " + json_group(groups->groups[i]) + (i + 1 < groups->groups.size() ? ",\n" : "\n");
+    o += "  ]}";
+  }
+  return o + "\n}\n";
+}
+
+std::string format_groups_text(const ResidualGroups& g) {
+  std::string o = fmt::format("\nBy {} (headline rows; bias = mean signed error, + = predicted faster than measured)\n",
+                              g.column);
+  o += fmt::format("  {:<24} {:>4} {:>7} {:>6} {:>7}  {:<28}| out of sample: {:>7} {:>6}\n", "value", "n", "bias", "MAPE",
+                   "median", "worst", "bias", "MAPE");
+  for (const auto& v : g.groups) {
+    const ErrorStats& e = v.in_sample.errors;
+    const std::string value = v.value.size() > 24 ? v.value.substr(0, 23) + "~" : v.value;
+    const std::string worst = fmt::format("{} ({})", pct(e.worst), e.worst_id);
+    o += fmt::format("  {:<24} {:>4} {:>7} {:>5.1f}% {:>6.1f}%  {:<28}| {:>21} {:>6}\n", value, e.count,
+                     pct(v.in_sample.bias), 100 * e.mape, 100 * e.median_abs, worst,
+                     v.held_out ? pct(v.held_out->bias) : "-",
+                     v.held_out ? fmt::format("{:.1f}%", 100 * v.held_out->errors.mape) : "-");
+  }
   return o;
 }
 

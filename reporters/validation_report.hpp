@@ -4,11 +4,15 @@
 #include <string>
 
 #include "studies/validation.hpp"
+#include "studies/validation_groups.hpp"
 
 namespace clustersim::reporters {
 
 std::string format_validation_text(const studies::ValidationSummary& s);
-std::string format_validation_json(const studies::ValidationSummary& s);
+/// With `groups`, the object also has "groups": {"column", "values": [...]}.
+std::string format_validation_json(const studies::ValidationSummary& s, const studies::ResidualGroups* groups = nullptr);
+/// `validate --group-by`: the headline rows' bias and MAPE per value of one column.
+std::string format_groups_text(const studies::ResidualGroups& g);
 std::string validation_svg(const studies::ValidationSummary& s);
 
 }  // namespace clustersim::reporters

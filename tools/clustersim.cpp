@@ -105,22 +105,32 @@ int print_row_scenarios(const clustersim::studies::CsvTable& table, const std::s
   return 0;
 }
 
-int validate_command(const std::string& csv, const std::string& prefix, const std::string& plot, bool json, bool moe,
-                     bool scenario) {
+struct ValidateOptions {
+  std::string csv, prefix, plot, group_by;
+  bool json = false, moe = false, scenario = false;
+};
+
+int validate_command(const ValidateOptions& v) {
   using namespace clustersim;
   const studies::CsvTable table =
-      moe ? studies::parse_csv(studies::published_moe_csv_text(), "tests/validation/published_moe.csv") : load_runs(csv);
-  const std::string file = csv.empty() ? (moe ? "published_moe.csv" : "published.csv") : csv;  // for errors
-  if (scenario) return print_row_scenarios(table, file, prefix);
-  studies::ValidationSummary summary = studies::validate_table(table, prefix);
-  studies::add_out_of_sample(table, prefix, &summary);
+      v.moe ? studies::parse_csv(studies::published_moe_csv_text(), "tests/validation/published_moe.csv") : load_runs(v.csv);
+  const std::string file = v.csv.empty() ? (v.moe ? "published_moe.csv" : "published.csv") : v.csv;  // for errors
+  if (v.scenario) return print_row_scenarios(table, file, v.prefix);
+  // A bad column is refused before the minutes of simulation, not after.
+  if (!v.group_by.empty()) studies::group_residuals(table, file, {}, v.group_by);
+  studies::ValidationSummary summary = studies::validate_table(table, v.prefix);
+  studies::add_out_of_sample(table, v.prefix, &summary);
   if (summary.rows.empty())
-    throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", file, prefix));
-  const std::string out = json ? reporters::format_validation_json(summary) : reporters::format_validation_text(summary);
+    throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", file, v.prefix));
+  std::optional<studies::ResidualGroups> groups;
+  if (!v.group_by.empty()) groups = studies::group_residuals(table, file, summary, v.group_by);
+  std::string out = v.json ? reporters::format_validation_json(summary, groups ? &*groups : nullptr)
+                           : reporters::format_validation_text(summary);
+  if (groups && !v.json) out += reporters::format_groups_text(*groups);
   std::fwrite(out.data(), 1, out.size(), stdout);
-  if (!plot.empty()) {
-    std::FILE* f = std::fopen(plot.c_str(), "wb");
-    if (!f) throw scenarios::ScenarioError(fmt::format("{}: cannot write the plot", plot));
+  if (!v.plot.empty()) {
+    std::FILE* f = std::fopen(v.plot.c_str(), "wb");
+    if (!f) throw scenarios::ScenarioError(fmt::format("{}: cannot write the plot", v.plot));
     const std::string svg = reporters::validation_svg(summary);
     std::fwrite(svg.data(), 1, svg.size(), f);
     std::fclose(f);
@@ -158,19 +168,22 @@ int main(int argc, char** argv) {
   clustersim::tools::CollectiveOptions collective_options;
   auto* collective = clustersim::tools::add_collective_command(app, collective_options);
   const auto subcommands = clustersim::tools::register_subcommands(app);
-  std::string csv, prefix, validation_plot;
-  bool validate_json = false, validate_moe = false, validate_scenario = false;
+  ValidateOptions vo;
   auto* validate = app.add_subcommand("validate", "predict published training runs and report the error");
-  validate->add_option("--csv", csv, "published runs CSV (default: the project's tests/validation/published.csv)");
-  validate->add_option("--source", prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
-  validate->add_option("--plot", validation_plot, "write predicted vs measured (log-log SVG) to this file");
-  validate->add_flag("--json", validate_json, "print JSON instead of the table");
-  validate->add_flag("--moe", validate_moe, "the Mixture-of-Experts runs (the project's tests/validation/published_moe.csv)")
+  validate->add_option("--csv", vo.csv, "published runs CSV (default: the project's tests/validation/published.csv)");
+  validate->add_option("--source", vo.prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
+  validate->add_option("--plot", vo.plot, "write predicted vs measured (log-log SVG) to this file");
+  validate->add_flag("--json", vo.json, "print JSON instead of the table");
+  validate->add_flag("--moe", vo.moe, "the Mixture-of-Experts runs (the project's tests/validation/published_moe.csv)")
       ->excludes(validate->get_option("--csv"));
-  validate->add_flag("--scenario", validate_scenario,
+  validate->add_flag("--scenario", vo.scenario,
                      "print each row's generated scenario YAML (with --source ID: one run to `run --explain`)")
       ->excludes(validate->get_option("--json"))
       ->excludes(validate->get_option("--plot"));
+  validate->add_option("--group-by", vo.group_by,
+                       "also report the headline rows' bias and MAPE per value of this CSV column "
+                       "(e.g. pp, gpu_type, precision; params_b in 1-3-10 bins)")
+      ->excludes(validate->get_option("--scenario"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -190,7 +203,7 @@ int main(int argc, char** argv) {
     if (*collective) return clustersim::tools::run_collective(collective_options);
     for (const auto& sub : subcommands)
       if (*sub.app) return sub.run();
-    if (*validate) return validate_command(csv, prefix, validation_plot, validate_json, validate_moe, validate_scenario);
+    if (*validate) return validate_command(vo);
   } catch (const clustersim::scenarios::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

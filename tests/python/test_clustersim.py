@@ -82,6 +82,11 @@ class StudiesTest(unittest.TestCase):
         out = cli("validate", "--json", "--source", "MBRIDGE")
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(clustersim.validate(source="MBRIDGE"), json.loads(out.stdout))
+        out = cli("validate", "--json", "--source", "MBRIDGE", "--group-by", "gpu_type")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(clustersim.validate(source="MBRIDGE", group_by="gpu_type"), json.loads(out.stdout))
+        with self.assertRaises(clustersim.ScenarioError):
+            clustersim.validate(group_by="pipeline")
         args = ["--model", "llama3-8b", "--tokens", "2e11", "--days", "20", "--max-gpus", "64", "--threads", "1",
                 "--fix", "parallelism.pp=1", "--fix", "training.recompute=none"]
         out = cli("plan", *args, "--json", "--no-progress")

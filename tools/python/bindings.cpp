@@ -14,6 +14,7 @@
 #include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/validation.hpp"
+#include "studies/validation_groups.hpp"
 #include "reporters/explain_report.hpp"
 #include "reporters/plan_json.hpp"
 #include "reporters/validation_report.hpp"
@@ -45,13 +46,17 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
   return table;
 }
 
-std::string validate_json(const std::string& csv, const std::string& source) {
+std::string validate_json(const std::string& csv, const std::string& source, const std::string& group_by) {
   const studies::CsvTable table = csv.empty() ? studies::parse_csv(studies::published_csv_text(), "tests/validation/published.csv")
                                               : studies::read_csv_file(csv);
+  const std::string file = csv.empty() ? "published.csv" : csv;
+  if (!group_by.empty()) studies::group_residuals(table, file, {}, group_by);  // refuse a bad column first
   studies::ValidationSummary summary = studies::validate_table(table, source);
   studies::add_out_of_sample(table, source, &summary);
-  if (summary.rows.empty()) throw ScenarioError(csv + ": no row id starts with '" + source + "'");
-  return reporters::format_validation_json(summary);
+  if (summary.rows.empty()) throw ScenarioError(file + ": no row id starts with '" + source + "'");
+  if (group_by.empty()) return reporters::format_validation_json(summary);
+  const studies::ResidualGroups groups = studies::group_residuals(table, file, summary, group_by);
+  return reporters::format_validation_json(summary, &groups);
 }
 
 std::string plan_json(const PlanInput& in) {

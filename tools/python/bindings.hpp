@@ -29,7 +29,7 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
                        const std::vector<std::string>& sets, int threads, const std::string& schedules = "");
 
 /// The JSON object `clustersim validate --json [--csv F] [--source P]` prints (csv empty: the compiled-in set).
-std::string validate_json(const std::string& csv, const std::string& source);
+std::string validate_json(const std::string& csv, const std::string& source, const std::string& group_by = "");
 
 /// The options of `clustersim plan`, shared with the CLI (tools/plan_request.hpp).
 using PlanInput = tools::PlanOptions;

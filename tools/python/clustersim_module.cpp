@@ -3,7 +3,7 @@
 //   clustersim.sweep(base, vary=None, auto_parallel=False, set=None, threads=0, as_frame=False, schedules=None)
 //                                                       -> list of row dicts (or a pandas DataFrame)
 //   clustersim.explain(scenario, set=None)              -> the `explain` object of `run --explain --json`
-//   clustersim.validate(csv=None, source=None)          -> dict, as `clustersim validate --json`
+//   clustersim.validate(csv=None, source=None, group_by=None) -> dict, as `clustersim validate --json`
 //   clustersim.plan(model, tokens, days, hardware=..., ...) -> dict, as `clustersim plan --json`
 //   clustersim.ScenarioError                            -> raised with the CLI's one-line message
 // A scenario is a file path or a dict in the scenario format. The GIL is released while simulating.
@@ -121,13 +121,14 @@ py::object explain(const py::object& scenario, const py::object& set) {
   return run(scenario, set, true)["explain"];
 }
 
-py::object validate(const py::object& csv, const py::object& source) {
+py::object validate(const py::object& csv, const py::object& source, const py::object& group_by) {
   const std::string c = csv.is_none() ? "" : py::str(csv).cast<std::string>();
   const std::string s = source.is_none() ? "" : py::str(source).cast<std::string>();
+  const std::string g = group_by.is_none() ? "" : py::str(group_by).cast<std::string>();
   std::string json;
   {
     py::gil_scoped_release release;
-    json = clustersim::python::validate_json(c, s);
+    json = clustersim::python::validate_json(c, s, g);
   }
   return json_loads(json);
 }
@@ -205,7 +206,8 @@ PYBIND11_MODULE(clustersim, m) {
   m.def("explain", &explain, py::arg("scenario"), py::arg("set") = py::none(),
         "The MFU waterfall, roofline and advice: the `explain` object of `clustersim run --explain --json`.");
   m.def("validate", &validate, py::arg("csv") = py::none(), py::arg("source") = py::none(),
-        "Predict published runs; returns the object `clustersim validate --json` prints.");
+        py::arg("group_by") = py::none(),
+        "Predict published runs; returns the object `clustersim validate --json [--group-by COLUMN]` prints.");
   m.def("plan", &plan, py::arg("model"), py::arg("tokens"), py::arg("days"), py::arg("hardware") = "h100-sxm",
         py::arg("seq_len") = 4096, py::arg("global_batch") = 0, py::arg("cost_per_gpu_hour") = 0.0, py::arg("max_gpus") = 0,
         py::arg("gpu_step") = 0, py::arg("fix") = py::none(), py::arg("top") = 10, py::arg("threads") = 0,

@@ -1,0 +1,44 @@
+#pragma once
+// Validation residuals grouped by one column of the published-runs table (`validate --group-by`):
+// a systematic bias (pipeline runs too slow, one GPU too fast) shows as a group whose mean signed
+// error is far from zero, which the per-family MAPE hides.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "studies/csv_table.hpp"
+#include "studies/validation.hpp"
+
+namespace clustersim::studies {
+
+/// Signed and absolute errors of one group of headline rows.
+struct GroupStats {
+  ErrorStats errors;
+  double bias = 0;  ///< mean signed error (predicted − measured) / measured
+};
+
+struct GroupSummary {
+  std::string value;                  ///< the column's value, binned for params_b; "(blank)" when empty
+  GroupStats in_sample;               ///< the profiles' written constants
+  std::optional<GroupStats> held_out;  ///< the same rows, each predicted without its family
+};
+
+/// The groups of one column, in the order group_residuals() sorts them.
+struct ResidualGroups {
+  std::string column;
+  std::vector<GroupSummary> groups;
+};
+
+/// Columns whose values are binned rather than taken as written.
+bool binned_group_column(const std::string& column);
+
+/// The group a row's field falls in: params_b by 1-3-10 steps ("3-10B"), else the field as written.
+std::string group_value(const std::string& column, const std::string& field);
+
+/// The headline rows of `s` (and, when computed, its held-out rows) grouped by `column` of
+/// `table`, sorted by value (numerically when every value is a number or a bin). Throws
+/// scenarios::ScenarioError naming the allowed columns when `column` is not one of `table`'s.
+ResidualGroups group_residuals(const CsvTable& table, const std::string& table_name,
+                                          const ValidationSummary& s, const std::string& column);
+
+}  // namespace clustersim::studies
