@@ -152,12 +152,10 @@ topologies::Layout collective_layout(const CollectiveRequest& r, int gpus) {
   if (r.ep > 0) {
     p.ep = r.ep;
     p.etp = r.etp > 0 ? r.etp : r.tp;  // the scenario loader's default (scenarios/load_moe.cpp)
-    // The fold the scenario loader checks (scenarios/load_moe.cpp): tp·cp·dp = etp·ep·edp.
+    // The loader's fold rule (scenarios/plan_rules.cpp), with the ep values that would fold.
     const long fold = long(p.tp) * p.cp * p.dp;
-    if (fold % (long(p.etp) * p.ep) != 0)
-      throw ScenarioError(fmt::format("--ep {} --etp {}: etp·ep = {} must divide tp·cp·dp = {} (experts fold over the "
-                                      "ranks of a pipeline stage); with etp {}, ep may be {}",
-                                      p.ep, p.etp, long(p.etp) * p.ep, fold, p.etp,
+    if (const std::string why = scenarios::expert_fold_refusal(p.ep, p.etp, fold); !why.empty())
+      throw ScenarioError(fmt::format("--ep {} --etp {}: {}; with etp {}, ep may be {}", p.ep, p.etp, why, p.etp,
                                       fold % p.etp ? std::string("nothing (etp does not divide it)")
                                                    : divisors(fold / p.etp)));
   }

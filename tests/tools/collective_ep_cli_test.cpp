@@ -143,7 +143,7 @@ TEST_CASE("collective: the expert groups are the fold of the stage's ranks (etp 
 
 TEST_CASE("collective: an inconsistent expert layout is a one-line exit-2 error naming the option", "[tools][moe]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--gpus 256 --ep 48 --group ep", "--ep 48 --etp 1: etp·ep = 48 must divide tp·cp·dp = 256"},
+      {"--gpus 256 --ep 48 --group ep", "--ep 48 --etp 1: etp·ep = 1·48 = 48 must divide tp·cp·dp = 256"},
       {"--gpus 256 --tp 8 --ep 64 --group ep", "with etp 8, ep may be 1, 2, 4"},
       {"--gpus 256 --group ep", "--group ep: the expert groups (ep, etp, edp) need an expert layout, --ep N"},
       {"--gpus 256 --group edp", "--group edp"},
