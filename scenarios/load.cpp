@@ -515,10 +515,8 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
       }
       p.pp_layers = per_vstage;
     }
-  } else if (const int extra = models::mtp_layer_equivalents(md.mtp_layers);
-             md.layers % vstages != 0 || models::automatic_split(md.layers, vstages, extra)) {
-    if (const std::string why = pipeline_refusal(md, p.pp, p.vpp); !why.empty()) par.fail(p.vpp > 1 ? "vpp" : "pp", why);
-    p.pp_layers = models::uneven_stage_layers(md.layers, vstages, extra).layers;  // the report says which rule (models::describe_split)
+  } else if (const std::string why = pipeline_refusal(md, p.pp, p.vpp, &p.pp_layers); !why.empty()) {
+    par.fail(p.vpp > 1 ? "vpp" : "pp", why);  // else pp_layers holds the automatic split, if uneven (models::describe_split)
   }
   const long model_parallel = long(p.tp) * p.pp * p.cp;
   if (sc.cluster.gpus % model_parallel != 0)

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "models/pipeline.hpp"
 
 namespace clustersim::scenarios {
@@ -22,10 +24,13 @@ std::string cp_refusal(const models::ModelSpec& m, int cp) {
   return "";
 }
 
-std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp) {
+std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::vector<int>* split) {
   const int vstages = pp * vpp, extra = models::mtp_layer_equivalents(m.mtp_layers);
   if (m.layers % vstages == 0 && !models::automatic_split(m.layers, vstages, extra)) return "";
-  if (!models::uneven_stage_layers(m.layers, vstages, extra).layers.empty()) return "";
+  if (std::vector<int> layers = models::uneven_stage_layers(m.layers, vstages, extra).layers; !layers.empty()) {
+    if (split) *split = std::move(layers);
+    return "";
+  }
   return fmt::format("pp*vpp = {} exceeds the model's {} layers (at least one layer per stage)", vstages, m.layers);
 }
 

@@ -5,6 +5,7 @@
 // leaves out the plans they refuse: one definition of each rule, and its message, for both.
 // Each returns "" when the plan is allowed, else the loader's one-line reason.
 #include <string>
+#include <vector>
 
 #include "models/model_spec.hpp"
 
@@ -19,7 +20,8 @@ std::string cp_refusal(const models::ModelSpec& m, int cp);
 
 /// Without an explicit parallelism.pp_layers: pp·vpp virtual stages need at least one layer
 /// each (the automatic split, models::uneven_stage_layers, counting MTP modules on the last).
-std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp);
+/// When allowed and the split is not the even one, `split` (if given) receives its layer counts.
+std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::vector<int>* split = nullptr);
 
 /// The expert layout of an MoE model: ep must divide the routed experts, etp the experts' ffn
 /// width, and etp·ep the fold tp·cp·dp of a pipeline stage (experts fold over its ranks).
