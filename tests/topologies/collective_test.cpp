@@ -5,6 +5,7 @@
 #include "scenarios/topology_load.hpp"
 #include "sim/runner.hpp"
 #include "topologies/network.hpp"
+#include "support/network_fixture.hpp"
 
 namespace units = clustersim::units;
 using namespace clustersim::topologies;
@@ -34,16 +35,8 @@ TopologySpec nvswitch_node(int gpus) {
   return t;
 }
 
-Network whole_cluster(const TopologySpec& spec, int nodes, AlgorithmChoice a = AlgorithmChoice::automatic) {
-  Layout l;
-  l.sizes[index(GroupDim::dp)] = nodes * spec.gpus_per_node;
-  return Network(spec, nodes, l, a);
-}
-
-double busbw(const Network& net, Collective c, double bytes) {
-  const auto t = net.cost(c, GroupDim::dp, units::Bytes(bytes));
-  return bytes / t.time.si() * bus_factor(c, net.layout().ranks());
-}
+using clustersim::testing::busbw;
+using clustersim::testing::whole_cluster;
 
 }  // namespace
 
