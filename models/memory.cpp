@@ -283,13 +283,16 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
   return out;
 }
 
-MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                               const hardware::GpuSpec& gpu) {
-  const auto stages = estimate_memory_per_stage(m, t, p, gpu);
+MemoryEstimate largest_stage(const std::vector<MemoryEstimate>& stages) {
   std::size_t pick = 0;
   for (std::size_t s = 1; s < stages.size(); ++s)
     if (stages[s].total_bytes > stages[pick].total_bytes) pick = s;
-  return stages[pick];
+  return stages.empty() ? MemoryEstimate{} : stages[pick];
+}
+
+MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                               const hardware::GpuSpec& gpu) {
+  return largest_stage(estimate_memory_per_stage(m, t, p, gpu));
 }
 
 }  // namespace clustersim::models

@@ -42,6 +42,9 @@ struct MemoryEstimate {
 std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const TrainingSpec& t,
                                                       const ParallelSpec& p, const hardware::GpuSpec& gpu);
 
+/// The stage with the largest total (first on ties) of estimate_memory_per_stage()'s result.
+MemoryEstimate largest_stage(const std::vector<MemoryEstimate>& stages);
+
 /// The stage with the largest total (first on ties).
 MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                                const hardware::GpuSpec& gpu);

@@ -28,7 +28,7 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network, timeline);
 
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
-  r.memory = models::estimate_memory(sc.model, t, sc.parallel, sc.gpu);
+  r.memory = models::largest_stage(r.memory_per_stage);
   // Padded slots are computed (the step is simulated at seq_len) but only real tokens count as
   // throughput and toward MFU; HFU counts every executed FLOP.
   r.useful_token_fraction = models::useful_token_fraction(sc.data, t.seq_len);
