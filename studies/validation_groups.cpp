@@ -38,7 +38,11 @@ std::string allowed_columns(const CsvTable& table) {
 
 }  // namespace
 
-bool binned_group_column(const std::string& column) { return column == "params_b"; }
+// params_b (published.csv), total_params_b and active_params_b (published_moe.csv).
+bool binned_group_column(const std::string& column) {
+  const std::string suffix = "params_b";
+  return column.size() >= suffix.size() && column.compare(column.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 std::string group_value(const std::string& column, const std::string& field) {
   if (field.empty()) return "(blank)";

@@ -29,10 +29,10 @@ struct ResidualGroups {
   std::vector<GroupSummary> groups;
 };
 
-/// Columns whose values are binned rather than taken as written.
+/// Columns whose values are binned rather than taken as written: the parameter counts (*params_b).
 bool binned_group_column(const std::string& column);
 
-/// The group a row's field falls in: params_b by 1-3-10 steps ("3-10B"), else the field as written.
+/// The group a row's field falls in: parameter counts by 1-3-10 steps ("3-10B"), else the field as written.
 std::string group_value(const std::string& column, const std::string& field);
 
 /// The headline rows of `s` (and, when computed, its held-out rows) grouped by `column` of

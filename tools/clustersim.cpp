@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
       ->excludes(validate->get_option("--plot"));
   validate->add_option("--group-by", vo.group_by,
                        "also report the headline rows' bias and MAPE per value of this CSV column "
-                       "(e.g. pp, gpu_type, precision; params_b in 1-3-10 bins)")
+                       "(e.g. pp, gpu_type, precision; parameter counts (*params_b) in 1-3-10 bins)")
       ->excludes(validate->get_option("--scenario"));
   try {
     app.parse(argc, argv);

@@ -9,7 +9,7 @@
 using namespace clustersim;
 using studies::group_value;
 
-TEST_CASE("params_b falls in 1-3-10 bins, other columns group as written", "[studies][validation]") {
+TEST_CASE("parameter counts fall in 1-3-10 bins, other columns group as written", "[studies][validation]") {
   CHECK(group_value("params_b", "0.125") == "<1B");
   CHECK(group_value("params_b", "1") == "1-3B");
   CHECK(group_value("params_b", "2.99") == "1-3B");
@@ -17,6 +17,8 @@ TEST_CASE("params_b falls in 1-3-10 bins, other columns group as written", "[stu
   CHECK(group_value("params_b", "64.862") == "30-100B");
   CHECK(group_value("params_b", "299") == "100-300B");
   CHECK(group_value("params_b", "405") == ">=300B");
+  CHECK(group_value("active_params_b", "37") == "30-100B");  // published_moe.csv's columns
+  CHECK(group_value("total_params_b", "671") == ">=300B");
   CHECK(group_value("params_b", "") == "(blank)");
   CHECK(group_value("pp", "") == "(blank)");
   CHECK(group_value("gpu_type", "H100-SXM") == "H100-SXM");
