@@ -54,10 +54,11 @@ std::string json_family(const FamilySummary& f) {
                      json_quote(f.family), f.rows, f.simulated, json_headline(f), json_stats(f.flagged));
 }
 
-std::string json_group_stats(const GroupStats& g) {
-  std::string o = json_stats(g.errors);
+// A group's statistics carry their bias; the family objects keep their existing fields.
+std::string json_group_stats(const ErrorStats& e) {
+  std::string o = json_stats(e);
   o.pop_back();
-  return o + fmt::format(", \"bias\": {:.6g}}}", g.bias);
+  return o + fmt::format(", \"bias\": {:.6g}}}", e.bias);
 }
 
 std::string json_group(const GroupSummary& g) {
@@ -144,13 +145,12 @@ std::string format_groups_text(const ResidualGroups& g) {
   o += fmt::format("  {:<24} {:>4} {:>7} {:>6} {:>7}  {:<28}| out of sample: {:>7} {:>6}\n", "value", "n", "bias", "MAPE",
                    "median", "worst", "bias", "MAPE");
   for (const auto& v : g.groups) {
-    const ErrorStats& e = v.in_sample.errors;
+    const ErrorStats& e = v.in_sample;
     const std::string value = v.value.size() > 24 ? v.value.substr(0, 23) + "~" : v.value;
     const std::string worst = fmt::format("{} ({})", pct(e.worst), e.worst_id);
     o += fmt::format("  {:<24} {:>4} {:>7} {:>5.1f}% {:>6.1f}%  {:<28}| {:>21} {:>6}\n", value, e.count,
-                     pct(v.in_sample.bias), 100 * e.mape, 100 * e.median_abs, worst,
-                     v.held_out ? pct(v.held_out->bias) : "-",
-                     v.held_out ? fmt::format("{:.1f}%", 100 * v.held_out->errors.mape) : "-");
+                     pct(e.bias), 100 * e.mape, 100 * e.median_abs, worst, v.held_out ? pct(v.held_out->bias) : "-",
+                     v.held_out ? fmt::format("{:.1f}%", 100 * v.held_out->mape) : "-");
   }
   return o;
 }

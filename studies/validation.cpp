@@ -411,9 +411,11 @@ ErrorStats error_stats(const std::vector<const RowOutcome*>& rows) {
   for (const RowOutcome* r : rows) {
     abs.push_back(std::abs(r->error));
     s.mape += std::abs(r->error);
+    s.bias += r->error;
     if (std::abs(r->error) > std::abs(s.worst) || s.worst_id.empty()) s.worst = r->error, s.worst_id = r->id;
   }
   s.mape /= double(rows.size());
+  s.bias /= double(rows.size());
   std::sort(abs.begin(), abs.end());
   const std::size_t n = abs.size();
   s.median_abs = n % 2 ? abs[n / 2] : 0.5 * (abs[n / 2 - 1] + abs[n / 2]);

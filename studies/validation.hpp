@@ -41,6 +41,7 @@ struct RowOutcome {
 struct ErrorStats {
   int count = 0;
   double mape = 0;        ///< mean |error|
+  double bias = 0;        ///< mean signed error: + = predicted faster than measured
   double median_abs = 0;  ///< median |error|
   double worst = 0;       ///< the signed error of largest magnitude
   std::string worst_id;

@@ -30,6 +30,7 @@
 #include "studies/memory_advice.hpp"
 #include "studies/conventions.hpp"
 #include "studies/validation.hpp"
+#include "studies/validation_run.hpp"
 #include "reporters/validation_report.hpp"
 
 namespace {
@@ -116,22 +117,16 @@ int validate_command(const ValidateOptions& v) {
       v.moe ? studies::parse_csv(studies::published_moe_csv_text(), "tests/validation/published_moe.csv") : load_runs(v.csv);
   const std::string file = v.csv.empty() ? (v.moe ? "published_moe.csv" : "published.csv") : v.csv;  // for errors
   if (v.scenario) return print_row_scenarios(table, file, v.prefix);
-  // A bad column is refused before the minutes of simulation, not after.
-  if (!v.group_by.empty()) studies::group_residuals(table, file, {}, v.group_by);
-  studies::ValidationSummary summary = studies::validate_table(table, v.prefix);
-  studies::add_out_of_sample(table, v.prefix, &summary);
-  if (summary.rows.empty())
-    throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", file, v.prefix));
-  std::optional<studies::ResidualGroups> groups;
-  if (!v.group_by.empty()) groups = studies::group_residuals(table, file, summary, v.group_by);
-  std::string out = v.json ? reporters::format_validation_json(summary, groups ? &*groups : nullptr)
-                           : reporters::format_validation_text(summary);
+  const studies::ValidationRun run = studies::run_validation(table, file, v.prefix, v.group_by);
+  const studies::ResidualGroups* groups = run.groups ? &*run.groups : nullptr;
+  std::string out = v.json ? reporters::format_validation_json(run.summary, groups)
+                           : reporters::format_validation_text(run.summary);
   if (groups && !v.json) out += reporters::format_groups_text(*groups);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!v.plot.empty()) {
     std::FILE* f = std::fopen(v.plot.c_str(), "wb");
     if (!f) throw scenarios::ScenarioError(fmt::format("{}: cannot write the plot", v.plot));
-    const std::string svg = reporters::validation_svg(summary);
+    const std::string svg = reporters::validation_svg(run.summary);
     std::fwrite(svg.data(), 1, svg.size(), f);
     std::fclose(f);
   }

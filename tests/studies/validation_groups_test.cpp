@@ -53,12 +53,12 @@ TEST_CASE("groups hold the headline rows only, with bias, MAPE and the held-out 
   CHECK(g.groups[1].value == "2");
   CHECK(g.groups[2].value == "10");
   const auto& two = g.groups[1];
-  CHECK(two.in_sample.errors.count == 2);
+  CHECK(two.in_sample.count == 2);
   CHECK(two.in_sample.bias == Approx(-0.05));
-  CHECK(two.in_sample.errors.mape == Approx(0.15));
-  CHECK(two.in_sample.errors.worst_id == "A-2");
+  CHECK(two.in_sample.mape == Approx(0.15));
+  CHECK(two.in_sample.worst_id == "A-2");
   REQUIRE(two.held_out);
-  CHECK(two.held_out->errors.count == 1);
+  CHECK(two.held_out->count == 1);
   CHECK(two.held_out->bias == Approx(-0.10));
   CHECK_FALSE(g.groups[0].held_out);
 }

@@ -8,13 +8,12 @@
 #include "scenarios/simulate.hpp"
 #include "scenarios/quantity.hpp"
 #include "studies/auto_grid.hpp"
-#include "studies/calibrate.hpp"
 #include "studies/conventions.hpp"
 #include "studies/csv_table.hpp"
 #include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/validation.hpp"
-#include "studies/validation_groups.hpp"
+#include "studies/validation_run.hpp"
 #include "reporters/explain_report.hpp"
 #include "reporters/plan_json.hpp"
 #include "reporters/validation_report.hpp"
@@ -49,14 +48,8 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
 std::string validate_json(const std::string& csv, const std::string& source, const std::string& group_by) {
   const studies::CsvTable table = csv.empty() ? studies::parse_csv(studies::published_csv_text(), "tests/validation/published.csv")
                                               : studies::read_csv_file(csv);
-  const std::string file = csv.empty() ? "published.csv" : csv;
-  if (!group_by.empty()) studies::group_residuals(table, file, {}, group_by);  // refuse a bad column first
-  studies::ValidationSummary summary = studies::validate_table(table, source);
-  studies::add_out_of_sample(table, source, &summary);
-  if (summary.rows.empty()) throw ScenarioError(file + ": no row id starts with '" + source + "'");
-  if (group_by.empty()) return reporters::format_validation_json(summary);
-  const studies::ResidualGroups groups = studies::group_residuals(table, file, summary, group_by);
-  return reporters::format_validation_json(summary, &groups);
+  const studies::ValidationRun run = studies::run_validation(table, csv.empty() ? "published.csv" : csv, source, group_by);
+  return reporters::format_validation_json(run.summary, run.groups ? &*run.groups : nullptr);
 }
 
 std::string plan_json(const PlanInput& in) {
