@@ -1,6 +1,7 @@
 #include "studies/conventions.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -23,58 +24,55 @@ bool parse_bool(const Convention& c, const std::string& where) {
   throw scenarios::ScenarioError(fmt::format("{}: {} = '{}': allowed: true, false", where, c.key, c.value));
 }
 
+// A rank order: tp, cp, pp and dp once each, innermost first.
+std::string parse_placement(const Convention& c, const std::string& where) {
+  std::vector<std::string> names;
+  std::string cur;
+  for (char ch : c.value + ",") {
+    if (ch == ',') names.push_back(cur), cur.clear();
+    else cur += ch;
+  }
+  std::sort(names.begin(), names.end());
+  if (names != std::vector<std::string>{"cp", "dp", "pp", "tp"})
+    throw scenarios::ScenarioError(fmt::format("{}: placement = '{}': allowed: tp, cp, pp and dp once each, innermost "
+                                               "first, e.g. tp,cp,dp,pp", where, c.value));
+  return c.value;
+}
+
+// The convention's value when it is one of `allowed`; else an error naming the key and them.
+const std::string& one_of(const Convention& c, const std::string& where, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), c.value) == allowed.end())
+    throw scenarios::ScenarioError(
+        fmt::format("{}: {} = '{}': allowed: {}", where, c.key, c.value, fmt::join(allowed, ", ")));
+  return c.value;
+}
+
 // Applies one convention; `where` is file:line for errors.
 void apply(const Convention& c, const std::string& where, FamilyConventions* out) {
   if (c.key == "flash_attention") out->flash_attention = parse_bool(c, where);
-  else if (c.key == "attention_impl") {
-    if (c.value != "cudnn" && c.value != "flash1" && c.value != "flash2" && c.value != "flash3" && c.value != "flash4")
-      throw scenarios::ScenarioError(
-          fmt::format("{}: attention_impl = '{}': allowed: cudnn, flash1, flash2, flash3, flash4", where, c.value));
-    out->attention_impl = c.value;
-  }
+  else if (c.key == "attention_impl") out->attention_impl = one_of(c, where, {"cudnn", "flash1", "flash2", "flash3", "flash4"});
   else if (c.key == "sequence_parallel_with_tp") out->sequence_parallel_with_tp = parse_bool(c, where);
   else if (c.key == "tp_comm_overlap") out->tp_comm_overlap = parse_bool(c, where);
-  else if (c.key == "recompute") {
-    if (c.value != "none" && c.value != "selective" && c.value != "full")
-      throw scenarios::ScenarioError(fmt::format("{}: recompute = '{}': allowed: none, selective, full", where, c.value));
-    out->recompute = c.value;
-  } else if (c.key == "selective_recompute") {
-    if (c.value != "attention_core" && c.value != "fewest_blocks_that_fit")
-      throw scenarios::ScenarioError(fmt::format("{}: selective_recompute = '{}': allowed: attention_core, fewest_blocks_that_fit",
-                                                 where, c.value));
-    out->selective_recompute = c.value;
-  } else if (c.key == "zero_stage") {
-    if (c.value.size() != 1 || c.value[0] < '0' || c.value[0] > '3')
-      throw scenarios::ScenarioError(fmt::format("{}: zero_stage = '{}': allowed: 0, 1, 2, 3", where, c.value));
-    out->zero_stage = c.value[0] - '0';
-  } else if (c.key == "moe_dispatcher") {
-    if (c.value != "alltoall" && c.value != "allgather" && c.value != "deepep")
-      throw scenarios::ScenarioError(fmt::format("{}: moe_dispatcher = '{}': allowed: alltoall, allgather, deepep", where, c.value));
-    out->moe_dispatcher = c.value;
-  } else if (c.key == "moe_load_imbalance") {
+  else if (c.key == "recompute") out->recompute = one_of(c, where, {"none", "selective", "full"});
+  else if (c.key == "selective_recompute")
+    out->selective_recompute = one_of(c, where, {"attention_core", "fewest_blocks_that_fit"});
+  else if (c.key == "zero_stage") out->zero_stage = one_of(c, where, {"0", "1", "2", "3"})[0] - '0';
+  else if (c.key == "fp8_recipe") out->fp8_recipe = one_of(c, where, {"tensorwise", "delayed", "rowwise", "blockwise"});
+  else if (c.key == "fp8_saved_inputs") out->fp8_saved_inputs = one_of(c, where, {"quantized", "bf16"});
+  else if (c.key == "moe_dispatcher") out->moe_dispatcher = one_of(c, where, {"alltoall", "allgather", "deepep"});
+  else if (c.key == "moe_load_imbalance") {
     char* end = nullptr;
     const double v = std::strtod(c.value.c_str(), &end);
     if (c.value != "auto" && (c.value.empty() || *end != '\0' || !(v >= 1)))
       throw scenarios::ScenarioError(fmt::format("{}: moe_load_imbalance = '{}': allowed: auto, a number >= 1", where, c.value));
     out->moe_load_imbalance = c.value;
   } else if (c.key == "placement") {
-    std::vector<std::string> names;
-    std::string cur;
-    for (char ch : c.value + ",") {
-      if (ch == ',') names.push_back(cur), cur.clear();
-      else cur += ch;
-    }
-    std::vector<std::string> sorted = names;
-    std::sort(sorted.begin(), sorted.end());
-    if (sorted != std::vector<std::string>{"cp", "dp", "pp", "tp"})
-      throw scenarios::ScenarioError(fmt::format("{}: placement = '{}': allowed: tp, cp, pp and dp once each, innermost "
-                                                 "first, e.g. tp,cp,dp,pp", where, c.value));
-    out->placement = c.value;
+    out->placement = parse_placement(c, where);
   } else {
     throw scenarios::ScenarioError(fmt::format(
         "{}: unknown key '{}': allowed: flash_attention, attention_impl, recompute, selective_recompute, zero_stage, "
-        "sequence_parallel_with_tp, "
-        "tp_comm_overlap, moe_dispatcher, moe_load_imbalance, placement", where, c.key));
+        "sequence_parallel_with_tp, tp_comm_overlap, fp8_recipe, fp8_saved_inputs, moe_dispatcher, moe_load_imbalance, "
+        "placement", where, c.key));
   }
 }
 

@@ -14,6 +14,7 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "studies/conventions.hpp"
+#include "studies/validation_precision.hpp"
 #include "studies/validation_amd.hpp"
 #include "studies/validation_moe.hpp"
 #include "studies/validation_row.hpp"
@@ -84,9 +85,9 @@ std::string family_of(const std::string& id) {
 
 namespace {
 
-// Quality flags, the hardware profile, the precision, and rows this converter cannot express.
+// Quality flags, the hardware profile, and rows this converter cannot express.
 // False (with out->reason set) when the row cannot be simulated.
-bool screen_row(const Row& r, RowScenario* out, Hardware* hw_out, std::string* precision_out) {
+bool screen_row(const Row& r, RowScenario* out, Hardware* hw_out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   auto fail = [&](std::string why) {
     out->reason = std::move(why);
@@ -105,27 +106,12 @@ bool screen_row(const Row& r, RowScenario* out, Hardware* hw_out, std::string* p
   if (hw.assumption) assume(hw.assumption);
   if (hw.flag) out->flags.push_back(hw.flag);
 
-  // MoE rows: their own precision (mxfp8 and nvfp4 as such), the source's own inconsistency
-  // marks (README_moe: "FLAG:" in notes) as quality flags, and the contract's limits.
+  // MoE rows: the source's own inconsistency marks (README_moe: "FLAG:" in notes) as quality flags.
   if (is_moe_row(r)) {
     const std::string notes = field(r, "notes");
     if (const auto at = notes.find("FLAG:"); at != std::string::npos)
       out->flags.push_back("source flag:" + notes.substr(at + 5, notes.find_first_of(".;", at) - at - 5));
-    return moe_precision_yaml(r, out, precision_out);
   }
-  // Precision: Transformer-Engine / torchao style FP8 (GEMMs at the FP8 rate, the rest BF16).
-  const std::string prec_text = field(r, "precision");
-  std::string& precision = *precision_out = "bf16";
-  if (contains(prec_text, "nvfp4")) return fail("NVFP4 training is not simulated yet");
-  if (contains(prec_text, "fp8")) {
-    precision = "fp8";
-    if (contains(prec_text, "mxfp8")) assume("MXFP8 run at the FP8 Tensor Core rate (block-scaling cost not modelled)");
-  } else if (contains(prec_text, "fp16") && !contains(prec_text, "bf16")) {
-    precision = "fp16";
-  } else if (prec_text.empty()) {
-    assume("precision not stated: bf16");
-  }
-
   return true;
 }
 
@@ -278,12 +264,12 @@ RowScenario row_scenario(const Row& published) {
     return out;
   };
   Hardware hw;
-  std::string precision, model;
+  std::string model;
   long layers = 0;
-  const bool moe = is_moe_row(r);  // precision then holds the MoE row's precision YAML lines
-  if (!screen_row(r, &out, &hw, &precision) ||
-      !(moe ? moe_model_yaml(r, &out, &model, &layers) : model_yaml(r, &out, &model, &layers)))
-    return fail(out.reason);
+  const bool moe = is_moe_row(r);
+  if (!screen_row(r, &out, &hw)) return fail(out.reason);
+  const std::string precision = precision_yaml(r, conv, &out);
+  if (!(moe ? moe_model_yaml(r, &out, &model, &layers) : model_yaml(r, &out, &model, &layers))) return fail(out.reason);
   const long seq = integer(r, "seq_len");
   if (!seq) return fail("seq_len blank");
 
@@ -347,16 +333,13 @@ RowScenario row_scenario(const Row& published) {
       y += fmt::format("  recompute_modules: [{}]\n", fmt::join(modules, ", "));
     y += moe_training_yaml(r, conv, &out);
   } else {
-    y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n"
+    y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n{}"
                      "  recompute: {}\n  flash_attention: {}\n",
                      seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");
     if (conv.flash_attention && !conv.attention_impl.empty()) {
       y += fmt::format("  attention_impl: {}\n", conv.attention_impl);
       assume(fmt::format("attention kernel {} (the stack's default)", conv.attention_impl));
     }
-    // torchtitan's FP8 is torchao's Float8Linear, which keeps the BF16 input for wgrad
-    // (float8_linear.py matmul_with_hp_or_float8_args saves input_hp), not TE's quantized copy.
-    if (precision == "fp8" && family == "TORCHTITAN") y += "  fp8_saved_inputs: bf16\n";
   }
   if (eager) y += "  fused_elementwise: false\n";
   out.yaml = std::move(y);

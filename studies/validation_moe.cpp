@@ -109,24 +109,6 @@ bool moe_model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* lay
   return true;
 }
 
-bool moe_precision_yaml(const Row& r, RowScenario* out, std::string* yaml) {
-  const std::string p = field(r, "precision");
-  if (contains(p, "nvfp4")) *yaml = "  precision: nvfp4\n";
-  else if (contains(p, "mxfp8")) *yaml = "  precision: mxfp8\n";
-  else if (contains(p, "fp8")) {
-    const bool block = contains(p, "blockwise") || contains(p, "block scaling");
-    // Unparenthesised FP8 in NeMo / Megatron-Bridge tables is per-tensor current scaling (README_moe).
-    *yaml = fmt::format("  precision: fp8\n  fp8_recipe: {}\n", block ? "blockwise" : "tensorwise");
-    if (!block && !contains(p, "current")) out->assumptions.push_back("FP8 scaling recipe not stated: per-tensor current scaling");
-  } else {
-    *yaml = "  precision: bf16\n";
-    if (!contains(p, "bf16")) out->assumptions.push_back("precision not stated: bf16");
-  }
-  if (contains(p, "routed-expert grouped GEMMs"))
-    out->assumptions.push_back("MXFP8 on every GEMM (the source applies it to the routed experts and most linears)");
-  return true;
-}
-
 std::string moe_parallel_yaml(const Row& r, RowScenario* out) {
   long ep = integer(r, "ep");
   if (!ep) ep = 1, out->assumptions.push_back("ep not stated: 1");

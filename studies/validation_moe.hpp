@@ -20,10 +20,6 @@ bool is_moe_row(const std::map<std::string, std::string>& row);
 /// (hybrid Mamba, compressed/sparse attention, latent MoE, incomplete architecture).
 bool moe_model_yaml(const std::map<std::string, std::string>& row, RowScenario* out, std::string* yaml, long* layers);
 
-/// training.precision (and fp8_recipe) of an MoE row as YAML lines; false with out->reason when
-/// the precision is not simulated.
-bool moe_precision_yaml(const std::map<std::string, std::string>& row, RowScenario* out, std::string* yaml);
-
 /// parallelism.ep / etp lines.
 // cluster keys for the job's allocation (Megatron-Bridge's SLURM segments on NVL72 racks); "" when none.
 std::string moe_cluster_yaml(const std::map<std::string, std::string>& row, RowScenario* out);

@@ -210,3 +210,29 @@ TEST_CASE("FP8 recipes on the TE tutorial model: cast share and GEMM speed-ups a
   CHECK(bf16.total / delayed.total == Approx(768.335 / 455.473).epsilon(0.15));
   CHECK(delayed.total < current.total);
 }
+
+TEST_CASE("Blackwell recipes on the TE tutorial model: FP8, MXFP8 and NVFP4 speed-ups against the measured ones", "[models][recipes]") {
+  const auto bf16 = te_tutorial_linears("b300", "precision: bf16");
+  const auto current = te_tutorial_linears("b300", "precision: fp8, fp8_recipe: tensorwise");
+  const auto delayed = te_tutorial_linears("b300", "precision: fp8, fp8_recipe: delayed");
+  const auto mx = te_tutorial_linears("b300", "precision: mxfp8");
+  const auto nv = te_tutorial_linears("b300", "precision: nvfp4");
+  INFO("bf16 " << bf16.total << " s; current " << current.total << " (quantize " << current.quantize << "); delayed "
+               << delayed.total << "; mxfp8 " << mx.total << " (quantize " << mx.quantize << "); nvfp4 " << nv.total
+               << " (quantize " << nv.quantize << ")");
+  // B300 SXM6 AC, measured (fp8_speedups.csv, ms of all 12 linear GEMMs x 24 layers, autocast =
+  // quantization included): BF16 306.2; FP8 delayed 187.2, current 219.5; MXFP8 215.6; NVFP4 154.9
+  // (pre-quantized, kernels only: BF16 314.4, NVFP4 90.3).
+  CHECK(bf16.total / delayed.total == Approx(306.192 / 187.246).epsilon(0.15));
+  CHECK(bf16.total / current.total == Approx(306.192 / 219.522).epsilon(0.15));
+  CHECK(bf16.total / mx.total == Approx(306.192 / 215.608).epsilon(0.15));
+  // The NVFP4 GEMMs alone: b300's NVFP4 anchor is this tutorial's NVFP4/BF16 ratio, so this
+  // checks the anchor's placement, not an independent measurement.
+  CHECK(bf16.total / (nv.total - nv.quantize) == Approx(314.445 / 90.337).epsilon(0.15));
+  // Known gap (docs/recipes.md): NVFP4's quantization (amax with the random Hadamard transform,
+  // then the fused row-wise + RHT column-wise cast: 2 + 2 + 2o bytes per element, as TE's
+  // NVFP4Quantizer runs it) is modelled at streaming bandwidth, ~8 % of the BF16 time, where the
+  // tutorial measures 64.5 ms (21 %): the autocast speed-up comes out >15 % too high. This check
+  // fails when the gap closes, so that the note goes with it.
+  CHECK(bf16.total / nv.total > 1.15 * (306.192 / 154.869));
+}

@@ -1,0 +1,54 @@
+#include "studies/validation_precision.hpp"
+
+#include <fmt/format.h>
+
+#include "studies/validation_row.hpp"
+
+namespace clustersim::studies {
+namespace {
+
+using namespace row_cells;
+
+// The FP8 scaling recipe a precision cell names; "" when it names none.
+std::string stated_fp8_recipe(const std::string& p) {
+  if (contains(p, "blockwise") || contains(p, "block scaling")) return "blockwise";
+  if (contains(p, "rowwise")) return "rowwise";
+  // torchao's Float8Linear scales per tensor, dynamically, unless a recipe is named (torchao
+  // float8_scaling_utils.py hp_tensor_to_float8_dynamic: scaling_granularity defaults to TENSORWISE).
+  if (contains(p, "tensorwise") || contains(p, "current") || contains(p, "torchao float8")) return "tensorwise";
+  if (contains(p, "delayed")) return "delayed";
+  return "";
+}
+
+// The fp8_recipe line of an FP8 row: the recipe the cell names, else the family's, else none
+// (the loader's default, delayed scaling); the assumption recorded when the cell names none.
+std::string fp8_recipe_yaml(const std::string& p, const FamilyConventions& conv, RowScenario* out) {
+  std::string recipe = stated_fp8_recipe(p);
+  if (!recipe.empty()) return fmt::format("  fp8_recipe: {}\n", recipe);
+  if (conv.fp8_recipe.empty()) {
+    out->assumptions.push_back("FP8 scaling recipe not stated: delayed (Transformer Engine's and Megatron-LM's default)");
+    return "";
+  }
+  out->assumptions.push_back(fmt::format("FP8 scaling recipe not stated: {} (the stack's)", conv.fp8_recipe));
+  return fmt::format("  fp8_recipe: {}\n", conv.fp8_recipe);
+}
+
+}  // namespace
+
+std::string precision_yaml(const Row& r, const FamilyConventions& conv, RowScenario* out) {
+  const std::string p = field(r, "precision");
+  std::string name = "bf16", recipe;
+  if (contains(p, "nvfp4")) name = "nvfp4";
+  else if (contains(p, "mxfp8")) name = "mxfp8";
+  else if (contains(p, "fp8")) name = "fp8", recipe = fp8_recipe_yaml(p, conv, out);
+  else if (contains(p, "fp16") && !contains(p, "bf16")) name = "fp16";
+  else if (!contains(p, "bf16")) out->assumptions.push_back("precision not stated: bf16");
+  std::string y = fmt::format("  precision: {}\n{}", name, recipe);
+  const bool low = name == "fp8" || name == "mxfp8" || name == "nvfp4";
+  if (low && !conv.fp8_saved_inputs.empty()) y += fmt::format("  fp8_saved_inputs: {}\n", conv.fp8_saved_inputs);
+  if (contains(p, "routed-expert grouped GEMMs"))
+    out->assumptions.push_back("MXFP8 on every GEMM (the source applies it to the routed experts and most linears)");
+  return y;
+}
+
+}  // namespace clustersim::studies
