@@ -21,10 +21,11 @@
 using namespace clustersim::studies;
 
 namespace {
-// measured 0.1298 on 287 rows on 2026-12-01 (IBM's selective AC as whole-block recompute; was 0.1304, 0.136 before FA2)
+// measured 0.1301 on 288 rows on 2026-12-02 (rows run their published FP8 recipe, NVFP4 row MBRIDGE-009
+// added; was 0.1298 on 287, 0.1304, 0.136 before FA2)
 constexpr double kMaxOutOfSampleMape = 0.132;
-constexpr double kMaxHeadlineMape = 0.127;  // measured 0.1241 (in sample) on 2026-12-01 (was 0.1246)
-constexpr int kMinHeadlineRows = 287;
+constexpr double kMaxHeadlineMape = 0.127;  // measured 0.1243 (in sample) on 2026-12-02 (was 0.1241, 0.1246)
+constexpr int kMinHeadlineRows = 288;
 
 // Families whose out-of-sample MAPE is above the 15 % per-family bar, each with its
 // physics reason (VALIDATION.md "Known gaps"). A family listed here that comes under the bar
