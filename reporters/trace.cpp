@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -139,12 +140,16 @@ std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scena
   for (const auto& [key, id] : tids)
     emit(fmt::format("{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": {}}}}}",
                      key.first, id, json_quote(key.second)));
+  // Times on the printed grid (picoseconds, 6 decimals of a microsecond), so that each printed
+  // kernel lies inside its printed task: rounding ts and dur apart could put a kernel's end a
+  // digit past its task's.
+  const auto us = [](double s) { return std::round(s * 1e12) / 1e6; };
   for (const auto& e : timeline) {
     const int tid = tids.at({e.stage, std::string(e.stream)});
+    const double t0 = us(e.start_s), t1 = us(e.end_s);
     emit(fmt::format("{{\"ph\": \"X\", \"name\": {}, \"cat\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {:.6f}, \"dur\": {:.6f}, "
                      "\"args\": {{\"micro_batch\": {}, \"layer\": {}}}}}",
-                     json_quote(event_name(e)), models::name(e.kind), e.stage, tid, e.start_s * 1e6,
-                     (e.end_s - e.start_s) * 1e6, e.micro_batch, e.layer));
+                     json_quote(event_name(e)), models::name(e.kind), e.stage, tid, t0, t1 - t0, e.micro_batch, e.layer));
     // Its kernels, nested: laid out in proportion to their modelled times (the engine runs a
     // task at one rate at a time, so SMs lent to communication slow all its kernels alike).
     const auto kernels = kernels_of(e, report.costs, report.scenario.parallel.splits_backward());
@@ -152,12 +157,12 @@ std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scena
     for (const auto* k : kernels) total += k->time_s;
     double done = 0;
     for (const auto* k : kernels) {
-      const double a = e.start_s + (e.end_s - e.start_s) * done / total;
+      const double a = std::clamp(us(e.start_s + (e.end_s - e.start_s) * done / total), t0, t1);
       done += k->time_s;
-      const double b = e.start_s + (e.end_s - e.start_s) * done / total;
+      const double b = std::clamp(us(e.start_s + (e.end_s - e.start_s) * done / total), a, t1);
       // Compact: there are several per task.
       emit(fmt::format("{{\"ph\":\"X\",\"name\":{},\"cat\":\"kernel\",\"pid\":{},\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f}}}",
-                       json_quote(k->name), e.stage, tid, a * 1e6, (b - a) * 1e6));
+                       json_quote(k->name), e.stage, tid, a, b - a));
     }
   }
   for (int s : stages) o += memory_counter(timeline, report, s);
