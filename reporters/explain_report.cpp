@@ -29,9 +29,9 @@ std::string format_explain_text(const scenarios::Explanation& ex, const scenario
                      op.seconds_per_step, 100 * op.seconds_per_step / r.step_time_s, op.intensity,
                      op.achieved_flops / 1e12);
   }
-  o += "\n  advice (vpp, zb-h1 when the bubble is large, micro-batch, recompute, TP/DP overlap, ZeRO stage and CP\n"
-       "  searched over their ranges; each change simulated and listed only when it raises MFU, i.e. shortens the step,\n"
-       "  at the same batch and GPUs)\n";
+  o += "\n  advice (vpp, zb-h1 when the bubble is large, micro-batch, recompute, TP/DP overlap, ZeRO stage, CP and, for MoE,\n"
+       "  EP, dispatcher and A2A overlap searched over their ranges; each change simulated and listed only when it raises MFU,\n"
+       "  i.e. shortens the step, at the same batch and GPUs)\n";
   if (ex.advice.empty()) o += "    none: no searched change beats this plan\n";
   for (const auto& a : ex.advice) {
     // Peak memory per GPU where the change moves it by at least the 0.1 GiB shown.

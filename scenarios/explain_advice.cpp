@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 
 #include "models/memory.hpp"
 #include "models/pipeline.hpp"
+#include "scenarios/plan_rules.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -176,6 +178,48 @@ std::vector<Candidate> cp_values(const Scenario& sc) {
   return out;
 }
 
+// Expert parallelism at the same GPUs: every ep that divides the routed experts and, with the
+// plan's etp, the stage's tp·cp·dp (the loader's rules). The change states the EP group's size
+// against the NVLink domain, where dispatch and combine stay off the scale-out network.
+std::vector<Candidate> ep_values(const Scenario& sc) {
+  std::vector<Candidate> out;
+  if (!sc.model.is_moe()) return out;
+  const auto& p = sc.parallel;
+  const long fold = long(p.tp) * p.cp * p.dp;
+  for (int e = 1; e <= sc.model.moe.experts; ++e) {
+    if (e == p.ep || !ep_refusal(e, sc.model.moe.experts).empty() || !expert_fold_refusal(e, p.etp, fold).empty()) continue;
+    const long group = long(p.etp) * e;
+    out.push_back({fmt::format("parallelism.ep {} → {} (EP group {} GPUs, NVLink domain {})", p.ep, e, group,
+                               sc.cluster.gpus_per_node),
+                   [e](Scenario& s) {
+                     s.parallel.ep = e;
+                     if (e < 2) s.training.moe_a2a_overlap = false;  // nothing left to overlap
+                   }});
+  }
+  return out;
+}
+
+// Dispatch/combine overlapped with another micro-batch's compute, offered where Megatron-Core
+// accepts --overlap-moe-expert-parallel-comm for the plan (plan_rules.hpp).
+std::vector<Candidate> a2a_overlap_values(const Scenario& sc) {
+  if (!sc.model.is_moe() || sc.training.moe_a2a_overlap) return {};
+  if (!a2a_overlap_refusal(sc.model, sc.parallel, sc.training).empty()) return {};
+  return {{"training.moe_a2a_overlap false → true", [](Scenario& s) { s.training.moe_a2a_overlap = true; }}};
+}
+
+std::vector<Candidate> dispatcher_values(const Scenario& sc) {
+  std::vector<Candidate> out;
+  if (!sc.model.is_moe() || sc.parallel.ep < 2) return out;
+  for (int i = 0; i < int(std::size(models::kMoeDispatcherNames)); ++i) {
+    const auto d = static_cast<models::MoeDispatcher>(i);
+    if (d == sc.training.moe_dispatcher) continue;
+    if (d == models::MoeDispatcher::allgather && sc.training.moe_a2a_overlap) continue;  // Megatron refuses the pair
+    out.push_back({fmt::format("training.moe_dispatcher {} → {}", models::name(sc.training.moe_dispatcher), models::name(d)),
+                   [d](Scenario& s) { s.training.moe_dispatcher = d; }});
+  }
+  return out;
+}
+
 std::vector<Knob> knobs() {
   return {
       {"vpp", {"pipeline bubble"}, vpp_values},
@@ -186,6 +230,9 @@ std::vector<Knob> knobs() {
       {"overlap_grad_reduce", {"exposed data-parallel"}, grad_overlap_values},
       {"zero_stage", {"exposed data-parallel", "optimizer step"}, zero_values},
       {"cp", {"exposed context-parallel", "exposed tensor-parallel", "attention kernel"}, cp_values},
+      {"ep", {"exposed expert-parallel", "MoE grouped-GEMM", "MoE load imbalance"}, ep_values},
+      {"moe_a2a_overlap", {"exposed expert-parallel"}, a2a_overlap_values},
+      {"moe_dispatcher", {"exposed expert-parallel", "host and framework"}, dispatcher_values},
   };
 }
 

@@ -50,4 +50,19 @@ std::string expert_fold_refusal(int ep, int etp, long fold) {
                      etp, ep, long(etp) * ep, fold);
 }
 
+std::string a2a_overlap_refusal(const models::ModelSpec& m, const models::ParallelSpec& p, const models::TrainingSpec& t) {
+  using models::Recompute;
+  if (p.ep < 2) return "needs expert parallelism (ep > 1): there is no all-to-all to overlap";
+  if (t.moe_dispatcher == models::MoeDispatcher::allgather)
+    return "needs moe_dispatcher alltoall or deepep (Megatron: alltoall or flex), not allgather";
+  if (p.pp > 1 && p.vpp < 2) return fmt::format("with pp = {} needs virtual stages (vpp > 1), as Megatron requires", p.pp);
+  if (t.recompute == Recompute::full) return "cannot run with recompute: full (Megatron disables it)";
+  if (t.recompute == Recompute::selective && t.recomputes(models::RecomputeModule::moe))
+    return "cannot run with the 'moe' recompute module (Megatron disables it)";
+  if (m.mtp_layers > 1) return fmt::format("supports at most one MTP layer (model has {})", m.mtp_layers);
+  if (t.precision == hardware::Precision::fp32 || t.precision == hardware::Precision::tf32)
+    return fmt::format("needs a 16-bit model (bf16 or fp16, FP8/FP4 recipes included), not {}", hardware::name(t.precision));
+  return "";
+}
+
 }  // namespace clustersim::scenarios

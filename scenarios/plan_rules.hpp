@@ -1,6 +1,6 @@
 #pragma once
-// The scenario loader's rules that tie a parallelism plan to the model alone (not to the
-// cluster, the batch or the sequence length). The loader applies them to parallelism.* keys
+// The scenario loader's rules that tie a parallelism plan to the model (and, for EP overlap, to
+// the training recipe), not to the cluster, the batch or the sequence length. The loader applies them to parallelism.* keys
 // (scenarios/load.cpp, load_moe.cpp) and the --auto-parallel grid (studies/sweep_space.cpp)
 // leaves out the plans they refuse: one definition of each rule, and its message, for both.
 // Each returns "" when the plan is allowed, else the loader's one-line reason.
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/model_spec.hpp"
+#include "models/training_spec.hpp"
 
 namespace clustersim::scenarios {
 
@@ -28,5 +29,11 @@ std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::v
 std::string ep_refusal(int ep, int experts);
 std::string etp_refusal(int etp, int expert_ffn_hidden);
 std::string expert_fold_refusal(int ep, int etp, long fold);
+
+/// training.moe_a2a_overlap as Megatron-Core accepts --overlap-moe-expert-parallel-comm
+/// (TransformerConfig.__post_init__ at d98e8a64dd): ep > 1, the alltoall or flex (deepep)
+/// dispatcher, virtual stages when pp > 1, no full recompute and no 'moe' recompute module, at
+/// most one MTP layer, a 16-bit model (bf16/fp16, FP8 and FP4 recipes included).
+std::string a2a_overlap_refusal(const models::ModelSpec& m, const models::ParallelSpec& p, const models::TrainingSpec& t);
 
 }  // namespace clustersim::scenarios

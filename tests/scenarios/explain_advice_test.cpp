@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "scenarios/explain.hpp"
 #include "scenarios/explain_advice.hpp"
 #include "scenarios/load.hpp"
+#include "scenarios/plan_rules.hpp"
 
 using namespace clustersim;
 
@@ -175,4 +177,52 @@ TEST_CASE("no zb-h1 advice without a large 1F1B bubble", "[scenarios][explain][a
     const auto c = scenarios::advice_candidates(sc);
     CHECK(std::none_of(c.begin(), c.end(), [](const std::string& s) { return s.find("zb-h1") != std::string::npos; }));
   }
+}
+
+TEST_CASE("MoE advice searches EP, the dispatcher and A2A overlap, and each change loads and simulates as advised", "[scenarios][explain][advice][moe]") {
+  const std::string file = "gpt_oss_120b_64xh100.yaml";
+  const auto sc = scenarios::load_scenario_file(kDir + file);
+  const auto c = scenarios::advice_candidates(sc);
+  auto has = [&](const std::string& s) { return std::find(c.begin(), c.end(), s) != c.end(); };
+  CHECK(has("parallelism.ep 64 → 8 (EP group 8 GPUs, NVLink domain 8)"));
+  CHECK(has("parallelism.ep 64 → 32 (EP group 32 GPUs, NVLink domain 8)"));
+  CHECK_FALSE(has("parallelism.ep 64 → 3 (EP group 3 GPUs, NVLink domain 8)"));  // 3 divides neither 128 experts nor 64
+  CHECK(has("training.moe_a2a_overlap false → true"));
+  CHECK(has("training.moe_dispatcher alltoall → deepep"));
+  // The advised single changes, re-applied through the loader's --set path, simulate to the advised MFU.
+  const auto r = scenarios::simulate(sc);
+  const auto ex = scenarios::explain(sc, r);
+  const std::map<std::string, std::string> as_set = {{"training.moe_a2a_overlap false → true", "training.moe_a2a_overlap=true"},
+                                                     {"training.moe_dispatcher alltoall → deepep", "training.moe_dispatcher=deepep"}};
+  int checked = 0;
+  for (const auto& a : ex.advice) {
+    const auto it = as_set.find(a.change);
+    if (it == as_set.end()) continue;
+    INFO(a.change);
+    CHECK(scenarios::simulate(scenarios::load_scenario_file(kDir + file, {it->second})).mfu == Approx(a.mfu_after).epsilon(1e-9));
+    ++checked;
+  }
+  CHECK(checked == 2);
+  // Dense models get no MoE knob.
+  for (const auto& d : scenarios::advice_candidates(scenarios::load_scenario_file(kDir + "7b_256xh100.yaml")))
+    CHECK(d.rfind("parallelism.ep", 0) != 0);
+}
+
+TEST_CASE("A2A overlap is advised only where Megatron-Core accepts it", "[scenarios][explain][advice][moe]") {
+  // Qwen3-235B on GB200 runs pp 8 with vpp 3: overlap allowed; with vpp 1 Megatron asks for virtual stages.
+  const std::string file = "qwen3_235b_256xgb200.yaml";
+  const auto sc = scenarios::load_scenario_file(kDir + file, {"training.moe_a2a_overlap=false"});
+  CHECK(scenarios::a2a_overlap_refusal(sc.model, sc.parallel, sc.training).empty());
+  const auto flat = scenarios::load_scenario_file(kDir + file, {"training.moe_a2a_overlap=false", "parallelism.vpp=1",
+                                                                "parallelism.schedule=1f1b"});
+  CHECK(scenarios::a2a_overlap_refusal(flat.model, flat.parallel, flat.training) ==
+        "with pp = 8 needs virtual stages (vpp > 1), as Megatron requires");
+  const auto c = scenarios::advice_candidates(flat);
+  CHECK(std::find(c.begin(), c.end(), "training.moe_a2a_overlap false → true") == c.end());
+  const auto full = scenarios::load_scenario_file(kDir + file, {"training.moe_a2a_overlap=false", "training.recompute=full"});
+  CHECK(scenarios::a2a_overlap_refusal(full.model, full.parallel, full.training) ==
+        "cannot run with recompute: full (Megatron disables it)");
+  const auto gather = scenarios::load_scenario_file(kDir + file, {"training.moe_a2a_overlap=false", "training.moe_dispatcher=allgather"});
+  CHECK(scenarios::a2a_overlap_refusal(gather.model, gather.parallel, gather.training) ==
+        "needs moe_dispatcher alltoall or deepep (Megatron: alltoall or flex), not allgather");
 }
