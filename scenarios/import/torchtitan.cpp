@@ -178,6 +178,9 @@ void import_precision(const Job& j) {
     j.out.set("training.precision", "fp8", "the float8 converter");
     j.out.set("training.fp8_recipe", recipe == "tensorwise" ? "tensorwise" : "rowwise",
               j.origin_or("float8", "recipe_name", "torchtitan default: tensorwise"));
+    j.out.set("training.fp8_saved_inputs", "bf16",
+              "torchao Float8Linear keeps the BF16 input for wgrad (float8_linear.py matmul_with_hp_or_float8_args "
+              "saves input_hp)");
   } else {
     j.out.set("training.precision", param == "float32" ? "fp32" : param == "float16" ? "fp16" : "bf16",
               j.origin_or("training", "mixed_precision_param", "torchtitan default: bfloat16"));

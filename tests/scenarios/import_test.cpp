@@ -294,6 +294,9 @@ TEST_CASE("torchtitan: its pipeline split and the float8 and MX converters and a
   CHECK(value(f8, "training.precision") == "fp8");
   CHECK(value(f8, "training.fp8_recipe") == "rowwise");
   CHECK(value(im::import_torchtitan(model + "converters = [\"float8\"]\n", opts(8)), "training.fp8_recipe") == "tensorwise");
+  // torchao keeps the BF16 input for wgrad, whatever the recipe: the memory of the BF16 copy.
+  CHECK(value(f8, "training.fp8_saved_inputs") == "bf16");
+  CHECK(value(im::import_torchtitan(model + "converters = [\"float8\"]\n", opts(8)), "training.fp8_saved_inputs") == "bf16");
   CHECK(value(im::import_torchtitan(model + "converters = [\"mx\"]\n", opts(8)), "training.precision") == "mxfp8");
   const im::Imported eager = im::import_torchtitan(job, opts(8));
   CHECK(value(eager, "training.precision") == "bf16");
