@@ -14,9 +14,9 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "studies/conventions.hpp"
-#include "studies/validation_precision.hpp"
 #include "studies/validation_amd.hpp"
 #include "studies/validation_moe.hpp"
+#include "studies/validation_precision.hpp"
 #include "studies/validation_row.hpp"
 #include "units/units.hpp"
 
