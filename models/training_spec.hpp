@@ -145,6 +145,7 @@ struct TrainingSpec {
   struct Assumed {
     bool attention_impl = true, fp8_recipe = true, cuda_graphs = true, fp8_auto_filter = true;
     bool moe_router_fusion = true, moe_permute_fusion = true;
+    bool moe_dispatcher = true, moe_load_imbalance = true, moe_a2a_overlap = true;
   } assumed;
   /// Element-wise ops fused into one kernel each (torch.compile, Transformer Engine, apex).
   /// false: eager PyTorch running the reference composite ops (see layer_ops.cpp).

@@ -6,6 +6,7 @@
 
 #include "hardware/kernel_cost.hpp"
 #include "models/layer_ops_host.hpp"
+#include "models/moe_ops.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -49,6 +50,29 @@ bool ends_with(const std::string& s, const char* tail) {
   return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
 }
 
+// The MoE keys whose defaults move the answer most: the dispatcher, the routing balance and the
+// all-to-all overlap (docs/moe.md).
+void add_moe_routing(const Report& r, std::vector<Assumption>* out) {
+  const auto& sc = r.scenario;
+  const auto& t = sc.training;
+  const auto& p = sc.parallel;
+  if (t.assumed.moe_dispatcher)
+    out->push_back({"training.moe_dispatcher", models::name(t.moe_dispatcher),
+                    "the all-to-all dispatcher Megatron-LM's MoE recipes set (--moe-token-dispatcher-type alltoall; "
+                    "Megatron-Core's own default is allgather); deepep moves tokens with DeepEP-style kernels"});
+  if (t.assumed.moe_load_imbalance && p.ep > 1) {
+    const double busiest =
+        models::moe_layer_ops(sc.model, t, p, {p.ep, p.etp, p.edp()}, sc.gpu, t.moe_load_imbalance).load_imbalance;
+    out->push_back({"training.moe_load_imbalance", "auto",
+                    fmt::format("real routing, the sampling estimate of docs/moe.md: the busiest EP rank gets {:.3f}x the "
+                                "mean tokens (1.0: force-balanced, as published benchmarks run)", busiest)});
+  }
+  if (t.assumed.moe_a2a_overlap && p.ep > 1)
+    out->push_back({"training.moe_a2a_overlap", t.moe_a2a_overlap ? "true" : "false",
+                    fmt::format("Megatron-Core's default (--overlap-moe-expert-parallel-comm off): dispatch/combine wait "
+                                "for compute; exposed EP communication is {}", share(r, r.step.breakdown.ep_comm_exposed_s))});
+}
+
 }  // namespace
 
 std::vector<Assumption> assumptions(const Report& r) {
@@ -85,6 +109,7 @@ std::vector<Assumption> assumptions(const Report& r) {
                                1e6 * models::kernel_gap_s(gpu, t), share(r, gaps))});
   }
   if (r.scenario.model.is_moe()) {
+    add_moe_routing(r, &out);
     if (t.assumed.moe_router_fusion)
       out.push_back({"training.moe_router_fusion", "false",
                      "Megatron-Core's default (--moe-router-fusion off): the router part launches 72 kernels per MoE layer "

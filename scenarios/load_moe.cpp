@@ -124,6 +124,9 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   if (tr.has("moe_load_imbalance") && tr.text("moe_load_imbalance", "") != "auto")
     t.moe_load_imbalance = tr.number("moe_load_imbalance", 1, 1, 1000);  // "auto" or a number ≥ 1
   t.moe_a2a_overlap = tr.boolean("moe_a2a_overlap", false);
+  t.assumed.moe_dispatcher = !tr.has("moe_dispatcher");
+  t.assumed.moe_load_imbalance = !tr.has("moe_load_imbalance");
+  t.assumed.moe_a2a_overlap = !tr.has("moe_a2a_overlap");
   // Megatron-Core's defaults: both off (TransformerConfig moe_router_fusion, moe_permute_fusion).
   t.moe_router_fusion = tr.boolean("moe_router_fusion", false);
   t.assumed.moe_router_fusion = !tr.has("moe_router_fusion");

@@ -118,10 +118,15 @@ void import_moe_training(Imported& out, const FlagMap& f) {
   out.set("training.moe_dispatcher", mapped,
           f.has("moe-token-dispatcher-type") ? f.origin("moe-token-dispatcher-type") + (d == "flex" ? " (backend " + backend + ")" : "")
                                              : "Megatron default: --moe-token-dispatcher-type allgather");
+  // The two MoE keys that move a step most are written either way, so the scenario says them.
   if (f.has("moe-router-force-load-balancing"))
     out.set("training.moe_load_imbalance", "1", "--moe-router-force-load-balancing (routing forced balanced, as benchmarks do)");
+  else
+    out.set("training.moe_load_imbalance", "auto", "Megatron default: real routing (no --moe-router-force-load-balancing)");
   if (f.has("overlap-moe-expert-parallel-comm"))
     out.set("training.moe_a2a_overlap", "true", "--overlap-moe-expert-parallel-comm");
+  else
+    out.set("training.moe_a2a_overlap", "false", "Megatron default (no --overlap-moe-expert-parallel-comm)");
   for (const char* flag : {"moe-router-fusion", "moe-permute-fusion"})
     if (f.has(flag)) {
       std::string key = std::string("training.") + flag;

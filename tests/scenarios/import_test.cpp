@@ -144,8 +144,8 @@ TEST_CASE("megatron: TransformerConfig MoE defaults and recompute modules and wi
   CHECK(value(d, "training.moe_dispatcher") == "allgather");  // moe_token_dispatcher_type default
   CHECK(value(d, "model.moe.top_k") == "2");
   CHECK(value(d, "parallelism.etp") == "1");                  // the tensor-parallel size
-  CHECK(d.find("training.moe_load_imbalance") == nullptr);
-  CHECK(d.find("training.moe_a2a_overlap") == nullptr);
+  CHECK(value(d, "training.moe_load_imbalance") == "auto");  // real routing, said in the scenario
+  CHECK(value(d, "training.moe_a2a_overlap") == "false");
   const im::Imported f = im::import_megatron(moe + "--moe-token-dispatcher-type flex --moe-router-force-load-balancing "
                                                    "--overlap-moe-expert-parallel-comm --expert-model-parallel-size 8 "
                                                    "--recompute-granularity selective --recompute-modules core_attn moe_act",
