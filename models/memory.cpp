@@ -173,8 +173,8 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   // the expert-data-parallel group).
   in.by_layer = m.is_moe() || m.mla.enabled();
   if (m.is_moe()) {
-    const MoeLayerOps ops = moe_layer_ops(m, t, p, {p.ep, p.etp, p.edp()}, gpu, t.moe_load_imbalance);
-    in.per_moe_layer = moe_memory(m, t, p, {p.ep, p.etp, p.edp()}, 1, ops);
+    const MoeLayerOps ops = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
+    in.per_moe_layer = moe_memory(m, t, p, expert_parallel(p), 1, ops);
     const double width = double(m.moe.expert_ffn_hidden) / p.etp, e = hardware::storage_bytes(t.precision);
     if (reruns(t, RecomputeModule::moe))  // the whole MoE MLP is rerun: only its input stays
       in.per_moe_layer.routed_activation_bytes = ops.tokens * h * e;

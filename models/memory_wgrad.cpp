@@ -15,7 +15,7 @@ WgradKept::WgradKept(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   dense_mlp_ = kept(c.part_bwd[mlp]) + kept(c.part_bwd[mlp_up_wgrad]);
   if (m.mla.enabled()) mla_ = kept(mla_attention_ops(m, t, p, gpu).bwd);
   if (m.is_moe()) {
-    const MoeLayerOps o = moe_layer_ops(m, t, p, {p.ep, p.etp, p.edp()}, gpu, t.moe_load_imbalance);
+    const MoeLayerOps o = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
     moe_mlp_ = kept(o.router_bwd) + kept(o.experts_bwd) + kept(o.shared_bwd);
   }
 }

@@ -17,6 +17,9 @@ struct ExpertParallel {
   int edp = 1;  ///< replicas of each expert shard (gradients reduced over them)
 };
 
+/// The expert layout of `p` as moe_layer_ops takes it.
+inline ExpertParallel expert_parallel(const ParallelSpec& p) { return {p.ep, p.etp, p.edp()}; }
+
 /// Routed tokens on the busiest EP rank / the mean, for routing that is balanced in
 /// expectation (what auxiliary-loss and DeepSeek's loss-free balancing aim at), from sampling
 /// alone: each of the ep·T tokens picks top_k distinct of `experts` experts; the count landing

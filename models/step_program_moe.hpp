@@ -51,7 +51,5 @@ BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const
 RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& ops,
                              const RoutedExchanges& x, const BlockHostWait& host);
 
-/// The expert layout of `p` as moe_layer_ops takes it.
-inline ExpertParallel expert_parallel(const ParallelSpec& p) { return {p.ep, p.etp, p.edp()}; }
 
 }  // namespace clustersim::models

@@ -62,7 +62,7 @@ void add_moe_routing(const Report& r, std::vector<Assumption>* out) {
                     "Megatron-Core's own default is allgather); deepep moves tokens with DeepEP-style kernels"});
   if (t.assumed.moe_load_imbalance && p.ep > 1) {
     const double busiest =
-        models::moe_layer_ops(sc.model, t, p, {p.ep, p.etp, p.edp()}, sc.gpu, t.moe_load_imbalance).load_imbalance;
+        models::moe_layer_ops(sc.model, t, p, models::expert_parallel(p), sc.gpu, t.moe_load_imbalance).load_imbalance;
     out->push_back({"training.moe_load_imbalance", "auto",
                     fmt::format("real routing, the sampling estimate of docs/moe.md: the busiest EP rank gets {:.3f}x the "
                                 "mean tokens (1.0: force-balanced, as published benchmarks run)", busiest)});
