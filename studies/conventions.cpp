@@ -13,9 +13,17 @@
 namespace clustersim::studies {
 namespace {
 
-bool matches(const std::string& pattern, const std::string& family) {
+bool matches_one(const std::string& pattern, const std::string& family) {
   if (!pattern.empty() && pattern.back() == '*') return family.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
   return pattern == family;
+}
+
+// A family cell: one pattern, or several separated by '|' (families of one source).
+bool matches(const std::string& cell, const std::string& family) {
+  std::size_t from = 0;
+  for (std::size_t bar; (bar = cell.find('|', from)) != std::string::npos; from = bar + 1)
+    if (matches_one(cell.substr(from, bar - from), family)) return true;
+  return matches_one(cell.substr(from), family);
 }
 
 bool parse_bool(const Convention& c, const std::string& where) {

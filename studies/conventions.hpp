@@ -1,7 +1,8 @@
 #pragma once
 // How each source family's software ran where a published row leaves a field blank, read from
 // tests/validation/family_conventions.csv (one cited line per convention: family, key, value,
-// source). A family ending in '*' matches every family with that prefix. Every use is
+// source). A family ending in '*' matches every family with that prefix; several families of
+// one source are separated by '|' (MBRIDGE|DENSE-MBRIDGE). Every use is
 // recorded as an assumption on the row.
 #include <string>
 #include <vector>

@@ -67,3 +67,15 @@ TEST_CASE("a convention with an FP8 recipe or saved-input choice outside the all
   CHECK_THROWS_WITH(parse_conventions("family,key,value,source\nX,fp8_saved_inputs,fp8,\"a source\"\n", "conv.csv"),
                     "conv.csv:2: fp8_saved_inputs = 'fp8': allowed: quantized, bf16");
 }
+
+TEST_CASE("a convention's family cell may name several families of one source, separated by '|'", "[validation][precision]") {
+  const auto table = parse_conventions("family,key,value,source\nA|B*,fp8_recipe,rowwise,\"a source\"\n", "conv.csv");
+  CHECK(conventions_for("A", table).fp8_recipe == "rowwise");
+  CHECK(conventions_for("B-2", table).fp8_recipe == "rowwise");
+  CHECK(conventions_for("AB", table).fp8_recipe.empty());
+  // The shipped file: published_newhw.csv's Megatron-Bridge rows share MBRIDGE's lines.
+  const FamilyConventions dense = conventions_for("DENSE-MBRIDGE");
+  CHECK(dense.zero_stage == 1);
+  CHECK(dense.tp_comm_overlap);
+  CHECK(dense.fp8_recipe == "tensorwise");
+}
