@@ -23,13 +23,30 @@ Precision run_precision(const GpuSpec& gpu, Precision p) {
   return p;
 }
 
+// How a GEMM's tiles are counted. A plain GEMM has exact sizes: ceil(m/tm) tile rows and whole
+// waves. A routed grouped GEMM (the experts of one MoE rank) has `groups` GEMMs whose token
+// dimension is a random count with mean m: each expert's last tile row is on average half full
+// (E[ceil(M/tm)] ≈ M/tm + 1/2 for counts spread over more than a tile) and the group's last wave
+// is on average half full (its tile total is random too), so both are expectations, continuous
+// in the routing's load imbalance. In wgrad the tokens are the reduction (K) dimension and only
+// the waves are random.
+struct Tiling {
+  double groups = 1;
+  bool routed = false;    ///< token counts are random (expected tiles and waves)
+  bool tokens_in_m = true;
+};
+
+double tile_count(double extent, double tile, bool expected) { return expected ? extent / tile + 0.5 : std::ceil(extent / tile); }
+
+double wave_count(double tiles, double sms, bool expected) { return expected ? std::max(1.0, tiles / sms + 0.5) : std::ceil(tiles / sms); }
+
 // Tile-slot FLOP a library pays for C[m,n] += A[m,k]·B[k,n] at its best tiling: output tiles
 // spread over the SMs in waves (a partial last wave costs a full one), with split-K when there
 // are too few tiles, each tile paying a fixed prologue/epilogue of gemm_k_overhead K steps at
 // the BF16 rate (`k_overhead`, already scaled to this precision). Smaller tiles re-read their
 // operands more often (traffic per FLOP ∝ 1/tm + 1/tn), charged as the square root of that
 // ratio. A 1×1 tile is the ideal machine (the explainer's "no quantization" case).
-units::Flop tiled_flop(const GpuSpec& gpu, double m, double n, double k, double k_overhead) {
+units::Flop tiled_flop(const GpuSpec& gpu, double m, double n, double k, double k_overhead, const Tiling& g = {}) {
   const double tm0 = std::max(1, gpu.gemm_tile_m), tn0 = std::max(1, gpu.gemm_tile_n);
   const double tiles_m[5] = {tm0, tn0, tm0, std::max(1.0, tm0 / 2), std::max(1.0, tm0 / 2)};
   const double tiles_n[5] = {tn0, tm0, std::max(1.0, tn0 / 2), tn0, std::max(1.0, tn0 / 2)};
@@ -38,10 +55,10 @@ units::Flop tiled_flop(const GpuSpec& gpu, double m, double n, double k, double 
   for (int i = 0; i < 5; ++i) {
     const double tm = tiles_m[i], tn = tiles_n[i];
     const double reuse = std::max(1.0, std::sqrt((1 / tm + 1 / tn) / base_reuse));
-    const double tiles = std::ceil(m / tm) * std::ceil(n / tn);
+    const double tiles = g.groups * tile_count(m, tm, g.routed && g.tokens_in_m) * std::ceil(n / tn);
     for (double split = 1; split <= 16; split *= 2) {
       if (split > 1 && k / split < kMinSplitK) break;
-      const double waves = std::ceil(tiles * split / gpu.sms);
+      const double waves = wave_count(tiles * split, gpu.sms, g.routed);
       best = std::min(best, waves * gpu.sms * 2 * tm * tn * (k / split + k_overhead) * reuse);
     }
   }
@@ -97,17 +114,34 @@ double gemm_mainloop_efficiency(const GpuSpec& gpu, Precision p) {
   return main_loop(gpu, run).rate_sm * gpu.sms / gpu.peak(run);
 }
 
-KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k) {
+namespace {
+
+KernelCost tiled_gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k, const Tiling& g) {
   if (m <= 0 || n <= 0 || k <= 0) return {units::Seconds{}, Bound::latency, ""};
   const Precision run = run_precision(gpu, p);
   const MainLoop ml = main_loop(gpu, run);
-  const units::Seconds compute = tiled_flop(gpu, m, n, k, ml.k_overhead) / (ml.rate_sm * gpu.sms);
-  const units::Bytes bytes((m * k + k * n) * gemm_operand_bytes(run) + m * n * storage_bytes(run));
+  const units::Seconds compute = tiled_flop(gpu, m, n, k, ml.k_overhead, g) / (ml.rate_sm * gpu.sms);
+  const units::Bytes bytes(g.groups * ((m * k + k * n) * gemm_operand_bytes(run) + m * n * storage_bytes(run)));
   const units::Seconds memory = bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency);
   units::Seconds body = std::max(compute, memory);
-  if (!aligned(m, run) || !aligned(n, run) || !aligned(k, run)) body /= kUnalignedEfficiency;
+  // A routed token count is a mean, not a tensor extent: the stacks pad each expert's rows to the
+  // alignment (Megatron moe_router_padding_for_fp8, TE Fp8Padding) and only the weight's
+  // dimensions decide the kernel's loads.
+  const bool m_aligned = (g.routed && g.tokens_in_m) || aligned(m, run);
+  const bool k_aligned = (g.routed && !g.tokens_in_m) || aligned(k, run);
+  if (!m_aligned || !aligned(n, run) || !k_aligned) body /= kUnalignedEfficiency;
   const Bound b = body < gpu.kernel_gap ? Bound::latency : (compute >= memory ? Bound::compute : Bound::memory);
   return {body + gpu.kernel_gap, b, "MAMF anchor × typical-shape fraction, tile waves, HBM roofline (kernel_gemm.csv)"};
+}
+
+}  // namespace
+
+KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k) {
+  return tiled_gemm_cost(gpu, p, m, n, k, Tiling{});
+}
+
+KernelCost routed_gemm_cost(const GpuSpec& gpu, Precision p, double groups, double m, double n, double k, bool tokens_in_m) {
+  return tiled_gemm_cost(gpu, p, m, n, k, Tiling{std::max(1.0, groups), true, tokens_in_m});
 }
 
 KernelCost memory_cost(const GpuSpec& gpu, units::Bytes bytes) {

@@ -46,6 +46,12 @@ AttentionImpl default_attention_impl(const GpuSpec& gpu);
 /// C[M,N] = A[M,K]·B[K,N] with shape-dependent efficiency.
 KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k);
 
+/// The grouped GEMM of one MoE rank's `groups` local experts in one launch: each C[m,n] =
+/// A[m,k]·B[k,n] with the token dimension (m when `tokens_in_m`, else k: wgrad) a random routed
+/// count of mean `m` (or `k`). Tile rows and the group's waves are expectations (a last row or
+/// wave half full on average), so the cost is continuous in the routing's load imbalance.
+KernelCost routed_gemm_cost(const GpuSpec& gpu, Precision p, double groups, double m, double n, double k, bool tokens_in_m);
+
 /// A streaming (element-wise, norm, softmax, cast, optimizer) kernel moving `bytes` through HBM,
 /// at a bandwidth that depends on its size.
 KernelCost memory_cost(const GpuSpec& gpu, units::Bytes bytes);

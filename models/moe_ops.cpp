@@ -76,7 +76,7 @@ MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
   o.permute_bwd.add(k.memory("moe.permute+unpermute.bwd", permute));
 
   k.mlp(&o.experts_fwd, &o.experts_bwd, "experts", o.local_experts, o.tokens_per_expert, h,
-        double(m.moe.expert_ffn_hidden) / x.etp, gated(m.activation));
+        double(m.moe.expert_ffn_hidden) / x.etp, gated(m.activation), /*routed=*/true);
   // Transformer Engine's GroupedLinear runs a grouped GEMM as one cuBLAS GEMM per local expert
   // over its compute streams (TE v2.9 common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm; the
   // CUTLASS grouped kernel is Hopper-only and opt-in, NVTE_USE_CUTLASS_GROUPED_GEMM): one host
