@@ -170,8 +170,12 @@ class StepBuilder {
   // One merged task on the compute stream for a profiled pass or unit.
   void add_merged(int s, TaskKind kind, int profile, std::vector<TaskId>* deps) {
     const double seconds = merger_.total_s(profile);
-    const TaskId id = g_.add_compute(s, kind, seconds, deps);
+    const PassProfile& pr = merger_.profiles()[static_cast<std::size_t>(profile)];
+    const double transfers_alone = pr.tp_exposed_s + pr.cp_exposed_s + pr.ep_exposed_s;
+    const double kernel_share = seconds > 0 ? std::clamp(1 - transfers_alone / seconds, 0.0, 1.0) : 1.0;
+    const TaskId id = g_.add_compute(s, kind, seconds, deps, false, kernel_share);
     if (seconds > 0) g_.mark_merged(id, profile);
+    if (pr.tail_s > 0) g_.add_tail(s, pr.tail_s);
   }
 
   // One gradient unit's pass, with the ZeRO traffic around it.

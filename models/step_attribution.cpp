@@ -200,6 +200,18 @@ PassProfile profile_of(const StepGraph& g, const sim::RunResult& run) {
   p.tp_busy_s = st.tp_busy_s, p.cp_busy_s = st.cp_busy_s;
   p.ep_exposed_s = st.breakdown.ep_comm_exposed_s, p.ep_busy_s = st.ep_busy_s;
   p.slowdown_s = st.slowdown_s;
+  sim::Time last_other{}, first_ep = run.makespan;
+  const sim::TaskGraph& graph = g.graph();
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    if (static_cast<TaskKind>(graph[sim::TaskId(i)].tag) != TaskKind::ep_comm) last_other = std::max(last_other, run.timing[i].end);
+    else if (run.timing[i].end > run.timing[i].start) first_ep = std::min(first_ep, run.timing[i].start);
+  }
+  p.ep_lead_s = first_ep.seconds();
+  // The tail is not part of the unit's merged task: the step builder runs it as a task of its own
+  // on the EP stream (StepGraph::add_tail), so it is taken out of the total and the EP tallies.
+  p.tail_s = std::max(0.0, (run.makespan - last_other).seconds());
+  p.total_s -= p.tail_s;
+  p.ep_exposed_s = std::max(0.0, p.ep_exposed_s - p.tail_s), p.ep_busy_s = std::max(0.0, p.ep_busy_s - p.tail_s);
   return p;
 }
 

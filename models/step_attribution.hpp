@@ -20,6 +20,11 @@ struct PassProfile {
   double tp_exposed_s = 0, cp_exposed_s = 0, ep_exposed_s = 0;  ///< transfer time with no kernel running
   double tp_busy_s = 0, cp_busy_s = 0, ep_busy_s = 0;
   double slowdown_s = 0;  ///< kernel time lost to SMs taken by the overlapped transfers
+  /// Time the unit's last task outlasts its last non-EP task: a detached (A2A-overlapped) exchange
+  /// still in flight after the compute is done, which the next unit's compute does not wait for.
+  /// Not in total_s nor the EP tallies: the step builder runs it as a task of its own.
+  double tail_s = 0;
+  double ep_lead_s = 0;  ///< when the unit's first EP exchange starts (a previous tail delays it)
 };
 
 struct StageTime {

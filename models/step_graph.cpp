@@ -40,7 +40,8 @@ TaskId StepGraph::add_task(int s, Stream stream, TaskKind kind, double seconds, 
   return id;
 }
 
-TaskId StepGraph::add_compute(int s, TaskKind kind, double seconds, std::vector<TaskId>* deps, bool always) {
+TaskId StepGraph::add_compute(int s, TaskKind kind, double seconds, std::vector<TaskId>* deps, bool always,
+                               double kernel_share) {
   auto& st = stage(s);
   if (seconds <= 0 && !always && deps->empty() && st.wait_next.empty()) return st.last_compute;
   std::vector<TaskId>& d = deps_scratch_;  // reused: one task is added at a time
@@ -49,7 +50,12 @@ TaskId StepGraph::add_compute(int s, TaskKind kind, double seconds, std::vector<
   d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
   st.wait_next.swap(st.wait_later);
   st.wait_later.clear();
-  const sim::ResourceUse sm[] = {{s * kResources + kSm, 1.0}};
+  // A merged pass whose kernels run for `kernel_share` of it (the rest: its TP/CP/EP transfers
+  // alone) loses SMs to a concurrent transfer only in its kernel part: demanding f + (1 − f)(1 − c)
+  // of the SMs, the max-min share (1 − c)/demand is the rate 1/((1 − f) + f/(1 − c)) at which it
+  // finishes when its kernels run at 1 − c and its transfers at full speed.
+  const double demand = kernel_share + (1 - kernel_share) * (1 - comm_sm_share_);
+  const sim::ResourceUse sm[] = {{s * kResources + kSm, demand}};
   const TaskId id = add_task(s, kCompute, kind, seconds, d, sm, 0);
   st.prev_compute = st.last_compute;
   st.last_compute = id;
@@ -102,6 +108,15 @@ void StepGraph::flush(int s, std::vector<TaskId>* out) {
   out->insert(out->end(), st.wait_end.begin(), st.wait_end.end());
   if (st.last_compute >= 0) out->push_back(st.last_compute);
   st.wait_next.clear(), st.wait_later.clear(), st.wait_end.clear();
+}
+
+TaskId StepGraph::add_tail(int s, double seconds) {
+  auto& st = stage(s);
+  const TaskId after[] = {st.last_compute};
+  const TaskId id = add_task(s, kEpStream, TaskKind::ep_comm, seconds, std::span<const TaskId>(after, st.last_compute >= 0 ? 1 : 0),
+                             {}, 1);
+  st.wait_end.push_back(id);
+  return id;
 }
 
 void StepGraph::mark_merged(TaskId id, int profile) {

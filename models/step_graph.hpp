@@ -34,7 +34,11 @@ class StepGraph {
 
   /// A compute task on stage s after `deps` (consumed) and the transfers the stream waits for.
   /// Zero-time tasks are skipped unless `always` or something must be waited for.
-  sim::TaskId add_compute(int s, TaskKind kind, double seconds, std::vector<sim::TaskId>* deps, bool always = false);
+  sim::TaskId add_compute(int s, TaskKind kind, double seconds, std::vector<sim::TaskId>* deps, bool always = false,
+                          double kernel_share = 1.0);
+  /// A merged pass's detached EP exchange still in flight when its kernels end (PassProfile::tail_s):
+  /// on the EP stream after the last compute, waited for where the pass ends (flush, send).
+  sim::TaskId add_tail(int s, double seconds);
   /// A transfer's phases on `stream` of stage s, on its link classes (and comm_sms SMs when
   /// `on_sms`: NCCL kernels, hardware.md §3.9); one zero-time task for a free class.
   sim::TaskId add_transfer(int s, Stream stream, TaskKind kind, const topologies::CollectiveTime& cost,

@@ -1,5 +1,7 @@
 #include "models/step_merge.hpp"
 
+#include <algorithm>
+
 namespace clustersim::models {
 
 void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, const RecomputeRule& recompute, const PassUnit& u,
@@ -33,14 +35,25 @@ int PassMerger::unit(const PassUnit& u, PassKind kind) {
 int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units) {
   const auto slot = static_cast<std::size_t>(vs) * 3 + static_cast<std::size_t>(kind);
   if (const int known = entry(passes_, slot); known >= 0) return known;
+  // Back to back, each unit's compute starts when the previous unit's compute is done: a detached
+  // exchange's tail (A2A overlap) runs beside the next unit, as on the kernel-level graph; the last
+  // unit's tail stays the pass's (run apart, StepGraph::add_tail). The exchanges still queue on
+  // their stream: the pass lasts at least their total.
   PassProfile sum;
+  double tails = 0;
   for (const PassUnit& unit_ref : units) {
     const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, kind))];
-    sum.total_s += u.total_s, sum.forward_s += u.forward_s, sum.backward_s += u.backward_s;
+    // The EP stream is in order: this unit's first exchange waits for the previous unit's tail.
+    const double delay = std::max(0.0, sum.tail_s - u.ep_lead_s);
+    sum.total_s += u.total_s + delay, sum.ep_exposed_s += delay, sum.tail_s = u.tail_s, tails += u.tail_s;
+    sum.forward_s += u.forward_s, sum.backward_s += u.backward_s;
     sum.recompute_s += u.recompute_s, sum.tp_exposed_s += u.tp_exposed_s, sum.cp_exposed_s += u.cp_exposed_s;
     sum.tp_busy_s += u.tp_busy_s, sum.cp_busy_s += u.cp_busy_s, sum.slowdown_s += u.slowdown_s;
     sum.ep_exposed_s += u.ep_exposed_s, sum.ep_busy_s += u.ep_busy_s;
   }
+  sum.ep_busy_s += tails - sum.tail_s;  // the hidden tails: busy beside the next unit's kernels
+  const double queued = std::max(0.0, sum.ep_busy_s - sum.total_s);
+  sum.total_s += queued, sum.ep_exposed_s += queued;
   profiles_.push_back(sum);
   return entry(passes_, slot) = int(profiles_.size()) - 1;
 }
