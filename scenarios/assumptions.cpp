@@ -73,12 +73,31 @@ void add_moe_routing(const Report& r, std::vector<Assumption>* out) {
                                 "for compute; exposed EP communication is {}", share(r, r.step.breakdown.ep_comm_exposed_s))});
 }
 
+// Where the ranks sit: the rank order and, on NVL72 racks, the GPUs of each rack the job gets.
+void add_placement(const Report& r, std::vector<Assumption>* out) {
+  const auto& sc = r.scenario;
+  if (sc.network.placement_assumed && sc.parallel.pp > 1)
+    out->push_back({"network.placement", "[tp, cp, dp, pp]",
+                    "Megatron-Core's rank order tp-cp-ep-dp-pp (parallel_state.py initialize_model_parallel) and "
+                    "torchtitan's mesh: a stage's DP and EP ranks adjacent, the pipeline outermost"});
+  if (sc.pp_comm_overlap_assumed)
+    out->push_back({"parallelism.pp_comm_overlap", sc.parallel.pp_comm_overlap ? "true" : "false",
+                    fmt::format("Megatron-LM's default (--overlap-p2p-communication, on for the interleaved schedule only); "
+                                "exposed pipeline sends are {}", share(r, r.step.breakdown.pp_comm_exposed_s))});
+  if (sc.cluster.segment_assumed)
+    out->push_back({"cluster.gpus_per_node", fmt::format("{}", sc.cluster.gpus_per_node),
+                    fmt::format("{} GPUs per NVLink rack: SLURM --segment of {} 4-GPU trays, the largest divisor of the "
+                                "job's {} trays that fits a rack (Megatron-Bridge scripts/performance/utils/executors.py)",
+                                sc.cluster.gpus_per_node, sc.cluster.gpus_per_node / 4, sc.cluster.gpus / 4)});
+}
+
 }  // namespace
 
 std::vector<Assumption> assumptions(const Report& r) {
   const auto& t = r.scenario.training;
   const auto& gpu = r.scenario.gpu;
   std::vector<Assumption> out;
+  add_placement(r, &out);
   if (t.assumed.attention_impl) {
     const double s = seconds_per_step(r, [](const models::KernelOp& op) { return op.kind == models::OpKind::attention; });
     out.push_back({"training.attention_impl", hardware::name(t.attention_impl),

@@ -309,7 +309,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   overridden->insert(path);
 }
 
-// `placement: [tp, cp, pp, dp]` (or "tp,cp,pp,dp"): the rank order, innermost first.
+// `placement: [tp, cp, dp, pp]` (or "tp,cp,dp,pp"): the rank order, innermost first.
 topologies::PlacementOrder read_placement(const YamlReader& net) {
   const YAML::Node n = net.node()["placement"];
   std::vector<std::string> names;
@@ -332,15 +332,18 @@ topologies::PlacementOrder read_placement(const YamlReader& net) {
     ok = it != dims.end() && seen.insert(names[i]).second;
     if (ok) order[i] = static_cast<topologies::GroupDim>(it - dims.begin());
   }
-  if (!ok) net.fail("placement", "expected tp, cp, pp and dp once each, innermost first, e.g. [tp, cp, pp, dp]");
+  if (!ok) net.fail("placement", "expected tp, cp, pp and dp once each, innermost first, e.g. [tp, cp, dp, pp]");
   return order;
 }
 
 // The hardware profile's default topology, reshaped to `cluster.gpus_per_node` GPUs per node
-// when that differs (keeping its NICs per GPU, at least one NIC per node).
-topologies::TopologySpec default_topology(const YamlReader& cluster, const Scenario& sc) {
+// when that differs (keeping its NICs per GPU, at least one NIC per node); without that key a
+// rack-scale NVLink domain takes the job's SLURM segment (nvl_segment_gpus).
+topologies::TopologySpec default_topology(const YamlReader& cluster, Scenario& sc) {
   topologies::TopologySpec t = topology_preset(sc.gpu.node.default_topology);
-  const int k = cluster.integer("gpus_per_node", t.gpus_per_node, 1, 1024);
+  const int segment = nvl_segment_gpus(t, sc.cluster.gpus);
+  sc.cluster.segment_assumed = !cluster.has("gpus_per_node") && segment != t.gpus_per_node;
+  const int k = cluster.integer("gpus_per_node", segment, 1, 1024);
   if (k != t.gpus_per_node) {
     if (!reshapes_to(t, k))
       cluster.fail("gpus_per_node", fmt::format("{} GPUs per node does not fit {}'s {}-GPU node ({}); use a divisor or "
@@ -357,7 +360,7 @@ topologies::TopologySpec default_topology(const YamlReader& cluster, const Scena
 void read_network(const YamlReader& top, Scenario* sc) {
   const YamlReader net = top.child("network");
   net.allow_only({"topology", "algorithm", "placement", "node", "fabric"});
-  if (net.has("placement")) sc->network.placement = read_placement(net);
+  if (net.has("placement")) sc->network.placement = read_placement(net), sc->network.placement_assumed = false;
   const YamlReader cluster = top.child("cluster");
   // The topology is named as network.topology or, as a shorthand, cluster.topology.
   if (net.has("topology") && cluster.has("topology") && net.text("topology", "") != cluster.text("topology", ""))
@@ -391,6 +394,11 @@ void read_network(const YamlReader& top, Scenario* sc) {
           "{} ships in {} ({}, {:.0f} GB/s per GPU); this network is {} ({:.0f} GB/s)", sc->gpu.name, usual.name,
           topologies::name(usual.node_kind), usual.nvlink_bandwidth.si() / 1e9, topologies::name(sc->network.topology.node_kind),
           sc->network.topology.nvlink_bandwidth.si() / 1e9);
+    const int segment = nvl_segment_gpus(sc->network.topology, sc->cluster.gpus);
+    if (!cluster.has("gpus_per_node") && segment != sc->network.topology.gpus_per_node) {
+      sc->network.topology = reshaped(sc->network.topology, segment);
+      sc->cluster.segment_assumed = true;
+    }
   } else {
     sc->network.topology = default_topology(cluster, *sc);
   }
@@ -466,7 +474,6 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   p.sequence_parallel = par.boolean("sequence_parallel", false);
   p.tp_comm_overlap = par.boolean("tp_comm_overlap", false);
   p.tp_across_nodes = par.boolean("tp_across_nodes", false);
-  p.pp_comm_overlap = par.boolean("pp_comm_overlap", false);
   p.fsdp_reshard_after_forward =
       static_cast<models::FsdpReshard>(par.choice("fsdp_reshard_after_forward", {"auto", "always", "never"}, 0));
   if (par.has("fsdp_reshard_after_forward") && p.zero_stage != 3)
@@ -487,6 +494,11 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   if (p.tp > sc.cluster.gpus_per_node && !p.tp_across_nodes)
     par.fail("tp", fmt::format("tp = {} spans more than one node of {} GPUs; set parallelism.tp_across_nodes: true to allow it",
                                p.tp, sc.cluster.gpus_per_node));
+  // Megatron-LM trains with --overlap-p2p-communication unless told otherwise (arguments.py
+  // --no-overlap-p2p-communication, store_false: default on) and turns it off for schedules other
+  // than the interleaved one; torchtitan's pipelining runtime likewise overlaps its isend/irecv.
+  p.pp_comm_overlap = par.boolean("pp_comm_overlap", p.schedule == models::PipelineSchedule::interleaved);
+  sc.pp_comm_overlap_assumed = !par.has("pp_comm_overlap") && p.pp > 1;
   if (p.schedule == models::PipelineSchedule::interleaved && p.vpp < 2)
     par.fail("schedule", "interleaved needs vpp >= 2 model chunks per stage");
   if (p.schedule == models::PipelineSchedule::zb_h1 && p.vpp > 1)

@@ -15,6 +15,8 @@ namespace clustersim::scenarios {
 struct ClusterSpec {
   int gpus = 0;
   int gpus_per_node = 8;
+  /// gpus_per_node was not given and came from the NVL72 segment rule (scenarios::nvl_segment_gpus).
+  bool segment_assumed = false;
 };
 
 /// The `network:` section: which topology the cluster is wired as, and the collective
@@ -23,6 +25,7 @@ struct NetworkSpec {
   topologies::TopologySpec topology;  ///< a preset: the one named, else the hardware profile's default_topology
   topologies::AlgorithmChoice algorithm = topologies::AlgorithmChoice::automatic;
   topologies::PlacementOrder placement = topologies::kDefaultPlacement;  ///< rank order, innermost first
+  bool placement_assumed = true;  ///< network.placement not given (the report states the default)
   /// How the topology differs from the one the GPU ships in (node.default_topology): a what-if
   /// on another machine (e.g. SXM GPUs in PCIe boxes). Empty when it is that topology.
   std::string differs_from_default;
@@ -41,6 +44,9 @@ struct Scenario {
   models::ReliabilitySpec reliability;
   models::DataSpec data;
   NetworkSpec network;
+  /// parallelism.pp_comm_overlap was not given: Megatron-LM's default (overlap_p2p_comm on for
+  /// the interleaved schedule, off otherwise), stated in the report.
+  bool pp_comm_overlap_assumed = false;
 };
 
 }  // namespace clustersim::scenarios

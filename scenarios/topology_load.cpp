@@ -127,10 +127,18 @@ topologies::TopologySpec topology_preset(const std::string& name) {
 bool reshapes_to(const topologies::TopologySpec& t, int k) {
   // A smaller board of the same machine (HGX 4-GPU, NVL36) divides it, joined boards (HGX-2's
   // two 8-GPU boards) are a multiple of it; a 3-GPU DGX H100 does not exist. A rack-scale
-  // NVLink domain is allocated by 4-GPU compute tray (hardware.md §2: GB200 NVL72, 4 GPUs per
+  // NVLink domain is allocated by compute tray (hardware.md §2: GB200 NVL72, 4 GPUs per
   // tray), so jobs that use 16 of a rack's 18 trays (64 GPUs) fit it.
-  const bool trays = t.node_kind == topologies::NodeKind::nvl_domain && k < t.gpus_per_node && k % 4 == 0;
+  const bool trays = t.node_kind == topologies::NodeKind::nvl_domain && k < t.gpus_per_node && k % kGpusPerTray == 0;
   return k >= 1 && (trays || t.gpus_per_node % k == 0 || k % t.gpus_per_node == 0);
+}
+
+int nvl_segment_gpus(const topologies::TopologySpec& t, int gpus) {
+  if (t.node_kind != topologies::NodeKind::nvl_domain || gpus <= 0 || gpus % kGpusPerTray != 0) return t.gpus_per_node;
+  const int trays = gpus / kGpusPerTray, rack = t.gpus_per_node / kGpusPerTray;
+  int segment = std::min(trays, rack);
+  while (trays % segment != 0) --segment;
+  return segment * kGpusPerTray;
 }
 
 topologies::TopologySpec reshaped(topologies::TopologySpec t, int k) {

@@ -24,6 +24,15 @@ std::vector<std::string> topology_names();
 /// machine divides its node, joined boards are a multiple of it, and a rack-scale NVLink domain
 /// may be part-used in whole 4-GPU compute trays.
 bool reshapes_to(const topologies::TopologySpec& t, int k);
+/// GPUs per compute tray of a rack-scale NVLink domain (hardware.md §2: GB200/GB300 NVL72).
+inline constexpr int kGpusPerTray = 4;
+/// GPUs of one rack a job of `gpus` GPUs gets on a rack-scale NVLink domain, as NVIDIA's
+/// launchers allocate it: SLURM `--segment` of all the trays when they fit one rack, else the
+/// largest divisor of the tray count that fits (Megatron-Bridge scripts/performance/utils/
+/// executors.py at v0.4.0-v0.6.0: 256 GPUs → 16 trays of each of 4 racks, 64 GPUs per NVLink
+/// domain), so every segment — and the stage's EP groups inside it — stays in one rack. Other
+/// node kinds, or a job not in whole trays: the node size.
+int nvl_segment_gpus(const topologies::TopologySpec& t, int gpus);
 /// `t` with k GPUs per node, keeping its NICs per GPU (at least one NIC per node).
 topologies::TopologySpec reshaped(topologies::TopologySpec t, int k);
 

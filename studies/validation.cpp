@@ -321,7 +321,6 @@ RowScenario row_scenario(const Row& published) {
     assume(fmt::format("rank order {} innermost first (the stack's default)", conv.placement));
   }
   y += fmt::format("cluster:\n  gpus: {}\n", gpus);
-  if (moe) y += moe_cluster_yaml(r, &out);
   y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
   if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
   y += parallelism_extras(r, conv, tp, pp, vpp, layers, &out);
@@ -368,6 +367,9 @@ RowOutcome validate_row(const Row& r) {
   try {
     const scenarios::Scenario sc = scenarios::load_scenario_string(rs.yaml, "published.csv:" + o.id);
     const scenarios::Report rep = scenarios::simulate(sc);
+    if (sc.cluster.segment_assumed)  // the loader's NVL72 default (scenarios::nvl_segment_gpus)
+      o.assumptions.push_back(fmt::format("SLURM --segment {} trays: {} GPUs per NVLink rack (the loader's default, "
+                                          "Megatron-Bridge executors.py)", sc.cluster.gpus_per_node / 4, sc.cluster.gpus_per_node));
     o.simulated = true;
     o.predicted_tps_gpu = rep.tokens_per_s_per_gpu;
     o.predicted_mfu = rep.mfu;

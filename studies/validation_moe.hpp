@@ -21,9 +21,6 @@ bool is_moe_row(const std::map<std::string, std::string>& row);
 bool moe_model_yaml(const std::map<std::string, std::string>& row, RowScenario* out, std::string* yaml, long* layers);
 
 /// parallelism.ep / etp lines.
-// cluster keys for the job's allocation (Megatron-Bridge's SLURM segments on NVL72 racks); "" when none.
-std::string moe_cluster_yaml(const std::map<std::string, std::string>& row, RowScenario* out);
-
 std::string moe_parallel_yaml(const std::map<std::string, std::string>& row, RowScenario* out);
 
 /// training.moe_dispatcher, moe_load_imbalance, moe_a2a_overlap and recompute_modules lines.

@@ -18,7 +18,7 @@ struct CollectiveOptions {
   std::string algorithm = "auto";
   int tp = 1, cp = 1, pp = 1;         ///< the other dimensions of the layout (dp fills the rest)
   int ep = 0, etp = 0;                ///< the expert layout (0: not given)
-  std::string placement = "tp,cp,pp,dp";  ///< innermost first
+  std::string placement = "tp,cp,dp,pp";  ///< innermost first (the scenario default, Megatron-Core's order)
   std::string group = "dp";           ///< which groups run the collective (all of them at once)
   std::string dispatcher = "alltoall";  ///< the EP exchange's dispatcher (deepep: node de-duplication)
   int experts = 0, top_k = 0;         ///< the model's routed experts and experts per token (deepep)

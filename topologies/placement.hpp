@@ -1,11 +1,13 @@
 #pragma once
-// Rank → GPU placement. By default ranks are numbered with TP innermost, then CP, PP and DP, and
-// global rank r runs on GPU r, i.e. GPU r % gpus_per_node of node r / gpus_per_node. So TP groups
-// stay inside a node and DP groups cross the network. The order is configurable
-// (`network.placement`): Megatron-LM's default is tp-cp-ep-dp-pp (parallel_state.py
-// initialize_model_parallel, `order`), i.e. [tp, cp, dp, pp] here, which the Megatron importer and
-// the published Megatron rows set; on the shipped fat trees the two orders give the same step
-// (70b_512xh100_tp8pp4, 405b_16384xh100, 175b_1024xa100: byte-equal step times, 2026-12-02).
+// Rank → GPU placement. Global rank r runs on GPU r, i.e. GPU r % gpus_per_node of node
+// r / gpus_per_node. By default ranks are numbered as the stacks number them: TP innermost, then
+// CP, DP and PP outermost — Megatron-Core's default order tp-cp-ep-dp-pp (parallel_state.py
+// initialize_model_parallel, `order`; the expert dimensions fold over tp·cp·dp, see GroupDim) and
+// torchtitan's device mesh ['pp', 'dp_replicate', 'dp_shard', 'cp', 'tp'] (outermost first). So TP
+// groups stay inside a node, a pipeline stage's data-parallel (and expert) ranks are adjacent,
+// and the pipeline crosses the network. `network.placement` changes the order (e.g.
+// [tp, cp, pp, dp], the default until 2026-12-03, which put each stage's DP and EP groups pp GPUs
+// apart).
 #include <array>
 #include <vector>
 
@@ -23,7 +25,7 @@ inline std::size_t index(GroupDim d) { return static_cast<std::size_t>(d); }
 inline const char* name(GroupDim d) { return kGroupDimNames[index(d)]; }
 inline bool folded(GroupDim d) { return index(d) >= kPlacedDims; }
 using PlacementOrder = std::array<GroupDim, kPlacedDims>;  ///< innermost (fastest-varying rank) first
-inline constexpr PlacementOrder kDefaultPlacement = {GroupDim::tp, GroupDim::cp, GroupDim::pp, GroupDim::dp};
+inline constexpr PlacementOrder kDefaultPlacement = {GroupDim::tp, GroupDim::cp, GroupDim::dp, GroupDim::pp};
 
 struct Layout {
   std::array<int, kGroupDims> sizes{1, 1, 1, 1, 1, 1, 1};  ///< by GroupDim

@@ -8,7 +8,7 @@ const std::set<std::string>& megatron_boolean_flags() {
   static const std::set<std::string> flags = {
       "swiglu", "squared-relu", "untie-embeddings-and-output-weights", "group-query-attention",
       "disable-bias-linear", "add-qkv-bias", "add-bias-linear", "sequence-parallel", "use-distributed-optimizer",
-      "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap", "bf16", "fp16", "use-flash-attn",
+      "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap", "no-overlap-p2p-communication", "bf16", "fp16", "use-flash-attn",
       "recompute-activations", "multi-latent-attention", "use-torch-fsdp2", "use-custom-fsdp", "use-megatron-fsdp",
       "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph", "external-cuda-graph",
       "moe-grouped-gemm", "moe-enable-deepep", "account-for-embedding-in-pipeline-split",
@@ -41,7 +41,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "tensor-model-parallel-size", "pipeline-model-parallel-size", "num-layers-per-virtual-pipeline-stage",
       "virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank", "context-parallel-size", "expert-model-parallel-size",
       "expert-tensor-parallel-size", "sequence-parallel", "use-distributed-optimizer", "use-torch-fsdp2",
-      "use-custom-fsdp", "use-megatron-fsdp", "data-parallel-sharding-strategy", "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
+      "use-custom-fsdp", "use-megatron-fsdp", "data-parallel-sharding-strategy", "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap", "no-overlap-p2p-communication",
       "decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",
       "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
       // training

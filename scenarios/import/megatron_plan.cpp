@@ -164,7 +164,6 @@ long long import_megatron_cluster(Imported& out, const FlagMap& f, const ShellWo
     if (nproc) out.set("cluster.gpus_per_node", format("{}", *nproc), nproc_origin);
     *gpus_per_node = nproc.value_or(0);
   }
-  out.set("network.placement", "[tp, cp, dp, pp]", "Megatron's rank order tp-cp-ep-dp-pp (megatron/core/parallel_state.py)");
   return gpus;
 }
 
@@ -186,6 +185,15 @@ void import_megatron_parallelism(Imported& out, const FlagMap& f, long long laye
   if (vpp > 1) {
     out.set("parallelism.schedule", "interleaved", "a virtual pipeline: Megatron's interleaved 1F1B");
     out.set("parallelism.vpp", format("{}", vpp), vpp_origin);
+  }
+  // Megatron overlaps the interleaved schedule's sends unless told not to and never overlaps the
+  // others' (arguments.py: --no-overlap-p2p-communication, forced off without interleaving).
+  if (pp > 1) {
+    const bool overlap = vpp > 1 && !f.has("no-overlap-p2p-communication");
+    out.set("parallelism.pp_comm_overlap", overlap ? "true" : "false",
+            f.has("no-overlap-p2p-communication") ? f.origin("no-overlap-p2p-communication")
+            : vpp > 1 ? "Megatron default: --overlap-p2p-communication with the interleaved schedule"
+                      : "Megatron: no P2P overlap without the interleaved schedule");
   }
   set_pp_layers(out, f, layers, pp, vpp);
   set_bool(out, f, "parallelism.sequence_parallel", "sequence-parallel", "Megatron default: off");

@@ -120,9 +120,12 @@ void import_moe_training(Imported& out, const FlagMap& f) {
                                              : "Megatron default: --moe-token-dispatcher-type allgather");
   // The two MoE keys that move a step most are written either way, so the scenario says them.
   if (f.has("moe-router-force-load-balancing"))
-    out.set("training.moe_load_imbalance", "1", "--moe-router-force-load-balancing (routing forced balanced, as benchmarks do)");
+    out.set("training.moe_load_imbalance", "auto",
+            "--moe-router-force-load-balancing: random router logits (Megatron-Core moe_utils.py RandomSTE), i.e. uniform random "
+            "routing, whose busiest EP rank is the sampling floor auto computes");
   else
-    out.set("training.moe_load_imbalance", "auto", "Megatron default: real routing (no --moe-router-force-load-balancing)");
+    out.set("training.moe_load_imbalance", "auto", "Megatron default: real routing (no --moe-router-force-load-balancing); auto is its sampling floor, "
+            "give the measured busiest-rank share for persistent expert skew");
   if (f.has("overlap-moe-expert-parallel-comm"))
     out.set("training.moe_a2a_overlap", "true", "--overlap-moe-expert-parallel-comm");
   else

@@ -146,6 +146,8 @@ void import_pipeline(const Job& j, const Degrees& d) {
     j.out.set("parallelism.schedule", "interleaved", so);
     j.out.set("parallelism.vpp", format("{}", stages / d.pp), stages_origin);
     if (sched != "Interleaved1F1B") j.out.warn(format("pipeline schedule {}: modelled as interleaved 1F1B", sched));
+    j.out.set("parallelism.pp_comm_overlap", "true",
+              "the looped schedule's stage sends are issued ahead and waited when needed (the loader's default for interleaving)");
   }
   const long long per = effective / stages, extra = effective % stages;
   std::vector<long long> split(static_cast<std::size_t>(stages));

@@ -143,7 +143,7 @@ TEST_CASE("import megatron: TP overlap and full uniform recompute and FP8 and it
   CHECK(run_json(dir + "/s.yaml") ==
         run_json(kSrc + "/scenarios/70b_512xh100_tp8pp4.yaml --set parallelism.tp_comm_overlap=true --set training.recompute=full "
                         "--set training.precision=fp8 --set training.fp8_recipe=delayed --set training.tokens=4194304000 "
-                        "--set parallelism.vpp=4 --set parallelism.schedule=interleaved"));
+                        "--set parallelism.vpp=4 --set parallelism.schedule=interleaved --set parallelism.pp_comm_overlap=true"));
 }
 
 // The config.json of each MoE model a shipped scenario uses, from the model's Hugging Face card:

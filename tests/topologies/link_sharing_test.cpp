@@ -30,11 +30,12 @@ double transfer_s(const CollectiveTime& t) {
 
 }  // namespace
 
-TEST_CASE("placement puts TP innermost, then CP, PP and DP", "[topologies]") {
+TEST_CASE("placement puts TP innermost, then CP, DP and PP (Megatron-Core's tp-cp-ep-dp-pp)", "[topologies]") {
   const Layout l{2, 1, 2, 2};
   CHECK(groups_of(l, GroupDim::tp) == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
-  CHECK(groups_of(l, GroupDim::pp) == std::vector<std::vector<int>>{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
-  CHECK(groups_of(l, GroupDim::dp) == std::vector<std::vector<int>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  // A pipeline stage's 4 ranks are consecutive GPUs; the pipeline is the outermost dimension.
+  CHECK(groups_of(l, GroupDim::dp) == std::vector<std::vector<int>>{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
+  CHECK(groups_of(l, GroupDim::pp) == std::vector<std::vector<int>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
   Layout dp_first = l;
   dp_first.order = {GroupDim::dp, GroupDim::tp, GroupDim::cp, GroupDim::pp};
   CHECK(groups_of(dp_first, GroupDim::dp) == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
@@ -52,9 +53,10 @@ TEST_CASE("placing DP inside the node keeps its traffic off the network", "[topo
 }
 
 TEST_CASE("an oversubscription of 2 halves the bandwidth of cross-leaf DP traffic", "[topologies][sharing]") {
-  // 4 nodes, 2 per leaf. TP 8 × PP 2 fills a leaf, so every DP pair spans the two leaves and
-  // all 16 DP all-reduces of a leaf go up its uplinks at once.
-  const Layout cross{8, 1, 2, 2};
+  // 4 nodes, 2 per leaf. With PP inside DP ([tp, cp, pp, dp]) TP 8 × PP 2 fills a leaf, so every
+  // DP pair spans the two leaves and all 16 DP all-reduces of a leaf go up its uplinks at once.
+  Layout cross{8, 1, 2, 2};
+  cross.order = {GroupDim::tp, GroupDim::cp, GroupDim::pp, GroupDim::dp};
   const double bytes = 1e9;
   const double full = transfer_s(Network(small_fabric(1), 4, cross).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)));
   const double half = transfer_s(Network(small_fabric(2), 4, cross).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)));

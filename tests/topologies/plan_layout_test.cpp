@@ -33,12 +33,13 @@ TEST_CASE("plan_layout keeps each dimension's communicators", "[topologies]") {
 }
 
 TEST_CASE("layouts with the same DP groups share one plan layout, others do not", "[topologies]") {
-  // DP stride 16 and size 4 either way: (tp 8, pp 2) and (tp 8, cp 2).
-  CHECK(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::dp) == plan_layout(Layout{{8, 2, 1, 4, 1, 1, 1}}, GroupDim::dp));
-  CHECK(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::tp) == plan_layout(Layout{{8, 2, 1, 4, 1, 1, 1}}, GroupDim::tp));
+  // With PP inside DP ([tp, cp, pp, dp]): DP stride 16 and size 4 either way, (tp 8, pp 2) and (tp 8, cp 2).
+  constexpr PlacementOrder pp_inner = {GroupDim::tp, GroupDim::cp, GroupDim::pp, GroupDim::dp};
+  CHECK(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}, pp_inner}, GroupDim::dp) == plan_layout(Layout{{8, 2, 1, 4, 1, 1, 1}, pp_inner}, GroupDim::dp));
+  CHECK(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}, pp_inner}, GroupDim::tp) == plan_layout(Layout{{8, 2, 1, 4, 1, 1, 1}, pp_inner}, GroupDim::tp));
   // DP stride 8 vs 16: different groups, different keys.
-  CHECK_FALSE(plan_layout(Layout{{8, 1, 1, 8, 1, 1, 1}}, GroupDim::dp) == plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::dp));
-  CHECK_FALSE(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}}, GroupDim::pp) == plan_layout(Layout{{8, 2, 2, 2, 1, 1, 1}}, GroupDim::pp));
+  CHECK_FALSE(plan_layout(Layout{{8, 1, 1, 8, 1, 1, 1}, pp_inner}, GroupDim::dp) == plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}, pp_inner}, GroupDim::dp));
+  CHECK_FALSE(plan_layout(Layout{{8, 1, 2, 4, 1, 1, 1}, pp_inner}, GroupDim::pp) == plan_layout(Layout{{8, 2, 2, 2, 1, 1, 1}, pp_inner}, GroupDim::pp));
 }
 
 // Networks borrow built topologies from a process-wide pool and hand them back (network.cpp),
