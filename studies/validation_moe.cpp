@@ -127,24 +127,6 @@ std::string moe_parallel_yaml(const Row& r, RowScenario* out) {
   return y;
 }
 
-// Megatron-Bridge launches GB200/GB300 jobs (4-GPU compute trays) with SLURM `--segment`: all
-// the trays when there are at most 18 (one rack), else the largest divisor of the tray count up to
-// 18 (scripts/performance/utils/executors.py, slurm_executor: "add --segment flag to sbatch if job
-// uses GB200"). Each segment is allocated inside one NVL72 rack, so a 256-GPU job uses 16 trays
-// (64 GPUs) of each of 4 racks and its 32- or 64-rank EP groups never straddle two racks.
-std::string moe_cluster_yaml(const Row& r, RowScenario* out) {
-  if (family_of(field(r, "id")) != "MOE-MBRIDGE" || !contains(field(r, "hw_notes"), "4 gpus per compute tray")) return "";
-  const long trays = integer(r, "num_gpus") / 4;
-  if (trays <= 0) return "";
-  long segment = trays;
-  if (trays > 18)
-    for (segment = 18; trays % segment != 0; --segment) {
-    }
-  out->assumptions.push_back(fmt::format("SLURM --segment {} trays: {} GPUs per NVLink rack (Megatron-Bridge executors.py)",
-                                         segment, 4 * segment));
-  return fmt::format("  gpus_per_node: {}\n", 4 * segment);
-}
-
 namespace {
 
 // The container release "YY.MM" of a Megatron-Bridge row as YY·100 + MM; 0 when not stated.
@@ -183,7 +165,10 @@ std::string recipe_dispatcher(const Row& r) {
 // [moe_router, moe_preprocess], GPT-OSS-120B GB200/GB300 full_iteration (gpt_oss/common.py
 // _apply_gpt_oss_120b_full_iter_fp8mx_configs), GPT-OSS B300 [attn, moe_router, moe_preprocess],
 // none elsewhere. GPT-OSS's fusion flags are not set there (Megatron-Core's default: off). The
-// recipes are those of the commits read, applied to every release of the row's model and GPU.
+// recipes are those of the commits read, applied to every release of the row's model and GPU,
+// except where a row's notes quote its own release's recipe ("CUDA graphs: full_iteration",
+// "router fusion on", "permute fusion on": the 26.06.x rows from tags v0.5.0/v0.5.1 and the 26.08
+// rows from v0.6.0, perf_recipes/*/common.py _enable_*_full_iteration_*).
 std::string recipe_host(const Row& r, std::vector<std::string>* assumptions) {
   if (family_of(field(r, "id")) != "MOE-MBRIDGE") return "";
   const std::string gpu = field(r, "gpu_type"), model = field(r, "model_name");
@@ -191,10 +176,13 @@ std::string recipe_host(const Row& r, std::vector<std::string>* assumptions) {
   const bool gptoss = contains(model, "gpt-oss");
   const bool gb200 = contains(gpu, "gb200"), gb300 = contains(gpu, "gb300");
   const bool b300 = contains(gpu, "b300") && !gb300, b200 = contains(gpu, "b200") && !gb200;
+  // A row whose notes quote its release's recipe (read from that tag) says it; else the table.
+  const std::string notes = field(r, "notes");
   std::string y, scope;
-  if (dsv3 || qwen3 || kimi) y += "  moe_router_fusion: true\n";
-  if (dsv3 || qwen3) y += "  moe_permute_fusion: true\n";
-  if ((dsv3 && gb200) || (qwen3 && (b200 || gb200)) || (gptoss && b300)) scope = "[attn, moe_router, moe_preprocess]";
+  if (dsv3 || qwen3 || kimi || contains(notes, "router fusion on")) y += "  moe_router_fusion: true\n";
+  if (dsv3 || qwen3 || contains(notes, "permute fusion on")) y += "  moe_permute_fusion: true\n";
+  if (contains(notes, "cuda graphs: full_iteration")) scope = "[full_iteration]";
+  else if ((dsv3 && gb200) || (qwen3 && (b200 || gb200)) || (gptoss && b300)) scope = "[attn, moe_router, moe_preprocess]";
   else if (qwen3 && b300) scope = "[moe_router, moe_preprocess]";
   else if (gptoss && contains(model, "120b") && (gb200 || gb300)) scope = "[full_iteration]";
   if (!scope.empty()) y += "  cuda_graph_scope: " + scope + "\n";

@@ -40,7 +40,8 @@ TEST_CASE("a DeepSeek-V3 Megatron-Bridge row maps to MLA, experts, EP and forced
   CHECK(has(rs.yaml, "  precision: mxfp8\n"));
   CHECK(has(rs.yaml, "  moe_dispatcher: deepep\n"));
   CHECK(has(rs.yaml, "  moe_a2a_overlap: true\n"));
-  CHECK(has(rs.yaml, "  moe_load_imbalance: 1.0\n"));  // force-balanced (family convention)
+  // Forced balance is random router logits (Megatron-Core RandomSTE): the sampling floor, auto.
+  CHECK(has(rs.yaml, "  moe_load_imbalance: auto\n"));  // forced balance = random router logits: the sampling floor (family convention)
   CHECK(has(rs.yaml, "  recompute: selective\n  recompute_modules: [mla_up_proj]\n"));
   CHECK_NOTHROW(load_scenario_string(rs.yaml, "row"));
 }
@@ -83,15 +84,19 @@ TEST_CASE("only the latest release of a configuration is the figure of record", 
 TEST_CASE("Megatron-Bridge GB200 rows run on the racks their SLURM segment gives", "[validation][moe]") {
   // scripts/performance/utils/executors.py: 4-GPU trays get --segment = the tray count up to 18,
   // else its largest divisor up to 18: 256 GPUs = 64 trays in segments of 16 (64 GPUs per rack).
+  // The loader's default for NVL72 racks (scenarios::nvl_segment_gpus); the rows do not set it.
   const RowScenario big = row_scenario(row("MOE-MBRIDGE-002"));  // DeepSeek-V3, 256 GB200, EP 64
   REQUIRE(big.reason.empty());
-  CHECK(has(big.yaml, "cluster:\n  gpus: 256\n  gpus_per_node: 64\n"));
+  CHECK_FALSE(has(big.yaml, "gpus_per_node"));
   const auto sc = load_scenario_string(big.yaml, "row");
   CHECK(sc.network.topology.gpus_per_node == 64);
+  CHECK(sc.cluster.segment_assumed);
   const RowScenario small = row_scenario(row("MOE-MBRIDGE-008"));  // Qwen3-30B-A3B, 8 GB200: 2 trays
-  CHECK(has(small.yaml, "  gpus_per_node: 8\n"));
+  CHECK(load_scenario_string(small.yaml, "row").network.topology.gpus_per_node == 8);
   const RowScenario dgx = row_scenario(row("MOE-MBRIDGE-074"));  // B200: 8-GPU DGX nodes, no segment
-  CHECK_FALSE(has(dgx.yaml, "gpus_per_node"));
+  const auto b200 = load_scenario_string(dgx.yaml, "row");
+  CHECK(b200.network.topology.gpus_per_node == 8);
+  CHECK_FALSE(b200.cluster.segment_assumed);
 }
 
 TEST_CASE("rows that leave recompute or the dispatcher blank take their release's recipe", "[validation][moe]") {

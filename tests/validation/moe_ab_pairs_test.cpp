@@ -1,0 +1,119 @@
+// Issue 28: published MoE A/B pairs as test oracles. Each pair is one job measured twice with one
+// setting changed (tests/validation/moe_host_overhead.csv, copied from the reference data with its
+// sources: Megatron-Bridge @067f987d model verification card and skills for Qwen3-30B-A3B on 16
+// H100, Megatron-LM PR #5728 for GB200). The predicted ratio of the two step times must be within
+// 10 % of the measured one. Pairs the model cannot reproduce yet are listed gaps: they must stay
+// misses (the test fails when one closes, so the list is kept true) and say why. Not a pair here:
+// natural routing on real data against forced balance (30.290 / 24.714 s = 1.226 on the card),
+// which no scenario key expresses; auto is the sampling floor of balanced routing, and a trained
+// router's persistent skew is given as moe_load_imbalance measured from router logs.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+
+#include <string>
+#include <vector>
+
+#include "support/scenario_fixture.hpp"
+
+using namespace clustersim;
+
+namespace {
+
+// Qwen3-30B-A3B, 16 H100 (2 nodes), TP1 PP1 EP16, MBS1 GBS1024, seq 4096, BF16, forced balance
+// (random router logits: auto), HybridEP with permute fusion, TE graphs moe_router+moe_preprocess,
+// EP overlap on: the card's canonical perf recipe (20.147 s).
+const char* kQwen30bH100 = R"(name: Qwen3-30B-A3B on 16x H100, Megatron-Bridge verification card
+model: qwen3-30b-a3b
+hardware: h100-sxm
+cluster: {gpus: 16}
+parallelism: {tp: 1, pp: 1, ep: 16, zero_stage: 1}
+training:
+  seq_len: 4096
+  global_batch: 1024
+  micro_batch: 1
+  precision: bf16
+  recompute: none
+  moe_dispatcher: deepep
+  moe_load_imbalance: auto
+  moe_a2a_overlap: true
+  moe_permute_fusion: true
+  moe_router_fusion: true
+  cuda_graph_scope: [moe_router, moe_preprocess]
+)";
+
+// The alltoall dispatcher as the smoke runs had it: no fusion, no overlap.
+const std::vector<std::string> kAlltoall = {"training.moe_dispatcher=alltoall", "training.moe_a2a_overlap=false",
+                                            "training.moe_permute_fusion=false", "training.moe_router_fusion=false"};
+
+// Qwen3-30B-A3B, 16 GB200, TP1 PP1 EP16, MBS4 GBS512, MXFP8, HybridEP (Megatron-LM moe_recipes
+// README and PR #5728).
+std::string qwen30b_gb200() {
+  std::string y = kQwen30bH100;
+  auto swap = [&](const std::string& a, const std::string& b) { y.replace(y.find(a), a.size(), b); };
+  swap("hardware: h100-sxm", "hardware: gb200");
+  swap("global_batch: 1024", "global_batch: 512");
+  swap("micro_batch: 1", "micro_batch: 4");
+  swap("precision: bf16", "precision: mxfp8");
+  swap("moe_a2a_overlap: true", "moe_a2a_overlap: false");
+  return y;
+}
+
+double step_s(const std::string& yaml, std::vector<std::string> sets = {}) {
+  return testing::run_text(yaml, sets).step_time_s;
+}
+
+struct Pair {
+  const char* what;
+  double measured;   ///< step time of B over step time of A
+  double predicted;
+};
+
+void report(const Pair& p) {
+  std::printf("  %-72s measured %.3f  predicted %.3f  (%+.1f %%)\n", p.what, p.measured, p.predicted,
+              100 * (p.predicted / p.measured - 1));
+}
+
+}  // namespace
+
+TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured ones", "[validation][moe][ab]") {
+  const double canonical = step_s(kQwen30bH100);
+  const double no_overlap = step_s(kQwen30bH100, {"training.moe_a2a_overlap=false"});
+  std::vector<std::string> eager = kAlltoall;
+  eager.push_back("training.cuda_graph_scope=[]");
+  std::vector<std::string> graphed = kAlltoall;
+  graphed.push_back("training.cuda_graph_scope=[attn, moe_router, moe_preprocess]");
+  const double alltoall_eager = step_s(kQwen30bH100, eager);
+  const double alltoall_graphs = step_s(kQwen30bH100, graphed);
+  const std::vector<Pair> pairs = {
+      // skills/nemo-mbridge-perf-moe-comm-overlap: 24.714 s off, 20.147 s on (card recipe).
+      {"EP A2A overlap off / on (HybridEP, forced balance, 16 H100)", 24.714 / 20.147, no_overlap / canonical},
+      // the alltoall smoke (41.36 s, eager, no fusion, overlap off) against HybridEP with overlap off.
+      {"alltoall (eager, unfused) / HybridEP (fused, graphed), overlap off", 41.36 / 24.714, alltoall_eager / no_overlap},
+      // skills/nemo-mbridge-perf-cuda-graphs: alltoall EP16, TE graphs attn+router+preprocess 42.00 s vs eager 41.36 s.
+      {"alltoall: TE graphs attn+moe_router+moe_preprocess / eager", 42.00 / 41.36, alltoall_graphs / alltoall_eager},
+  };
+  std::printf("MoE A/B pairs (tests/validation/moe_host_overhead.csv):\n");
+  for (const Pair& p : pairs) {
+    report(p);
+    INFO(p.what << ": measured " << p.measured << ", predicted " << p.predicted);
+    CHECK(p.predicted / p.measured == Approx(1.0).epsilon(0.10));
+  }
+  // The card's canonical step itself, out of sample: 20.147 s measured.
+  std::printf("  canonical recipe step: measured 20.147 s, predicted %.3f s\n", canonical);
+  CHECK(canonical == Approx(20.147).epsilon(0.20));
+}
+
+TEST_CASE("MoE A/B pairs the model misses: listed gaps that must stay misses", "[validation][moe][ab]") {
+  // Full-iteration CUDA graphs (paged stash) over partial router+preprocess graphs, GB200:
+  // 598.1 / 480.3 TFLOP/s (PR #5728) = 1.245. The host timeline costs 10 us per launch and the
+  // dispatcher's D2H sync; the rest of the framework's CPU time per MoE layer is not measured.
+  const std::string gb = qwen30b_gb200();
+  const double partial = step_s(gb), full = step_s(gb, {"training.cuda_graph_scope=[full_iteration]"});
+  const Pair graphs = {"GB200: partial graphs / full-iteration graphs", 598.1 / 480.3, partial / full};
+  for (const Pair& p : {graphs}) {
+    report(p);
+    INFO(p.what << ": measured " << p.measured << ", predicted " << p.predicted);
+    CHECK_FALSE(p.predicted / p.measured == Approx(1.0).epsilon(0.10));
+  }
+}
