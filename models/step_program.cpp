@@ -66,8 +66,14 @@ void ProgramWriter::append(const Program& items) {
   for (const ProgramItem& it : items) {
     if (it.comm && it.detached) detached_comm(it.cost, it.kind, it.start_after);
     else if (it.comm) comm(it.cost, it.kind, it.wait_now, it.start_after);
-    else compute(it.seconds);
+    else compute_parts(it.seconds, it.parts);
   }
+}
+
+void ProgramWriter::compute_parts(double s, std::uint16_t parts) {
+  if (s <= 0) return;
+  compute(s);
+  items_.back().parts |= parts;
 }
 
 namespace {

@@ -23,6 +23,11 @@ enum class TaskKind : std::int32_t {
 };
 const char* name(TaskKind k);
 
+/// The routed MLP's compute in an MoE block's program, as label bits beyond the BlockParts (the
+/// trace names their kernels from moe_layer_ops): router + permute, the grouped expert GEMMs, the
+/// unpermute, and the forward rerun of recompute_modules moe / moe_act.
+enum RoutedPart : int { moe_router = kBlockParts, moe_experts, moe_unpermute, moe_rerun };
+
 /// One step of a pass: a compute piece, or a transfer between pieces.
 struct ProgramItem {
   bool comm = false;
@@ -40,7 +45,7 @@ struct ProgramItem {
   /// No compute waits for it; the end of the pass does (MoE exchanges overlapped with other
   /// work: training.moe_a2a_overlap).
   bool detached = false;
-  std::uint16_t parts = 0;  ///< compute: the BlockParts merged into it, bit per part (trace names)
+  std::uint16_t parts = 0;  ///< compute: the BlockParts (and RoutedParts) merged into it, bit per part (trace names)
 };
 using Program = std::vector<ProgramItem>;
 
@@ -49,6 +54,8 @@ class ProgramWriter {
  public:
   /// `part`: the BlockPart it runs (-1: none), so that a trace can name its kernels.
   void compute(double s, int part = -1);
+  /// Compute labelled with a set of part bits (an appended program's item).
+  void compute_parts(double s, std::uint16_t parts);
   void comm(const topologies::CollectiveTime& cost, TaskKind kind, bool wait_now, int start_after);
   /// A transfer no compute of the pass waits for (see ProgramItem::detached).
   void detached_comm(const topologies::CollectiveTime& cost, TaskKind kind, int start_after);

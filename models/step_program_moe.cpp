@@ -108,33 +108,33 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   // recompute_modules: moe reruns the routed MLP's forward (its exchanges too) before its
   // backward; moe_act reruns the experts' activation kernel.
   if (reruns(t, RecomputeModule::moe)) {
-    b.compute(o.router_fwd.time_s + permute_f);
+    b.compute(o.router_fwd.time_s + permute_f, moe_rerun);
     b.comm(dispatch, TaskKind::ep_comm, true, 1);
-    b.compute(o.experts_fwd.time_s);
+    b.compute(o.experts_fwd.time_s, moe_rerun);
     b.comm(combine, TaskKind::ep_comm, true, 1);
-    b.compute(permute_f);
+    b.compute(permute_f, moe_rerun);
   } else if (reruns(t, RecomputeModule::moe_act)) {
-    b.compute(time_of_ops(o.experts_fwd, "experts.act"));
+    b.compute(time_of_ops(o.experts_fwd, "experts.act"), moe_rerun);
   }
   f.split();
-  f.compute(o.router_fwd.time_s + permute_f + wait_f);  // the host sync sits before the dispatch
+  f.compute(o.router_fwd.time_s + permute_f + wait_f, moe_router);  // the host sync sits before the dispatch
   exchange_item(f, dispatch);
   etp_item(f, etp_ag);
-  f.compute(o.experts_fwd.time_s);
+  f.compute(o.experts_fwd.time_s, moe_experts);
   etp_item(f, etp_rs);
   exchange_item(f, combine);
-  f.compute(permute_f);
+  f.compute(permute_f, moe_unpermute);
   // Split (B and W passes): the experts' and the router's wgrad GEMMs are the W items.
   const bool split = p.splits_backward();
-  b.compute(permute_b + wait_b);
+  b.compute(permute_b + wait_b, moe_unpermute);
   exchange_item(b, combine);  // the output gradient goes back to the experts
   etp_item(b, etp_ag);
-  b.compute(split ? input_grad_s(o.experts_bwd) : o.experts_bwd.time_s);
+  b.compute(split ? input_grad_s(o.experts_bwd) : o.experts_bwd.time_s, moe_experts);
   etp_item(b, etp_rs);
   exchange_item(b, dispatch_grad);
-  b.compute(permute_b + (split ? input_grad_s(o.router_bwd) : o.router_bwd.time_s));
+  b.compute(permute_b + (split ? input_grad_s(o.router_bwd) : o.router_bwd.time_s), moe_router);
   ProgramWriter w;
-  if (split) w.compute(weight_grad_s(o.experts_bwd) + weight_grad_s(o.router_bwd));
+  if (split) w.compute(weight_grad_s(o.experts_bwd), moe_experts), w.compute(weight_grad_s(o.router_bwd), moe_router);
   RoutedProgram r{f.take(), b.take(), w.take(), m.moe.shared_experts > 0};
   return r;
 }

@@ -1,5 +1,8 @@
 #include "reporters/trace.hpp"
 
+#include "models/mla_ops.hpp"
+#include "models/moe_ops.hpp"
+#include "models/step_program.hpp"
 #include "studies/json_text.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 
 namespace clustersim::reporters {
 
@@ -36,16 +40,52 @@ std::string event_name(const TimelineEntry& e) {
   return collective_name(e) + where + mb;
 }
 
-// The block parts in the order the block program runs them (models/step_program.cpp).
-constexpr models::BlockPart kForwardOrder[] = {models::norm_attn, models::qkv,      models::core,
-                                               models::attn_out,  models::norm_mlp, models::mlp};
-constexpr models::BlockPart kBackwardOrder[] = {models::mlp,      models::mlp_up_wgrad, models::norm_mlp, models::attn_out,
-                                                models::core,     models::qkv,          models::qkv_wgrad, models::norm_attn};
+// The kernels a block runs by part: StepCosts' dense ops, with MLA's projections and core in
+// place of QKV, core and output projection, and in MoE blocks the shared experts in place of the
+// dense MLP and the routed MLP's ops (models::moe_layer_ops) under the RoutedPart bits.
+struct BlockKernels {
+  const models::StepCosts& c;
+  const models::ModelSpec& m;
+  models::MoeLayerOps moe;
+  models::MlaOps mla;
+  explicit BlockKernels(const scenarios::Report& r) : c(r.costs), m(r.scenario.model) {
+    const auto& sc = r.scenario;
+    if (m.is_moe())
+      moe = models::moe_layer_ops(m, sc.training, sc.parallel, models::expert_parallel(sc.parallel), sc.gpu,
+                                  sc.training.moe_load_imbalance);
+    if (m.mla.enabled()) mla = models::mla_attention_ops(m, sc.training, sc.parallel, sc.gpu);
+  }
+  // The passes part `part` of `layer` ran, forward or backward.
+  std::vector<const models::PassCost*> part(int layer, int part, bool fwd) const {
+    const bool routed = m.is_moe() && m.moe_layer(layer);
+    switch (part) {
+      case models::moe_router: return fwd ? std::vector{&moe.router_fwd, &moe.permute_fwd} : std::vector{&moe.permute_bwd, &moe.router_bwd};
+      case models::moe_experts: return {fwd ? &moe.experts_fwd : &moe.experts_bwd};
+      case models::moe_unpermute: return {fwd ? &moe.permute_fwd : &moe.permute_bwd};
+      case models::moe_rerun: return {&moe.router_fwd, &moe.permute_fwd, &moe.experts_fwd};
+      default: break;
+    }
+    if (m.mla.enabled() && (part == models::core || part == models::attn_out || part == models::qkv_wgrad)) return {};
+    if (m.mla.enabled() && part == models::qkv) return {fwd ? &mla.fwd : &mla.bwd};
+    if (routed && part == models::mlp_up_wgrad) return {};
+    if (routed && part == models::mlp) return {fwd ? &moe.shared_fwd : &moe.shared_bwd};
+    return {fwd ? &c.part_fwd[std::size_t(part)] : &c.part_bwd[std::size_t(part)]};
+  }
+};
+
+// The block parts in the order the block program runs them (models/step_program.cpp,
+// models/step_program_moe.cpp).
+constexpr int kForwardOrder[] = {models::norm_attn, models::qkv,        models::core,        models::attn_out,
+                                 models::norm_mlp,  models::mlp,        models::moe_router,  models::moe_experts,
+                                 models::moe_unpermute};
+constexpr int kBackwardOrder[] = {models::moe_rerun, models::moe_unpermute, models::moe_experts, models::moe_router,
+                                  models::mlp,       models::mlp_up_wgrad,  models::norm_mlp,    models::attn_out,
+                                  models::core,      models::qkv,           models::qkv_wgrad,   models::norm_attn};
 
 // The kernels a compute task ran, in order: a block task's parts (ProgramItem::parts), the
 // embedding's or head's pass, or a selective-recompute task. `split`: the schedule splits the
 // backward, so a backward task ran its parts' B kernels and a weight_grad task their wgrads.
-std::vector<const models::KernelOp*> kernels_of(const TimelineEntry& e, const models::StepCosts& c, bool split) {
+std::vector<const models::KernelOp*> kernels_of(const TimelineEntry& e, const BlockKernels& k, bool split) {
   std::vector<const models::KernelOp*> out;
   const bool wgrad = e.kind == TaskKind::weight_grad;
   auto add = [&](const models::PassCost& pass) {
@@ -55,20 +95,16 @@ std::vector<const models::KernelOp*> kernels_of(const TimelineEntry& e, const mo
   };
   const bool fwd = e.kind == TaskKind::forward || e.kind == TaskKind::recompute;
   if (e.kind != TaskKind::forward && e.kind != TaskKind::backward && e.kind != TaskKind::recompute && !wgrad) return out;
-  if (e.layer == -1) add(fwd ? c.embed_fwd : c.embed_bwd);
-  if (e.layer == -2) add(fwd ? c.head_fwd : c.head_bwd);
+  if (e.layer == -1) add(fwd ? k.c.embed_fwd : k.c.embed_bwd);
+  if (e.layer == -2) add(fwd ? k.c.head_fwd : k.c.head_bwd);
   if (e.layer < 0) return out;
   if (e.parts == 0) {
-    if (e.kind == TaskKind::recompute) add(c.layer_recompute);  // selective: one task before the backward
+    if (e.kind == TaskKind::recompute) add(k.c.layer_recompute);  // selective: one task before the backward
     return out;
   }
-  if (fwd) {
-    for (auto part : kForwardOrder)
-      if (e.parts & (1u << part)) add(c.part_fwd[std::size_t(part)]);
-  } else {
-    for (auto part : kBackwardOrder)
-      if (e.parts & (1u << part)) add(c.part_bwd[std::size_t(part)]);
-  }
+  for (int part : fwd ? std::span<const int>(kForwardOrder) : std::span<const int>(kBackwardOrder))
+    if (e.parts & (1u << part))
+      for (const models::PassCost* pass : k.part(e.layer, part, fwd)) add(*pass);
   return out;
 }
 
@@ -144,6 +180,7 @@ std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scena
   // kernel lies inside its printed task: rounding ts and dur apart could put a kernel's end a
   // digit past its task's.
   const auto us = [](double s) { return std::round(s * 1e12) / 1e6; };
+  const BlockKernels block_kernels(report);
   for (const auto& e : timeline) {
     const int tid = tids.at({e.stage, std::string(e.stream)});
     const double t0 = us(e.start_s), t1 = us(e.end_s);
@@ -152,7 +189,7 @@ std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scena
                      json_quote(event_name(e)), models::name(e.kind), e.stage, tid, t0, t1 - t0, e.micro_batch, e.layer));
     // Its kernels, nested: laid out in proportion to their modelled times (the engine runs a
     // task at one rate at a time, so SMs lent to communication slow all its kernels alike).
-    const auto kernels = kernels_of(e, report.costs, report.scenario.parallel.splits_backward());
+    const auto kernels = kernels_of(e, block_kernels, report.scenario.parallel.splits_backward());
     double total = 0;
     for (const auto* k : kernels) total += k->time_s;
     double done = 0;

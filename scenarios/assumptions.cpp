@@ -6,6 +6,7 @@
 
 #include "hardware/kernel_cost.hpp"
 #include "models/layer_ops_host.hpp"
+#include "models/layer_passes.hpp"
 #include "models/moe_ops.hpp"
 
 namespace clustersim::scenarios {
@@ -17,7 +18,6 @@ using OpFilter = std::function<bool(const models::KernelOp&)>;
 // does: block passes × layers per stage × micro-batches, head and embedding spread over stages.
 double seconds_per_step(const Report& r, const OpFilter& keep) {
   const double mbs = r.step.micro_batches;
-  const double layers = double(r.scenario.model.layers) / r.scenario.parallel.pp;
   const double per_stage = mbs / r.scenario.parallel.pp;
   double s = 0;
   auto add = [&](const models::PassCost& pass, double calls) {
@@ -25,19 +25,26 @@ double seconds_per_step(const Report& r, const OpFilter& keep) {
       if (keep(op)) s += op.time_s * calls;
   };
   const auto& c = r.costs;
-  for (const auto* pass : {&c.layer_fwd, &c.layer_bwd}) add(*pass, layers * mbs);
-  add(c.layer_recompute, layers * mbs * c.recompute_share);
+  const auto& sc = r.scenario;
+  for (bool backward : {false, true})  // each block as it runs (dense, MoE, MLA)
+    for (const auto& lp : models::layer_passes(sc.model, sc.training, sc.parallel, sc.gpu, c, backward))
+      add(lp.pass, lp.layers / sc.parallel.pp * mbs);
+  for (const auto& lp : models::recompute_passes(sc.model, sc.training, sc.parallel, sc.gpu, c))
+    add(lp.pass, lp.layers / sc.parallel.pp * mbs * c.recompute_share);
   for (const auto* pass : {&c.embed_fwd, &c.embed_bwd, &c.head_fwd, &c.head_bwd}) add(*pass, per_stage);
   return s;
 }
 
 double kernels_per_step(const Report& r) {
   const double mbs = r.step.micro_batches;
-  const double layers = double(r.scenario.model.layers) / r.scenario.parallel.pp;
   double n = 0;
   const auto& c = r.costs;
-  for (const auto* pass : {&c.layer_fwd, &c.layer_bwd, &c.layer_recompute})
-    for (const auto& op : pass->ops) n += op.kernels * layers * mbs * (pass == &c.layer_recompute ? c.recompute_share : 1.0);
+  const auto& sc = r.scenario;
+  for (bool backward : {false, true})
+    for (const auto& lp : models::layer_passes(sc.model, sc.training, sc.parallel, sc.gpu, c, backward))
+      for (const auto& op : lp.pass.ops) n += op.kernels * lp.layers / sc.parallel.pp * mbs;
+  for (const auto& lp : models::recompute_passes(sc.model, sc.training, sc.parallel, sc.gpu, c))
+    for (const auto& op : lp.pass.ops) n += op.kernels * lp.layers / sc.parallel.pp * mbs * c.recompute_share;
   return n;
 }
 

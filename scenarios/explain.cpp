@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 
+#include "models/layer_passes.hpp"
+
 namespace clustersim::scenarios {
 namespace {
 
@@ -112,13 +114,12 @@ double stage_imbalance_s(const models::StepResult& step) {
 std::vector<OpRoofline> roofline(const Report& r) {
   // Calls per GPU per step, averaged over the pipeline stages.
   const double mbs = r.step.micro_batches;
-  const double layers = double(r.scenario.model.layers) / r.scenario.parallel.pp;
   const double per_stage_mbs = mbs / r.scenario.parallel.pp;
   std::map<std::string, OpRoofline> by_name;
   auto add = [&](const models::PassCost& pass, double calls) {
     for (const auto& op : pass.ops) {
       if (op.time_s <= 0) continue;
-      auto& e = by_name[op.name];
+      auto& e = by_name[op.name];  // a negative count takes a dense op out of the blocks that do not run it
       e.name = op.name;
       e.kind = kind_name(op.kind);
       e.bound = bound_name(op.bound);
@@ -130,15 +131,20 @@ std::vector<OpRoofline> roofline(const Report& r) {
       e.seconds_per_step += op.time_s * calls;
     }
   };
-  add(r.costs.layer_fwd, layers * mbs);
-  add(r.costs.layer_bwd, layers * mbs);
-  add(r.costs.layer_recompute, layers * mbs * r.costs.recompute_share);
+  // Each block as it runs (dense, MoE, MLA: models::layer_passes), per stage on average.
+  const auto& sc = r.scenario;
+  for (bool backward : {false, true})
+    for (const auto& lp : models::layer_passes(sc.model, sc.training, sc.parallel, sc.gpu, r.costs, backward))
+      add(lp.pass, lp.layers / sc.parallel.pp * mbs);
+  for (const auto& lp : models::recompute_passes(sc.model, sc.training, sc.parallel, sc.gpu, r.costs))
+    add(lp.pass, lp.layers / sc.parallel.pp * mbs * r.costs.recompute_share);
   add(r.costs.embed_fwd, per_stage_mbs);
   add(r.costs.embed_bwd, per_stage_mbs);
   add(r.costs.head_fwd, per_stage_mbs);
   add(r.costs.head_bwd, per_stage_mbs);
   std::vector<OpRoofline> out;
-  for (auto& [k, v] : by_name) out.push_back(v);
+  for (auto& [k, v] : by_name)
+    if (v.calls_per_step > 1e-9 && v.seconds_per_step > 1e-12) out.push_back(v);
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.seconds_per_step > b.seconds_per_step; });
   return out;

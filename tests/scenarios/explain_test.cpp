@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
+#include <string>
 
 #include "scenarios/explain.hpp"
 #include "support/scenario_fixture.hpp"
@@ -124,4 +126,22 @@ TEST_CASE("stage imbalance is its own bar: DeepSeek-V3's last stage (LM head, MT
   }
   CHECK(imbalance > 0.10);
   CHECK(std::abs(residual) < 0.10);
+}
+
+TEST_CASE("explain's kernel table shows MoE and MLA blocks as they run", "[scenarios][explain][moe]") {
+  const auto sc = scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_1024xh100.yaml");
+  const auto r = scenarios::simulate(sc);
+  const auto ex = scenarios::explain(sc, r);
+  std::set<std::string> names;
+  double seconds = 0;
+  for (const auto& op : ex.ops) names.insert(op.name), seconds += op.seconds_per_step;
+  for (const char* k : {"router", "experts.fc1", "experts.fc2.wgrad", "shared_experts.fc1", "moe.permute+unpermute",
+                        "mla.q_down", "mla.kv_up", "mla.attention", "mla.o"})
+    CHECK(names.count(k) == 1);
+  // 58 of 61 layers are MoE: the dense MLP runs only in the 3 dense layers (and the MTP block's
+  // head pass), and no block runs the dense QKV/attention under MLA.
+  CHECK(names.count("qkv") == 0);
+  CHECK(names.count("attention") == 0);
+  for (const auto& op : ex.ops) CHECK(op.calls_per_step > 0);
+  CHECK(seconds < r.step_time_s);
 }
