@@ -131,7 +131,7 @@ struct StageInputs {
   double h = 0, v = 0, tp = 0, block = 0, embedding = 0, head = 0;
   double wb = 0, gb = 0, ob = 0, shard = 0;
   int zero = 0;
-  bool grads_sharded = false, weights_sharded = false, by_layer = false;
+  bool grads_sharded = false, fsdp_params = false, by_layer = false;
   std::vector<int> vlayers;
   int vstages = 0, mbs = 0;
   double full = 0, tokens = 0, layer_input = 0;
@@ -161,7 +161,10 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   // unsharded gradients until the last micro-batch (PyTorch pipelining with FSDP; see
   // models/step.cpp); ZeRO-3 that keeps gathered parameters holds them all.
   in.grads_sharded = in.zero >= 2 && p.reduces_grads_every_micro_batch();
-  in.weights_sharded = in.zero >= 3 && !p.keeps_gathered_params();
+  // PyTorch FSDP (ZeRO-3 here) keeps each parameter as its fp32 shard, which is also the
+  // optimizer's master copy (MixedPrecisionPolicy casts to BF16 only in the all-gather): the only
+  // 2-byte weights are the units gathered at a time, whatever the shard size.
+  in.fsdp_params = p.zero_stage >= 3 && !p.keeps_gathered_params();
   in.vlayers = virtual_stage_layers(m.layers, p);
   in.vstages = p.pp * p.vpp;
   in.mbs = t.micro_batches(p);
@@ -260,7 +263,7 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     MemoryEstimate e;
     e.stage = s;
     const double unit = x.counted ? x.block_sum / x.counted : in.block;  // a gathered block
-    e.weights_bytes = x.params * in.wb / (in.weights_sharded ? in.shard : 1.0) + (in.weights_sharded ? 2 * unit * in.wb : 0.0);
+    e.weights_bytes = in.fsdp_params ? 2 * unit * in.wb : x.params * in.wb;
     e.gradients_bytes = x.params * in.gb / (in.grads_sharded ? in.shard : 1.0) + (in.grads_sharded ? 2 * unit * in.gb : 0.0);
     e.optimizer_bytes = x.params * in.ob / (in.zero >= 1 ? in.shard : 1.0);
     e.activations_bytes = stage_activations(m, t, p, in, x, s, &e);

@@ -17,13 +17,16 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   r.weights_sharded = zero >= 3 && !p.keeps_gathered_params();
   r.gradients_sharded = zero >= 2 && p.reduces_grads_every_micro_batch();
   r.expert_params = double(moe_layers) * ops.local_experts * mlp_params(m, m.moe.expert_ffn_hidden) / x.etp;
-  r.expert_weights_bytes = r.expert_params * wb / (r.weights_sharded ? edp : 1.0);
+  // PyTorch FSDP keeps the fp32 shard (the optimizer's master) as the parameter, over any EDP
+  // size, 1 included: the BF16 weights are only the layers gathered at a time (models/memory.cpp).
+  const bool fsdp = p.zero_stage >= 3 && !p.keeps_gathered_params();
+  r.expert_weights_bytes = fsdp ? 0.0 : r.expert_params * wb;
   r.expert_gradients_bytes = r.expert_params * gb / (r.gradients_sharded ? edp : 1.0);
   // Sharded states are gathered layer by layer: the layer at work and the one prefetched hold
   // their experts' full weights (and, in backward, full gradients before the reduce-scatter),
   // as the dense accounting's two gathered blocks.
   const double layer_params = ops.local_experts * mlp_params(m, m.moe.expert_ffn_hidden) / x.etp;
-  r.gathered_weight_bytes = r.weights_sharded ? 2 * layer_params * wb : 0.0;
+  r.gathered_weight_bytes = fsdp ? 2 * layer_params * wb : 0.0;
   r.gathered_gradient_bytes = r.gradients_sharded ? 2 * layer_params * gb : 0.0;
   r.expert_optimizer_bytes = r.expert_params * ob / (zero >= 1 ? edp : 1.0);
 

@@ -175,11 +175,13 @@ TEST_CASE("MoE memory: pipelined ZeRO-2/3 keep expert gradients and weights whol
     p.pp = pp, p.zero_stage = zero;
     return models::moe_memory(m, t, p, x, 1, models::moe_layer_ops(m, t, p, x, gpu, 1.0));
   };
-  // pp 1 (FSDP): ZeRO-3 shards the weights over edp and holds two gathered layers' full weights;
-  // ZeRO-2 shards the gradients likewise.
+  // pp 1 (FSDP): ZeRO-3 keeps the fp32 shard over edp as the parameter (the optimizer's master:
+  // no BF16 copy beside it) and holds two gathered layers' full BF16 weights; ZeRO-2 shards the
+  // gradients likewise.
   const auto z1 = mem(1, 1), z3 = mem(1, 3), z2 = mem(1, 2);
   CHECK(z3.weights_sharded);
-  CHECK(z3.expert_weights_bytes == Approx(z1.expert_weights_bytes / 8));
+  CHECK(z3.expert_weights_bytes == 0);
+  CHECK(z3.expert_optimizer_bytes == Approx(z1.expert_optimizer_bytes));
   CHECK(z3.gathered_weight_bytes == Approx(2 * z1.expert_weights_bytes));
   CHECK(z2.expert_gradients_bytes == Approx(z1.expert_gradients_bytes / 8));
   CHECK(z2.gathered_gradient_bytes == Approx(2 * z1.expert_gradients_bytes));
