@@ -71,8 +71,10 @@ void add_moe_routing(const Report& r, std::vector<Assumption>* out) {
     const double busiest =
         models::moe_layer_ops(sc.model, t, p, models::expert_parallel(p), sc.gpu, t.moe_load_imbalance).load_imbalance;
     out->push_back({"training.moe_load_imbalance", "auto",
-                    fmt::format("real routing, the sampling estimate of docs/moe.md: the busiest EP rank gets {:.3f}x the "
-                                "mean tokens (1.0: force-balanced, as published benchmarks run)", busiest)});
+                    fmt::format("the sampling floor of balanced routing (docs/moe.md): the busiest EP rank gets {:.3f}x the "
+                                "mean tokens; Megatron's forced-balance benchmarks route so (random router logits), trained "
+                                "routers add skew (give the measured share), 1.0 is an exactly even gate",
+                                busiest)});
   }
   if (t.assumed.moe_a2a_overlap && p.ep > 1)
     out->push_back({"training.moe_a2a_overlap", t.moe_a2a_overlap ? "true" : "false",
