@@ -9,7 +9,12 @@ impl, dtype and pass names, and the source column. Rows left out, by class:
   * SKU-not-stated H100 rows (tritonbench/issues) and the power-limited 'devgpu';
   * in-training-step profiler buckets (not a kernel sweep);
   * deterministic backward (not the default);
-  * rows whose causal flag is unknown.
+  * rows whose causal flag is unknown;
+  * sliding-window rows (cudnn-frontend's gpt_oss preset, window 128, FLOPs over the unmasked
+    elements only): the simulator costs a windowed layer as the full causal core times its key
+    fraction (models/flops.cpp attention_keys_fraction), so only full causal or non-causal rates
+    may stand in the table; a window-128 rate under "causal" made every hdim-64 lookup on
+    GB200/GB300 (and B300, which borrows GB300's rows) 3-6x too slow.
 Usage: make_attention_csv.py <kernel_attention.csv> > attention.csv
 """
 import csv
@@ -66,6 +71,8 @@ def main():
         dtype = DTYPE.get(r["dtype"])
         p = r["pass"]
         if not gpu or not impl or not dtype or p not in ("fwd", "bwd", "fwd+bwd"):
+            continue
+        if "sliding window" in r["notes"]:
             continue
         c = r["causal"]
         if c.startswith("True"):
