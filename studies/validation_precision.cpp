@@ -46,6 +46,10 @@ std::string precision_yaml(const Row& r, const FamilyConventions& conv, RowScena
   std::string y = fmt::format("  precision: {}\n{}", name, recipe);
   const bool low = name == "fp8" || name == "mxfp8" || name == "nvfp4";
   if (low && !conv.fp8_saved_inputs.empty()) y += fmt::format("  fp8_saved_inputs: {}\n", conv.fp8_saved_inputs);
+  if (name != "fp16" && !conv.grad_reduce_dtype.empty()) {
+    y += fmt::format("  grad_reduce_dtype: {}\n", conv.grad_reduce_dtype);
+    out->assumptions.push_back(fmt::format("gradients reduced in {} (the stack's benchmark recipes)", conv.grad_reduce_dtype));
+  }
   if (contains(p, "routed-expert grouped GEMMs"))
     out->assumptions.push_back("MXFP8 on every GEMM (the source applies it to the routed experts and most linears)");
   return y;

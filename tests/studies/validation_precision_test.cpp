@@ -38,9 +38,10 @@ TEST_CASE("a precision cell's own FP8 recipe wins over the family's, which wins 
   CHECK(map("TORCHTITAN", "fp8 rowwise").yaml == "  precision: fp8\n  fp8_recipe: rowwise\n  fp8_saved_inputs: bf16\n");
   CHECK(map("TORCHTITAN", "fp8 linears (torchao Float8) + bf16").yaml ==
         "  precision: fp8\n  fp8_recipe: tensorwise\n  fp8_saved_inputs: bf16\n");
-  CHECK(map("MBRIDGE", "fp8 current-scaling (FP8-CS)").yaml == "  precision: fp8\n  fp8_recipe: tensorwise\n");
+  CHECK(map("MBRIDGE", "fp8 current-scaling (FP8-CS)").yaml == "  precision: fp8\n  fp8_recipe: tensorwise\n  grad_reduce_dtype: bf16\n");
   const Mapped bridge = map("MBRIDGE", "fp8");  // Megatron-Bridge's perf scripts have no delayed scaling
-  CHECK(bridge.yaml == "  precision: fp8\n  fp8_recipe: tensorwise\n");
+  CHECK(bridge.yaml == "  precision: fp8\n  fp8_recipe: tensorwise\n  grad_reduce_dtype: bf16\n");
+  CHECK(assumed(bridge, "gradients reduced in bf16"));
   CHECK(assumed(bridge, "FP8 scaling recipe not stated: tensorwise"));
   const Mapped nemo = map("NEMO2407", "fp8");  // no convention: the loader's default, delayed scaling
   CHECK(nemo.yaml == "  precision: fp8\n");
@@ -50,8 +51,8 @@ TEST_CASE("a precision cell's own FP8 recipe wins over the family's, which wins 
 }
 
 TEST_CASE("block-scaled formats run as such, 16-bit cells as bf16 or fp16", "[validation][precision]") {
-  CHECK(map("MBRIDGE", "mxfp8").yaml == "  precision: mxfp8\n");
-  CHECK(map("MBRIDGE", "nvfp4").yaml == "  precision: nvfp4\n");
+  CHECK(map("MBRIDGE", "mxfp8").yaml == "  precision: mxfp8\n  grad_reduce_dtype: bf16\n");
+  CHECK(map("MBRIDGE", "nvfp4").yaml == "  precision: nvfp4\n  grad_reduce_dtype: bf16\n");
   CHECK(map("MEG-2020", "fp16 mixed").yaml == "  precision: fp16\n");
   CHECK(map("LLMFOUNDRY", "bf16 (AMP)").yaml == "  precision: bf16\n");
   const Mapped korth = map("KORTH", "mixed precision (16-bit; fp16/bf16 not stated)");
