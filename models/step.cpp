@@ -43,6 +43,7 @@ struct StageState {
   std::vector<TaskId> reduce_done;
   TaskId block_end_prev = -1, block_end_cur = -1;  // ZeRO-3 prefetch window
   double expert_params = 0;  // routed experts on this rank, reduced over the expert-DP group
+  double expert_params_reduced = 0;  // of them, launched by their units' backward (overlap on)
 };
 
 /// Builds one step: the pipeline's passes over the block program, with the DP / ZeRO traffic
@@ -97,16 +98,44 @@ class StepBuilder {
     }
     return n;
   }
-  // Expert gradients, reduced (ZeRO ≥ 1: reduce-scattered) over the expert-data-parallel group
-  // once the stage's last backward is done. Megatron buckets them apart from the dense ones and
-  // overlaps them with the backward; here they go at the end (an upper bound on their exposure).
+  // Expert gradients, reduced (ZeRO ≥ 1: reduce-scattered) over the expert-data-parallel group.
+  // Megatron's DDP keeps them in buffers of their own (the expert-data-parallel group's) and, with
+  // overlap_grad_reduce, launches each bucket as the backward fills it, like the dense ones
+  // (distributed_data_parallel.py, param_and_grad_buffer.py): a layer's experts go when its
+  // backward is done (emit_unit). What no unit launched (overlap off, or no per-unit pass) goes
+  // here, once the stage's last backward is done.
   void reduce_expert_grads(int s) {
     auto& st = stage(s);
-    if (st.expert_params <= 0 || p_.edp() <= 1 || t_.free_comm.dp) return;
+    const double left = st.expert_params - st.expert_params_reduced;
+    if (left <= 0 || p_.edp() <= 1 || t_.free_comm.dp) return;
+    st.reduce_done.push_back(reduce_experts(s, left, g_.stage(s).last_compute));
+  }
+  TaskId reduce_experts(int s, double params, TaskId after) {
     const Collective c = policy_.zero() >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-    const auto cost = net_.cost(c, GroupDim::edp, units::Bytes(st.expert_params * grad_bytes()));
-    const TaskId after[] = {g_.stage(s).last_compute};
-    st.reduce_done.push_back(g_.add_transfer(s, kDpReduceStream, TaskKind::dp_grad_reduce, cost, after, true));
+    const auto cost = net_.cost(c, GroupDim::edp, units::Bytes(params * grad_bytes()));
+    const TaskId deps[] = {after};
+    return g_.add_transfer(s, kDpReduceStream, TaskKind::dp_grad_reduce, cost, deps, true);
+  }
+  // Expert parameters whose gradients unit `u` completes: its MoE layer's, or the MoE MTP
+  // modules' with the LM head (they ride with it, plan_gradients).
+  double unit_expert_params(const PassUnit& u) const {
+    if (u.program == kHeadUnit) {
+      int n = 0;
+      for (int j = 0; j < m_.mtp_layers; ++j) n += m_.moe_layer(m_.layers + j) ? 1 : 0;
+      return n * expert_layer_params(m_, p_);
+    }
+    if (u.program == kEmbeddingUnit || u.label < 0) return 0;
+    return m_.moe_layer(u.label) ? expert_layer_params(m_, p_) : 0;
+  }
+  // A unit's expert gradients, reduced as its backward completes them (the last micro-batch's,
+  // or every one's where the dense buckets go every micro-batch too).
+  void reduce_unit_experts(int s, const PassUnit& u, TaskId done) {
+    if (!t_.overlap_grad_reduce || p_.edp() <= 1 || t_.free_comm.dp) return;
+    const double params = unit_expert_params(u);
+    if (params <= 0) return;
+    auto& st = stage(s);
+    st.reduce_done.push_back(reduce_experts(s, params, done));
+    st.expert_params_reduced += params;
   }
   int vstages() const { return p_.pp * p_.vpp; }
   double weight_bytes() const { return hardware::storage_bytes(t_.precision); }
@@ -205,6 +234,7 @@ class StepBuilder {
     } else {
       launch_ready_buckets(s, op, unit, done);  // reduced (ZeRO-2: reduce-scattered) as they fill
     }
+    reduce_unit_experts(s, u, done);
   }
 
   void launch_ready_buckets(int s, const PipeOp& op, int unit, TaskId grad_done) {
