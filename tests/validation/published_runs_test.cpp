@@ -40,11 +40,6 @@ const std::map<std::string, const char*> kKnownGaps = {
               "too slow since the kernel models replaced the fitted GEMM/attention pair; the A100 scalar is set by "
               "108 mostly small-model LLMFOUNDRY rows and undershoots the largest GEMMs (hidden >= 12k), the "
               "'large GEMMs predicted too slow' pattern of issue #13"},
-    {"DGXC-L405B25", "Llama 3.1 405B on 128-512 GB200 (8 of gb200's 10 fitted rows), 15.0 % out of sample since "
-                     "the NVL72 SLURM-segment default (64 GPUs per rack) and Megatron's rank order removed their "
-                     "cross-rack traffic: predicted +3 to +17 % too fast; held out, gb200 falls back to the global "
-                     "sustained fraction 0.97, and the per-profile refit on the new physics would be 0.82 (which "
-                     "would slow the GB200 MoE rows too)"},
     {"MEG-SC21T2", "DeepSpeed ZeRO-3 rows of GPT-3 175B / 530B, pure data parallel: predicted 2-4x too fast; "
                    "DeepSpeed's parameter-fetch stalls are not modelled"},
 };
