@@ -76,6 +76,12 @@ struct NodeSpec {
 /// cluster may lose less in a step than the in-step ratio measured on attention.
 inline constexpr double kMaxComputeSustainedFraction = 1.3;
 
+/// CPU time for PyTorch to issue one op (a module call and its kernel launch) on an x86 host:
+/// torch.nn.Linear forward on a DGX H100's Xeon Platinum 8480C, 13.48 us (hardware/kernels/
+/// host_op_cost.csv, TransformerEngine #2053). The default of every profile whose node has an x86
+/// host; a profile of a node with another host CPU sets `host_launch` from its own row.
+inline constexpr double kX86HostLaunchS = 13.48e-6;
+
 struct GpuSpec {
   std::string name;
   std::string description;
@@ -118,6 +124,7 @@ struct GpuSpec {
   /// else the global one); 1 = the kernels as measured.
   double compute_sustained_fraction = 1.0;
   units::Seconds kernel_gap{};     ///< GPU-side idle between dependent kernels
+  units::Seconds host_launch{kX86HostLaunchS};  ///< CPU time to issue one op from PyTorch (eager)
   int comm_sms = 16;               ///< SMs a NCCL collective occupies while it runs
   units::Bytes runtime_reserved{};  ///< CUDA context, NCCL and library workspaces
   NodeSpec node;

@@ -189,7 +189,7 @@ TrainingSpec high_precision(const TrainingSpec& t) {
 // whole-block views agree. The CP ring steps count with the pass they belong to. A part that
 // training.cuda_graph_scope captures (attn: norm, attention and the ring steps; mlp: norm and
 // MLP) launches as one graph replay.
-void add_host_waits(StepCosts* c, const ParallelSpec& p, const TrainingSpec& t) {
+void add_host_waits(StepCosts* c, const GpuSpec& gpu, const ParallelSpec& p, const TrainingSpec& t) {
   const bool attn_graph = t.captures(GraphScope::attn), mlp_graph = t.captures(GraphScope::mlp);
   for (bool fwd : {true, false}) {
     auto& parts = fwd ? c->part_fwd : c->part_bwd;
@@ -205,7 +205,7 @@ void add_host_waits(StepCosts* c, const ParallelSpec& p, const TrainingSpec& t) 
       if (mlp_part ? mlp_graph : attn_graph) continue;
       for (const auto& op : part.ops) kernels += op.kernels;
     }
-    KernelOp wait = host_wait(PassCost{}, kernels, gpu_s, t);
+    KernelOp wait = host_wait(gpu, PassCost{}, kernels, gpu_s, t);
     if (wait.time_s > 0) parts[norm_attn].add(std::move(wait));
   }
 }
@@ -345,7 +345,7 @@ void embedding_and_head(const BlockShapes& x, const GpuSpec& gpu, double host_bp
   c->head_bwd.add(bld.memory("cross_entropy.bwd", logits * (4 + x.e)));
   c->head_bwd.add(x.norm("final_norm.bwd", 3 * x.sp_act));
   for (auto* pass : {&c->embed_fwd, &c->embed_bwd, &c->head_fwd, &c->head_bwd}) {
-    KernelOp wait = host_wait(*pass, 0, 0, x.t);
+    KernelOp wait = host_wait(gpu, *pass, 0, 0, x.t);
     if (wait.time_s > 0) pass->add(std::move(wait));
   }
 }
@@ -359,7 +359,7 @@ StepCosts step_costs(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   StepCosts c;
   attention_parts(x, &c);
   mlp_parts(x, &c);
-  add_host_waits(&c, p, t);
+  add_host_waits(&c, gpu, p, t);
   block_totals(p, t, &c);
   c.recompute_share = recompute_share(m.layers, t, p);
   embedding_and_head(x, gpu, host_bps, &c);

@@ -7,11 +7,6 @@
 namespace clustersim::models {
 namespace {
 
-// ../shared/reference/hardware.md §3.10: the CPU-side launch call costs 5–20 µs (Meta's HTA
-// docs), a PyTorch element-wise op ≈20 µs round trip (V100); the reference's guidance for the
-// simulator is 5–10 µs. Its upper end: every kernel of a PyTorch training step is issued
-// through the Python op dispatcher before the launch call itself.
-constexpr double kHostLaunchS = 10e-6;
 // hardware.md §3.10 [gpu-benches] H200, 10 000 back-to-back small kernels: ≈2.5 µs each when
 // streamed, ≈1.3 µs replayed from a CUDA graph.
 constexpr double kGraphGapRatio = 1.3 / 2.5;
@@ -23,13 +18,14 @@ constexpr double kBatchBytesPerToken = 2 * 8.0;
 
 }  // namespace
 
-double host_launch_s() { return kHostLaunchS; }
+double host_launch_s(const hardware::GpuSpec& gpu) { return gpu.host_launch.si(); }
 
 double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
   return t.cuda_graphs ? gpu.kernel_gap.si() * kGraphGapRatio : gpu.kernel_gap.si();
 }
 
-KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, const TrainingSpec& t) {
+KernelOp host_wait(const hardware::GpuSpec& gpu, const PassCost& pass, int extra_kernels, double extra_gpu_s,
+                   const TrainingSpec& t) {
   KernelOp op{"host_launch_wait", OpKind::memory, 0, 0, 0, hardware::Bound::latency};
   op.kernels = 0;
   if (t.cuda_graphs || t.ideal.host) return op;
@@ -37,7 +33,7 @@ KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, 
   for (const auto& o : pass.ops) kernels += o.kernels;
   // The CPU runs ahead of the GPU inside a pass; it is the bottleneck only when its launches
   // take longer than the kernels they launch.
-  op.time_s = std::max(0.0, kernels * kHostLaunchS - (pass.time_s + extra_gpu_s));
+  op.time_s = std::max(0.0, kernels * host_launch_s(gpu) - (pass.time_s + extra_gpu_s));
   return op;
 }
 
@@ -47,7 +43,7 @@ PassCost step_fixed_work(const hardware::GpuSpec& gpu, const TrainingSpec& t, do
   const auto norm = hardware::memory_cost(gpu, units::Bytes(grad_norm_params * kMainGradBytes));
   pc.add({"grad_norm", OpKind::memory, 0, grad_norm_params * kMainGradBytes, norm.time.si(), norm.bound});
   // Each sync drains the launch queue, so the GPU then waits one launch before it has work again.
-  const double sync = t.cuda_graphs ? 0.0 : kHostLaunchS;
+  const double sync = t.cuda_graphs ? 0.0 : host_launch_s(gpu);
   pc.add({"host_syncs", OpKind::memory, 0, 0, kHostSyncsPerStep * sync, hardware::Bound::latency});
   return pc;
 }

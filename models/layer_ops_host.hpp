@@ -7,8 +7,9 @@
 
 namespace clustersim::models {
 
-/// CPU time to launch one kernel from PyTorch without CUDA graphs.
-double host_launch_s();
+/// CPU time to issue one kernel from PyTorch without CUDA graphs: the profile's host CPU
+/// (hardware::GpuSpec::host_launch, hardware/kernels/host_op_cost.csv).
+double host_launch_s(const hardware::GpuSpec& gpu);
 
 /// GPU-side idle between dependent kernels as the step runs: the profile's gap, shorter when the
 /// step is replayed from CUDA graphs.
@@ -16,7 +17,8 @@ double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t);
 
 /// The GPU waits for the CPU when launching the pass's kernels takes longer than running them.
 /// Returns the wait (0 under CUDA graphs: one graph launch per pass) as an op to add to it.
-KernelOp host_wait(const PassCost& pass, int extra_kernels, double extra_gpu_s, const TrainingSpec& t);
+KernelOp host_wait(const hardware::GpuSpec& gpu, const PassCost& pass, int extra_kernels, double extra_gpu_s,
+                   const TrainingSpec& t);
 
 /// Host synchronizations per step, each after a scalar all-reduce: the gradient norm read by
 /// clip_grad_norm (Megatron clip_grads.py: total_norm.item()) and the loss reduced for logging

@@ -15,7 +15,7 @@ namespace {
 // A block pass's kernels in issue order, by capture segment.
 class HostList {
  public:
-  explicit HostList(double gap) : gap_(gap) {}
+  HostList(double gap, double launch_s) : gap_(gap), launch_s_(launch_s) {}
   /// Later kernels belong to the part a graph of `scope` captures (false: eager).
   void segment(bool captured) {
     flush();
@@ -54,7 +54,7 @@ class HostList {
   void sync() { sync_next_ = true; }
   double idle() {
     flush();
-    return steady_host_idle(items_, host_launch_s()) + extra_gpu_s_;
+    return steady_host_idle(items_, launch_s_) + extra_gpu_s_;
   }
 
  private:
@@ -69,7 +69,7 @@ class HostList {
     else items_.insert(items_.end(), cur_.begin(), cur_.end());
     cur_.clear();
   }
-  double gap_;
+  double gap_, launch_s_;
   std::vector<HostItem> items_, cur_;
   bool captured_ = false, sync_next_ = false;
   double extra_gpu_s_ = 0;
@@ -142,7 +142,7 @@ BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const
     }
   };
   {  // Forward, in Megatron-Core's order (TransformerLayer, MoELayer, MoEAlltoAllTokenDispatcher).
-    HostList h(gap);
+    HostList h(gap, host_launch_s(gpu));
     attention(h, t, p, c, b, mla, tp, true);
     router(h, t, p, c, b, o, tp, k, true);
     h.segment(t.captures(GraphScope::moe_preprocess));
@@ -165,7 +165,7 @@ BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const
   {  // Backward: the routed half first, then the router and shared experts, then the attention.
     // No host sync (the split sizes are on the host from the forward); the unfused permutes'
     // masked_select runs forward only.
-    HostList h(gap);
+    HostList h(gap, host_launch_s(gpu));
     h.segment(false);
     h.kernels(k.unpermute, permute_b);
     h.comm(x.combine, k.combine);

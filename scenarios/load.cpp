@@ -164,7 +164,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
                 "kernel_gap", "comm_sms", "runtime_reserved", "node", "compute_sustained_fraction",
                 "attention_default", "attention_data", "gemm_mamf_nvfp4",
-                "memory_latency", "sustained_clock_ratio", "power", "in_step_rate_ratio"});
+                "memory_latency", "sustained_clock_ratio", "power", "in_step_rate_ratio", "host_launch"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
@@ -226,6 +226,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.in_step_rate_ratio = r.number("in_step_rate_ratio", 1.0, 0.1, 1.0);
   g.power_w = r.number("power", 0, 0, 1e5);
   g.kernel_gap = units::Seconds(r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2));
+  g.host_launch = units::Seconds(r.quantity("host_launch", Dimension::time, hardware::kX86HostLaunchS, 1e-7, 1e-2));
   // Up to the calibration bound (hardware/gpu_spec.hpp): a cluster may lose less in a step than
   // the in-step ratio measured on attention (in_step_rate_ratio).
   g.compute_sustained_fraction = r.number("compute_sustained_fraction", 1.0, 0.05, hardware::kMaxComputeSustainedFraction);

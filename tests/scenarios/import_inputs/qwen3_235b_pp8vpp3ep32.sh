@@ -17,6 +17,7 @@ torchrun --nnodes 64 --nproc-per-node 4 pretrain_gpt.py \
     --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split \
     --expert-model-parallel-size 32 --expert-tensor-parallel-size 1 \
     --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend hybridep --overlap-moe-expert-parallel-comm \
+    --moe-router-fusion --moe-permute-fusion --cuda-graph-impl local --cuda-graph-scope full_iteration \
     --use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather \
     --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 8192 \
     --bf16 --fp8-format e4m3 --fp8-recipe mxfp8 \
