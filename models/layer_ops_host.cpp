@@ -7,7 +7,7 @@
 namespace clustersim::models {
 namespace {
 
-// ../shared/reference/hardware.md §3.10: the CPU-side launch call costs 5–20 µs (Meta's HTA
+// docs/reference/hardware.md §3.10: the CPU-side launch call costs 5–20 µs (Meta's HTA
 // docs), a PyTorch element-wise op ≈20 µs round trip (V100); the reference's guidance for the
 // simulator is 5–10 µs. Its upper end: every kernel of a PyTorch training step is issued
 // through the Python op dispatcher before the launch call itself.
