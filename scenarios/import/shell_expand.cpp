@@ -12,13 +12,14 @@ bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_blank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
-// Integer arithmetic of $(( … )): + - * / % and parentheses over integers (variables already expanded).
+// Integer arithmetic of $(( … )) and (( … )): + - * / %, parentheses and one comparison (< <= > >= == !=,
+// 1 or 0) over integers (variables already expanded).
 class Arithmetic {
  public:
   explicit Arithmetic(std::string s) : s_(std::move(s)) {}
   std::optional<std::int64_t> value() {
     try {
-      const std::int64_t v = sum();
+      const std::int64_t v = comparison();
       skip();
       if (i_ != s_.size()) return std::nullopt;
       return v;
@@ -29,6 +30,18 @@ class Arithmetic {
 
  private:
   void skip() { while (i_ < s_.size() && is_blank(s_[i_])) ++i_; }
+  std::int64_t comparison() {
+    const std::int64_t a = sum();
+    skip();
+    for (const char* op : {"<=", ">=", "==", "!=", "<", ">"}) {
+      const std::string o = op;
+      if (s_.compare(i_, o.size(), o) != 0) continue;
+      i_ += o.size();
+      const std::int64_t b = sum();
+      return o == "<=" ? a <= b : o == ">=" ? a >= b : o == "==" ? a == b : o == "!=" ? a != b : o == "<" ? a < b : a > b;
+    }
+    return a;
+  }
   std::int64_t sum() {
     std::int64_t v = product();
     for (skip(); i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-'); skip()) {
@@ -111,6 +124,10 @@ std::vector<std::string> Expander::fields(const std::vector<Segment>& segs) {
   }
   if (b.out.empty() && quoted && !elements) b.out.emplace_back();  // "" is one empty word
   return b.out;
+}
+
+std::optional<long long> Expander::arithmetic(const std::string& expr) {
+  return Arithmetic(bare_names_expanded(joined(lex_whole_word(expr)))).value();
 }
 
 std::string Expander::joined(const std::vector<Segment>& segs) {

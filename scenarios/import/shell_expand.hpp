@@ -4,6 +4,7 @@
 // arithmetic)); unquoted expansions split on blanks, "${A[@]}" gives one field per element. Command
 // substitution $(…) is not run: it expands to nothing and is noted as unresolved.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ class Expander {
 
   /// The fields a word expands to.
   std::vector<std::string> fields(const std::vector<Segment>& segs);
+  /// The value of an arithmetic expression (the inside of (( … )) or $(( … ))); nullopt when it is not one.
+  std::optional<long long> arithmetic(const std::string& expr);
   /// The fields joined by single spaces (an assignment's value).
   std::string joined(const std::vector<Segment>& segs);
 

@@ -128,6 +128,10 @@ class Reader {
     for (++i_; i_ < t_.size(); ++i_) {
       const Token& t = t_[i_];
       if (t.kind == TokenKind::word && t.bare() == "then" && i_ > 0 && t_[i_ - 1].kind == TokenKind::separator) break;
+      if (t.kind == TokenKind::open_paren && i_ + 1 < t_.size() && t_[i_ + 1].kind == TokenKind::open_paren) {
+        items.push_back(arithmetic_test(text));  // (( … )): true or false as its value is non-zero
+        continue;
+      }
       if (t.kind == TokenKind::separator && (t.op == "&&" || t.op == "||")) items.push_back(t.op);
       if (t.kind == TokenKind::word && b.parent_active && !b.taken)
         for (auto& f : ex_.fields(t.segments)) items.push_back(std::move(f));
@@ -141,6 +145,19 @@ class Reader {
     b.active = truth.value.value_or(false);
     b.taken = b.active;
     if (!truth.value) b.line = line, b.what = fmt::format("`{}` ({})", text, truth.why), b.mattered = false;
+  }
+
+  // Reads `(( expr ))` from its first parenthesis; "true", "false", or the text itself when it is not integer
+  // arithmetic (an unknown command to the condition).
+  std::string arithmetic_test(std::string& text) {
+    std::string expr;
+    for (i_ += 2; i_ < t_.size() && !(t_[i_].kind == TokenKind::close_paren && i_ + 1 < t_.size() &&
+                                     t_[i_ + 1].kind == TokenKind::close_paren); ++i_)
+      expr += (expr.empty() ? "" : " ") + raw(t_[i_]);
+    ++i_;  // the second closing parenthesis
+    text += (text.empty() ? "" : " ") + ("((" + expr + "))");
+    const auto v = ex_.arithmetic(expr);
+    return v ? (*v != 0 ? "true" : "false") : "((" + expr + "))";
   }
 
   // Ends the branch skipped for an unknown condition, noting it if it held flags or assignments.

@@ -3,7 +3,7 @@
 // hand them to the program: line continuations, quotes, comments, variable assignments and
 // expansions ($V, ${V}, ${V:-"default"}, ${A[@]}, $((integer arithmetic))), bash arrays (an unquoted
 // ${A[@]} splits each element, so "--fp8-format hybrid" in an array gives two words), and if/elif/else
-// branches chosen by the variables the script sets. It does not run anything: commands other than
+// branches chosen by the variables the script sets ([[ ]], [ ], test and arithmetic (( ))). It does not run anything: commands other than
 // assignments contribute their words, in order.
 #include <map>
 #include <string>

@@ -101,6 +101,12 @@ TEST_CASE("shell words: if/elif/else branches chosen by the variables the script
   const auto sh = im::read_shell_words(script);
   CHECK(sh.words == std::vector<std::string>{"run", "--fp8-format", "hybrid", "--mock-data", "--glob"});
   CHECK(sh.notes.empty());
+  // Arithmetic conditions (( … )), as launch scripts test node counts.
+  const auto arith = im::read_shell_words("NNODES=${SLURM_NNODES:-2}\nif (( NNODES > 1 )); then A=multi; elif (( NNODES * 0 )); then A=never; "
+                                          "else A=single; fi\nif (( $NNODES == 4 )) || [ x = y ]; then B=4; else B=no; fi\n");
+  CHECK(arith.vars.at("A") == std::vector<std::string>{"multi"});
+  CHECK(arith.vars.at("B") == std::vector<std::string>{"no"});
+  CHECK(im::read_shell_words("if (( N >= 1 )); then A=1; else A=0; fi\n", {{"N", "0"}}).vars.at("A") == std::vector<std::string>{"0"});
   // A nested if inside a branch not taken stays skipped; WANDB_API_KEY given by the caller takes its branch.
   const auto nested = im::read_shell_words("if false; then\n if true; then A=1; fi\nelse\n A=2\nfi\n");
   CHECK(nested.vars.at("A") == std::vector<std::string>{"2"});
