@@ -74,7 +74,7 @@ class Test {
       i_ += 2;
       if (u == "-z") return known(arg.empty());
       if (u == "-n") return known(!arg.empty());
-      return unknown("a file test (" + u + " " + arg + ")");
+      return unknown("a file test: " + u + " '" + arg + "'");
     }
     return known(!w_[i_++].empty());
   }

@@ -148,7 +148,8 @@ void Expander::expand_segment(const Segment& seg, Builder& b) {
       literal += t[i + 1];
       i += 2;
     } else if (t[i] == '$' && i + 1 < t.size() &&
-               (t[i + 1] == '{' || t[i + 1] == '(' || is_name_start(t[i + 1]) || std::isdigit(static_cast<unsigned char>(t[i + 1])))) {
+               (t[i + 1] == '{' || t[i + 1] == '(' || t[i + 1] == '#' || is_name_start(t[i + 1]) ||
+                std::isdigit(static_cast<unsigned char>(t[i + 1])))) {
       flush();
       const Expansion e = dollar(t, i);
       for (std::size_t k = 0; k < e.values.size(); ++k) {
@@ -184,6 +185,7 @@ Expander::Expansion Expander::dollar(const std::string& t, std::size_t& i) {
     return braced(read_balanced(t, i, '{', '}'));
   }
   if (std::isdigit(static_cast<unsigned char>(t[i]))) return {lookup(std::string(1, t[i++]))};  // $1: a positional argument
+  if (t[i] == '#') return ++i, Expansion{{"0"}};  // $#: an import passes the script no arguments
   const std::size_t start = i;
   while (i < t.size() && is_name_char(t[i])) ++i;
   const std::vector<std::string> v = lookup(t.substr(start, i - start));

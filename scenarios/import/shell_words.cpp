@@ -59,7 +59,7 @@ class Reader {
       const bool first = start;
       start = false;
       if (!active()) {
-        if (!t.segments.empty() && t.segments[0].text.rfind("-", 0) == 0) mattered();
+        if (!t.segments.empty() && t.segments[0].text.rfind("--", 0) == 0) mattered();
         continue;
       }
       for (auto& f : ex_.fields(t.segments)) word(std::move(f), first);
@@ -98,36 +98,49 @@ class Reader {
 
   // if/elif/else/fi at the start of a command; true when the token was one.
   bool keyword(const std::string& k) {
-    if (k == "if") {
+    if (k == "if" || k == "while" || k == "until") {
       Branch b;
       b.parent_active = active();
       stack_.push_back(b);
-      condition();
+      condition(k == "if" ? "then" : "do", k == "until");
+    } else if (k == "for") {
+      Branch b;  // the body is read once, with the variable at its first value; the header's words are not the program's
+      b.parent_active = active();
+      b.active = b.taken = b.parent_active;
+      stack_.push_back(b);
+      if (b.active && i_ + 3 < t_.size() && t_[i_ + 2].bare() == "in" && t_[i_ + 3].kind == TokenKind::word) {
+        const auto first = ex_.fields(t_[i_ + 3].segments);
+        if (!first.empty()) out_.vars[t_[i_ + 1].bare()] = {first[0]};
+      }
+      while (i_ + 1 < t_.size() && !(t_[i_ + 1].bare() == "do" && t_[i_].kind == TokenKind::separator)) ++i_;
+      ++i_;
     } else if (k == "elif" && !stack_.empty()) {
       close_unknown();
-      condition();
+      condition("then", false);
     } else if (k == "else" && !stack_.empty()) {
       close_unknown();
       Branch& b = stack_.back();
       b.active = b.parent_active && !b.taken;
-    } else if (k == "fi" && !stack_.empty()) {
+    } else if ((k == "fi" || k == "done") && !stack_.empty()) {
       close_unknown();
       stack_.pop_back();
     } else {
-      return k == "then";
+      return k == "then" || k == "do";
     }
     return true;
   }
 
-  // Reads the condition after if/elif up to `then` and chooses the branch.
-  void condition() {
+  // Reads the condition after if/elif (up to `then`) or while/until (up to `do`) and chooses the branch: a
+  // loop's body is read once when its condition holds at the start, as a script run without arguments
+  // skips `while [[ $# -gt 0 ]]`.
+  void condition(const char* end, bool negate) {
     Branch& b = stack_.back();
     const int line = t_[i_].line;
     std::vector<std::string> items;
     std::string text;
     for (++i_; i_ < t_.size(); ++i_) {
       const Token& t = t_[i_];
-      if (t.kind == TokenKind::word && t.bare() == "then" && i_ > 0 && t_[i_ - 1].kind == TokenKind::separator) break;
+      if (t.kind == TokenKind::word && t.bare() == end && i_ > 0 && t_[i_ - 1].kind == TokenKind::separator) break;
       if (t.kind == TokenKind::open_paren && i_ + 1 < t_.size() && t_[i_ + 1].kind == TokenKind::open_paren) {
         items.push_back(arithmetic_test(text));  // (( … )): true or false as its value is non-zero
         continue;
@@ -141,7 +154,8 @@ class Reader {
       b.active = false;
       return;
     }
-    const shell::Truth truth = shell::evaluate_condition(items);
+    shell::Truth truth = shell::evaluate_condition(items);
+    if (negate && truth.value) truth.value = !*truth.value;
     b.active = truth.value.value_or(false);
     b.taken = b.active;
     if (!truth.value) b.line = line, b.what = fmt::format("`{}` ({})", text, truth.why), b.mattered = false;

@@ -107,6 +107,13 @@ TEST_CASE("shell words: if/elif/else branches chosen by the variables the script
   CHECK(arith.vars.at("A") == std::vector<std::string>{"multi"});
   CHECK(arith.vars.at("B") == std::vector<std::string>{"no"});
   CHECK(im::read_shell_words("if (( N >= 1 )); then A=1; else A=0; fi\n", {{"N", "0"}}).vars.at("A") == std::vector<std::string>{"0"});
+  // A script parsing its own arguments: run without any ($# is 0) the loop and its case arms are skipped.
+  const auto loop = im::read_shell_words("DATA=MOCK\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    --data)\n      DATA=\"$2\"\n      shift 2\n"
+                                         "      ;;\n  esac\ndone\nfor i in 1 2; do X=$i; done\nuntil true; do Y=1; done\nrun --data $DATA\n");
+  CHECK(loop.words == std::vector<std::string>{"run", "--data", "MOCK"});
+  CHECK(loop.vars.at("X") == std::vector<std::string>{"1"});  // a for body is read once, with the first value
+  CHECK(loop.vars.count("Y") == 0);
+  CHECK(loop.notes.empty());
   // A nested if inside a branch not taken stays skipped; WANDB_API_KEY given by the caller takes its branch.
   const auto nested = im::read_shell_words("if false; then\n if true; then A=1; fi\nelse\n A=2\nfi\n");
   CHECK(nested.vars.at("A") == std::vector<std::string>{"2"});
