@@ -186,3 +186,23 @@ TEST_CASE("corpus: a setting upstream adds later shows as a warning naming it, n
   CHECK(m.exit_code == 0);
   CHECK(m.out.find("--fp8-new-scaling fancy: not modelled") != std::string::npos);
 }
+
+TEST_CASE("corpus: Megatron-LM's Megatron-FSDP Llama 3 8B FP8 and GPT-3 175B examples", "[import][corpus]") {
+  const Imported f = import("megatron " + kCorpus + "megatron/train_llama3_8b_fsdp_h100_fp8.sh --hardware h100-sxm", "fsdp8.yaml");
+  check(f, {{"model.layers", "32"}, {"model.vocab", "128256"}, {"cluster.gpus", "8"}, {"parallelism.zero_stage", "3"},
+            {"training.precision", "fp8"}, {"training.seq_len", "8192"}});
+  const auto fr = run(f);
+  CHECK(fr.exit_code == 0);
+  CHECK(fr.out.find("\"fits_in_memory\": true") != std::string::npos);
+  // GPT-3 175B: the GPT-2 vocabulary file is a positional argument of the script, so --vocab is needed
+  // (and the error says so without it); 1,024 GPUs for its TP 8 x PP 16.
+  const auto no_vocab = run_command(kBin + " import megatron " + kCorpus + "megatron/train_gpt3_175b_distributed.sh 2>&1");
+  CHECK(no_vocab.exit_code == 2);
+  CHECK(no_vocab.out.find("--vocab N") != std::string::npos);
+  const Imported g = import("megatron " + kCorpus + "megatron/train_gpt3_175b_distributed.sh --vocab 50257 --hardware h100-sxm --gpus 1024",
+                            "gpt3.yaml");
+  check(g, {{"model.layers", "96"}, {"model.hidden", "12288"}, {"model.heads", "96"}, {"model.kv_heads", "96"},
+            {"model.ffn_hidden", "49152"}, {"model.position", "learned"}, {"model.norm", "layernorm"}, {"parallelism.tp", "8"},
+            {"parallelism.pp", "16"}, {"training.precision", "fp16"}, {"training.seq_len", "2048"}, {"training.global_batch", "1536"}});
+  CHECK(run(g).exit_code == 0);
+}
