@@ -36,7 +36,7 @@ double time_of_ops(const PassCost& pass, const std::string& prefix) {
 // an all-to-all whose per-rank buffer is what the busiest rank receives (the step waits for it;
 // its 1/ep own share stays local). allgather (Megatron's allgather dispatcher): every rank
 // gathers all ep ranks' [T, h] tokens and the combine reduce-scatters them. DeepEP runs on the
-// same links: its measured bandwidths (shared/reference/kernels/nccl_busbw.csv: ~153 GB/s
+// same links: its measured bandwidths (topologies/measured/nccl_busbw.csv: ~153 GB/s
 // NVLink, 43-58 GB/s RDMA on H800) are those of NCCL's all-to-all there, and it takes SMs like
 // NCCL does (the profile's comm_sms; DeepSeek-V3 §3.2.2 gives 20 SMs for its kernels); across
 // nodes it sends fewer bytes (deepep_node_dedup).

@@ -451,7 +451,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
                                      sc.cluster.gpus, kMaxSimulatedGpus));
   read_network(top, &sc);
   // A server (NVSwitch box, PCIe, xGMI mesh) is scheduled whole; a rack-scale NVLink domain is
-  // not (published GB200 NVL72 runs use 128, 256 and 512 GPUs: shared/validation DGXC-L405B25).
+  // not (published GB200 NVL72 runs use 128, 256 and 512 GPUs: tests/validation/published.csv DGXC-L405B25).
   const int per_node = sc.cluster.gpus_per_node;
   const bool whole_nodes = sc.network.topology.node_kind != topologies::NodeKind::nvl_domain;
   if (whole_nodes && sc.cluster.gpus > per_node && sc.cluster.gpus % per_node != 0)

@@ -1,6 +1,6 @@
 #pragma once
 // The Mixture-of-Experts rows of a published-runs table (tests/validation/published_moe.csv,
-// README_moe in ../shared/validation): architecture, expert parallelism, dispatcher, routing
+// docs/reference/validation/README_moe.md): architecture, expert parallelism, dispatcher, routing
 // balance and recompute modules in the issue-15 scenario contract, and which release of a
 // configuration is the figure of record.
 #include <map>

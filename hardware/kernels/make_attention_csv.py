@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates hardware/kernels/attention.csv from ../shared/reference/kernels/kernel_attention.csv.
+"""Regenerates hardware/kernels/attention.csv from docs/reference/kernels/kernel_attention.csv.
 
 Keeps the rows of the implementations the simulator names (AttentionImpl), with canonical GPU,
 impl, dtype and pass names, and the source column. Rows left out, by class:

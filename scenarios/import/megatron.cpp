@@ -49,6 +49,7 @@ void import_vocab(Context& c) {
   if (type == "GPT2BPETokenizer") vocab = 50257;  // GPT-2 BPE (Radford et al. 2019)
   else if (type == "Llama2Tokenizer" || has("Llama-2") || has("llama-2") || has("llama2")) vocab = 32000;
   else if (has("Llama-3") || has("llama-3") || has("llama3") || has("Llama3")) vocab = 128256;
+  else if (has("DeepSeek-V3") || has("deepseek-v3") || has("DeepSeek-R1")) vocab = 129280;  // its config.json vocab_size
   if (vocab > 0) return c.out.set("model.vocab", format("{}", vocab), format("the vocabulary of {}", model.empty() ? type : model));
   if (c.opt.vocab > 0) return c.out.set("model.vocab", format("{}", c.opt.vocab), "--vocab on the import command line");
   throw ScenarioError(format("{}: the vocabulary size is not in the arguments (--vocab-size, or a known --tokenizer-type / "
@@ -86,7 +87,7 @@ void import_dense_model(Context& c) {
   if (c.f.number("attention-dropout").value_or(0.1) != dropout)
     c.out.warn(format("--attention-dropout {} differs from --hidden-dropout: model.dropout uses the hidden dropout",
                       c.f.number("attention-dropout").value_or(0.1)));
-  if (auto kv = c.f.integer("kv-channels"); kv && *kv * c.heads != c.hidden) c.out.set("model.head_dim", format("{}", *kv), c.f.origin("kv-channels"));
+  if (auto kv = c.f.integer("kv-channels"); kv && *kv * c.heads != c.hidden && !c.f.has("multi-latent-attention")) c.out.set("model.head_dim", format("{}", *kv), c.f.origin("kv-channels"));
 }
 
 // --window-size L,R (sliding-window attention, Megatron's TransformerConfig.window_size) on every layer,
@@ -165,6 +166,7 @@ Imported import_megatron(const std::string& text, const ImportOptions& opt) {
     throw ScenarioError(format("{}: no Megatron-LM model arguments found (--num-layers, --hidden-size, ...)", opt.source));
   Imported out;
   out.name = format("{} (imported from Megatron-LM arguments)", opt.source);
+  for (const std::string& note : sh.notes) out.warn(format("{}:{}", opt.source, note.substr(5)));
   Context c{f, opt, out};
   import_dense_model(c);
   import_window(c);

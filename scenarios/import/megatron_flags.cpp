@@ -68,7 +68,8 @@ bool megatron_flag_is_irrelevant(const std::string& name) {
       "eval-", "log-", "tensorboard", "wandb", "exit-", "distributed-", "num-workers", "dataloader", "mock-data",
       "rotary-", "norm-epsilon", "layernorm-epsilon", "master-", "node-rank", "rdzv", "ckpt", "dist-ckpt",
       "timing-log", "profile", "moe-aux-loss", "moe-z-loss", "moe-router-", "loss-scale", "initial-loss-scale",
-      "hysteresis", "fp8-amax", "use-mcore"};
+      "hysteresis", "fp8-amax", "use-mcore", "decoupled-lr", "decoupled-min-lr", "tiktoken-", "mscale",
+      "container-"};  // container-*: srun's (pyxis) flags when the command runs under srun
   static const std::set<std::string> kExact = {
       "use-legacy-models", "no-masked-softmax-fusion", "no-bias-gelu-fusion", "no-bias-dropout-fusion",
       "no-gradient-accumulation-fusion", "attention-softmax-in-fp32", "no-load-optim", "no-load-rng", "finetune",
@@ -76,7 +77,9 @@ bool megatron_flag_is_irrelevant(const std::string& name) {
       "check-for-nan-in-loss-and-grad", "standalone", "no-python", "max-restarts", "qk-layernorm",
       "apply-layernorm-1p", "cross-entropy-loss-fusion", "moe-permute-fusion", "no-rope-fusion", "optimizer",
       "use-rope-scaling", "untie-embeddings", "override-opt-param-scheduler", "use-cpu-initialization",
-      "empty-unused-memory-level", "micro-batch-size-per-gpu", "no-async-tensor-model-parallel-allreduce"};
+      "empty-unused-memory-level", "micro-batch-size-per-gpu", "no-async-tensor-model-parallel-allreduce",
+      "no-check-for-nan-in-loss-and-grad", "calculate-per-token-loss", "no-mmap-bin-files", "auto-detect-ckpt-format",
+      "init-model-with-meta-device", "mtp-loss-scaling-factor", "logging-level", "mpi"};
   if (kExact.count(name)) return true;
   for (std::string_view p : kPrefixes)
     if (name.rfind(p, 0) == 0) return true;

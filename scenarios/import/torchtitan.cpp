@@ -1,5 +1,5 @@
-// A torchtitan job file (TOML: [model], [training], [parallelism], [activation_checkpoint], [float8], [mx],
-// [compile]) -> scenario keys. Defaults are torchtitan's own (torchtitan/config/job_config.py).
+// A torchtitan job file (TOML: [model], [training], [parallelism], [activation_checkpoint], [compile];
+// converters and their sections in torchtitan_quantize.cpp) -> scenario keys. Defaults are torchtitan's own (torchtitan/config/job_config.py).
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
@@ -14,6 +14,13 @@ namespace clustersim::scenarios::importers {
 namespace {
 
 using fmt::format;
+
+}  // namespace
+
+void import_torchtitan_precision(const toml::table& t, const std::string& src, Imported& out);
+void warn_unmodelled_torchtitan_keys(const toml::table& t, const std::string& src, Imported& out);
+
+namespace {
 
 struct Job {
   const toml::table& t;
@@ -159,39 +166,6 @@ void import_pipeline(const Job& j, const Degrees& d) {
   j.out.set("parallelism.pp_layers", format("[{}]", fmt::join(split, ", ")), "torchtitan's split: embedding and output weighted as layers");
 }
 
-// The float8 / MX converters: newer torchtitan lists them in [model] converters, older in [float8].
-void import_precision(const Job& j) {
-  bool fp8 = j.get<bool>("float8", "enable_float8_linear").value_or(false) ||
-             j.get<bool>("training", "enable_float8_linear").value_or(false);
-  bool mx = false;
-  if (const auto* conv = j.t["model"]["converters"].as_array())
-    for (const auto& c : *conv) {
-      const std::string v = c.value<std::string>().value_or("");
-      fp8 = fp8 || v == "float8";
-      mx = mx || v == "mx";
-    }
-  const std::string param = j.get<std::string>("training", "mixed_precision_param").value_or("bfloat16");
-  if (mx) {
-    j.out.set("training.precision", "mxfp8", "[model] converters = [\"mx\"]");
-  } else if (fp8) {
-    const std::string recipe = j.get<std::string>("float8", "recipe_name").value_or("tensorwise");
-    if (recipe != "tensorwise" && recipe != "rowwise")
-      j.out.warn(format("[float8] recipe_name = \"{}\": modelled as rowwise", recipe));
-    j.out.set("training.precision", "fp8", "the float8 converter");
-    j.out.set("training.fp8_recipe", recipe == "tensorwise" ? "tensorwise" : "rowwise",
-              j.origin_or("float8", "recipe_name", "torchtitan default: tensorwise"));
-    j.out.set("training.fp8_saved_inputs", "bf16",
-              "torchao Float8Linear keeps the BF16 input for wgrad (float8_linear.py matmul_with_hp_or_float8_args "
-              "saves input_hp)");
-  } else {
-    j.out.set("training.precision", param == "float32" ? "fp32" : param == "float16" ? "fp16" : "bf16",
-              j.origin_or("training", "mixed_precision_param", "torchtitan default: bfloat16"));
-  }
-  const std::string reduce = j.get<std::string>("training", "mixed_precision_reduce").value_or("float32");
-  j.out.set("training.grad_reduce_dtype", reduce == "bfloat16" ? "bf16" : "fp32",
-            j.origin_or("training", "mixed_precision_reduce", "torchtitan default: float32"));
-}
-
 void import_recompute(const Job& j) {
   const std::string mode = j.get<std::string>("activation_checkpoint", "mode").value_or("selective");
   const std::string option = j.get<std::string>("activation_checkpoint", "selective_ac_option").value_or("2");
@@ -244,7 +218,7 @@ void import_training(const Job& j, const Degrees& d) {
   } else {
     j.out.set("training.micro_batch", format("{}", local), lo);
   }
-  import_precision(j);
+  import_torchtitan_precision(j.t, j.opt.source, j.out);
   import_recompute(j);
   const bool compiled = j.get<bool>("compile", "enable").value_or(j.get<bool>("training", "compile").value_or(false));
   j.out.set("training.fused_elementwise", compiled ? "true" : "false",
@@ -274,6 +248,7 @@ Imported import_torchtitan(const std::string& text, const ImportOptions& opt) {
   const Degrees d = import_cluster(j);
   import_parallelism(j, d);
   import_training(j, d);
+  warn_unmodelled_torchtitan_keys(table, opt.source, out);
   return out;
 }
 

@@ -3,6 +3,7 @@
 // defaults, warnings for what is not modelled, and errors that name the file and the field.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -66,6 +67,84 @@ TEST_CASE("shell words: continuations, arrays, defaults, arithmetic and quotes a
   CHECK(sh.vars.at("WS") == std::vector<std::string>{"32"});
   // A value given on the import command line (WORLD_SIZE=…) beats the script's default.
   CHECK(im::read_shell_words("N=${WORLD_SIZE:-1}\n", {{"WORLD_SIZE", "64"}}).vars.at("N") == std::vector<std::string>{"64"});
+}
+
+TEST_CASE("shell words: an unquoted ${A[@]} splits each element, as \"--fp8-format hybrid\" in NVIDIA's scripts", "[import]") {
+  const std::string script =
+      "A=(\n  \"--fp8-format hybrid\"\n  \"--split '99,1,0'\"\n)\n"
+      "B=(\"two words\")\n"
+      "run ${A[@]} \"${B[@]}\" ${B[@]}\n";
+  const std::vector<std::string> expected = {"run", "--fp8-format", "hybrid", "--split", "'99,1,0'", "two words", "two", "words"};
+  CHECK(im::read_shell_words(script).words == expected);
+  // $A is the first element only; ${#A[@]} the element count.
+  CHECK(im::read_shell_words("A=(x y z)\necho $A ${#A[@]}\n").words == std::vector<std::string>{"echo", "x", "3"});
+}
+
+TEST_CASE("shell words: a quoted default ${V:-\"1\"} loses its quotes, and \"\" is one empty word", "[import]") {
+  const auto sh = im::read_shell_words("N=${SLURM_NNODES:-\"1\"}\nW=$((8*$N))\nM=${MASTER:-'local host'}\nrun --a \"\" --b\n");
+  CHECK(sh.vars.at("N") == std::vector<std::string>{"1"});
+  CHECK(sh.vars.at("W") == std::vector<std::string>{"8"});
+  CHECK(sh.vars.at("M") == std::vector<std::string>{"local host"});
+  CHECK(sh.words == std::vector<std::string>{"run", "--a", "", "--b"});
+  CHECK(im::read_shell_words("X=${UNSET:+set}\n").vars.at("X") == std::vector<std::string>{""});
+}
+
+TEST_CASE("shell words: if/elif/else branches chosen by the variables the script sets", "[import]") {
+  const std::string script =
+      "DTYPE=\"fp8\"\nTOK=${3:-\"MOCK\"}\nARGS=()\n"
+      "if [[ \"$DTYPE\" == \"fp8\" ]]; then\n  ARGS+=(--fp8-format hybrid)\nelif [ \"$DTYPE\" = bf16 ]; then\n  ARGS+=(--bf16)\n"
+      "else\n  ARGS+=(--fp16)\nfi\n"
+      "if [[ \"$TOK\" == \"MOCK\" ]] || [[ -z \"$TOK\" ]]; then\n  ARGS+=(--mock-data)\nelse\n  ARGS+=(--data-path x)\nfi\n"
+      "if [ -n \"${WANDB_API_KEY}\" ]; then\n  ARGS+=(--wandb-project p)\nfi\n"
+      "if [ 4 -gt 2 ] && [[ $DTYPE == fp* ]]; then ARGS+=(--glob); fi\n"
+      "run ${ARGS[@]}\n";
+  const auto sh = im::read_shell_words(script);
+  CHECK(sh.words == std::vector<std::string>{"run", "--fp8-format", "hybrid", "--mock-data", "--glob"});
+  CHECK(sh.notes.empty());
+  // Arithmetic conditions (( … )), as launch scripts test node counts.
+  const auto arith = im::read_shell_words("NNODES=${SLURM_NNODES:-2}\nif (( NNODES > 1 )); then A=multi; elif (( NNODES * 0 )); then A=never; "
+                                          "else A=single; fi\nif (( $NNODES == 4 )) || [ x = y ]; then B=4; else B=no; fi\n");
+  CHECK(arith.vars.at("A") == std::vector<std::string>{"multi"});
+  CHECK(arith.vars.at("B") == std::vector<std::string>{"no"});
+  CHECK(im::read_shell_words("if (( N >= 1 )); then A=1; else A=0; fi\n", {{"N", "0"}}).vars.at("A") == std::vector<std::string>{"0"});
+  // A script parsing its own arguments: run without any ($# is 0) the loop and its case arms are skipped.
+  const auto loop = im::read_shell_words("DATA=MOCK\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    --data)\n      DATA=\"$2\"\n      shift 2\n"
+                                         "      ;;\n  esac\ndone\nfor i in 1 2; do X=$i; done\nuntil true; do Y=1; done\nrun --data $DATA\n");
+  CHECK(loop.words == std::vector<std::string>{"run", "--data", "MOCK"});
+  CHECK(loop.vars.at("X") == std::vector<std::string>{"1"});  // a for body is read once, with the first value
+  CHECK(loop.vars.count("Y") == 0);
+  CHECK(loop.notes.empty());
+  // A nested if inside a branch not taken stays skipped; WANDB_API_KEY given by the caller takes its branch.
+  const auto nested = im::read_shell_words("if false; then\n if true; then A=1; fi\nelse\n A=2\nfi\n");
+  CHECK(nested.vars.at("A") == std::vector<std::string>{"2"});
+  const auto wandb = im::read_shell_words(script, {{"WANDB_API_KEY", "k"}}).words;
+  CHECK(std::find(wandb.begin(), wandb.end(), "--wandb-project") != wandb.end());
+}
+
+TEST_CASE("shell words: a condition that needs the script to run is read as false, noted with its line when it matters", "[import]") {
+  // Skipping `echo; exit` changes nothing: no note. Skipping flags does: a note naming the line.
+  const auto quiet = im::read_shell_words("if [ ! -f \"pretrain_gpt.py\" ]; then\n  echo missing\n  exit 1\nfi\nrun --a 1\n");
+  CHECK(quiet.words == std::vector<std::string>{"run", "--a", "1"});
+  CHECK(quiet.notes.empty());
+  const auto noted = im::read_shell_words("X=1\nif command -v nvidia-smi; then\n  X=2\nfi\n");
+  CHECK(noted.vars.at("X") == std::vector<std::string>{"1"});
+  REQUIRE(noted.notes.size() == 1);
+  CHECK(noted.notes[0].rfind("line 2: ", 0) == 0);
+  CHECK(noted.notes[0].find("command -v nvidia-smi") != std::string::npos);
+  const im::Imported i = im::import_megatron("if [ -d /data ]; then EXTRA=--swiglu; fi\n" + kLlama8bArgs + "$EXTRA", opts(16));
+  CHECK(warned(i, "launch.sh:1: condition `[ -d /data ]`"));
+  CHECK(value(i, "model.activation") == "gelu");
+}
+
+TEST_CASE("shell words: the script of bash -c \"…\" (after srun, in a heredoc) is read as bash runs it", "[import]") {
+  const std::string script =
+      "ARGS=(--num-layers 2 \"--hidden-size 64\")\nCMD=\"cd /x; python pretrain_gpt.py ${ARGS[@]}\"\n"
+      "sbatch <<EOF\n#SBATCH --nodes=2\nsrun --mpi=pmix bash -x -c \"${CMD}\"\nEOF\n";
+  const auto sh = im::read_shell_words(script);
+  const auto python = std::find(sh.words.begin(), sh.words.end(), "python");
+  REQUIRE(sh.words.end() - python >= 6);
+  const std::vector<std::string> tail(python, python + 6);
+  CHECK(tail == std::vector<std::string>{"python", "pretrain_gpt.py", "--num-layers", "2", "--hidden-size", "64"});
 }
 
 TEST_CASE("megatron: a Llama-3 70B launch script gives its model, plan and training keys", "[import]") {
@@ -273,6 +352,44 @@ TEST_CASE("torchtitan: a job file gives FSDP x TP, op-level recompute and torch.
   CHECK_THROWS_WITH(im::import_torchtitan("[model]\nname = \"llama3\"\nflavor = \n", opts(8)), Catch::Contains("launch.sh:3:"));
   CHECK_THROWS_WITH(im::import_torchtitan("[model]\nname = \"llama3\"\nflavor = \"debugmodel\"\n", opts(8)),
                     Catch::Contains("no clustersim preset") && Catch::Contains("clustersim import hf"));
+}
+
+TEST_CASE("torchtitan: every converter name torchtitan has shipped, and unknown converters and keys warned with their line", "[import]") {
+  const std::string model = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n";
+  for (const char* name : {"float8", "quantize.linear.float8", "quantize.dense.float8"}) {
+    INFO(name);
+    const im::Imported i = im::import_torchtitan(model + "converters = [\"" + name + "\"]\n", opts(8));
+    CHECK(value(i, "training.precision") == "fp8");
+    CHECK(value(i, "training.fp8_recipe") == "tensorwise");
+  }
+  for (const char* name : {"mx", "quantize.linear.mx", "quantize.dense.mx"}) {
+    INFO(name);
+    CHECK(value(im::import_torchtitan(model + "converters = [\"" + name + "\"]\n", opts(8)), "training.precision") == "mxfp8");
+  }
+  // Settings in the section of the current names.
+  const im::Imported row = im::import_torchtitan(model + "converters = [\"quantize.linear.float8\"]\n[quantize.linear.float8]\n"
+                                                         "recipe_name = \"rowwise\"\n", opts(8));
+  CHECK(value(row, "training.fp8_recipe") == "rowwise");
+  const im::Imported gw = im::import_torchtitan(model + "converters = [\"quantize.linear.float8\"]\n[quantize.linear.float8]\n"
+                                                        "recipe_name = \"rowwise_with_gw_hp\"\n", opts(8));
+  CHECK(warned(gw, "launch.sh:6: recipe_name = \"rowwise_with_gw_hp\": not modelled, costed as rowwise"));
+  CHECK(value(im::import_torchtitan(model + "converters = [\"quantize.linear.mx\"]\n[quantize.linear.mx]\nrecipe_name = \"nvfp4_cutlass\"\n",
+                                    opts(8)), "training.precision") == "nvfp4");
+  // Expert-only converters: not modelled, said so with the line; BF16 stays.
+  const im::Imported moe = im::import_torchtitan(model + "converters = [\"quantize.grouped_mm.float8\"]\n", opts(8));
+  CHECK(value(moe, "training.precision") == "bf16");
+  CHECK(warned(moe, "launch.sh:4: converter \"quantize.grouped_mm.float8\" quantizes only the MoE expert GEMMs"));
+  const im::Imported bad = im::import_torchtitan(model + "converters = [\n  \"quantize.linear.float8\",\n  \"fp6_magic\",\n]\n", opts(8));
+  CHECK(warned(bad, "launch.sh:6: [model] converters: \"fp6_magic\" is not a converter torchtitan ships"));
+  CHECK(value(bad, "training.precision") == "fp8");
+  // A key the importer does not know, and one it models only at torchtitan's default.
+  const im::Imported keys = im::import_torchtitan(model + "[parallelism]\nnew_overlap = true\nexpert_tensor_parallel_degree = 1\n"
+                                                          "disable_loss_parallel = true\n[optimizer]\nlr = 1.0\n[brand_new]\nx = 1\n", opts(8));
+  CHECK(warned(keys, "launch.sh:5: [parallelism] new_overlap = true: not modelled, ignored"));
+  CHECK_FALSE(warned(keys, "expert_tensor_parallel_degree"));
+  CHECK(warned(keys, "launch.sh:7: [parallelism] disable_loss_parallel = true: not modelled (only false is)"));
+  CHECK_FALSE(warned(keys, "lr"));
+  CHECK(warned(keys, "[brand_new]: a section the importer does not model"));
 }
 
 TEST_CASE("torchtitan: its pipeline split and the float8 and MX converters and an uncompiled model", "[import]") {

@@ -1,5 +1,5 @@
 // The network model against measured nccl-tests all-reduce curves, message size by message size
-// (topologies/measured/nccl_busbw.csv, a copy of ../shared/reference/kernels/nccl_busbw.csv).
+// (topologies/measured/nccl_busbw.csv, the project's reference measurements: docs/reference/SOURCES.md).
 // The other reference tests check the large-message plateau and the small-message latency; this
 // one checks the ramp between them, where TP all-reduces, DP buckets and FSDP gathers live.
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // The AMD rows (tests/validation/published_amd.csv, a verbatim copy of the DENSE-AMD rows of
-// ../shared/validation/published_newhw.csv): issue #17 item 4. They are OUT OF SAMPLE — no
+// docs/reference/validation/published_newhw.csv): issue #17 item 4. They are OUT OF SAMPLE — no
 // profile constant is fitted to them (calibration reads tests/validation/published.csv only) —
 // and few (6 simulated), so this guards the figure measured when the test was written plus a
 // small margin, not a target. VALIDATION.md "AMD Instinct rows" has the per-row table.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "python/bindings.hpp"
+#include "python/docstrings.hpp"
 #include "tools/allocator_tuning.hpp"
 
 namespace py = pybind11;
@@ -198,24 +199,20 @@ PYBIND11_MODULE(clustersim, m) {
   });
   m.attr("__version__") = clustersim::python::version();
   m.def("run", &run, py::arg("scenario"), py::arg("set") = py::none(), py::arg("explain") = false,
-        "Simulate one training step; returns the object `clustersim run --json` prints.");
+        clustersim::python::doc::run());
   m.def("sweep", &sweep, py::arg("base"), py::arg("vary") = py::none(), py::arg("auto_parallel") = false,
         py::arg("set") = py::none(), py::arg("threads") = 0, py::arg("as_frame") = false, py::arg("schedules") = py::none(),
-        "Evaluate every configuration of --vary axes (dict key -> list or range text) and/or --auto-parallel; "
-        "returns one dict per configuration with the columns of `clustersim sweep --csv`.");
+        clustersim::python::doc::sweep().c_str());
   m.def("explain", &explain, py::arg("scenario"), py::arg("set") = py::none(),
-        "The MFU waterfall, roofline and advice: the `explain` object of `clustersim run --explain --json`.");
+        clustersim::python::doc::explain());
   m.def("validate", &validate, py::arg("csv") = py::none(), py::arg("source") = py::none(),
         py::arg("group_by") = py::none(),
-        "Predict published runs; returns the object `clustersim validate --json [--group-by COLUMN]` prints.");
+        clustersim::python::doc::validate());
   m.def("plan", &plan, py::arg("model"), py::arg("tokens"), py::arg("days"), py::arg("hardware") = "h100-sxm",
         py::arg("seq_len") = 4096, py::arg("global_batch") = 0, py::arg("cost_per_gpu_hour") = 0.0, py::arg("max_gpus") = 0,
         py::arg("gpu_step") = 0, py::arg("fix") = py::none(), py::arg("top") = 10, py::arg("threads") = 0,
         py::arg("batch_tokens") = py::none(), py::arg("pue") = -1.0, py::arg("price_per_kwh") = -1.0,
         py::arg("node_overhead_w") = py::none(), py::arg("node_overhead_fraction") = -1.0, py::arg("by") = "cost",
         py::arg("max_vpp") = 8, py::arg("confidence") = 0.0, py::arg("schedules") = py::none(),
-        "Find the cluster size and plan that train `model` on `tokens` within `days`; the object `clustersim plan --json` "
-        "prints. cost_per_gpu_hour: a number, 'h100-sxm=2.5,gb200=6' or a dict; batch_tokens: '4M..16M'; pue, "
-        "price_per_kwh, node_overhead_*: < 0 / None for the CLI's defaults; by: cost, days or gpus; schedules: "
-        "None (1f1b, zb-h1, interleaved), '1f1b,zb-h1' or a list, as --schedules.");
+        clustersim::python::doc::plan().c_str());
 }
