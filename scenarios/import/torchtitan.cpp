@@ -8,6 +8,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/importers.hpp"
+#include "scenarios/import/torchtitan_toml.hpp"
 #include "scenarios/load_model.hpp"
 
 namespace clustersim::scenarios::importers {
@@ -18,7 +19,6 @@ using fmt::format;
 }  // namespace
 
 void import_torchtitan_precision(const toml::table& t, const std::string& src, Imported& out);
-void warn_unmodelled_torchtitan_keys(const toml::table& t, const std::string& src, Imported& out);
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <set>
 
-#include "scenarios/import/imported.hpp"
+#include "scenarios/import/torchtitan_toml.hpp"
 
 namespace clustersim::scenarios::importers {
 namespace {
@@ -61,19 +61,6 @@ const std::set<std::string>& quiet_sections() {
   return s;
 }
 
-std::string shown(const toml::node& n) {
-  if (auto s = n.value<std::string>()) return '"' + *s + '"';
-  if (n.is_boolean()) return n.value<bool>().value_or(false) ? "true" : "false";
-  if (auto i = n.value<long long>()) return std::to_string(*i);
-  if (auto d = n.value<double>()) return yaml_number(*d);
-  if (const auto* a = n.as_array()) {
-    std::string s;
-    for (const auto& e : *a) s += (s.empty() ? "" : ", ") + shown(e);
-    return "[" + s + "]";
-  }
-  return "{…}";
-}
-
 void check_section(const toml::table& sec, const std::string& name, const std::string& src, Imported& out) {
   auto known = known_keys().find(name);
   if (known == known_keys().end()) {
@@ -84,13 +71,26 @@ void check_section(const toml::table& sec, const std::string& name, const std::s
     const std::string k(key.str());
     auto it = known->second.find(k);
     const bool unknown = it == known->second.end();
-    if (!unknown && (!it->second || *it->second == shown(node))) continue;
-    out.warn(format("{}:{}: [{}] {} = {}: not modelled{}, ignored", src, node.source().begin.line, name, k, shown(node),
+    if (!unknown && (!it->second || *it->second == toml_shown(node))) continue;
+    out.warn(format("{}:{}: [{}] {} = {}: not modelled{}, ignored", src, node.source().begin.line, name, k, toml_shown(node),
                     unknown ? "" : format(" (only {} is)", *it->second)));
   }
 }
 
 }  // namespace
+
+std::string toml_shown(const toml::node& n) {
+  if (auto s = n.value<std::string>()) return '"' + *s + '"';
+  if (n.is_boolean()) return n.value<bool>().value_or(false) ? "true" : "false";
+  if (auto i = n.value<long long>()) return std::to_string(*i);
+  if (auto d = n.value<double>()) return yaml_number(*d);
+  if (const auto* a = n.as_array()) {
+    std::string s;
+    for (const auto& e : *a) s += (s.empty() ? "" : ", ") + toml_shown(e);
+    return "[" + s + "]";
+  }
+  return "{…}";
+}
 
 void warn_unmodelled_torchtitan_keys(const toml::table& t, const std::string& src, Imported& out) {
   for (const auto& [key, node] : t) {

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "scenarios/import/importers.hpp"
+#include "scenarios/import/torchtitan_toml.hpp"
 #include "scenarios/load_model.hpp"
 
 namespace clustersim::scenarios::importers {
@@ -31,19 +32,6 @@ const std::map<std::string, Kind>& converter_kinds() {
 
 std::string where(const std::string& source, const toml::node& n) {
   return format("{}:{}", source, n.source().begin.line);
-}
-
-std::string shown(const toml::node& n) {
-  if (auto s = n.value<std::string>()) return '"' + *s + '"';
-  if (n.is_boolean()) return n.value<bool>().value_or(false) ? "true" : "false";
-  if (auto i = n.value<long long>()) return std::to_string(*i);
-  if (auto d = n.value<double>()) return yaml_number(*d);
-  if (const auto* a = n.as_array()) {
-    std::string s;
-    for (const auto& e : *a) s += (s.empty() ? "" : ", ") + shown(e);
-    return "[" + s + "]";
-  }
-  return "{…}";
 }
 
 // The first of the sections that holds `key` (a converter's settings under its old or new name).
@@ -115,9 +103,9 @@ void import_torchtitan_precision(const toml::table& t, const std::string& src, I
   const ImportedKey* model = out.find("model");
   if (linear && !grouped && model && model_preset(model->value).is_moe())
     out.warn(format("{}: torchtitan's {} converter leaves the MoE expert GEMMs in bf16 (they are grouped GEMMs, not "
-                    "nn.Linear): not modelled, costed in {} like the rest", where(src, *linear), shown(*linear),
+                    "nn.Linear): not modelled, costed in {} like the rest", where(src, *linear), toml_shown(*linear),
                     linear_kind == Kind::linear_fp8 ? "fp8" : "mxfp8"));
-  const std::string origin = linear ? format("{} (line {})", shown(*linear), linear->source().begin.line) : "";
+  const std::string origin = linear ? format("{} (line {})", toml_shown(*linear), linear->source().begin.line) : "";
   if (linear_kind == Kind::linear_fp8) return set_fp8(t, src, out, "the float8 converter " + origin);
   if (linear_kind == Kind::linear_mx) return set_mx(t, src, out, "the MX converter " + origin);
   const std::string param = t["training"]["mixed_precision_param"].value<std::string>().value_or("bfloat16");
