@@ -11,6 +11,12 @@ namespace clustersim::models {
 /// (hardware::GpuSpec::host_launch, hardware/kernels/host_op_cost.csv).
 double host_launch_s(const hardware::GpuSpec& gpu);
 
+/// The host's cost of issuing `op`'s kernels in units of one plain PyTorch op: a GEMM or attention
+/// kernel is a Transformer Engine module call, which costs 2.7 plain ops on the CPU
+/// (hardware/kernels/host_op_cost.csv: TE Linear over torch Linear forward, 99.66 / 37.08 us on
+/// GB200, 90.53 / 33.17 us on GH200; the same ratio is taken for x86, where the TE row is unread).
+double host_op_units(const KernelOp& op);
+
 /// GPU-side idle between dependent kernels as the step runs: the profile's gap, shorter when the
 /// step is replayed from CUDA graphs.
 double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t);

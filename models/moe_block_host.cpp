@@ -22,13 +22,15 @@ class HostList {
     captured_ = captured;
   }
   /// `launches` kernels sharing `gpu_s` of GPU time that the block's program already holds.
-  void kernels(int launches, double gpu_s) {
+  /// `units`: their host cost in plain-op units (default: one each).
+  void kernels(int launches, double gpu_s, double units = -1) {
     if (launches <= 0) {
       if (!cur_.empty()) cur_.back().gpu_s += gpu_s;
       else if (gpu_s > 0) push({0, gpu_s, false});
       return;
     }
-    for (int i = 0; i < launches; ++i) push({1, gpu_s / launches, false});
+    const double each = units < 0 ? 1.0 : units / launches;
+    for (int i = 0; i < launches; ++i) push({each, gpu_s / launches, false});
   }
   /// `n` small kernels the block's program does not hold: each the profile's kernel gap on the GPU.
   void small(int n) {
@@ -38,14 +40,15 @@ class HostList {
   /// Every op of `pass`, a launch per kernel it stands for (the host wait op excluded).
   void pass(const PassCost& pass) {
     for (const KernelOp& op : pass.ops)
-      if (op.name != "host_launch_wait") kernels(op.kernels, op.time_s);
+      if (op.name != "host_launch_wait") kernels(op.kernels, op.time_s, host_op_units(op));
   }
   /// The launches of `pass` with `gpu_s` of GPU time (a part whose time was rescaled).
   void pass_as(const PassCost& pass, double gpu_s) {
     int n = 0;
+    double units = 0;
     for (const KernelOp& op : pass.ops)
-      if (op.name != "host_launch_wait") n += op.kernels;
-    kernels(n, gpu_s);
+      if (op.name != "host_launch_wait") n += op.kernels, units += host_op_units(op);
+    kernels(n, gpu_s, units);
   }
   void comm(const topologies::CollectiveTime& c, int launches) {
     if (launches > 0 && c.time.si() > 0) kernels(launches, c.time.si());

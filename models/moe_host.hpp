@@ -11,7 +11,7 @@ namespace clustersim::models {
 
 /// One kernel as the host issues it, or one CUDA-graph replay of a captured part.
 struct HostItem {
-  int launches = 1;   ///< host launches it takes (a graph replay: 1)
+  double launches = 1;  ///< host launches it takes, in plain-op units (a graph replay: 1; host_op_units)
   double gpu_s = 0;   ///< GPU time once it runs
   bool sync = false;  ///< the CPU waits for every kernel issued so far before issuing this one
 };

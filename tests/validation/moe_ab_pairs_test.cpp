@@ -85,7 +85,7 @@ TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured
   graphed.push_back("training.cuda_graph_scope=[attn, moe_router, moe_preprocess]");
   const double alltoall_eager = step_s(kQwen30bH100, eager);
   const double alltoall_graphs = step_s(kQwen30bH100, graphed);
-  const std::vector<Pair> pairs = {
+  std::vector<Pair> pairs = {
       // skills/nemo-mbridge-perf-moe-comm-overlap: 24.714 s off, 20.147 s on (card recipe).
       {"EP A2A overlap off / on (HybridEP, forced balance, 16 H100)", 24.714 / 20.147, no_overlap / canonical},
       // the alltoall smoke (41.36 s, eager, no fusion, overlap off) against HybridEP with overlap off.
@@ -93,6 +93,19 @@ TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured
       // skills/nemo-mbridge-perf-cuda-graphs: alltoall EP16, TE graphs attn+router+preprocess 42.00 s vs eager 41.36 s.
       {"alltoall: TE graphs attn+moe_router+moe_preprocess / eager", 42.00 / 41.36, alltoall_graphs / alltoall_eager},
   };
+  // FP8 blockwise over BF16 for Qwen3-30B-A3B on 32 H100 (TP1 PP1 EP8, MBS1 GBS256, HybridEP,
+  // graphs router+preprocess; Megatron-LM moe_recipes README | PR #5728): 234.1 | 240.5 TFLOP/s
+  // BF16 against 232.4 | 242.9 FP8, step ratio fp8/bf16 = 0.999 (mean of both). A listed gap
+  // (predicted 0.887) until the host cost of a TE module call (2.7 plain ops, host_op_cost.csv):
+  // FP8's quantize kernels and TE calls make the small-expert layer host-bound at MBS 1.
+  std::string h32 = kQwen30bH100;
+  h32.replace(h32.find("{gpus: 16}"), 10, "{gpus: 32}");
+  h32.replace(h32.find("ep: 16"), 6, "ep: 8");
+  h32.replace(h32.find("global_batch: 1024"), 18, "global_batch: 256");
+  h32.replace(h32.find("moe_a2a_overlap: true"), 21, "moe_a2a_overlap: false");
+  const double bf16 = step_s(h32), fp8 = step_s(h32, {"training.precision=fp8", "training.fp8_recipe=blockwise"});
+  pairs.push_back({"H100: FP8 blockwise / BF16, small experts (Qwen3-30B-A3B)", (234.1 / 232.4 + 240.5 / 242.9) / 2,
+                   fp8 / bf16});
   std::printf("MoE A/B pairs (tests/validation/moe_host_overhead.csv):\n");
   for (const Pair& p : pairs) {
     report(p);
@@ -106,27 +119,13 @@ TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured
 
 TEST_CASE("MoE A/B pairs the model misses: listed gaps that must stay misses", "[validation][moe][ab]") {
   // Full-iteration CUDA graphs (paged stash) over partial router+preprocess graphs, GB200:
-  // 598.1 / 480.3 TFLOP/s (PR #5728) = 1.245. The host timeline costs 10 us per launch and the
-  // dispatcher's D2H sync; the rest of the framework's CPU time per MoE layer is not measured.
+  // 598.1 / 480.3 TFLOP/s (PR #5728) = 1.245. The host timeline costs each op at the node's
+  // measured CPU time (Grace: 37 us a plain op, 2.7x that a TE module call) with the dispatcher's
+  // D2H sync, and gives 1.08; the rest of the framework's CPU time per MoE layer is not measured.
   const std::string gb = qwen30b_gb200();
   const double partial = step_s(gb), full = step_s(gb, {"training.cuda_graph_scope=[full_iteration]"});
   const Pair graphs = {"GB200: partial graphs / full-iteration graphs", 598.1 / 480.3, partial / full};
-  // FP8 blockwise over BF16 for Qwen3-30B-A3B on 32 H100 (TP1 PP1 EP8, MBS1 GBS256, HybridEP,
-  // graphs router+preprocess; Megatron-LM moe_recipes README | PR #5728): 234.1 | 240.5 TFLOP/s
-  // BF16 against 232.4 | 242.9 FP8, step ratio fp8/bf16 = 0.999 (mean of both). The model gives
-  // FP8 ~11 % here: its FP8 GEMM rate at these expert shapes (K 2048 / 768, N 1536 / 2048 per
-  // expert) keeps most of the large-shape speed-up, where torchao's H100 thresholds
-  // (fp8_speedups.csv: keep BF16 for N <= 2048 or K <= 1024; 1024x2048x1024 fwd+bwd runs 0.8x)
-  // say such shapes gain nothing once quantization is paid.
-  std::string h32 = kQwen30bH100;
-  h32.replace(h32.find("{gpus: 16}"), 10, "{gpus: 32}");
-  h32.replace(h32.find("ep: 16"), 6, "ep: 8");
-  h32.replace(h32.find("global_batch: 1024"), 18, "global_batch: 256");
-  h32.replace(h32.find("moe_a2a_overlap: true"), 21, "moe_a2a_overlap: false");
-  const double bf16 = step_s(h32), fp8 = step_s(h32, {"training.precision=fp8", "training.fp8_recipe=blockwise"});
-  const Pair small_fp8 = {"H100: FP8 blockwise / BF16, small experts (Qwen3-30B-A3B)", (234.1 / 232.4 + 240.5 / 242.9) / 2,
-                          fp8 / bf16};
-  for (const Pair& p : {graphs, small_fp8}) {
+  for (const Pair& p : {graphs}) {
     report(p);
     INFO(p.what << ": measured " << p.measured << ", predicted " << p.predicted);
     CHECK_FALSE(p.predicted / p.measured == Approx(1.0).epsilon(0.10));
