@@ -14,10 +14,11 @@ std::string collective_json(const studies::CollectiveRequest& q, const studies::
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     const auto& r = res.rows[i];
     out += fmt::format(
-        "  {{\"op\": \"{}\", \"topology\": {}, \"nodes\": {}, \"ranks\": {}, \"size_bytes\": {:.17g}, "
-        "\"time_s\": {:.17g}, \"algbw_bytes_per_s\": {:.17g}, \"busbw_bytes_per_s\": {:.17g}, "
+        "  {{\"op\": \"{}\", \"topology\": {}, \"nodes\": {}, \"ranks\": {}, \"size_bytes\": {}, "
+        "\"time_s\": {}, \"algbw_bytes_per_s\": {}, \"busbw_bytes_per_s\": {}, "
         "\"algorithm\": \"{}\", \"protocol\": \"{}\"",
-        name(q.op), studies::json_quote(res.spec.name), res.nodes, res.group_ranks, r.size_bytes, r.time_s, r.algbw, r.busbw, name(r.t.algorithm),
+        name(q.op), studies::json_quote(res.spec.name), res.nodes, res.group_ranks, studies::json_bytes(r.size_bytes), studies::json_number(r.time_s),
+        studies::json_number(r.algbw), studies::json_number(r.busbw), name(r.t.algorithm),
         name(r.t.protocol));
     // The expert layout's keys only when one was given (a dense request's rows are as before).
     if (res.experts)
@@ -25,8 +26,8 @@ std::string collective_json(const studies::CollectiveRequest& q, const studies::
                          topologies::name(q.group), res.gpus, res.layout.size(GroupDim::ep), res.layout.size(GroupDim::etp),
                          res.layout.size(GroupDim::edp), res.group_nodes);
     if (q.dispatcher == models::MoeDispatcher::deepep)  // the bytes sent are size_bytes x dedup
-      out += fmt::format(", \"dispatcher\": \"deepep\", \"experts\": {}, \"top_k\": {}, \"dedup\": {:.17g}", q.experts,
-                         q.top_k, res.dedup);
+      out += fmt::format(", \"dispatcher\": \"deepep\", \"experts\": {}, \"top_k\": {}, \"dedup\": {}", q.experts,
+                         q.top_k, studies::json_number(res.dedup));
     out += fmt::format("}}{}\n", i + 1 < res.rows.size() ? "," : "");
   }
   return out + "]\n";

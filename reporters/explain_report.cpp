@@ -59,9 +59,9 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
     const auto& op = ex.ops[i];
     o += fmt::format(
         "{}\n      {{\"name\": {}, \"kind\": {}, \"bound\": {}, \"seconds_per_step\": {:.10g}, "
-        "\"calls_per_step\": {:.10g}, \"flop\": {:.10g}, \"bytes\": {:.10g}, \"flop_per_byte\": {:.10g}, "
+        "\"calls_per_step\": {:.10g}, \"flop\": {}, \"bytes\": {}, \"flop_per_byte\": {:.10g}, "
         "\"achieved_flops\": {:.10g}}}",
-        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), op.seconds_per_step, op.calls_per_step, op.flop, op.bytes,
+        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), op.seconds_per_step, op.calls_per_step, json_number(op.flop), json_bytes(op.bytes),
         op.intensity, op.achieved_flops);
   }
   o += "\n    ],\n    \"advice\": [";
@@ -69,11 +69,11 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
     const auto& a = ex.advice[i];
     o += fmt::format("{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {:.10g}, "
                      "\"mfu_after\": {:.10g}, \"step_time_s_before\": {:.10g}, \"step_time_s_after\": {:.10g}, "
-                     "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {:.10g}, "
-                     "\"peak_memory_bytes_after\": {:.10g}}}",
+                     "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {}, "
+                     "\"peak_memory_bytes_after\": {}}}",
                      i ? "," : "", json_quote(a.symptom), json_quote(a.change), a.mfu_before, a.mfu_after, a.step_before_s,
-                     a.step_after_s, a.fits_before ? "true" : "false", a.fits ? "true" : "false", a.memory_before_bytes,
-                     a.memory_after_bytes);
+                     a.step_after_s, a.fits_before ? "true" : "false", a.fits ? "true" : "false", json_bytes(a.memory_before_bytes),
+                     json_bytes(a.memory_after_bytes));
   }
   return o + "\n    ]\n  }";
 }

@@ -50,12 +50,34 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& source) {
   }
 }
 
+// The 1-based line of the second document's start: the second '---' line, or the first when
+// the text does not open with one.
+int second_document_line(const std::string& text) {
+  int line = 1, seen = 0;
+  bool content = false;
+  for (std::size_t from = 0; from < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', from), text.size());
+    const std::string l = text.substr(from, end - from);
+    if (l.rfind("---", 0) == 0) {
+      if (++seen == 2 || content) return line;
+    } else if (!l.empty() && l[0] != '#') {
+      content = true;
+    }
+    from = end + 1;
+  }
+  return 1;
+}
+
 }  // namespace
 
 YAML::Node parse_scenario_yaml(const std::string& text, const std::string& source) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1)
+      throw ScenarioError(fmt::format("{}:{}: a second YAML document ('---'); a scenario is one document, split it into "
+                                      "files", source, second_document_line(text)));
+    if (!docs.empty()) root = docs.front();
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));
@@ -264,6 +286,8 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   if (eq == std::string::npos || eq == 0)
     throw ScenarioError(fmt::format("--set {}: expected key.path=value, e.g. training.micro_batch=2", assignment));
   const std::string path = assignment.substr(0, eq);
+  if (eq + 1 == assignment.size())
+    throw ScenarioError(fmt::format("--set {}: empty value; write {}=VALUE (or {}=null to remove the key)", assignment, path, path));
   YAML::Node value;
   try {
     const std::string text = assignment.substr(eq + 1);

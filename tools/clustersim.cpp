@@ -50,6 +50,9 @@ struct RunOptions {
 int run_command(const RunOptions& opt) {
   using namespace clustersim;
   const scenarios::Scenario sc = scenarios::load_scenario_file(opt.scenario, opt.sets);
+  if (opt.monte_carlo > 0 && !(sc.training.tokens > 0))
+    throw scenarios::ScenarioError(fmt::format("--monte-carlo {}: replays the whole training run, which needs training.tokens "
+                                               "(e.g. --set training.tokens=1e12); {} has none", opt.monte_carlo, opt.scenario));
   scenarios::Report report = scenarios::simulate(sc);
   std::vector<models::TimelineEntry> timeline;
   if (!opt.trace.empty() || !opt.html.empty()) {

@@ -52,6 +52,14 @@ std::string model_block(const std::string& model) {
 int run_mfu_command(const MfuOptions& o) {
   using scenarios::ScenarioError;
   if (o.gpus <= 0) throw ScenarioError("mfu: --gpus must be a positive integer");
+  // 0 is "not given" (the options' default); a negative or NaN value is a typo, named as such.
+  if (!(o.tokens_per_s >= 0))
+    throw ScenarioError(fmt::format("mfu: --tokens-per-s {}: expected a positive number of tokens per second", o.tokens_per_s));
+  if (!(o.step_time_s >= 0))
+    throw ScenarioError(fmt::format("mfu: --step-time {}: expected a positive number of seconds", o.step_time_s));
+  if (o.global_batch < 0 || o.seq_len < 0)
+    throw ScenarioError(fmt::format("mfu: --{} {}: expected a positive whole number", o.global_batch < 0 ? "global-batch" : "seq-len",
+                                    o.global_batch < 0 ? o.global_batch : o.seq_len));
   double tokens_per_s = 0;
   if (o.tokens_per_s > 0) {
     tokens_per_s = o.per_gpu ? o.tokens_per_s * o.gpus : o.tokens_per_s;
