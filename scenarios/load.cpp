@@ -438,12 +438,12 @@ void read_network(const YamlReader& top, Scenario* sc) {
       net.choice("algorithm", {topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end()}, 0));
 }
 
-Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {
+Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides, YAML::Node marks) {
   if (!root || root.IsNull()) throw ScenarioError(fmt::format("{}: the scenario is empty", source));
   if (!root.IsMap()) throw ScenarioError(fmt::format("{}: a scenario must be a mapping of keys (name, model, hardware, ...)", source));
   std::set<std::string> overridden;
   for (const auto& o : overrides) apply_override(root, o, &overridden);
-  const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden);
+  const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden, marks);
   top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training", "network", "reliability", "data"});
 
   Scenario sc;
@@ -452,12 +452,12 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   Resolved model = resolve_preset(top, "model", model_preset_texts(), "models/presets", source);
   sc.model_preset = model.preset;
   sc.model = read_preset_once<models::ModelSpec>(model.preset, model_preset_texts(), [&] {
-    return read_model(YamlReader(model.node, "model", model.source_of, &overridden), model.preset);
+    return read_model(YamlReader(model.node, "model", model.source_of, &overridden, lookup(marks, "model")), model.preset);
   });
   Resolved hw = resolve_preset(top, "hardware", hardware_preset_texts(), "hardware/profiles", source);
   sc.hardware_preset = hw.preset;
   sc.gpu = read_preset_once<hardware::GpuSpec>(hw.preset, hardware_preset_texts(), [&] {
-    return read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden), hw.preset);
+    return read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden, lookup(marks, "hardware")), hw.preset);
   });
 
   const YamlReader cluster = top.child("cluster");
@@ -467,7 +467,6 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   // Bound the work by the input: the network's collective plans route every DP member, so their
   // cost grows with the square of the GPU count (on one core: 65,536 H100 ~8 s; 131,072 ~23 s;
   // 100,000 with the automatic algorithm over a minute).
-  constexpr int kMaxSimulatedGpus = 65536;
   if (sc.cluster.gpus > kMaxSimulatedGpus)
     cluster.fail("gpus", fmt::format("{} GPUs: at most {} are simulated (network routing time grows with the square of "
                                      "the GPU count); plan larger clusters from a smaller one's per-GPU throughput",
@@ -630,13 +629,14 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 }  // namespace
 
 Scenario load_scenario_node(YAML::Node root, const std::string& source,
-                            const std::vector<std::string>& overrides) {
-  return build(std::move(root), source, overrides);
+                            const std::vector<std::string>& overrides, const YAML::Node& marks) {
+  return build(std::move(root), source, overrides, marks);
 }
 
 Scenario load_scenario_string(const std::string& yaml, const std::string& source_name,
                               const std::vector<std::string>& overrides) {
-  return build(parse_yaml(yaml, source_name), source_name, overrides);
+  YAML::Node root = parse_yaml(yaml, source_name);
+  return build(root, source_name, overrides, root);  // the tree is its own marks (overrides are named --set)
 }
 
 Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {

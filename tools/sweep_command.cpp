@@ -40,13 +40,6 @@ struct SweepArgs {
   bool no_progress = false;
 };
 
-// The loader names a bad override "--set key"; a swept value came from --vary, so say that.
-std::string named_as_given(const std::string& reason, const std::vector<Axis>& axes) {
-  for (const auto& a : axes)
-    if (reason.rfind("--set " + a.key + ":", 0) == 0) return "--vary " + reason.substr(6);
-  return reason;
-}
-
 // --html: the chart of every ok configuration and the top-k table.
 void write_sweep_html(const SweepArgs& a, const SweepSpace& space, const SweepStats& stats, const TopK& top,
                       StudyHtml& page) {
@@ -61,7 +54,6 @@ void write_sweep_html(const SweepArgs& a, const SweepSpace& space, const SweepSt
 int run_sweep_command(const SweepArgs& a) {
   const auto base = scenarios::ScenarioTemplate::from_file(a.scenario);
   const SweepSetup setup = sweep_setup(base, a.scenario, a.vary, a.auto_parallel, a.sets, a.schedules, a.threads);
-  const std::vector<Axis>& axes = setup.axes;
   const SweepSpace& space = setup.space;
   const RankBy by = parse_rank_by(a.by);
   SweepOptions opt;
@@ -92,7 +84,7 @@ int run_sweep_command(const SweepArgs& a) {
     if (csv) csv->stream() << csv_line(r.cells);
     if (jsonl) jsonl->stream() << r.json << '\n';
     top.offer(r.index, r.cells);
-    if (r.status != Status::ok) reasons.add(named_as_given(r.cells[reason_col], axes));
+    if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
     if (!a.plot.empty() && r.status == Status::ok && !r.cells[*metric_col].empty())
       points.push_back({r.cells[*x_col], std::stod(r.cells[*metric_col])});
     if (page) page->offer(r.cells);
