@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "studies/counted.hpp"
 #include "studies/json_text.hpp"
 #include "topologies/placement.hpp"
 
@@ -37,11 +38,12 @@ std::string collective_text(const studies::CollectiveRequest& q, const studies::
   const auto& l = res.layout;
   std::string out;
   if (q.gpus > 0)
-    out += fmt::format("# clustersim collective: {} on {} ({}), {} GPUs on {} node(s) of {}\n", name(q.op), res.spec.name,
-                       res.spec.description, res.gpus, res.nodes, res.spec.gpus_per_node);
+    out += fmt::format("# clustersim collective: {} on {} ({}), {} on {} of {}\n", name(q.op), res.spec.name,
+                       res.spec.description, studies::counted(res.gpus, "GPU"), studies::counted(res.nodes, "node"),
+                       res.spec.gpus_per_node);
   else
-    out += fmt::format("# clustersim collective: {} on {} ({}), {} node(s) x {} GPUs\n", name(q.op), res.spec.name,
-                       res.spec.description, res.nodes, res.spec.gpus_per_node);
+    out += fmt::format("# clustersim collective: {} on {} ({}), {} x {}\n", name(q.op), res.spec.name,
+                       res.spec.description, studies::counted(res.nodes, "node"), studies::counted(res.spec.gpus_per_node, "GPU"));
   const std::string experts = res.experts ? fmt::format("; experts etp {} x ep {} x edp {} per stage", l.size(GroupDim::etp),
                                                         l.size(GroupDim::ep), l.size(GroupDim::edp))
                                           : "";
@@ -51,7 +53,7 @@ std::string collective_text(const studies::CollectiveRequest& q, const studies::
                             name(l.order[3]));
   out += fmt::format("# layout tp {} x cp {} x pp {} x dp {}{}{}; {} concurrent {} groups of {} ranks", l.sizes[0], l.sizes[1],
                      l.sizes[2], l.sizes[3], placement, experts, res.groups, topologies::name(q.group), res.group_ranks);
-  out += res.experts ? fmt::format(", each over at most {} node(s)\n", res.group_nodes) : "\n";
+  out += res.experts ? fmt::format(", each over at most {}\n", studies::counted(res.group_nodes, "node")) : "\n";
   if (q.dispatcher == models::MoeDispatcher::deepep)
     out += fmt::format("# deepep dispatcher ({} experts, top-{}): one copy per destination node, {:.4f} x the bytes of a "
                        "plain all-to-all; size is the plain all-to-all's\n", q.experts, q.top_k, res.dedup);

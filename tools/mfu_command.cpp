@@ -9,6 +9,7 @@
 #include "models/flops.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
+#include "studies/counted.hpp"
 
 namespace clustersim::tools {
 
@@ -133,7 +134,8 @@ int run_mfu_command(const MfuOptions& o) {
                tokens_per_s, per_gpu, peak, defs.back().flops_per_token * per_gpu / 1e12,
                defs.back().flops_per_token * per_gpu / peak, defs_json, warn_json);
   } else {
-    fmt::print("throughput      {:.6g} tokens/s total, {:.6g} per GPU on {} GPUs\n", tokens_per_s, per_gpu, o.gpus);
+    fmt::print("throughput      {:.6g} tokens/s total, {:.6g} per GPU on {}\n", tokens_per_s, per_gpu,
+               studies::counted(o.gpus, "GPU"));
     fmt::print("denominator     {:.4g} TFLOP/s per GPU ({} {}, dense)\n", peak / 1e12, sc.gpu.name, o.precision);
     for (const auto& d : defs) {
       fmt::print("MFU {:5.1f} %     {:.1f} TFLOP/s per GPU, {:.4g} FLOP/token  [{}]\n", 100 * d.flops_per_token * per_gpu / peak,

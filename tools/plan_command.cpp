@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "scenarios/error.hpp"
+#include "studies/counted.hpp"
 #include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_table.hpp"
@@ -100,9 +101,9 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
              batch, fmt::join(res.hardware, ","));
   std::string sizes;
   for (const auto& [hw, s] : res.sizes_by_hardware) sizes += fmt::format("{}{} {}", sizes.empty() ? "" : ", ", s.size(), hw);
-  fmt::print("searched {} cluster sizes ({}) from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
+  fmt::print("searched {} ({}) from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
              "(could not win: bound on their step time), {} out of memory, {} invalid{}\n",
-             res.sizes.size(), sizes, res.lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
+             counted(long(res.sizes.size()), "cluster size"), sizes, res.lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
              stats.invalid + stats.errors,
              res.unformable ? fmt::format(" (and {} size/batch/micro-batch combinations dp·micro_batch does not divide)",
                                           res.unformable) : "");

@@ -91,7 +91,8 @@ int run_sweep_command(const SweepArgs& a) {
   });
   bar.finish();
   if (!a.plot.empty())
-    write_file_atomically(a.plot, sweep_plot_svg(points, space.columns().front(), metric, by == RankBy::mfu));
+    write_file_atomically(a.plot, sweep_plot_svg(points, space.columns().front(), metric, by == RankBy::mfu,
+                                                 fmt::format("sweep of {}: {} by {}", a.scenario, metric, space.columns().front())));
   if (page) write_sweep_html(a, space, stats, top, *page);
   if (csv) csv->commit();
   if (jsonl) jsonl->commit();
