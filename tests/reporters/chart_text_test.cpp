@@ -35,3 +35,32 @@ TEST_CASE("counts take the number of their noun", "[reporters][text]") {
   CHECK(c.out.find("1 node x 8 GPUs") != std::string::npos);
   CHECK(c.out.find("node(s)") == std::string::npos);
 }
+
+TEST_CASE("the HTML summary shows the error band beside step time, MFU and days", "[reporters][html]") {
+  const std::string html = "/tmp/clustersim_chart_text.html";
+  const auto r = run_command(std::string(CLUSTERSIM_BINARY) + " run " + CLUSTERSIM_SOURCE_DIR +
+                             "/scenarios/7b_256xh100.yaml --html " + html + " >/dev/null && cat " + html);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("<th>error band</th><td id=\"error_band_high\"") != std::string::npos);
+  CHECK(r.out.find("68 % confidence: ") != std::string::npos);
+  CHECK(r.out.find("published runs") != std::string::npos);
+  CHECK(r.out.find(" s (") != std::string::npos);          // step time low to high
+  CHECK(r.out.find(" % (") != std::string::npos);          // MFU low to high
+  CHECK(r.out.find(" days (") != std::string::npos);       // days low to high
+}
+
+TEST_CASE("the waterfall writes every cause in full, in lines that fit left of the bars", "[reporters][svg]") {
+  const std::string svg = "/tmp/clustersim_chart_waterfall.svg";
+  const auto r = run_command(std::string(CLUSTERSIM_BINARY) + " run " + CLUSTERSIM_SOURCE_DIR +
+                             "/scenarios/70b_512xh100_tp8pp4.yaml --explain --plot " + svg + " >/dev/null && cat " + svg);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("...") == std::string::npos);  // causes were cut at 67 characters
+  CHECK(r.out.find("in_step_rate_ratio)]") != std::string::npos);
+  std::size_t lines = 0;
+  for (std::size_t at = r.out.find("<tspan"); at != std::string::npos; at = r.out.find("<tspan", at + 1), ++lines) {
+    const std::size_t from = r.out.find('>', at) + 1, to = r.out.find("</tspan>", at);
+    INFO(r.out.substr(from, to - from));
+    CHECK(to - from <= 64 + 10);  // 64 characters; an escaped & or < counts a few more bytes
+  }
+  CHECK(lines > 20);
+}
