@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "studies/counted.hpp"
 #include "studies/json_text.hpp"
 #include "topologies/placement.hpp"
 
@@ -14,10 +15,11 @@ std::string collective_json(const studies::CollectiveRequest& q, const studies::
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     const auto& r = res.rows[i];
     out += fmt::format(
-        "  {{\"op\": \"{}\", \"topology\": {}, \"nodes\": {}, \"ranks\": {}, \"size_bytes\": {:.17g}, "
-        "\"time_s\": {:.17g}, \"algbw_bytes_per_s\": {:.17g}, \"busbw_bytes_per_s\": {:.17g}, "
+        "  {{\"op\": \"{}\", \"topology\": {}, \"nodes\": {}, \"ranks\": {}, \"size_bytes\": {}, "
+        "\"time_s\": {}, \"algbw_bytes_per_s\": {}, \"busbw_bytes_per_s\": {}, "
         "\"algorithm\": \"{}\", \"protocol\": \"{}\"",
-        name(q.op), studies::json_quote(res.spec.name), res.nodes, res.group_ranks, r.size_bytes, r.time_s, r.algbw, r.busbw, name(r.t.algorithm),
+        name(q.op), studies::json_quote(res.spec.name), res.nodes, res.group_ranks, studies::json_bytes(r.size_bytes), studies::json_number(r.time_s),
+        studies::json_number(r.algbw), studies::json_number(r.busbw), name(r.t.algorithm),
         name(r.t.protocol));
     // The expert layout's keys only when one was given (a dense request's rows are as before).
     if (res.experts)
@@ -25,8 +27,8 @@ std::string collective_json(const studies::CollectiveRequest& q, const studies::
                          topologies::name(q.group), res.gpus, res.layout.size(GroupDim::ep), res.layout.size(GroupDim::etp),
                          res.layout.size(GroupDim::edp), res.group_nodes);
     if (q.dispatcher == models::MoeDispatcher::deepep)  // the bytes sent are size_bytes x dedup
-      out += fmt::format(", \"dispatcher\": \"deepep\", \"experts\": {}, \"top_k\": {}, \"dedup\": {:.17g}", q.experts,
-                         q.top_k, res.dedup);
+      out += fmt::format(", \"dispatcher\": \"deepep\", \"experts\": {}, \"top_k\": {}, \"dedup\": {}", q.experts,
+                         q.top_k, studies::json_number(res.dedup));
     out += fmt::format("}}{}\n", i + 1 < res.rows.size() ? "," : "");
   }
   return out + "]\n";
@@ -36,11 +38,12 @@ std::string collective_text(const studies::CollectiveRequest& q, const studies::
   const auto& l = res.layout;
   std::string out;
   if (q.gpus > 0)
-    out += fmt::format("# clustersim collective: {} on {} ({}), {} GPUs on {} node(s) of {}\n", name(q.op), res.spec.name,
-                       res.spec.description, res.gpus, res.nodes, res.spec.gpus_per_node);
+    out += fmt::format("# clustersim collective: {} on {} ({}), {} on {} of {}\n", name(q.op), res.spec.name,
+                       res.spec.description, studies::counted(res.gpus, "GPU"), studies::counted(res.nodes, "node"),
+                       res.spec.gpus_per_node);
   else
-    out += fmt::format("# clustersim collective: {} on {} ({}), {} node(s) x {} GPUs\n", name(q.op), res.spec.name,
-                       res.spec.description, res.nodes, res.spec.gpus_per_node);
+    out += fmt::format("# clustersim collective: {} on {} ({}), {} x {}\n", name(q.op), res.spec.name,
+                       res.spec.description, studies::counted(res.nodes, "node"), studies::counted(res.spec.gpus_per_node, "GPU"));
   const std::string experts = res.experts ? fmt::format("; experts etp {} x ep {} x edp {} per stage", l.size(GroupDim::etp),
                                                         l.size(GroupDim::ep), l.size(GroupDim::edp))
                                           : "";
@@ -50,7 +53,7 @@ std::string collective_text(const studies::CollectiveRequest& q, const studies::
                             name(l.order[3]));
   out += fmt::format("# layout tp {} x cp {} x pp {} x dp {}{}{}; {} concurrent {} groups of {} ranks", l.sizes[0], l.sizes[1],
                      l.sizes[2], l.sizes[3], placement, experts, res.groups, topologies::name(q.group), res.group_ranks);
-  out += res.experts ? fmt::format(", each over at most {} node(s)\n", res.group_nodes) : "\n";
+  out += res.experts ? fmt::format(", each over at most {}\n", studies::counted(res.group_nodes, "node")) : "\n";
   if (q.dispatcher == models::MoeDispatcher::deepep)
     out += fmt::format("# deepep dispatcher ({} experts, top-{}): one copy per destination node, {:.4f} x the bytes of a "
                        "plain all-to-all; size is the plain all-to-all's\n", q.experts, q.top_k, res.dedup);

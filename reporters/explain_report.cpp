@@ -59,9 +59,9 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
     const auto& op = ex.ops[i];
     o += fmt::format(
         "{}\n      {{\"name\": {}, \"kind\": {}, \"bound\": {}, \"seconds_per_step\": {:.10g}, "
-        "\"calls_per_step\": {:.10g}, \"flop\": {:.10g}, \"bytes\": {:.10g}, \"flop_per_byte\": {:.10g}, "
+        "\"calls_per_step\": {:.10g}, \"flop\": {}, \"bytes\": {}, \"flop_per_byte\": {:.10g}, "
         "\"achieved_flops\": {:.10g}}}",
-        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), op.seconds_per_step, op.calls_per_step, op.flop, op.bytes,
+        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), op.seconds_per_step, op.calls_per_step, json_number(op.flop), json_bytes(op.bytes),
         op.intensity, op.achieved_flops);
   }
   o += "\n    ],\n    \"advice\": [";
@@ -69,19 +69,42 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
     const auto& a = ex.advice[i];
     o += fmt::format("{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {:.10g}, "
                      "\"mfu_after\": {:.10g}, \"step_time_s_before\": {:.10g}, \"step_time_s_after\": {:.10g}, "
-                     "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {:.10g}, "
-                     "\"peak_memory_bytes_after\": {:.10g}}}",
+                     "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {}, "
+                     "\"peak_memory_bytes_after\": {}}}",
                      i ? "," : "", json_quote(a.symptom), json_quote(a.change), a.mfu_before, a.mfu_after, a.step_before_s,
-                     a.step_after_s, a.fits_before ? "true" : "false", a.fits ? "true" : "false", a.memory_before_bytes,
-                     a.memory_after_bytes);
+                     a.step_after_s, a.fits_before ? "true" : "false", a.fits ? "true" : "false", json_bytes(a.memory_before_bytes),
+                     json_bytes(a.memory_after_bytes));
   }
   return o + "\n    ]\n  }";
 }
 
+namespace {
+
+// A label in lines of at most `width` characters, broken at spaces (a longer word stays whole):
+// the waterfall's causes are sentences, which cut at the chart's left edge until issue 31.
+std::vector<std::string> wrapped(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines{""};
+  std::size_t from = 0;
+  while (from < text.size()) {
+    const std::size_t end = std::min(text.find(' ', from), text.size());
+    const std::string word = text.substr(from, end - from);
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > width) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + word;
+    from = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
 std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Report& r) {
-  const int bar_h = 26, left = 470, width = 900, plot_w = width - left - 80;
-  const int n = int(ex.waterfall.size()) + 2;
-  const int height = 70 + n * bar_h + 30;
+  // Labels at 12 px (about 6.6 px a character) in lines of 64 characters fit the 470 px left of the bars.
+  const int left = 470, width = 900, plot_w = width - left - 80, line_h = 14;
+  constexpr std::size_t kLabelChars = 64;
+  auto rows_of = [&](const std::string& label) { return std::max<int>(1, int(wrapped(label, kLabelChars).size())); };
+  int body = 2 * 26;
+  for (const auto& w : ex.waterfall) body += std::max(26, rows_of(w.cause) * line_h + 12);
+  const int height = 70 + body + 30;
   auto x_of = [&](double frac) { return left + frac * plot_w; };
   std::string o = svg_open(width, height) +
                   fmt::format("<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}: where the MFU went</text>\n",
@@ -90,20 +113,26 @@ std::string waterfall_svg(const scenarios::Explanation& ex, const scenarios::Rep
     o += fmt::format("<line x1=\"{0:.1f}\" y1=\"40\" x2=\"{0:.1f}\" y2=\"{1}\" stroke=\"#ddd\"/>"
                      "<text x=\"{0:.1f}\" y=\"{2}\" text-anchor=\"middle\" fill=\"#555\">{3}%</text>\n",
                      x_of(pct / 100.0), height - 25, height - 10, pct);
-  int row = 0;
+  double y = 45;
   auto bar = [&](const std::string& label, double from, double to, const char* color, const std::string& value) {
-    const double y = 45 + row++ * bar_h;
+    const auto lines = wrapped(label, kLabelChars);
+    const int h = std::max(26, int(lines.size()) * line_h + 12);
     const double x0 = x_of(std::min(from, to)), x1 = x_of(std::max(from, to));
-    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16, svg_escape(label));
-    o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", x0, y + 3,
-                     std::max(1.0, x1 - x0), bar_h - 6, color);
-    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#333\">{}</text>\n", x1 + 4, y + 16, value);
+    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"12\"><title>{}</title>", left - 8,
+                     y + h / 2.0 - (double(lines.size()) - 1) * line_h / 2 + 4, svg_escape(label));
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      o += fmt::format("<tspan x=\"{}\" dy=\"{}\">{}</tspan>", left - 8, i ? line_h : 0, svg_escape(lines[i]));
+    o += "</text>\n";
+    o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", x0, y + h / 2.0 - 10,
+                     std::max(1.0, x1 - x0), 20, color);
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#333\">{}</text>\n", x1 + 4, y + h / 2.0 + 5, value);
+    y += h;
   };
   bar("peak", 0, 1, "#4c78a8", "100%");
   double level = 1.0;
   for (const auto& w : ex.waterfall) {
-    bar(w.cause.size() > 70 ? w.cause.substr(0, 67) + "..." : w.cause, level, level - w.mfu_points,
-        w.mfu_points >= 0 ? "#e45756" : "#54a24b", fmt::format("{:.1f} pts", 100 * w.mfu_points));
+    bar(w.cause, level, level - w.mfu_points, w.mfu_points >= 0 ? "#e45756" : "#54a24b",
+        fmt::format("{:.1f} pts", 100 * w.mfu_points));
     level -= w.mfu_points;
   }
   bar("achieved MFU", 0, r.mfu, "#72b7b2", fmt::format("{:.1f}%", 100 * r.mfu));

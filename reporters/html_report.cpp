@@ -8,6 +8,7 @@
 #include "reporters/explain_report.hpp"
 #include "reporters/report.hpp"
 #include "reporters/svg.hpp"
+#include "studies/error_band.hpp"
 
 namespace clustersim::reporters {
 namespace {
@@ -39,18 +40,28 @@ std::string kv_row(const std::string& label, const char* id, double value, const
 std::string summary_section(const scenarios::Report& r) {
   const auto& sc = r.scenario;
   std::string o = "<section id=\"summary\"><h2>Summary</h2>\n<table class=\"kv\">\n";
-  o += kv_row("step time", "step_time_s", r.step_time_s, fmt::format("{:.4f} s", r.step_time_s));
+  // The error band beside the figures it qualifies, as the text report prints it (issue 31).
+  const auto band = studies::error_band(sc, studies::kDefaultBandConfidence);
+  o += kv_row("step time", "step_time_s", r.step_time_s,
+              fmt::format("{:.4f} s ({:.4f} to {:.4f} s)", r.step_time_s, band.low * r.step_time_s, band.high * r.step_time_s));
+  o += kv_row("error band", "error_band_high", band.high,
+              fmt::format("{:.0f} % confidence: {:+.0f} % / {:+.0f} % on the step time, from {} published runs ({}), "
+                          "out of sample", 100 * band.confidence, 100 * (band.low - 1), 100 * (band.high - 1), band.rows,
+                          band.basis));
   o += kv_row("throughput", "tokens_per_s", r.tokens_per_s, si(r.tokens_per_s) + " tokens/s");
   o += kv_row("throughput per GPU", "tokens_per_s_per_gpu", r.tokens_per_s_per_gpu,
               fmt::format("{:.0f} tokens/s", r.tokens_per_s_per_gpu));
-  o += kv_row("MFU", "mfu", r.mfu, fmt::format("{:.1f} %", 100 * r.mfu));
+  o += kv_row("MFU", "mfu", r.mfu,
+              fmt::format("{:.1f} % ({:.1f} to {:.1f} %)", 100 * r.mfu, 100 * r.mfu / band.high, 100 * r.mfu / band.low));
   o += kv_row("HFU", "hfu", r.hfu, fmt::format("{:.1f} %", 100 * r.hfu));
   o += kv_row("model FLOP/s per GPU", "tflops_per_gpu", r.tflops_per_gpu, fmt::format("{:.0f} TFLOP/s", r.tflops_per_gpu));
   o += kv_row("peak memory per GPU", "peak_memory_bytes", r.memory.total_bytes,
               fmt::format("{:.1f} GiB of {:.1f} GiB{}", r.memory.total_bytes / kGiB, r.memory.capacity_bytes / kGiB,
                           r.memory.fits() ? "" : " (does not fit)"));
   if (sc.training.tokens > 0) {
-    o += kv_row("days to train", "days_to_train", r.days_to_train, fmt::format("{:.2f} days", r.days_to_train));
+    o += kv_row("days to train", "days_to_train", r.days_to_train,
+                fmt::format("{:.2f} days ({:.2f} to {:.2f})", r.days_to_train, band.low * r.days_to_train,
+                            band.high * r.days_to_train));
     o += kv_row("days to train, ideal", "days_to_train_ideal", r.days_to_train_ideal,
                 fmt::format("{:.2f} days", r.days_to_train_ideal));
   }

@@ -64,11 +64,11 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
   std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
                               "  \"global_batch\": {},\n  \"global_batches_searched\": {},\n  \"hardware\": {},\n"
                               "  \"rank_by\": {},\n  \"confidence\": {:.10g},\n  \"priced\": {},\n  \"pue\": {:.10g},\n  \"price_per_kwh\": {:.10g},\n"
-                              "  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n"
+                              "  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n  \"fits\": {},\n"
                               "  \"cheapest\": [",
                               json_quote(a.model), tokens, a.days, a.seq_len, global_batch, json_number_list(res.batches),
                               hardware, json_quote(studies::name(a.rank)), a.confidence, res.priced ? "true" : "false", a.energy.pue,
-                              a.energy.price_per_kwh, stats.evaluated, stats.ok, stats.pruned);
+                              a.energy.price_per_kwh, stats.evaluated, stats.ok, stats.pruned, meeting.empty() ? "false" : "true");
   for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
   o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
   std::size_t i = 0;

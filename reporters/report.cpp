@@ -1,5 +1,7 @@
 #include "reporters/report.hpp"
 
+#include "studies/counted.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -83,9 +85,9 @@ std::vector<std::pair<std::string, std::string>> error_band_members(const scenar
 // "8 nodes x 72" only when the nodes are full: a rack-scale domain may be partly used.
 std::string node_count_text(int gpus, int per_node) {
   const int full = gpus / per_node, rest = gpus % per_node;
-  if (rest == 0) return fmt::format("{} nodes x {}", full, per_node);
-  if (full == 0) return fmt::format("part of one node of {} ({} GPUs used)", per_node, rest);
-  return fmt::format("{} nodes x {} + one partial node of {}", full, per_node, rest);
+  if (rest == 0) return fmt::format("{} x {}", studies::counted(full, "node"), per_node);
+  if (full == 0) return fmt::format("part of one node of {} ({} used)", per_node, studies::counted(rest, "GPU"));
+  return fmt::format("{} x {} + one partial node of {}", studies::counted(full, "node"), per_node, rest);
 }
 
 }  // namespace

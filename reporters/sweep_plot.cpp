@@ -17,11 +17,26 @@ bool numeric(const std::string& s, double* v) {
   return end && *end == '\0' && !s.empty() && std::isfinite(*v);
 }
 
+// The smallest 1, 2 or 5 x 10^k at least `raw`: a tick step a reader can add up.
+double round_step(double raw) {
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * p >= raw * (1 - 1e-9)) return m * p;
+  return 10 * p;
+}
+
+// A metric's axis name and the factor its values are shown with: MFU as a percentage.
+std::pair<std::string, double> axis_of(const std::string& metric) {
+  if (metric == "mfu" || metric == "hfu") return {metric == "mfu" ? "MFU (%)" : "HFU (%)", 100};
+  return {metric, 1};
+}
+
 }  // namespace
 
 std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::string& x_label,
-                           const std::string& y_label, bool higher_is_better) {
-  const double W = 760, H = 440, L = 80, R = 20, T = 30, B = 60;
+                           const std::string& metric, bool higher_is_better, const std::string& title) {
+  const double W = 760, H = 440, L = 80, R = 20, T = 50, B = 60;
+  const auto [y_label, scale] = axis_of(metric);
   // X positions: numeric values on a linear or (spanning ≥ 8×, all positive) log axis, else
   // categories in order of first appearance.
   bool all_numeric = !points.empty();
@@ -47,19 +62,30 @@ std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::str
     const double f = log_x ? std::log(v / xmin) / std::log(xmax / xmin) : (v - xmin) / (xmax - xmin);
     return L + 20 + (W - L - R - 40) * f;
   };
-  double ymax = 0;
-  for (const auto& p : points) ymax = std::max(ymax, p.y);
-  ymax = ymax > 0 ? ymax * 1.1 : 1;
-  auto y_of = [&](double y) { return T + (H - T - B) * (1 - y / ymax); };
+  double top = 0;
+  for (const auto& p : points) top = std::max(top, p.y * scale);
+  const double step = round_step(top > 0 ? top * 1.05 / 5 : 0.2);
+  const int ticks = std::max(1, int(std::ceil(top * 1.05 / step - 1e-9)));
+  const double ymax = step * ticks;  // in shown units
+  auto y_of = [&](double y) { return T + (H - T - B) * (1 - y * scale / ymax); };
   std::string o = svg_open(W, H) + fmt::format(
       "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n",
       L, H - B, W - R, H - B, L, T, L, H - B);
-  for (int i = 0; i <= 5; ++i) {
-    const double y = ymax * i / 5;
+  for (int i = 0; i <= ticks; ++i) {
+    const double shown = step * i, y = shown / scale;
     o += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#eee\"/><text x=\"{}\" y=\"{:.1f}\" "
-                     "text-anchor=\"end\" fill=\"#555\">{:.3g}</text>\n",
-                     L, y_of(y), W - R, y_of(y), L - 6, y_of(y) + 4, y);
+                     "text-anchor=\"end\" fill=\"#555\">{:g}</text>\n",
+                     L, y_of(y), W - R, y_of(y), L - 6, y_of(y) + 4, shown);
   }
+  const std::string heading = title.empty() ? fmt::format("{} by {}", y_label, x_label) : title;
+  o += fmt::format("<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>\n", W / 2,
+                   svg_escape(heading));
+  // Legend: what a dot and the line are.
+  o += fmt::format("<circle cx=\"{}\" cy=\"36\" r=\"3\" fill=\"#4c78a8\" fill-opacity=\"0.5\"/><text x=\"{}\" y=\"40\" "
+                   "fill=\"#555\">each configuration</text>\n<line x1=\"{}\" y1=\"36\" x2=\"{}\" y2=\"36\" stroke=\"#e45756\" "
+                   "stroke-width=\"2\"/><text x=\"{}\" y=\"40\" fill=\"#555\">best per {} ({} {})</text>\n",
+                   L + 6, L + 14, L + 160, L + 180, L + 186, svg_escape(x_label), higher_is_better ? "highest" : "lowest",
+                   svg_escape(y_label));
   for (const auto& c : categories)
     o += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">{}</text>\n", x_of(c), H - B + 16,
                      svg_escape(c));

@@ -12,8 +12,10 @@ struct SweepPoint {
   double y = 0;
 };
 
-/// `higher_is_better` picks the per-x best for the line (MFU: max; step time, days, cost: min).
-std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::string& x_label,
-                           const std::string& y_label, bool higher_is_better);
+/// `metric` is the y values' key (mfu and hfu are drawn in %); `higher_is_better` picks the
+/// per-x best for the line (MFU: max; step time, days, cost: min). The chart has a title
+/// (`title`, or "METRIC by X"), a legend and y ticks at round steps (1, 2, 5 x 10^k).
+std::string sweep_plot_svg(const std::vector<SweepPoint>& points, const std::string& x_label, const std::string& metric,
+                           bool higher_is_better, const std::string& title = "");
 
 }  // namespace clustersim::reporters

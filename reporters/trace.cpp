@@ -11,7 +11,9 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 #include <span>
+#include <tuple>
 
 namespace clustersim::reporters {
 
@@ -154,21 +156,119 @@ std::string memory_counter(const std::vector<TimelineEntry>& timeline, const sce
 
 }  // namespace
 
-std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scenarios::Report& report) {
+namespace {
+
+// The compact kernel slices of task `e` (several per compute task), laid out in proportion to
+// their modelled times (the engine runs a task at one rate at a time, so SMs lent to
+// communication slow all its kernels alike).
+template <class Emit>
+void emit_kernels(const TimelineEntry& e, int tid, const std::vector<const models::KernelOp*>& kernels, Emit emit) {
+  // Times on the printed grid (picoseconds, 6 decimals of a microsecond), so that each printed
+  // kernel lies inside its printed task: rounding ts and dur apart could put a kernel's end a
+  // digit past its task's.
+  const auto us = [](double s) { return std::round(s * 1e12) / 1e6; };
+  const double t0 = us(e.start_s), t1 = us(e.end_s);
+  double total = 0;
+  for (const auto* k : kernels) total += k->time_s;
+  double done = 0;
+  for (const auto* k : kernels) {
+    const double a = std::clamp(us(e.start_s + (e.end_s - e.start_s) * done / total), t0, t1);
+    done += k->time_s;
+    const double b = std::clamp(us(e.start_s + (e.end_s - e.start_s) * done / total), a, t1);
+    emit(fmt::format("{{\"ph\":\"X\",\"name\":{},\"cat\":\"kernel\",\"pid\":{},\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f}}}",
+                     json_quote(k->name), e.stage, tid, a, b - a));
+  }
+}
+
+bool detailed(const TimelineEntry& e, const TraceOptions& options) {
+  return options.micro_batches < 0 || e.micro_batch < options.micro_batches;
+}
+
+// A run of a folded micro-batch's tasks on one stream, back to back in that stream's order with
+// the same micro-batch and kind: one slice from the first start to the last end.
+struct FoldedSpan {
+  const TimelineEntry* first;
+  double end_s;
+  int tasks;
+};
+
+// The folded spans of every stream, in stream order (each stream's tasks never overlap).
+std::vector<FoldedSpan> folded_spans(const std::vector<TimelineEntry>& timeline, const TraceOptions& options) {
+  std::map<std::pair<int, std::string>, std::vector<const TimelineEntry*>> by_stream;
+  for (const auto& e : timeline) by_stream[{e.stage, std::string(e.stream)}].push_back(&e);
+  std::vector<FoldedSpan> out;
+  for (auto& [key, tasks] : by_stream) {
+    std::stable_sort(tasks.begin(), tasks.end(), [](const auto* a, const auto* b) { return a->start_s < b->start_s; });
+    FoldedSpan* open = nullptr;
+    for (const TimelineEntry* e : tasks) {
+      if (detailed(*e, options)) {
+        open = nullptr;
+        continue;
+      }
+      if (open && open->first->micro_batch == e->micro_batch && open->first->kind == e->kind) {
+        open->end_s = std::max(open->end_s, e->end_s), ++open->tasks;
+        continue;
+      }
+      out.push_back({e, e->end_s, 1});
+      open = &out.back();
+    }
+  }
+  return out;
+}
+
+// The trace's otherData: the title and, when kernels were folded, what was.
+std::string other_data(const scenarios::Report& report, const TraceOptions& options, int micro_batches) {
+  std::string o = "{\"title\": " + json_quote(report.scenario.name);
+  if (options.micro_batches >= 0)
+    o += fmt::format(", \"trace_micro_batches\": {}, \"folded\": {}", options.micro_batches,
+                     json_quote(fmt::format("micro-batches {} to {} (the steady state, which repeats the first): each "
+                                            "stream's back-to-back tasks of one micro-batch and kind are one slice, "
+                                            "without kernels", options.micro_batches, micro_batches - 1)));
+  return o + "}";
+}
+
+}  // namespace
+
+TraceSize trace_size(const std::vector<TimelineEntry>& timeline, const scenarios::Report& report, const TraceOptions& options) {
+  // Measured on the shipped scenarios: a task event ~190 bytes, a kernel slice ~115, a memory
+  // counter sample (at most one per block pass's end) ~150.
+  const BlockKernels block_kernels(report);
+  const bool split = report.scenario.parallel.splits_backward();
+  TraceSize size;
+  std::size_t tasks = 0;
+  std::set<std::tuple<int, int, int, int>> passes;  // (stage, micro-batch, layer, kind): one sample each
+  for (const auto& e : timeline) {
+    if (detailed(e, options)) ++tasks, size.events += kernels_of(e, block_kernels, split).size();
+    if (e.layer >= 0 && e.kind != TaskKind::recompute && std::string(e.stream) == "compute")
+      passes.emplace(e.stage, e.micro_batch, e.layer, int(e.kind));
+  }
+  const std::size_t samples = passes.size();
+  const std::size_t kernels = size.events;
+  if (options.micro_batches >= 0) tasks += folded_spans(timeline, options).size();
+  size.events += tasks + samples;
+  size.bytes = double(tasks) * 190 + double(kernels) * 115 + double(samples) * 150;
+  return size;
+}
+
+void write_chrome_trace(std::ostream& out, const std::vector<TimelineEntry>& timeline, const scenarios::Report& report,
+                        const TraceOptions& options) {
   // Stable thread ids: streams in the order they first appear, per stage.
   std::map<std::pair<int, std::string>, int> tids;
   std::set<int> stages;
+  int micro_batches = 0;
   for (const auto& e : timeline) {
     stages.insert(e.stage);
     tids.emplace(std::make_pair(e.stage, std::string(e.stream)), 0);
+    micro_batches = std::max(micro_batches, e.micro_batch + 1);
   }
   int next = 1;
   for (auto& [key, id] : tids) id = next++;
-  std::string o = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"title\": " + json_quote(report.scenario.name) +
-                  "},\n\"traceEvents\": [\n";
+  out << "{\"displayTimeUnit\": \"ms\", \"otherData\": " << other_data(report, options, micro_batches)
+      << ",\n\"traceEvents\": [\n";
   bool first = true;
   auto emit = [&](const std::string& ev) {
-    o += (first ? "" : ",\n") + ev;
+    if (!first) out << ",\n";
+    out << ev;
     first = false;
   };
   for (int s : stages)
@@ -176,34 +276,35 @@ std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scena
   for (const auto& [key, id] : tids)
     emit(fmt::format("{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": {}}}}}",
                      key.first, id, json_quote(key.second)));
-  // Times on the printed grid (picoseconds, 6 decimals of a microsecond), so that each printed
-  // kernel lies inside its printed task: rounding ts and dur apart could put a kernel's end a
-  // digit past its task's.
   const auto us = [](double s) { return std::round(s * 1e12) / 1e6; };
   const BlockKernels block_kernels(report);
+  const bool split = report.scenario.parallel.splits_backward();
   for (const auto& e : timeline) {
+    if (!detailed(e, options)) continue;  // in a folded span below
     const int tid = tids.at({e.stage, std::string(e.stream)});
     const double t0 = us(e.start_s), t1 = us(e.end_s);
     emit(fmt::format("{{\"ph\": \"X\", \"name\": {}, \"cat\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {:.6f}, \"dur\": {:.6f}, "
                      "\"args\": {{\"micro_batch\": {}, \"layer\": {}}}}}",
                      json_quote(event_name(e)), models::name(e.kind), e.stage, tid, t0, t1 - t0, e.micro_batch, e.layer));
-    // Its kernels, nested: laid out in proportion to their modelled times (the engine runs a
-    // task at one rate at a time, so SMs lent to communication slow all its kernels alike).
-    const auto kernels = kernels_of(e, block_kernels, report.scenario.parallel.splits_backward());
-    double total = 0;
-    for (const auto* k : kernels) total += k->time_s;
-    double done = 0;
-    for (const auto* k : kernels) {
-      const double a = std::clamp(us(e.start_s + (e.end_s - e.start_s) * done / total), t0, t1);
-      done += k->time_s;
-      const double b = std::clamp(us(e.start_s + (e.end_s - e.start_s) * done / total), a, t1);
-      // Compact: there are several per task.
-      emit(fmt::format("{{\"ph\":\"X\",\"name\":{},\"cat\":\"kernel\",\"pid\":{},\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f}}}",
-                       json_quote(k->name), e.stage, tid, a, b - a));
-    }
+    emit_kernels(e, tid, kernels_of(e, block_kernels, split), emit);
   }
-  for (int s : stages) o += memory_counter(timeline, report, s);
-  return o + "\n]}\n";
+  if (options.micro_batches >= 0)
+    for (const FoldedSpan& f : folded_spans(timeline, options)) {
+      const TimelineEntry& e = *f.first;
+      const double t0 = us(e.start_s), t1 = us(f.end_s);
+      emit(fmt::format("{{\"ph\": \"X\", \"name\": \"{} mb{} (folded: {} task{})\", \"cat\": \"folded\", \"pid\": {}, "
+                       "\"tid\": {}, \"ts\": {:.6f}, \"dur\": {:.6f}, \"args\": {{\"micro_batch\": {}, \"tasks\": {}}}}}",
+                       models::name(e.kind), e.micro_batch, f.tasks, f.tasks == 1 ? "" : "s", e.stage,
+                       tids.at({e.stage, std::string(e.stream)}), t0, t1 - t0, e.micro_batch, f.tasks));
+    }
+  for (int s : stages) out << memory_counter(timeline, report, s);
+  out << "\n]}\n";
+}
+
+std::string chrome_trace(const std::vector<TimelineEntry>& timeline, const scenarios::Report& report, const TraceOptions& options) {
+  std::ostringstream out;
+  write_chrome_trace(out, timeline, report, options);
+  return out.str();
 }
 
 }  // namespace clustersim::reporters

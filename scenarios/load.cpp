@@ -50,12 +50,34 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& source) {
   }
 }
 
+// The 1-based line of the second document's start: the second '---' line, or the first when
+// the text does not open with one.
+int second_document_line(const std::string& text) {
+  int line = 1, seen = 0;
+  bool content = false;
+  for (std::size_t from = 0; from < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', from), text.size());
+    const std::string l = text.substr(from, end - from);
+    if (l.rfind("---", 0) == 0) {
+      if (++seen == 2 || content) return line;
+    } else if (!l.empty() && l[0] != '#') {
+      content = true;
+    }
+    from = end + 1;
+  }
+  return 1;
+}
+
 }  // namespace
 
 YAML::Node parse_scenario_yaml(const std::string& text, const std::string& source) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1)
+      throw ScenarioError(fmt::format("{}:{}: a second YAML document ('---'); a scenario is one document, split it into "
+                                      "files", source, second_document_line(text)));
+    if (!docs.empty()) root = docs.front();
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));
@@ -265,6 +287,8 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
   if (eq == std::string::npos || eq == 0)
     throw ScenarioError(fmt::format("--set {}: expected key.path=value, e.g. training.micro_batch=2", assignment));
   const std::string path = assignment.substr(0, eq);
+  if (eq + 1 == assignment.size())
+    throw ScenarioError(fmt::format("--set {}: empty value; write {}=VALUE (or {}=null to remove the key)", assignment, path, path));
   YAML::Node value;
   try {
     const std::string text = assignment.substr(eq + 1);
@@ -415,12 +439,12 @@ void read_network(const YamlReader& top, Scenario* sc) {
       net.choice("algorithm", {topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end()}, 0));
 }
 
-Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {
+Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides, YAML::Node marks) {
   if (!root || root.IsNull()) throw ScenarioError(fmt::format("{}: the scenario is empty", source));
   if (!root.IsMap()) throw ScenarioError(fmt::format("{}: a scenario must be a mapping of keys (name, model, hardware, ...)", source));
   std::set<std::string> overridden;
   for (const auto& o : overrides) apply_override(root, o, &overridden);
-  const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden);
+  const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden, marks);
   top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training", "network", "reliability", "data"});
 
   Scenario sc;
@@ -429,12 +453,12 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   Resolved model = resolve_preset(top, "model", model_preset_texts(), "models/presets", source);
   sc.model_preset = model.preset;
   sc.model = read_preset_once<models::ModelSpec>(model.preset, model_preset_texts(), [&] {
-    return read_model(YamlReader(model.node, "model", model.source_of, &overridden), model.preset);
+    return read_model(YamlReader(model.node, "model", model.source_of, &overridden, lookup(marks, "model")), model.preset);
   });
   Resolved hw = resolve_preset(top, "hardware", hardware_preset_texts(), "hardware/profiles", source);
   sc.hardware_preset = hw.preset;
   sc.gpu = read_preset_once<hardware::GpuSpec>(hw.preset, hardware_preset_texts(), [&] {
-    return read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden), hw.preset);
+    return read_gpu(YamlReader(hw.node, "hardware", hw.source_of, &overridden, lookup(marks, "hardware")), hw.preset);
   });
 
   const YamlReader cluster = top.child("cluster");
@@ -444,7 +468,6 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   // Bound the work by the input: the network's collective plans route every DP member, so their
   // cost grows with the square of the GPU count (on one core: 65,536 H100 ~8 s; 131,072 ~23 s;
   // 100,000 with the automatic algorithm over a minute).
-  constexpr int kMaxSimulatedGpus = 65536;
   if (sc.cluster.gpus > kMaxSimulatedGpus)
     cluster.fail("gpus", fmt::format("{} GPUs: at most {} are simulated (network routing time grows with the square of "
                                      "the GPU count); plan larger clusters from a smaller one's per-GPU throughput",
@@ -607,13 +630,14 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 }  // namespace
 
 Scenario load_scenario_node(YAML::Node root, const std::string& source,
-                            const std::vector<std::string>& overrides) {
-  return build(std::move(root), source, overrides);
+                            const std::vector<std::string>& overrides, const YAML::Node& marks) {
+  return build(std::move(root), source, overrides, marks);
 }
 
 Scenario load_scenario_string(const std::string& yaml, const std::string& source_name,
                               const std::vector<std::string>& overrides) {
-  return build(parse_yaml(yaml, source_name), source_name, overrides);
+  YAML::Node root = parse_yaml(yaml, source_name);
+  return build(root, source_name, overrides, root);  // the tree is its own marks (overrides are named --set)
 }
 
 Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {

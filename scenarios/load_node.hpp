@@ -13,7 +13,9 @@ namespace clustersim::scenarios {
 
 /// Parses YAML text; a syntax error becomes a ScenarioError naming source:line:column.
 YAML::Node parse_scenario_yaml(const std::string& text, const std::string& source);
-/// Applies `overrides` (key.path=value) to `root`, which it modifies, then validates.
-Scenario load_scenario_node(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides);
+/// Applies `overrides` (key.path=value) to `root`, which it modifies, then validates. `marks`:
+/// the scenario as parsed, whose lines errors cite (root may be a copy that lost them).
+Scenario load_scenario_node(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides,
+                            const YAML::Node& marks);
 
 }  // namespace clustersim::scenarios

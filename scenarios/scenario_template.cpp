@@ -14,10 +14,11 @@ struct ScenarioTemplate::Impl {
   std::string text;
   std::string source;
   YAML::Node root;
+  bool cite_lines = true;
 };
 
-ScenarioTemplate::ScenarioTemplate(const std::string& yaml, const std::string& source_name)
-    : impl_(std::make_unique<Impl>(Impl{yaml, source_name, parse_scenario_yaml(yaml, source_name)})) {}
+ScenarioTemplate::ScenarioTemplate(const std::string& yaml, const std::string& source_name, bool cite_lines)
+    : impl_(std::make_unique<Impl>(Impl{yaml, source_name, parse_scenario_yaml(yaml, source_name), cite_lines})) {}
 
 ScenarioTemplate ScenarioTemplate::from_file(const std::string& path) {
   std::ifstream in(path);
@@ -29,12 +30,14 @@ ScenarioTemplate ScenarioTemplate::from_file(const std::string& path) {
 
 // A copy parses the text again so that the two share no yaml-cpp memory (threads).
 ScenarioTemplate::ScenarioTemplate(const ScenarioTemplate& other)
-    : ScenarioTemplate(other.impl_->text, other.impl_->source) {}
+    : ScenarioTemplate(other.impl_->text, other.impl_->source, other.impl_->cite_lines) {}
 ScenarioTemplate::ScenarioTemplate(ScenarioTemplate&&) noexcept = default;
 ScenarioTemplate::~ScenarioTemplate() = default;
 
 Scenario ScenarioTemplate::instantiate(const std::vector<std::string>& overrides) const {
-  return load_scenario_node(YAML::Clone(impl_->root), impl_->source, overrides);
+  // The copy lost the lines (YAML::Clone); the parsed tree keeps them for the errors to cite.
+  return load_scenario_node(YAML::Clone(impl_->root), impl_->source, overrides,
+                            impl_->cite_lines ? impl_->root : YAML::Node(YAML::NodeType::Undefined));
 }
 
 std::optional<std::string> ScenarioTemplate::scalar_at(const std::string& key_path) const {

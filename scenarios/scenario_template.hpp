@@ -13,8 +13,9 @@ namespace clustersim::scenarios {
 /// Not thread-safe (yaml-cpp trees are not): give each thread its own copy.
 class ScenarioTemplate {
  public:
-  /// Throws ScenarioError on a YAML syntax error.
-  ScenarioTemplate(const std::string& yaml, const std::string& source_name);
+  /// Throws ScenarioError on a YAML syntax error. `cite_lines` false: a text the program wrote
+  /// (plan's), whose lines a user never sees; errors name `source_name` without a line.
+  ScenarioTemplate(const std::string& yaml, const std::string& source_name, bool cite_lines = true);
   static ScenarioTemplate from_file(const std::string& path);
   ScenarioTemplate(const ScenarioTemplate& other);
   ScenarioTemplate& operator=(const ScenarioTemplate&) = delete;

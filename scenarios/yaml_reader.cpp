@@ -38,9 +38,15 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 
 YamlReader::YamlReader(YAML::Node node, std::string path,
                        std::function<std::string(const std::string&)> source_of,
-                       const std::set<std::string>* overridden)
+                       const std::set<std::string>* overridden, YAML::Node marks)
     : node_(std::move(node)), path_(std::move(path)), source_of_(std::move(source_of)),
-      overridden_(overridden) {}
+      overridden_(overridden), marks_(std::move(marks)) {}
+
+YAML::Node lookup(const YAML::Node& map, const std::string& key) {
+  if (!map || !map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  const YAML::Node n = map[key];  // const operator[]: no insertion
+  return n ? n : YAML::Node(YAML::NodeType::Undefined);
+}
 
 std::string YamlReader::location(const std::string& key) const {
   const std::string full = key_path(key);
@@ -50,9 +56,14 @@ std::string YamlReader::location(const std::string& key) const {
   }
   std::string file = source_of_(key);
   YAML::Mark mark = YAML::Mark::null_mark();
-  if (node_.IsMap() && !key.empty() && node_[key]) mark = node_[key].Mark();
+  const YAML::Node written = key.empty() ? YAML::Node(YAML::NodeType::Undefined) : lookup(marks_, key);
+  if (written) mark = written.Mark();
+  else if (node_.IsMap() && !key.empty() && node_[key]) mark = node_[key].Mark();
   else if (node_) mark = node_.Mark();
-  if (mark.line >= 0 && !mark.is_null()) file += fmt::format(":{}:{}", mark.line + 1, mark.column + 1);
+  // A copied node (YAML::Clone) has every mark at 1:1; a key's value is never there, so that is
+  // no line at all: name the file alone rather than a wrong line.
+  const bool copied = !key.empty() && !written && mark.line == 0 && mark.column == 0;
+  if (mark.line >= 0 && !mark.is_null() && !copied) file += fmt::format(":{}:{}", mark.line + 1, mark.column + 1);
   return file;
 }
 
@@ -123,7 +134,7 @@ YamlReader YamlReader::child(const std::string& key) const {
   if (!n->IsMap()) fail(key, "expected a mapping of keys");
   auto parent_source = source_of_;
   return YamlReader(*n, key_path(key), [parent_source, key](const std::string&) { return parent_source(key); },
-                    overridden_);
+                    overridden_, lookup(marks_, key));
 }
 
 std::string YamlReader::scalar(const std::string& key, const YAML::Node& n) const {

@@ -18,8 +18,10 @@ namespace clustersim::scenarios {
 class YamlReader {
  public:
   /// `source_of(key)` names the file a top-level key came from (presets merged with user keys).
+  /// `marks`: the same mapping as the user wrote it, whose keys' lines errors cite where `node`
+  /// lost them (a sweep's copy of the scenario, a preset merged with inline keys).
   YamlReader(YAML::Node node, std::string path, std::function<std::string(const std::string&)> source_of,
-             const std::set<std::string>* overridden);
+             const std::set<std::string>* overridden, YAML::Node marks = YAML::Node());
 
   /// Rejects keys outside `allowed`, suggesting the nearest allowed one.
   void allow_only(const std::vector<std::string>& allowed) const;
@@ -53,9 +55,13 @@ class YamlReader {
   std::string path_;
   std::function<std::string(const std::string&)> source_of_;
   const std::set<std::string>* overridden_;
+  YAML::Node marks_;  ///< read only through const access (which never inserts)
   mutable std::vector<std::pair<std::string, YAML::Node>> entries_;  ///< the scalar keys, listed on first lookup
   mutable bool indexed_ = false;
 };
+
+/// The entry `key` of mapping `map` read without inserting it (an undefined node when absent).
+YAML::Node lookup(const YAML::Node& map, const std::string& key);
 
 /// Levenshtein distance, for "did you mean" suggestions.
 std::size_t edit_distance(const std::string& a, const std::string& b);

@@ -52,6 +52,21 @@ int group_nodes(const topologies::Layout& layout, GroupDim dim, int gpus_per_nod
   return most;
 }
 
+// The algorithms an op can be forced to: all-reduce any; reduce-scatter and all-gather ring or
+// hierarchical (NCCL's tree and NVLS serve all-reduce only, topologies::Network::fastest());
+// all-to-all and send/recv have one, direct.
+void check_algorithm(const CollectiveRequest& r) {
+  using topologies::AlgorithmChoice;
+  using topologies::Collective;
+  const AlgorithmChoice a = r.algorithm;
+  if (a == AlgorithmChoice::automatic || r.op == Collective::all_reduce) return;
+  const bool direct = r.op == Collective::all_to_all || r.op == Collective::send_recv;
+  if (!direct && (a == AlgorithmChoice::ring || a == AlgorithmChoice::hierarchical)) return;
+  throw ScenarioError(fmt::format("--algorithm {}: {} does not run it; allowed for --op {}: {}",
+                                  topologies::kAlgorithmChoiceNames[static_cast<std::size_t>(a)], name(r.op), name(r.op),
+                                  direct ? "auto (direct)" : "auto, ring, hierarchical"));
+}
+
 // --dispatcher deepep's needs: the EP all-to-all (--op all_to_all --group ep) of a model with
 // --experts (divisible by ep, as the loader requires) and --top-k (1 to experts).
 void check_dispatcher(const CollectiveRequest& r, int ep) {
@@ -101,6 +116,7 @@ std::vector<double> parse_collective_sizes(const std::string& text) {
   if (hi < lo) throw ScenarioError(fmt::format("--sizes {}: the last size is below the first", text));
   std::vector<double> out;
   for (double s = lo; s <= hi * (1 + 1e-12); s *= 2) out.push_back(s);
+  if (out.back() < hi * (1 - 1e-12)) out.push_back(hi);  // 1MB..1GB doubles to 512 MB, then the last size given
   return out;
 }
 
@@ -185,6 +201,7 @@ CollectiveResult run_collective_study(const CollectiveRequest& r) {
   res.group_nodes = group_nodes(res.layout, r.group, per_node);
   res.spec = spec;
   check_dispatcher(r, res.layout.size(GroupDim::ep));
+  check_algorithm(r);
   const Network net(spec, res.nodes, res.layout, r.algorithm);
   // The step model's factor (models/step_program_moe.cpp prices a deepep exchange so).
   if (r.dispatcher == models::MoeDispatcher::deepep) res.dedup = models::deepep_node_dedup(r.experts, r.top_k, net);

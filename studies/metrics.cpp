@@ -121,7 +121,7 @@ JsonText stages_json(const scenarios::Report& r) {
   for (std::size_t i = 0; i < r.memory_per_stage.size(); ++i) {
     const auto& st = r.memory_per_stage[i];
     stages += fmt::format("{}{{\"stage\": {}, \"total_bytes\": {}, \"activations_bytes\": {}, \"layers_in_flight\": {}}}",
-                          i ? ", " : "", st.stage, json_number(st.total_bytes), json_number(st.activations_bytes),
+                          i ? ", " : "", st.stage, json_bytes(st.total_bytes), json_bytes(st.activations_bytes),
                           st.layers_in_flight);
   }
   return {stages + "]"};
@@ -163,7 +163,7 @@ std::string object(const std::vector<Metric>& m, std::size_t begin, std::size_t 
 }  // namespace
 
 std::string Metric::cell() const {
-  if (const auto* d = std::get_if<double>(&value)) return json_number(*d);
+  if (const auto* d = std::get_if<double>(&value)) return unit == units::Unit::bytes ? json_bytes(*d) : json_number(*d);
   if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
   if (const auto* s = std::get_if<std::string>(&value)) return *s;
   return compact_json(std::get<JsonText>(value).text);

@@ -12,6 +12,7 @@
 #include "models/flops.hpp"
 #include "models/memory.hpp"
 #include "scenarios/error.hpp"
+#include "scenarios/load.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "studies/error_band.hpp"
 #include "studies/memory_advice.hpp"
@@ -86,6 +87,7 @@ struct HwSearch {
   int step = 0;              // cluster sizes are multiples of this
   int layers = 0;
   std::set<int> sizes;
+  bool capped = false;       // the ceiling was cut to scenarios::kMaxSimulatedGpus
   std::unique_ptr<SweepSpace> space;
   std::vector<scenarios::ScenarioTemplate> bases;
   std::vector<Screened> screened;
@@ -95,7 +97,7 @@ struct HwSearch {
 // of its GPU step up to the ceiling that tp·pp·cp·dp can form with one of the batches. When
 // there is none, `why` says so.
 int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& batches, HwSearch* h, std::string* why) {
-  const auto probe = scenarios::ScenarioTemplate(base_yaml(a, h->hw, 1, batches.front(), a.tokens), "plan")
+  const auto probe = scenarios::ScenarioTemplate(base_yaml(a, h->hw, 1, batches.front(), a.tokens), "plan", false)
                          .instantiate(x.probe_sets);
   const double flops_total = a.tokens * models::flops_per_token(probe.model, probe.training).model;
   const double peak = probe.gpu.peak(probe.training.precision).si();
@@ -109,7 +111,9 @@ int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& 
   h->layers = probe.model.layers;
   // Above 8x that bound a plan would run below 12.5 % MFU: slower per GPU than any plan the
   // search keeps, so the default ceiling stops there.
-  const long ceiling = a.max_gpus > 0 ? a.max_gpus : 8L * bound;
+  const long wanted = a.max_gpus > 0 ? a.max_gpus : 8L * bound;
+  const long ceiling = std::min<long>(wanted, scenarios::kMaxSimulatedGpus);  // the loader refuses larger clusters
+  h->capped = wanted > ceiling;
   std::set<long> model_parallel;
   for (int tp : x.grid.tp)
     for (int pp : x.grid.pp)
@@ -122,7 +126,10 @@ int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& 
         if (g >= bound && g % h->step == 0) h->sizes.insert(int(g));
       }
   if (x.gpus > 0) h->sizes = {x.gpus};
-  if (h->sizes.empty())
+  if (h->sizes.empty() && bound > ceiling && ceiling == scenarios::kMaxSimulatedGpus)
+    *why = fmt::format("{}: even at 100 % MFU the deadline needs {} GPUs, above the {} that are simulated; raise --days",
+                       h->hw, bound, scenarios::kMaxSimulatedGpus);
+  else if (h->sizes.empty())
     *why = (fmt::format(
         "no {} cluster size between {} GPUs (the deadline at 100 % MFU) and the ceiling is a multiple of the GPU step "
         "{} that tp·pp·cp·dp can form with global batch {}; raise --max-gpus or --days, or change the batch",
@@ -174,7 +181,7 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
           if (confidence > 0) s.band_high = error_band(sc, confidence).high;
         }
       } catch (const ScenarioError& e) {
-        s = {Status::invalid, e.what(), 0};
+        s = {Status::invalid, space.with_origin(e.what()), 0};
       } catch (const std::exception& e) {
         s = {Status::error, fmt::format("internal error: {}", e.what()), 0};
       }
@@ -483,6 +490,9 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
     const int bound = cluster_sizes(a, fixes, res.batches, &h, &why);
     res.lowest_bound = k ? std::min(res.lowest_bound, bound) : bound;
     res.sizes_by_hardware[h.hw] = h.sizes;
+    if (h.capped && !h.sizes.empty())
+      res.notes.push_back(fmt::format("{} clusters above {} GPUs, the most that are simulated (--max-gpus is capped there)",
+                                      h.hw, scenarios::kMaxSimulatedGpus));
     if (h.sizes.empty()) {  // searched no further; the report says why
       res.notes.push_back(why);
       continue;
@@ -492,7 +502,7 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
     h.rank_rate = res.priced ? plan_costs(1, h.board_w, h.price, a.energy).total_cost_usd : 1;
     PlanGrid grid = fixes.grid;
     grid.layers = h.layers;
-    scenarios::ScenarioTemplate base(base_yaml(a, h.hw, *h.sizes.begin(), res.global_batch, a.tokens), "plan");
+    scenarios::ScenarioTemplate base(base_yaml(a, h.hw, *h.sizes.begin(), res.global_batch, a.tokens), "plan", false);
     set_model_grid(base, {}, &grid);  // the model's rules; MoE models also search ep / etp
     for (const auto& f : fixes.fixed)   // a --fix model.KEY changes the model: the loader judges each plan
       if (f.rfind("model.", 0) == 0) grid.model.reset();
@@ -503,6 +513,7 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
       for (int b : res.batches) axes.back().values.push_back(std::to_string(b));
     }
     h.space = std::make_unique<SweepSpace>(axes, true, fixes.fixed, *h.sizes.begin(), grid);
+    h.space->set_origins({"plan", "--fix", "plan"});  // the hardware, sizes and layouts plan chose; the user's --fix
     h.bases = worker_templates(std::move(base), threads);
     hws.push_back(std::move(h));
   }

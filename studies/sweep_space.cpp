@@ -262,6 +262,19 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
   return plans;
 }
 
+std::string SweepSpace::with_origin(const std::string& reason) const {
+  if (reason.rfind("--set ", 0) != 0) return reason;
+  const std::size_t colon = reason.find(':', 6);
+  if (colon == std::string::npos) return reason;
+  const std::string key = reason.substr(6, colon - 6);
+  const auto under = [&key](const std::string& k) { return key == k || key.rfind(k + ".", 0) == 0 || k.rfind(key + ".", 0) == 0; };
+  const std::string* label = nullptr;
+  if (std::any_of(fixed_keys_.begin(), fixed_keys_.end(), under)) label = &origins_.fixed;
+  else if (std::any_of(axes_.begin(), axes_.end(), [&](const Axis& a) { return under(a.key); })) label = &origins_.axis;
+  else if (std::any_of(columns_.begin(), columns_.end(), under)) label = &origins_.grid;
+  return label ? *label + reason.substr(5) : reason;
+}
+
 SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<std::string> fixed, int base_gpus,
                        PlanGrid grid)
     : axes_(std::move(axes)), auto_parallel_(auto_parallel), base_gpus_(base_gpus) {
@@ -285,6 +298,7 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
     const std::string key = f.substr(0, eq), value = f.substr(eq + 1);
     for (const auto& a : axes_)
       if (a.key == key) throw ScenarioError(fmt::format("--set {}: the key is also varied (--vary {})", f, key));
+    fixed_keys_.push_back(key);
     // ep / etp on a dense model stay overrides, for the loader to reject with its reason.
     const bool expert_key = key == "parallelism.ep" || key == "parallelism.etp";
     if (auto_parallel && !(expert_key && grid.experts == 0) && fix_plan_dimension(&grid, key, value)) continue;

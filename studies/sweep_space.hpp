@@ -117,6 +117,15 @@ class SweepSpace {
   Config at(std::uint64_t index) const;
   const std::vector<std::string>& columns() const { return columns_; }
 
+  /// The flags a front end's values come from, for error messages: a swept key, a fixed one, a
+  /// key of the --auto-parallel grid. `clustersim plan` names them plan, --fix and plan.
+  struct Origins {
+    std::string axis = "--vary", fixed = "--set", grid = "--auto-parallel";
+  };
+  void set_origins(Origins origins) { origins_ = std::move(origins); }
+  /// The loader names every override "--set key"; `reason` with the flag the key came from.
+  std::string with_origin(const std::string& reason) const;
+
  private:
   std::vector<std::size_t> combo_digits(std::uint64_t combo) const;
   int gpus_of(const std::vector<std::size_t>& digits) const;
@@ -124,6 +133,8 @@ class SweepSpace {
   std::vector<Axis> axes_;
   bool auto_parallel_;
   std::vector<std::string> fixed_;
+  std::vector<std::string> fixed_keys_;      // every fixed key, also those that restrict the grid
+  Origins origins_;
   int base_gpus_;
   std::vector<std::string> columns_;
   std::uint64_t combos_ = 1;

@@ -42,21 +42,43 @@ struct RunOptions {
   bool explain = false;
   std::string plot;
   std::string trace;
+  int trace_micro_batches = -1;  ///< -1: every micro-batch's kernels
   std::string html;
   int monte_carlo = 0;
   std::uint64_t seed = 1;
 };
 
+// --trace: streamed to the file; a warning first when it will be large (over 100 MB).
+void write_trace(const RunOptions& opt, const std::vector<clustersim::models::TimelineEntry>& timeline,
+                 const clustersim::scenarios::Report& report) {
+  using namespace clustersim;
+  const reporters::TraceOptions options{opt.trace_micro_batches};
+  constexpr double kLargeTraceBytes = 100e6;
+  if (const auto size = reporters::trace_size(timeline, report, options); size.bytes > kLargeTraceBytes) {
+    const auto one = reporters::trace_size(timeline, report, {1});
+    fmt::print(stderr, "warning: --trace {}: writing about {:.0f} MB ({} events){}\n", opt.trace, size.bytes / 1e6, size.events,
+               opt.trace_micro_batches < 0 || opt.trace_micro_batches > 1
+                   ? fmt::format("; --trace-micro-batches 1 keeps one micro-batch in full and folds the rest (about {:.0f} MB)", one.bytes / 1e6)
+                   : "");
+  }
+  tools::OutputFile file(opt.trace);
+  reporters::write_chrome_trace(file.stream(), timeline, report, options);
+  file.commit();
+}
+
 int run_command(const RunOptions& opt) {
   using namespace clustersim;
   const scenarios::Scenario sc = scenarios::load_scenario_file(opt.scenario, opt.sets);
+  if (opt.monte_carlo > 0 && !(sc.training.tokens > 0))
+    throw scenarios::ScenarioError(fmt::format("--monte-carlo {}: replays the whole training run, which needs training.tokens "
+                                               "(e.g. --set training.tokens=1e12); {} has none", opt.monte_carlo, opt.scenario));
   scenarios::Report report = scenarios::simulate(sc);
   std::vector<models::TimelineEntry> timeline;
   if (!opt.trace.empty() || !opt.html.empty()) {
     // The timeline is the same step simulated kernel by kernel (one task per kernel group and
     // transfer); the report stays the merged-pass simulation every other command uses.
     scenarios::simulate(sc, &timeline);
-    if (!opt.trace.empty()) tools::write_file_atomically(opt.trace, reporters::chrome_trace(timeline, report));
+    if (!opt.trace.empty()) write_trace(opt, timeline, report);
   }
   if (opt.monte_carlo > 0) scenarios::add_monte_carlo(report, opt.monte_carlo, opt.seed);
   std::optional<scenarios::Explanation> explained;
@@ -152,7 +174,12 @@ int main(int argc, char** argv) {
   run->add_flag("--explain", ro.explain, "add the MFU-loss waterfall, the top kernels' roofline and advice");
   auto* plot = run->add_option("--plot", ro.plot, "with --explain: write the waterfall as an SVG chart");
   plot->needs(run->get_option("--explain"));
-  run->add_option("--trace", ro.trace, "write the simulated step as Chrome trace JSON (open in Perfetto)");
+  auto* trace = run->add_option("--trace", ro.trace, "write the simulated step as Chrome trace JSON (open in Perfetto)");
+  run->add_option("--trace-micro-batches", ro.trace_micro_batches,
+                  "with --trace: every task and kernel of the first N micro-batches; the later ones (the steady state) "
+                  "folded into one slice per stream and pass")
+      ->check(CLI::Range(0, 1000000))
+      ->needs(trace);
   run->add_option("--html", ro.html, "write a self-contained HTML report (summary, waterfall, memory, timeline, roofline)");
   run->add_option("--monte-carlo", ro.monte_carlo, "replay the whole run N times with random failure times")
       ->check(CLI::Range(0, 1000000));

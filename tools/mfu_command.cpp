@@ -9,6 +9,7 @@
 #include "models/flops.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
+#include "studies/counted.hpp"
 
 namespace clustersim::tools {
 
@@ -52,6 +53,14 @@ std::string model_block(const std::string& model) {
 int run_mfu_command(const MfuOptions& o) {
   using scenarios::ScenarioError;
   if (o.gpus <= 0) throw ScenarioError("mfu: --gpus must be a positive integer");
+  // 0 is "not given" (the options' default); a negative or NaN value is a typo, named as such.
+  if (!(o.tokens_per_s >= 0))
+    throw ScenarioError(fmt::format("mfu: --tokens-per-s {}: expected a positive number of tokens per second", o.tokens_per_s));
+  if (!(o.step_time_s >= 0))
+    throw ScenarioError(fmt::format("mfu: --step-time {}: expected a positive number of seconds", o.step_time_s));
+  if (o.global_batch < 0 || o.seq_len < 0)
+    throw ScenarioError(fmt::format("mfu: --{} {}: expected a positive whole number", o.global_batch < 0 ? "global-batch" : "seq-len",
+                                    o.global_batch < 0 ? o.global_batch : o.seq_len));
   double tokens_per_s = 0;
   if (o.tokens_per_s > 0) {
     tokens_per_s = o.per_gpu ? o.tokens_per_s * o.gpus : o.tokens_per_s;
@@ -125,7 +134,8 @@ int run_mfu_command(const MfuOptions& o) {
                tokens_per_s, per_gpu, peak, defs.back().flops_per_token * per_gpu / 1e12,
                defs.back().flops_per_token * per_gpu / peak, defs_json, warn_json);
   } else {
-    fmt::print("throughput      {:.6g} tokens/s total, {:.6g} per GPU on {} GPUs\n", tokens_per_s, per_gpu, o.gpus);
+    fmt::print("throughput      {:.6g} tokens/s total, {:.6g} per GPU on {}\n", tokens_per_s, per_gpu,
+               studies::counted(o.gpus, "GPU"));
     fmt::print("denominator     {:.4g} TFLOP/s per GPU ({} {}, dense)\n", peak / 1e12, sc.gpu.name, o.precision);
     for (const auto& d : defs) {
       fmt::print("MFU {:5.1f} %     {:.1f} TFLOP/s per GPU, {:.4g} FLOP/token  [{}]\n", 100 * d.flops_per_token * per_gpu / peak,

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "scenarios/error.hpp"
+#include "studies/counted.hpp"
 #include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
 #include "studies/sweep_table.hpp"
@@ -32,17 +33,6 @@ struct PlanArgs : PlanOptions {
   std::string csv, html;
   bool no_progress = false;
 };
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == ',') {
-      if (i > start) out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
 
 // The energy and cost columns in the tables, after the sweep's figures.
 const std::vector<std::string>& energy_columns() {
@@ -111,9 +101,9 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
              batch, fmt::join(res.hardware, ","));
   std::string sizes;
   for (const auto& [hw, s] : res.sizes_by_hardware) sizes += fmt::format("{}{} {}", sizes.empty() ? "" : ", ", s.size(), hw);
-  fmt::print("searched {} cluster sizes ({}) from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
+  fmt::print("searched {} ({}) from {} GPUs (the deadline at 100 % MFU), {} plans: {} simulated, {} skipped "
              "(could not win: bound on their step time), {} out of memory, {} invalid{}\n",
-             res.sizes.size(), sizes, res.lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
+             counted(long(res.sizes.size()), "cluster size"), sizes, res.lowest_bound, stats.evaluated, stats.ok, stats.pruned, stats.out_of_memory,
              stats.invalid + stats.errors,
              res.unformable ? fmt::format(" (and {} size/batch/micro-batch combinations dp·micro_batch does not divide)",
                                           res.unformable) : "");
@@ -123,7 +113,7 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
   for (const auto& c : energy_columns()) columns.push_back(c);
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : meeting) rows.push_back(table_cells(header, c.cells));
-  if (rows.empty()) fmt::print("\nno plan meets {:g} days\n", a.days);
+  if (rows.empty()) fmt::print("\n{}\n", no_plan_message(req));
   else fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
   if (req.confidence > 0 && !meeting.empty()) {
     fmt::print("meeting the deadline at the pessimistic end of the {:g} % error band (days x its high factor):\n",
@@ -167,7 +157,7 @@ void write_plan_html(const PlanArgs& a, const studies::PlanRequest& req, const s
 
 int run_plan_command(const PlanArgs& a) {
   PlanOptions options = a;
-  options.hardware = split_list(a.hardware_list);
+  options.hardware = {a.hardware_list};  // split at commas by plan_request, as Python's
   studies::PlanRequest req = plan_request(options);
   req.keep_all_rows = !a.csv.empty() || !a.html.empty();
   const bool progress = !a.no_progress && stderr_is_terminal();
@@ -220,20 +210,19 @@ Subcommand add_plan_command(CLI::App& app) {
   c->add_option("--confidence", args->confidence,
                 "require the deadline at the pessimistic end of the error band at this confidence, e.g. 0.9");
   c->add_option("--max-vpp", args->max_vpp, "largest vpp searched (every vpp with pp·vpp dividing the layers)")
-      ->check(CLI::Range(1, 64))->capture_default_str();
+      ->capture_default_str();
   c->add_option("--schedules", args->schedules,
                 "pipeline schedules searched where pp > 1, comma-separated: 1f1b, zb-h1, interleaved (vpp > 1), gpipe; zb-h1 is opt-in (about 1.5x the search time)")
       ->capture_default_str();
   c->add_option("--max-gpus", args->max_gpus, "largest cluster to consider (default: 8x the 100 %-MFU bound)");
-  c->add_option("--gpu-step", args->gpu_step, "cluster sizes are multiples of this (default: GPUs per node)")
-      ->check(CLI::Range(1, 10000000));
+  c->add_option("--gpu-step", args->gpu_step, "cluster sizes are multiples of this (default: GPUs per node)");
   c->add_option("--fix", args->fixes, "fix a key in every plan: --fix parallelism.tp=8")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_flag("--json", args->json, "print one JSON object");
   c->add_option("--csv", args->csv, "write every plan evaluated to this CSV file");
   c->add_option("--html", args->html, "write a self-contained HTML report: days vs cost with the Pareto front, the tables");
   c->add_option("--top", args->top, "how many cheapest plans to list")->capture_default_str();
-  c->add_option("--threads", args->threads, "worker threads (0: every core)")->check(CLI::Range(0, 4096))->capture_default_str();
+  c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();
   c->add_flag("--no-progress", args->no_progress, "never draw the progress bar");
   return {c, [args] { return run_plan_command(*args); }};
 }

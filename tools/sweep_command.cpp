@@ -11,6 +11,7 @@
 #include "scenarios/error.hpp"
 #include "tools/output_file.hpp"
 #include "tools/progress.hpp"
+#include "tools/sweep_request.hpp"
 #include "tools/subcommands.hpp"
 #include "studies/auto_grid.hpp"
 #include "studies/sweep_engine.hpp"
@@ -39,29 +40,6 @@ struct SweepArgs {
   bool no_progress = false;
 };
 
-// A key the loader does not know would make every configuration invalid; say so once instead.
-void reject_unknown_keys(const scenarios::ScenarioTemplate& base, const std::vector<Axis>& axes,
-                         const std::vector<std::string>& sets) {
-  std::vector<std::pair<std::string, std::string>> probes;
-  for (const auto& a : axes) probes.emplace_back(a.key, a.key + "=" + a.values.front());
-  for (const auto& s : sets) probes.emplace_back(s.substr(0, s.find('=')), s);
-  for (const auto& [key, assignment] : probes) {
-    try {
-      base.instantiate({assignment});
-    } catch (const ScenarioError& e) {
-      const std::string what = e.what();
-      if (what.find("unknown key") != std::string::npos && what.find(key) != std::string::npos) throw;
-    }
-  }
-}
-
-// The loader names a bad override "--set key"; a swept value came from --vary, so say that.
-std::string named_as_given(const std::string& reason, const std::vector<Axis>& axes) {
-  for (const auto& a : axes)
-    if (reason.rfind("--set " + a.key + ":", 0) == 0) return "--vary " + reason.substr(6);
-  return reason;
-}
-
 // --html: the chart of every ok configuration and the top-k table.
 void write_sweep_html(const SweepArgs& a, const SweepSpace& space, const SweepStats& stats, const TopK& top,
                       StudyHtml& page) {
@@ -75,16 +53,8 @@ void write_sweep_html(const SweepArgs& a, const SweepSpace& space, const SweepSt
 
 int run_sweep_command(const SweepArgs& a) {
   const auto base = scenarios::ScenarioTemplate::from_file(a.scenario);
-  std::vector<Axis> axes;
-  for (const auto& v : a.vary) axes.push_back(parse_axis(v));
-  int base_gpus = 0;
-  if (const auto g = base.scalar_at("cluster.gpus")) base_gpus = std::atoi(g->c_str());
-  const SweepSpace space = sweep_space_for(base, axes, a.auto_parallel, a.sets, a.schedules);
-  reject_unknown_keys(base, axes, a.sets);
-  if (a.auto_parallel && base_gpus <= 0 && std::none_of(axes.begin(), axes.end(), [](const Axis& x) {
-        return x.key == "cluster.gpus";
-      }) && std::none_of(a.sets.begin(), a.sets.end(), [](const std::string& s) { return s.rfind("cluster.gpus=", 0) == 0; }))
-    throw ScenarioError(fmt::format("{}: --auto-parallel needs cluster.gpus (in the file, --set or --vary)", a.scenario));
+  const SweepSetup setup = sweep_setup(base, a.scenario, a.vary, a.auto_parallel, a.sets, a.schedules, a.threads);
+  const SweepSpace& space = setup.space;
   const RankBy by = parse_rank_by(a.by);
   SweepOptions opt;
   opt.threads = a.threads;
@@ -114,14 +84,15 @@ int run_sweep_command(const SweepArgs& a) {
     if (csv) csv->stream() << csv_line(r.cells);
     if (jsonl) jsonl->stream() << r.json << '\n';
     top.offer(r.index, r.cells);
-    if (r.status != Status::ok) reasons.add(named_as_given(r.cells[reason_col], axes));
+    if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
     if (!a.plot.empty() && r.status == Status::ok && !r.cells[*metric_col].empty())
       points.push_back({r.cells[*x_col], std::stod(r.cells[*metric_col])});
     if (page) page->offer(r.cells);
   });
   bar.finish();
   if (!a.plot.empty())
-    write_file_atomically(a.plot, sweep_plot_svg(points, space.columns().front(), metric, by == RankBy::mfu));
+    write_file_atomically(a.plot, sweep_plot_svg(points, space.columns().front(), metric, by == RankBy::mfu,
+                                                 fmt::format("sweep of {}: {} by {}", a.scenario, metric, space.columns().front())));
   if (page) write_sweep_html(a, space, stats, top, *page);
   if (csv) csv->commit();
   if (jsonl) jsonl->commit();
@@ -280,7 +251,7 @@ Subcommand add_sweep_command(CLI::App& app) {
   c->add_option("--html", args->html, "write a self-contained HTML report: chart with the Pareto front, top table");
   c->add_option("--top", args->top, "print the best K configurations (0: none)")->capture_default_str();
   c->add_option("--by", args->by, "rank by mfu | step_time | days | cost")->capture_default_str();
-  c->add_option("--threads", args->threads, "worker threads (0: every core)")->check(CLI::Range(0, 4096))->capture_default_str();
+  c->add_option("--threads", args->threads, "worker threads (0: every core)")->capture_default_str();
   c->add_option("--shard", args->shard, "evaluate slice i of n (0-based): configurations i, i+n, ...")->capture_default_str();
   c->add_option("--cost-per-gpu-hour", args->cost_per_gpu_hour, "price for the cost_usd column");
   c->add_flag("--no-progress", args->no_progress, "never draw the progress bar");

@@ -20,13 +20,16 @@
 #include "reporters/report.hpp"
 #include "studies/sweep_engine.hpp"
 #include "studies/sweep_space.hpp"
+#include "studies/memory_advice.hpp"
+#include "tools/sweep_request.hpp"
 
 namespace clustersim::python {
 
-std::string run_json(const ScenarioInput& in, const std::vector<std::string>& sets, bool explain) {
+std::string run_json(const ScenarioInput& in, const std::vector<std::string>& sets, bool explain, bool strict) {
   const scenarios::Scenario sc = in.is_path ? scenarios::load_scenario_file(in.text, sets)
                                             : scenarios::load_scenario_string(in.text, "<dict>", sets);
   const scenarios::Report report = scenarios::simulate(sc);
+  if (strict && !report.memory.fits()) throw ScenarioError(studies::memory_error(report));
   if (!explain) return reporters::format_json(report);
   const scenarios::Explanation ex = scenarios::explain(sc, report);
   return reporters::format_json(report, {{"explain", reporters::format_explain_json(ex, report)}});
@@ -35,9 +38,9 @@ std::string run_json(const ScenarioInput& in, const std::vector<std::string>& se
 SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& axes, bool auto_parallel,
                        const std::vector<std::string>& sets, int threads, const std::string& schedules) {
   const auto base = in.is_path ? scenarios::ScenarioTemplate::from_file(in.text) : scenarios::ScenarioTemplate(in.text, "<dict>");
-  std::vector<studies::Axis> parsed;
-  for (const auto& a : axes) parsed.push_back(studies::parse_axis(a));
-  const studies::SweepSpace space = studies::sweep_space_for(base, parsed, auto_parallel, sets, schedules);  // as `clustersim sweep`
+  const tools::SweepSetup setup =  // as `clustersim sweep`, with its checks
+      tools::sweep_setup(base, in.is_path ? in.text : "<dict>", axes, auto_parallel, sets, schedules, threads);
+  const studies::SweepSpace& space = setup.space;
   studies::SweepOptions options;
   options.threads = threads;
   SweepTable table{studies::sweep_header(space), {}};
@@ -52,9 +55,11 @@ std::string validate_json(const std::string& csv, const std::string& source, con
   return reporters::format_validation_json(run.summary, run.groups ? &*run.groups : nullptr);
 }
 
-std::string plan_json(const PlanInput& in) {
+std::string plan_json(const PlanInput& in, bool strict) {
   const studies::PlanRequest req = tools::plan_request(in);  // as `clustersim plan`
-  return reporters::plan_json(req, studies::search_plans(req));
+  const studies::PlanResult res = studies::search_plans(req);
+  if (strict && res.cheapest.empty()) throw ScenarioError(tools::no_plan_message(req));
+  return reporters::plan_json(req, res);
 }
 
 const char* version() { return CLUSTERSIM_VERSION; }

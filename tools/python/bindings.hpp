@@ -16,8 +16,9 @@ struct ScenarioInput {
   bool is_path = true;
 };
 
-/// The JSON object `clustersim run [--explain] --json` prints for the scenario.
-std::string run_json(const ScenarioInput& in, const std::vector<std::string>& sets, bool explain);
+/// The JSON object `clustersim run [--explain] --json` prints for the scenario. `strict`: a
+/// scenario that does not fit in memory throws the error the CLI prints before exiting 3.
+std::string run_json(const ScenarioInput& in, const std::vector<std::string>& sets, bool explain, bool strict = false);
 
 struct SweepTable {
   std::vector<std::string> header;             ///< the columns of `clustersim sweep --csv`
@@ -33,8 +34,9 @@ std::string validate_json(const std::string& csv, const std::string& source, con
 
 /// The options of `clustersim plan`, shared with the CLI (tools/plan_request.hpp).
 using PlanInput = tools::PlanOptions;
-/// The JSON object `clustersim plan --json` prints.
-std::string plan_json(const PlanInput& in);
+/// The JSON object `clustersim plan --json` prints (its "fits" is false where the CLI exits 3).
+/// `strict`: no plan meeting the deadline throws, with the CLI's line.
+std::string plan_json(const PlanInput& in, bool strict = false);
 
 const char* version();
 

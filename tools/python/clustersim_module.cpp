@@ -1,11 +1,14 @@
 // The `clustersim` Python module: the same library calls as the CLI, returning Python objects.
-//   clustersim.run(scenario, set=None, explain=False)  -> dict, the same object as `clustersim run --json`
+//   clustersim.run(scenario, set=None, explain=False, strict=False) -> dict, the same object as `clustersim run --json`
 //   clustersim.sweep(base, vary=None, auto_parallel=False, set=None, threads=0, as_frame=False, schedules=None)
 //                                                       -> list of row dicts (or a pandas DataFrame)
 //   clustersim.explain(scenario, set=None)              -> the `explain` object of `run --explain --json`
 //   clustersim.validate(csv=None, source=None, group_by=None) -> dict, as `clustersim validate --json`
-//   clustersim.plan(model, tokens, days, hardware=..., ...) -> dict, as `clustersim plan --json`
-//   clustersim.ScenarioError                            -> raised with the CLI's one-line message
+//   clustersim.plan(model, tokens, days, hardware=..., ..., strict=False) -> dict, as `clustersim plan --json`
+//   clustersim.Error (alias ScenarioError, a ValueError) -> raised with the CLI's one-line message
+// Every argument goes through the checks the CLI makes (tools/plan_request, tools/sweep_request):
+// one validation path for both front ends. A scenario or plan that does not fit is a result
+// (fits_in_memory / fits false, the CLI's exit code 3); strict=True raises Error instead.
 // A scenario is a file path or a dict in the scenario format. The GIL is released while simulating.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -61,13 +64,13 @@ py::object cell_value(const std::string& s) {
   return py::str(s);
 }
 
-py::object run(const py::object& scenario, const py::object& set, bool explain) {
+py::object run(const py::object& scenario, const py::object& set, bool explain, bool strict) {
   const auto in = input_of(scenario);
   const auto sets = overrides_of(set);
   std::string json;
   {
     py::gil_scoped_release release;
-    json = clustersim::python::run_json(in, sets, explain);
+    json = clustersim::python::run_json(in, sets, explain, strict);
   }
   return json_loads(json);
 }
@@ -119,7 +122,7 @@ py::object sweep(const py::object& base, const py::object& vary, bool auto_paral
 }
 
 py::object explain(const py::object& scenario, const py::object& set) {
-  return run(scenario, set, true)["explain"];
+  return run(scenario, set, true, false)["explain"];
 }
 
 py::object validate(const py::object& csv, const py::object& source, const py::object& group_by) {
@@ -134,11 +137,17 @@ py::object validate(const py::object& csv, const py::object& source, const py::o
   return json_loads(json);
 }
 
+// None: the option's default; else the whole number given, checked as the CLI checks it.
+std::optional<int> optional_int(const py::object& v) {
+  if (v.is_none()) return std::nullopt;
+  return v.cast<int>();
+}
+
 py::object plan(const std::string& model, const py::object& tokens, double days, const py::object& hardware, int seq_len,
-                int global_batch, const py::object& cost_per_gpu_hour, int max_gpus, int gpu_step, const py::object& fix, int top,
-                int threads, const py::object& batch_tokens, double pue, double price_per_kwh,
-                const py::object& node_overhead_w, double node_overhead_fraction, const std::string& by, int max_vpp,
-                double confidence, const py::object& schedules) {
+                const py::object& global_batch, const py::object& cost_per_gpu_hour, const py::object& max_gpus,
+                const py::object& gpu_step, const py::object& fix, long long top, int threads, const py::object& batch_tokens,
+                double pue, double price_per_kwh, const py::object& node_overhead_w, double node_overhead_fraction,
+                const std::string& by, int max_vpp, double confidence, const py::object& schedules, bool strict) {
   clustersim::python::PlanInput in;
   in.model = model;
   in.tokens = py::str(tokens).cast<std::string>();
@@ -149,7 +158,7 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
   if (!hw.empty()) in.hardware = hw;
   in.days = days;
   in.seq_len = seq_len;
-  in.global_batch = global_batch;
+  in.global_batch = optional_int(global_batch);
   // A number (every hardware), "h100-sxm=2.5,gb200=6" or {"h100-sxm": 2.5, "gb200": 6}.
   if (py::isinstance<py::dict>(cost_per_gpu_hour)) {
     for (const auto& [hw, price] : cost_per_gpu_hour.cast<py::dict>())
@@ -169,15 +178,15 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
   in.max_vpp = max_vpp;
   if (!schedules.is_none()) in.schedules = schedule_list(schedules);
   in.confidence = confidence;
-  in.max_gpus = max_gpus;
-  in.gpu_step = gpu_step;
+  in.max_gpus = optional_int(max_gpus);
+  in.gpu_step = optional_int(gpu_step);
   in.fixes = overrides_of(fix);
-  in.top = static_cast<std::size_t>(top);
+  in.top = top;
   in.threads = threads;
   std::string json;
   {
     py::gil_scoped_release release;
-    json = clustersim::python::plan_json(in);
+    json = clustersim::python::plan_json(in, strict);
   }
   return json_loads(json);
 }
@@ -189,7 +198,8 @@ PYBIND11_MODULE(clustersim, m) {
   // glibc returns the memory and page-faults it back on every simulation (tools/allocator_tuning.hpp).
   clustersim::tools::keep_freed_memory_for_reuse();
   m.doc() = "clustersim: predicts step time, throughput, MFU and memory of large-model training";
-  static py::exception<clustersim::scenarios::ScenarioError> scenario_error(m, "ScenarioError", PyExc_ValueError);
+  static py::exception<clustersim::scenarios::ScenarioError> scenario_error(m, "Error", PyExc_ValueError);
+  m.attr("ScenarioError") = m.attr("Error");  // the name before issue 31
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -199,7 +209,7 @@ PYBIND11_MODULE(clustersim, m) {
   });
   m.attr("__version__") = clustersim::python::version();
   m.def("run", &run, py::arg("scenario"), py::arg("set") = py::none(), py::arg("explain") = false,
-        clustersim::python::doc::run());
+        py::arg("strict") = false, clustersim::python::doc::run());
   m.def("sweep", &sweep, py::arg("base"), py::arg("vary") = py::none(), py::arg("auto_parallel") = false,
         py::arg("set") = py::none(), py::arg("threads") = 0, py::arg("as_frame") = false, py::arg("schedules") = py::none(),
         clustersim::python::doc::sweep().c_str());
@@ -209,10 +219,10 @@ PYBIND11_MODULE(clustersim, m) {
         py::arg("group_by") = py::none(),
         clustersim::python::doc::validate());
   m.def("plan", &plan, py::arg("model"), py::arg("tokens"), py::arg("days"), py::arg("hardware") = "h100-sxm",
-        py::arg("seq_len") = 4096, py::arg("global_batch") = 0, py::arg("cost_per_gpu_hour") = 0.0, py::arg("max_gpus") = 0,
-        py::arg("gpu_step") = 0, py::arg("fix") = py::none(), py::arg("top") = 10, py::arg("threads") = 0,
+        py::arg("seq_len") = 4096, py::arg("global_batch") = py::none(), py::arg("cost_per_gpu_hour") = 0.0,
+        py::arg("max_gpus") = py::none(), py::arg("gpu_step") = py::none(), py::arg("fix") = py::none(), py::arg("top") = 10, py::arg("threads") = 0,
         py::arg("batch_tokens") = py::none(), py::arg("pue") = -1.0, py::arg("price_per_kwh") = -1.0,
         py::arg("node_overhead_w") = py::none(), py::arg("node_overhead_fraction") = -1.0, py::arg("by") = "cost",
-        py::arg("max_vpp") = 8, py::arg("confidence") = 0.0, py::arg("schedules") = py::none(),
+        py::arg("max_vpp") = 8, py::arg("confidence") = 0.0, py::arg("schedules") = py::none(), py::arg("strict") = false,
         clustersim::python::doc::plan().c_str());
 }

@@ -18,7 +18,10 @@ inline const char* run() {
          "scenario: a path (str or os.PathLike) to a scenario YAML, or the scenario as a dict.\n"
          "set: dict of dotted keys to values, as --set (None unsets a key, as --set key=null).\n"
          "explain: also compute the MFU waterfall, roofline and advice, under the key \"explain\".\n"
-         "Raises clustersim.ScenarioError (a ValueError) with the CLI's one-line message on bad input.";
+         "strict: raise clustersim.Error when the scenario does not fit in memory (the CLI's exit code 3);\n"
+         "by default the result says so in fits_in_memory.\n"
+         "Raises clustersim.Error (a ValueError; ScenarioError is the same class) with the CLI's one-line\n"
+         "message on bad input.";
 }
 
 inline const std::string& sweep() {
@@ -57,8 +60,8 @@ inline const std::string& plan() {
       "`clustersim plan --json` prints (the cheapest plans meeting the deadline and the fastest per GPU count,\n"
       "each with its error band).\n\n"
       "model: a model preset or YAML path. tokens: a number or text ('15e12', '15T'). days: the deadline.\n"
-      "hardware: a profile name, 'h100-sxm,b200' or a list. seq_len; global_batch in sequences (0: 4 Mi\n"
-      "tokens / seq_len); max_gpus (0: 8x the 100 %-MFU bound); gpu_step (0: GPUs per node). batch_tokens:\n"
+      "hardware: a profile name, 'h100-sxm,b200' or a list. seq_len; global_batch in sequences (None: 4 Mi\n"
+      "tokens / seq_len); max_gpus (None: 8x the 100 %-MFU bound); gpu_step (None: GPUs per node). batch_tokens:\n"
       "a range such as '4M..16M' searched instead of one global batch. fix: dict of keys held fixed, as --fix.\n"
       "cost_per_gpu_hour: a number, 'h100-sxm=2.5,gb200=6' or a dict. pue, price_per_kwh,\n"
       "node_overhead_w, node_overhead_fraction: energy cost inputs (< 0 or None: the CLI's defaults).\n"
@@ -66,7 +69,9 @@ inline const std::string& plan() {
       "searched. confidence: > 0 requires the deadline at the pessimistic end of the error band at that\n"
       "confidence (e.g. 0.9), as --confidence.\n"
       "schedules: pipeline schedules searched where pp > 1, '1f1b,zb-h1' or a list, as --schedules;\n"
-      "None searches {} (zb-h1 is opt-in: about 1.5x the search time). threads: 0 for one per core.",
+      "None searches {} (zb-h1 is opt-in: about 1.5x the search time). threads: 0 for one per core.\n"
+      "strict: raise clustersim.Error when no plan meets the deadline (the CLI's exit code 3); by default the\n"
+      "result's fits is False.",
       joined(studies::kPlanDefaultSchedules));
   return s;
 }
