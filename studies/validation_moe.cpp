@@ -17,16 +17,25 @@ namespace {
 using Row = std::map<std::string, std::string>;
 using namespace row_cells;
 
+// A hybrid Mamba-Transformer row's model preset (models/presets, from the model's HF config):
+// the table names these models but leaves their layer pattern and Mamba widths out.
+std::string hybrid_preset(const Row& r) {
+  const std::string name = field(r, "model_name");
+  if (contains(name, "nemotron 3 nano")) return "nemotron3-nano-30b-a3b";
+  if (contains(name, "nemotron 3 super")) return "nemotron3-super-120b-a12b";
+  return "";
+}
+
 // Why the row is outside the issue-15 scenario contract ("" when inside).
 std::string outside_contract(const Row& r) {
   const std::string name = field(r, "model_name"), attn = field(r, "mla_details");
   const std::string pattern = field(r, "moe_layer_frequency");
-  if (contains(name, "mamba") || contains(attn, "mamba") || contains(pattern, "hybrid"))
-    return "hybrid Mamba-Transformer layers: Mamba-2 blocks are outside the scenario contract";
+  if ((contains(name, "mamba") || contains(attn, "mamba") || contains(pattern, "hybrid")) && hybrid_preset(r).empty())
+    return "hybrid Mamba-Transformer model without a public configuration (no preset)";
   if (contains(attn, "compress"))
     return "compressed / sparse attention (CSA, HCA): outside the scenario contract";
-  if (contains(name, "latentmoe"))
-    return "latent MoE (experts on a down-projected hidden): outside the scenario contract";
+  if (contains(name, "latentmoe") && hybrid_preset(r).empty())
+    return "latent MoE model without a preset (model.moe.latent_dim is modelled; its configuration is not in the table)";
   if (field(r, "global_batch").find("->") != std::string::npos)
     return "batch-size ramp (" + field(r, "global_batch") + "): a whole-run average, not one step's configuration";
   return "";
@@ -59,6 +68,12 @@ bool is_moe_row(const Row& row) { return integer(row, "num_experts") > 1 || fiel
 bool moe_model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* layers_out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   if (std::string why = outside_contract(r); !why.empty()) return out->reason = why, false;
+  if (const std::string preset = hybrid_preset(r); !preset.empty()) {
+    *yaml = fmt::format("model: {}\n", preset);
+    *layers_out = contains(preset, "super") ? 88 : 52;
+    out->assumptions.push_back(fmt::format("model: the {} preset (its HF config.json)", preset));
+    return true;
+  }
   const std::string name = field(r, "model_name");
   const long layers = integer(r, "layers"), hidden = integer(r, "hidden"), heads = integer(r, "heads");
   const long experts = integer(r, "num_experts"), top_k = integer(r, "top_k"), expert_ffn = integer(r, "expert_ffn_hidden");

@@ -8,6 +8,8 @@
 // met: tests/validation/VALIDATION.md "MoE runs" lists the misses and their physics reasons.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "studies/calibrate.hpp"
 #include "studies/conventions.hpp"
 #include "studies/validation.hpp"
@@ -15,7 +17,10 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxMoeHeadlineMape = 0.42;  // measured 0.415 on 39 headline rows on 2026-12-04 (issue 28), every
+constexpr double kMaxMoeHeadlineMape = 0.45;  // measured 0.447 on 51 headline rows on 2026-12-04 (issue 29: the
+                                               // 12 Nemotron 3 Nano / Super headline rows, simulated for the first
+                                               // time, at 55.0 %; no earlier row moved). Before: 0.42, measured
+                                               // 0.415 on 39 headline rows on 2026-12-04 (issue 28), every
                                                // row now predicted too fast (bias H100 +27 %, GB200 +30 %, B300
                                                // +31 %, B200 +55 %): three corrections removed errors that had been
                                                // cancelling a missing slowdown — the Megatron-Bridge recipes' BF16
@@ -25,11 +30,17 @@ constexpr double kMaxMoeHeadlineMape = 0.42;  // measured 0.415 on 39 headline r
                                                // during the backward as Megatron's DDP buckets them (+2.8).
                                                // VALIDATION.md "MoE runs" gives the per-layer evidence of what is
                                                // still missing. 0.2985 on 2026-12-03, 0.248 before issue 28.
-constexpr int kMinMoeHeadlineRows = 39;
-constexpr int kMinMoeSimulatedRows = 145;
+constexpr int kMinMoeHeadlineRows = 51;
+constexpr int kMinMoeSimulatedRows = 197;  // 145 before issue 29's 52 Nemotron 3 Nano / Super rows
+// The hybrid Mamba-Transformer rows (Nemotron 3 Nano and Super, their presets): every one simulated;
+// their headline MAPE as measured when they were first simulated (issue 29 target 15 % NOT met:
+// every GB200/B200/B300 row predicted 36-110 % too fast, the H100 rows within 15 %; see
+// docs/reference/mamba2_ssd.md).
+constexpr int kHybridRows = 52;
+constexpr double kMaxHybridHeadlineMape = 0.56;  // measured 0.550 on 12 headline rows on 2026-12-04
 }  // namespace
 
-TEST_CASE("published MoE runs: headline MAPE <= 42% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
+TEST_CASE("published MoE runs: headline MAPE <= 45% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
   const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
   ValidationSummary s = validate_table(table);
   add_out_of_sample(table, "", &s);
@@ -44,4 +55,23 @@ TEST_CASE("published MoE runs: headline MAPE <= 42% (issue target 12% not met), 
   CHECK_FALSE(s.overall.held_out.has_value());
   // Every simulated row is either in the headline or says why not.
   for (const auto& r : s.rows) CHECK((r.simulated || !r.reason.empty()));
+}
+
+TEST_CASE("published hybrid Mamba-Transformer MoE runs are simulated: headline MAPE <= 56% (issue target 15% not met)",
+          "[validation][moe_accuracy]") {
+  const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
+  const ValidationSummary s = validate_table(table);
+  int simulated = 0, headline = 0;
+  double sum = 0;
+  for (const RowOutcome& r : s.rows) {
+    if (r.model_name.find("Nemotron 3 Nano") == std::string::npos && r.model_name.find("Nemotron 3 Super") == std::string::npos)
+      continue;
+    if (!r.simulated) continue;
+    ++simulated;
+    if (r.headline()) ++headline, sum += std::abs(r.error);
+  }
+  CHECK(simulated == kHybridRows);
+  REQUIRE(headline >= 12);
+  INFO("hybrid headline MAPE " << 100 * sum / headline << "% on " << headline << " rows");
+  CHECK(sum / headline <= kMaxHybridHeadlineMape);
 }
