@@ -40,7 +40,7 @@ TEST_CASE("golden: every shipped scenario has a golden test", "[validation][gold
   int shipped = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios"))
     if (e.path().extension() == ".yaml") ++shipped;
-  CHECK(shipped == 9);  // a new scenario needs its golden test below
+  CHECK(shipped == 10);  // a new scenario needs its golden test below
 }
 
 TEST_CASE("golden: Llama-2 7B on 256 H100, data parallel", "[validation][golden]") {
@@ -159,4 +159,20 @@ TEST_CASE("golden: Nemotron 3 Super on 64 GB200, TP2 EP64, MXFP8 (hybrid Mamba-2
   // 9,856 tokens/s on GB300 is 84.3).
   CHECK(r.flops.model > 80e9);
   CHECK(r.flops.model < 86e9);
+}
+
+TEST_CASE("golden: DeepSeek-V3 on 2048 H800 as its report trained it, batch ramp included", "[validation][golden][ramp]") {
+  const auto sc = scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_2048xh800_ramp.yaml");
+  const auto r = scenarios::simulate(sc);
+  check_bounds(r);
+  // The report (arXiv 2412.19437 Table 1): 2.664M H800 GPU-hours of pre-training, 54.2 days on
+  // 2,048 GPUs, a whole-run figure with its restarts. The scenario runs 1F1B for DualPipe and
+  // no node-limited routing; bounds: the report's days less 15 % and plus 35 %.
+  const double report_days = 2.664e6 / 2048 / 24;
+  CHECK(r.days_to_train > report_days * 0.85);
+  CHECK(r.days_to_train < report_days * 1.35);
+  // The ramp's 469B tokens at batches 3072-15360 take longer than at the full batch.
+  auto flat = sc;
+  flat.training.batch_ramp = {};
+  CHECK(r.days_to_train_ideal > scenarios::simulate(flat).days_to_train_ideal);
 }
