@@ -7,6 +7,8 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load_hybrid.hpp"
 #include "scenarios/load_model.hpp"
+#include "studies/plan_bound.hpp"
+#include "studies/sweep_engine.hpp"
 #include "support/scenario_fixture.hpp"
 
 using namespace clustersim;
@@ -140,4 +142,17 @@ TEST_CASE("A Nemotron 3 Nano benchmark row runs end to end with Mamba and MoE la
   t.seq_len = 8192;
   CHECK(models::flops_per_token(scenarios::model_preset("nemotron3-nano-30b-a3b"), t).model >
         models::flops_per_token(no_scan, t).model);
+}
+
+TEST_CASE("the plan search's step-time lower bounds stay below a hybrid stack's simulated step", "[studies][mamba]") {
+  // Nemotron-H 8B: 24 Mamba, 4 attention and 24 MLP layers, each cheaper than the dense
+  // attention + MLP block the bounds cost per layer; a bound above the step would prune plans
+  // the search should have kept.
+  const auto sc = scenarios::load_scenario_string(
+      "name: t\nmodel: nemotron-h-8b\nhardware: h100-sxm\ncluster: {gpus: 16}\nparallelism: {tp: 2, pp: 2}\n"
+      "training: {seq_len: 8192, global_batch: 64, micro_batch: 1}\n", "m.yaml");
+  const double step = scenarios::simulate(sc).step_time_s;
+  CHECK(studies::step_time_lower_bound_s(sc) <= step);
+  CHECK(studies::plan_step_lower_bound_s(sc) <= step);
+  CHECK(studies::plan_step_network_bound_s(sc) <= step);
 }
