@@ -17,15 +17,22 @@ double attention_fwd_per_token(const ModelSpec& m, double s) {
   const double per_layer = 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim());
   const double sliding = m.sliding_layer_count();
   const double frac = attention_keys_fraction(m.sliding_window.tokens, s);
-  return per_layer * ((m.layers - sliding) + sliding * frac);
+  const double full = m.mixer_count(Mixer::attention) - sliding;
+  return per_layer * (full + sliding * frac);
 }
 
 }  // namespace
 
+double ssd_flop_per_token(const MambaSpec& x) {
+  const double Q = x.chunk, N = x.state_dim, P = x.head_dim, H = x.heads, G = x.groups;
+  return 2 * Q * N * G + 2 * Q * P * H + 4 * N * P * H + 2 * H * P * N / Q;
+}
+
 FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double recompute_share) {
   const ParamCount p = count_params(m, t.seq_len);
   const double s = t.seq_len;
-  const double attn_fwd = attention_fwd_per_token(m, s);
+  const double core_fwd = attention_fwd_per_token(m, s);  // what selective recompute (core_attn) reruns
+  const double attn_fwd = core_fwd + m.mixer_count(Mixer::mamba) * ssd_flop_per_token(m.mamba);
   // An MTP module's block attends over the full sequence like a main-stack layer.
   const double mtp_attn_fwd = m.mtp_layers * 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim());
   const double non_embedding_active = p.active - p.embedding - p.lm_head;
@@ -42,7 +49,7 @@ FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double 
   const double layer_matmul_fwd = 2.0 * (p.active_matmul - double(m.vocab) * m.hidden);
   double recompute = 0;
   if (t.recompute == Recompute::full) recompute = (layer_matmul_fwd + attn_fwd) * recompute_share;
-  if (t.recompute == Recompute::selective) recompute = attn_fwd;
+  if (t.recompute == Recompute::selective) recompute = core_fwd;
   f.hardware = f.model + recompute;
   return f;
 }

@@ -26,6 +26,18 @@ struct FlopsPerToken {
 /// training.recompute_layers: that times `recompute_share` (models::recompute_share).
 FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double recompute_share = 1.0);
 
+/// Forward FLOPs per token of one Mamba-2 SSD scan in its chunked form (Dao & Gu 2024,
+/// arXiv 2405.21060 §6 and its ssd_minimal listing; mamba_ssm ssd_combined.py), chunks of Q
+/// tokens, state N, head width P, H heads, G groups:
+///   C·Bᵀ inside a chunk (per group, [Q,N]·[N,Q]):        2·Q·N·G
+///   (L∘CBᵀ)·X, the in-chunk output (per head, [Q,Q]·[Q,P]): 2·Q·P·H
+///   chunk states Bᵀ·X (per head, [N,Q]·[Q,P]):           2·N·P·H
+///   the inter-chunk state pass (per chunk, H·P·N):        2·H·P·N/Q
+///   output from the states C·h (per head, [Q,N]·[N,P]):  2·N·P·H
+/// The full Q×Q square counted, as the paper's algorithm computes it. The MFU numerators add
+/// 3× this per Mamba layer (forward + backward), as they add the attention core's.
+double ssd_flop_per_token(const MambaSpec& x);
+
 /// Keys a query attends to in a causal window of w tokens relative to full causal attention,
 /// averaged over a sequence of s: (w − w²/2s) / (s/2) = 2w/s − (w/s)² for w < s, else 1.
 double attention_keys_fraction(double window, double seq_len);

@@ -1,5 +1,6 @@
 #include "models/layer_passes.hpp"
 
+#include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
 #include "models/moe_ops.hpp"
 
@@ -10,10 +11,24 @@ std::vector<LayerPass> layer_passes(const ModelSpec& m, const TrainingSpec& t, c
   const auto& parts = backward ? c.part_bwd : c.part_fwd;
   auto part = [&](BlockPart b) { return parts[static_cast<std::size_t>(b)]; };
   std::vector<LayerPass> out{{backward ? c.layer_bwd : c.layer_fwd, double(m.layers)}};
+  const double attn = m.mixer_count(Mixer::attention), mamba = m.mixer_count(Mixer::mamba);
   if (m.mla.enabled()) {
-    for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), -double(m.layers)});
+    for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), -attn});
     const MlaOps mla = mla_attention_ops(m, t, p, gpu);
-    out.push_back({backward ? mla.bwd : mla.fwd, double(m.layers)});
+    out.push_back({backward ? mla.bwd : mla.fwd, attn});
+  }
+  if (m.hybrid()) {  // layers without attention, or without an MLP, drop those parts
+    for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), attn - m.layers});
+    out.push_back({part(norm_attn), attn + mamba - m.layers});
+    double no_mlp = 0;
+    for (int l = 0; l < m.layers; ++l) no_mlp += m.layer_kind(l).mlp == MlpKind::none ? 1 : 0;
+    for (BlockPart b : {norm_mlp, mlp, mlp_up_wgrad}) out.push_back({part(b), -no_mlp});
+    if (m.mamba.enabled()) {
+      const MambaOps o = mamba_mixer_ops(m, t, p, gpu);
+      for (const PassCost* pass : {backward ? &o.in_bwd : &o.in_fwd, backward ? &o.core_bwd : &o.core_fwd,
+                                   backward ? &o.out_bwd : &o.out_fwd})
+        out.push_back({*pass, mamba});
+    }
   }
   if (m.is_moe()) {
     double moe_layers = 0;
@@ -30,7 +45,7 @@ std::vector<LayerPass> layer_passes(const ModelSpec& m, const TrainingSpec& t, c
 std::vector<LayerPass> recompute_passes(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                                         const hardware::GpuSpec& gpu, const StepCosts& c) {
   if (t.recompute == Recompute::full) return layer_passes(m, t, p, gpu, c, false);
-  if (t.recompute == Recompute::selective && t.recomputes(RecomputeModule::core_attn)) return {{c.layer_recompute, double(m.layers)}};
+  if (t.recompute == Recompute::selective && t.recomputes(RecomputeModule::core_attn)) return {{c.layer_recompute, double(m.mixer_count(Mixer::attention))}};
   return {};
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "models/mamba_ops.hpp"
 #include "models/memory_wgrad.hpp"
 #include "models/mla_ops.hpp"
 #include "models/moe_memory.hpp"
@@ -57,6 +58,14 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
   return bytes;
 }
 
+// The dense MLP's share of block_activation_bytes: its norm input, the up projection's input,
+// the gate/up output and the activation output.
+double dense_mlp_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p) {
+  const double tokens = double(t.seq_len) / p.cp * t.micro_batch, e = hardware::storage_bytes(t.precision);
+  const double sp = p.sequence_parallel ? p.tp : 1.0, f = double(m.ffn_hidden) / p.tp, in = t.saved_linear_input_bytes();
+  return tokens * m.hidden * (e + in) / sp + tokens * (gated(m.activation) ? 2 * f : f) * e + tokens * f * in;
+}
+
 // An MoE / MLA model layer by layer: what its dense part holds (÷ tp) and what one block saves
 // for backward per micro-batch — the dense block's bytes with the MLP replaced by the routed and
 // shared experts' (models/moe_memory.cpp) and the attention by MLA's (models/mla_ops.cpp).
@@ -68,11 +77,22 @@ struct LayerMemory {
 // (mla_attention_ops: its saved bytes under the recompute in effect). Both are the same for
 // every layer, so the caller computes them once per plan.
 LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ParamCount& pc,
-                         double mla_saved, int layer, bool keep_core, const MoeMemory& mm) {
+                         double mla_saved, double mamba_saved, int layer, bool keep_core, const MoeMemory& mm) {
   const bool moe = m.moe_layer(layer);
   LayerMemory r;
   r.dense_params = (moe ? pc.moe_layer - double(m.moe.experts) * pc.expert : m.is_moe() ? pc.dense_layer : pc.per_layer) / p.tp;
+  if (m.hybrid()) r.dense_params = layer_dense_params(m, layer) / p.tp;
   r.activations = block_activation_bytes(m, t, p, keep_core);
+  const LayerKind kind = m.layer_kind(layer);
+  if (m.hybrid()) {  // the sub-blocks the layer has: its mixer's bytes, its MLP's (MoE: below)
+    const double mlp_bytes = dense_mlp_activation_bytes(m, t, p);
+    const double norm_input = double(t.seq_len) / p.cp * t.micro_batch * m.hidden * hardware::storage_bytes(t.precision) /
+                              (p.sequence_parallel ? p.tp : 1.0);
+    const double mixer_bytes = kind.mixer == Mixer::attention ? r.activations - mlp_bytes
+                               : kind.mixer == Mixer::mamba   ? norm_input + mamba_saved
+                                                              : 0.0;
+    r.activations = mixer_bytes + (kind.mlp == MlpKind::none ? 0.0 : mlp_bytes);
+  }
   const double tokens = double(t.seq_len) / p.cp * t.micro_batch, e = hardware::storage_bytes(t.precision);
   if (moe) {
     const double f = double(m.ffn_hidden) / p.tp, in = t.saved_linear_input_bytes();
@@ -84,7 +104,7 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
     r.activations += tokens * m.hidden * (e - in) / sp;
     r.activations += mm.routed_activation_bytes;
   }
-  if (m.mla.enabled()) {
+  if (m.mla.enabled() && kind.mixer == Mixer::attention) {
     const double q = double(m.heads) / p.tp, kv = std::max(1.0, double(m.kv_heads) / p.tp), d = m.head_dim();
     r.activations -= tokens * (q + 2 * kv) * d * e + (keep_core ? tokens * q * d * e + 4.0 * q * tokens : 0.0);
     // The output projection's quantized input is heads·v_head_dim wide under MLA, not heads·head_dim.
@@ -139,6 +159,7 @@ struct StageInputs {
   std::optional<WgradKept> wgrad_kept;
   ParamCount params;
   double mla_saved = 0;  // what one MLA attention saves for backward (layer_memory)
+  double mamba_saved = 0;  // what one Mamba-2 mixer saves for backward (mamba_mixer_ops)
 };
 
 StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
@@ -174,7 +195,8 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   in.layer_input = in.tokens * h * hardware::storage_bytes(t.precision) / sp;
   // MoE / MLA models: layer by layer, the routed experts apart (sharded by EP, ETP and ZeRO over
   // the expert-data-parallel group).
-  in.by_layer = m.is_moe() || m.mla.enabled();
+  in.by_layer = m.is_moe() || m.mla.enabled() || m.hybrid();
+  if (m.mamba.enabled()) in.mamba_saved = mamba_mixer_ops(m, t, p, gpu).saved_bytes;
   if (m.is_moe()) {
     const MoeLayerOps ops = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
     in.per_moe_layer = moe_memory(m, t, p, expert_parallel(p), 1, ops);
@@ -211,10 +233,10 @@ StageSums stage_sums(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
     const int n = vlayers[std::size_t(vs)] + (in.by_layer && vs == in.vstages - 1 ? m.mtp_layers : 0);
     for (int l = 0; in.by_layer && l < n; ++l, ++x.counted) {
       const int i = l < vlayers[std::size_t(vs)] ? layer + l : m.layers + (l - vlayers[std::size_t(vs)]);
-      const LayerMemory lm = layer_memory(m, t, p, in.params, in.mla_saved, i, true, in.per_moe_layer);
+      const LayerMemory lm = layer_memory(m, t, p, in.params, in.mla_saved, in.mamba_saved, i, true, in.per_moe_layer);
       x.params += lm.dense_params, x.block_sum += lm.dense_params, x.act_full += lm.activations;
       x.moe_layers += m.moe_layer(i) ? 1 : 0;
-      x.act_selective += layer_memory(m, t, p, in.params, in.mla_saved, i, false, in.per_moe_layer).activations;
+      x.act_selective += layer_memory(m, t, p, in.params, in.mla_saved, in.mamba_saved, i, false, in.per_moe_layer).activations;
       x.act_partial += t.recomputes_block(l) ? in.layer_input : lm.activations;
     }
     x.blocks += vlayers[std::size_t(vs)], x.rerun += t.recomputed_blocks(vlayers[std::size_t(vs)]);

@@ -8,6 +8,12 @@ int ModelSpec::moe_layer_count() const {
   return n;
 }
 
+int ModelSpec::mixer_count(Mixer x) const {
+  int n = 0;
+  for (int i = 0; i < layers; ++i) n += layer_kind(i).mixer == x ? 1 : 0;
+  return n;
+}
+
 int ModelSpec::sliding_layer_count() const {
   int n = 0;
   for (int i = 0; i < layers; ++i) n += sliding_layer(i) ? 1 : 0;
@@ -46,23 +52,57 @@ struct Block {
   double total = 0, active = 0, matmul = 0, active_matmul = 0;
 };
 
-// One block with a dense or an MoE MLP.
-Block block(const ModelSpec& m, bool moe) {
-  const double attn = attention_params(m), attn_mm = attention_matmul(m), norms = 2 * norm_params(m, m.hidden);
+// The latent projections around the routed experts (h → latent, latent → h).
+double latent_params(const ModelSpec& m) { return m.moe.latent_dim > 0 ? 2.0 * m.hidden * m.moe.latent_dim : 0.0; }
+
+// One routed expert's matmul weights on the width the experts work on.
+double expert_matmul(const ModelSpec& m) {
+  return (gated(m.activation) ? 3.0 : 2.0) * m.expert_width() * m.moe.expert_ffn_hidden;
+}
+
+// The mixer of a layer (its pre-norm included).
+Block mixer_block(const ModelSpec& m, Mixer x) {
   Block b;
-  if (!moe) {
-    b.total = b.active = attn + mlp_params(m, m.ffn_hidden) + norms;
-    b.matmul = b.active_matmul = attn_mm + mlp_matmul(m, m.ffn_hidden);
-    return b;
+  if (x == Mixer::none) return b;
+  const double norm = norm_params(m, m.hidden);
+  if (x == Mixer::attention) {
+    b.total = b.active = attention_params(m) + norm;
+    b.matmul = b.active_matmul = attention_matmul(m);
+  } else {
+    b.total = b.active = mamba_params(m) + norm;
+    b.matmul = b.active_matmul = m.hidden * (m.mamba.in_proj_width() + m.mamba.inner());
   }
-  const double ef = m.moe.expert_ffn_hidden, used = m.moe.top_k + m.moe.shared_experts;
-  const double router = router_params(m), router_mm = double(m.hidden) * m.moe.experts;
-  b.total = attn + (m.moe.experts + m.moe.shared_experts) * mlp_params(m, ef) + router + norms;
-  b.active = attn + used * mlp_params(m, ef) + router + norms;
-  b.matmul = attn_mm + (m.moe.experts + m.moe.shared_experts) * mlp_matmul(m, ef) + router_mm;
-  b.active_matmul = attn_mm + used * mlp_matmul(m, ef) + router_mm;
   return b;
 }
+
+// The MLP of a layer (its pre-norm included): dense, or MoE with every expert counted in total.
+Block mlp_block(const ModelSpec& m, MlpKind x) {
+  Block b;
+  if (x == MlpKind::none) return b;
+  const double norm = norm_params(m, m.hidden);
+  if (x == MlpKind::dense) {
+    b.total = b.active = mlp_params(m, m.ffn_hidden) + norm;
+    b.matmul = b.active_matmul = mlp_matmul(m, m.ffn_hidden);
+    return b;
+  }
+  const double ef = m.moe.expert_ffn_hidden, shared = m.moe.shared_experts, latent = latent_params(m);
+  const double router = router_params(m), router_mm = double(m.hidden) * m.moe.experts;
+  const double fixed = router + shared * mlp_params(m, ef) + latent + norm;
+  const double fixed_mm = router_mm + shared * mlp_matmul(m, ef) + latent;
+  b.total = fixed + m.moe.experts * expert_params(m);
+  b.active = fixed + m.moe.top_k * expert_params(m);
+  b.matmul = fixed_mm + m.moe.experts * expert_matmul(m);
+  b.active_matmul = fixed_mm + m.moe.top_k * expert_matmul(m);
+  return b;
+}
+
+Block layer_block(const ModelSpec& m, LayerKind k) {
+  const Block a = mixer_block(m, k.mixer), f = mlp_block(m, k.mlp);
+  return {a.total + f.total, a.active + f.active, a.matmul + f.matmul, a.active_matmul + f.active_matmul};
+}
+
+// One block with a dense or an MoE MLP.
+Block block(const ModelSpec& m, bool moe) { return layer_block(m, {Mixer::attention, moe ? MlpKind::moe : MlpKind::dense}); }
 
 }  // namespace
 
@@ -77,6 +117,24 @@ double attention_params(const ModelSpec& m) {
   return p;
 }
 
+double mamba_params(const ModelSpec& m) {
+  const MambaSpec& x = m.mamba;
+  const double conv = x.conv_dim() * (x.conv_kernel + 1.0);  // depthwise taps + bias
+  return m.hidden * x.in_proj_width() + conv + 3.0 * x.heads + x.inner() + x.inner() * m.hidden;
+}
+
+double expert_params(const ModelSpec& m) {
+  const double ef = m.moe.expert_ffn_hidden, w = m.expert_width();
+  const double bias = m.bias ? (gated(m.activation) ? 2 * ef : ef) + w : 0.0;
+  return expert_matmul(m) + bias;
+}
+
+double layer_dense_params(const ModelSpec& m, int layer) {
+  const LayerKind k = m.layer_kind(layer);
+  const double all = layer_block(m, k).total;
+  return k.mlp == MlpKind::moe ? all - double(m.moe.experts) * expert_params(m) : all;
+}
+
 double mlp_params(const ModelSpec& m, double ffn) {
   const double bias = m.bias ? (gated(m.activation) ? 2 * ffn : ffn) + m.hidden : 0.0;
   return mlp_matmul(m, ffn) + bias;
@@ -85,17 +143,25 @@ double mlp_params(const ModelSpec& m, double ffn) {
 ParamCount count_params(const ModelSpec& m, int seq_len) {
   const double h = m.hidden, v = m.vocab;
   ParamCount p;
-  // Per-scenario work on the sweep path: two block kinds, counted, not a loop over blocks.
+  // Per-scenario work on the sweep path: two block kinds, counted, not a loop over blocks —
+  // except for a hybrid stack, whose layers are summed one by one.
   const double n_moe = m.moe_layer_count(), n_dense = m.layers - n_moe;
   const Block dense = block(m, false), moe = n_moe > 0 ? block(m, true) : Block{};
-  const double stack = n_dense * dense.total + n_moe * moe.total;
-  const double stack_active = n_dense * dense.active + n_moe * moe.active;
-  const double stack_mm = n_dense * dense.matmul + n_moe * moe.matmul;
-  const double stack_active_mm = n_dense * dense.active_matmul + n_moe * moe.active_matmul;
+  double stack = n_dense * dense.total + n_moe * moe.total;
+  double stack_active = n_dense * dense.active + n_moe * moe.active;
+  double stack_mm = n_dense * dense.matmul + n_moe * moe.matmul;
+  double stack_active_mm = n_dense * dense.active_matmul + n_moe * moe.active_matmul;
+  if (m.hybrid()) {
+    stack = stack_active = stack_mm = stack_active_mm = 0;
+    for (int i = 0; i < m.layers; ++i) {
+      const Block b = layer_block(m, m.layer_kind(i));
+      stack += b.total, stack_active += b.active, stack_mm += b.matmul, stack_active_mm += b.active_matmul;
+    }
+  }
   p.attention = attention_params(m);
   p.dense_layer = dense.total;
   if (m.is_moe()) {
-    p.expert = mlp_params(m, m.moe.expert_ffn_hidden);
+    p.expert = expert_params(m);
     p.experts = n_moe * m.moe.experts * p.expert;
     p.moe_layer = moe.total;
   }

@@ -1,7 +1,10 @@
 #pragma once
 // Architecture of a decoder-only Transformer, as written in models/presets/*.yaml: dense or
-// Mixture-of-Experts, with multi-head or multi-head latent attention (MLA).
+// Mixture-of-Experts, with multi-head or multi-head latent attention (MLA), and hybrid stacks
+// whose layers mix Mamba-2 and attention mixers with dense, MoE or no MLPs (layer_pattern).
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace clustersim::models {
 
@@ -24,7 +27,39 @@ struct MoeSpec {
   int dense_layers = 0;        ///< leading layers that keep the dense MLP (ffn_hidden)
   int frequency = 1;           ///< after them, every frequency-th layer is MoE
   double capacity_factor = 0;  ///< 0 = dropless
+  /// Latent MoE (Nemotron 3 Super, Megatron --moe-latent-size): the routed experts work on a
+  /// down-projection of the hidden (h → latent_dim before the dispatch, latent_dim → h after the
+  /// combine); shared experts and router stay on h. 0: the experts work on h.
+  int latent_dim = 0;
   bool enabled() const { return experts > 0; }
+};
+
+/// Mamba-2 mixer (Dao & Gu 2024, arXiv 2405.21060; Megatron-Core MambaMixer): in_proj h →
+/// [z, x, B, C, dt] (2·heads·head_dim + 2·groups·state_dim + heads), a depthwise causal conv1d
+/// of conv_kernel taps over x, B and C, the chunked SSD scan (chunks of `chunk` tokens), a gated
+/// RMSNorm over groups, out_proj heads·head_dim → h.
+struct MambaSpec {
+  int state_dim = 0;   ///< N (ssm_state_size)
+  int heads = 0;       ///< mamba_num_heads
+  int head_dim = 64;   ///< P (mamba_head_dim)
+  int groups = 1;      ///< n_groups: B and C are shared by heads/groups heads
+  int conv_kernel = 4;
+  int chunk = 128;     ///< Q, the SSD chunk length
+  bool enabled() const { return heads > 0; }
+  double inner() const { return double(heads) * head_dim; }
+  double conv_dim() const { return inner() + 2.0 * groups * state_dim; }
+  double in_proj_width() const { return 2 * inner() + 2.0 * groups * state_dim + heads; }
+};
+
+/// What one layer of a hybrid stack holds: a sequence mixer (attention, Mamba-2 or none) and an
+/// MLP (dense, MoE or none), each with its own pre-norm and residual. A Transformer layer is
+/// {attention, dense or moe}; a Nemotron-H layer has exactly one of the two.
+enum class Mixer : std::uint8_t { attention, mamba, none };
+enum class MlpKind : std::uint8_t { dense, moe, none };
+struct LayerKind {
+  Mixer mixer = Mixer::attention;
+  MlpKind mlp = MlpKind::dense;
+  bool operator==(const LayerKind&) const = default;
 };
 
 /// Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1; HF DeepseekV3Attention).
@@ -64,6 +99,10 @@ struct ModelSpec {
   MlaSpec mla;
   SlidingWindow sliding_window;
   int mtp_layers = 0;     ///< DeepSeek-V3 multi-token-prediction modules
+  MambaSpec mamba;
+  /// Per layer (size == layers) when the stack is hybrid; empty: every layer is attention +
+  /// (dense or MoE by `moe`). MTP modules (layer ≥ layers) are attention + MoE/dense as before.
+  std::vector<LayerKind> layer_pattern;
 
   int head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
   /// Query/key and value widths per head (MLA: nope + rope and v_head_dim).
@@ -81,7 +120,9 @@ struct ModelSpec {
   /// frequency-th, 2·frequency-th, ... layer (HF Llama 4 interleave_moe_layer_step puts MoE on
   /// layers step−1, 2·step−1, ...; DeepSeek first_k_dense_replace + moe_layer_freq 1).
   bool moe_layer(int i) const {
-    if (!moe.enabled() || i < moe.dense_layers) return false;
+    if (!moe.enabled()) return false;
+    if (hybrid() && i < layers) return layer_pattern[static_cast<std::size_t>(i)].mlp == MlpKind::moe;
+    if (i < moe.dense_layers) return false;
     return (i - moe.dense_layers) % moe.frequency == moe.frequency - 1;
   }
   /// Layer i attends to a sliding window (the every-th, 2·every-th, ... layer).
@@ -90,6 +131,15 @@ struct ModelSpec {
   }
   int moe_layer_count() const;
   int sliding_layer_count() const;
+  bool hybrid() const { return !layer_pattern.empty(); }
+  /// Layer i's mixer and MLP (MTP modules, i ≥ layers: attention + the MoE rule).
+  LayerKind layer_kind(int i) const {
+    if (hybrid() && i < layers) return layer_pattern[static_cast<std::size_t>(i)];
+    return {Mixer::attention, moe_layer(i) ? MlpKind::moe : MlpKind::dense};
+  }
+  int mixer_count(Mixer x) const;  ///< layers of the main stack with mixer x
+  /// Width the routed experts work on: moe.latent_dim, else hidden.
+  int expert_width() const { return moe.latent_dim > 0 ? moe.latent_dim : hidden; }
 };
 
 /// Parameter counts (embeddings included; learned position table sized for `seq_len`). The
@@ -116,9 +166,17 @@ struct ParamCount {
 
 ParamCount count_params(const ModelSpec& m, int seq_len);
 
+/// Parameters of layer i outside its routed experts (mixer, norms, dense MLP or router, shared
+/// experts and latent projections), whole (before TP).
+double layer_dense_params(const ModelSpec& m, int layer);
+/// One Mamba-2 mixer: in_proj, conv1d (weights and bias), dt_bias, A_log, D, the gated norm's
+/// weight, out_proj (Megatron MambaMixer; no linear biases).
+double mamba_params(const ModelSpec& m);
+
 /// Per-layer pieces of count_params, for the kernel program and the memory model.
 double attention_params(const ModelSpec& m);
-double mlp_params(const ModelSpec& m, double ffn);  ///< one MLP (or expert) of inner width ffn
+double mlp_params(const ModelSpec& m, double ffn);  ///< one MLP (or shared expert) of inner width ffn
+double expert_params(const ModelSpec& m);           ///< one routed expert (on expert_width())
 double norm_params(const ModelSpec& m, double width);
 
 }  // namespace clustersim::models

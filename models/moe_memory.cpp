@@ -16,7 +16,7 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   // keeps the gathered parameters for the step (torchtitan's reshard_after_forward = not pp).
   r.weights_sharded = zero >= 3 && !p.keeps_gathered_params();
   r.gradients_sharded = zero >= 2 && p.reduces_grads_every_micro_batch();
-  r.expert_params = double(moe_layers) * ops.local_experts * mlp_params(m, m.moe.expert_ffn_hidden) / x.etp;
+  r.expert_params = double(moe_layers) * ops.local_experts * expert_params(m) / x.etp;
   // PyTorch FSDP keeps the fp32 shard (the optimizer's master) as the parameter, over any EDP
   // size, 1 included: the BF16 weights are only the layers gathered at a time (models/memory.cpp).
   const bool fsdp = p.zero_stage >= 3 && !p.keeps_gathered_params();
@@ -25,7 +25,7 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   // Sharded states are gathered layer by layer: the layer at work and the one prefetched hold
   // their experts' full weights (and, in backward, full gradients before the reduce-scatter),
   // as the dense accounting's two gathered blocks.
-  const double layer_params = ops.local_experts * mlp_params(m, m.moe.expert_ffn_hidden) / x.etp;
+  const double layer_params = ops.local_experts * expert_params(m) / x.etp;
   r.gathered_weight_bytes = fsdp ? 2 * layer_params * wb : 0.0;
   r.gathered_gradient_bytes = r.gradients_sharded ? 2 * layer_params * gb : 0.0;
   r.expert_optimizer_bytes = r.expert_params * ob / (zero >= 1 ? edp : 1.0);
@@ -42,7 +42,9 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   const double e = hardware::storage_bytes(t.precision), h = m.hidden, in = t.saved_linear_input_bytes();
   const double width = double(m.moe.expert_ffn_hidden) / x.etp, up = gated(m.activation) ? 2.0 : 1.0;
   double a = ops.tokens * m.moe.experts * 4.0;
-  a += ops.routed_tokens * ((h + width) * in + up * width * e);
+  const double w = m.expert_width();  // latent MoE: the experts' input width
+  a += ops.routed_tokens * ((w + width) * in + up * width * e);
+  if (m.moe.latent_dim > 0) a += ops.tokens * w * e;  // the up projection's input (the down one reads the router's)
   if (m.moe.shared_experts > 0) {
     const double seq_tokens = double(t.micro_batch) * t.seq_len / p.cp;
     const double shared = double(m.moe.shared_experts) * m.moe.expert_ffn_hidden / p.tp;
@@ -51,7 +53,7 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   }
   r.routed_activation_bytes = a;
   // The send buffer holds this rank's token copies, the receive buffer the busiest rank's.
-  r.dispatch_buffer_bytes = (ops.tokens * m.moe.top_k + ops.routed_tokens / x.etp) * h * e;
+  r.dispatch_buffer_bytes = (ops.tokens * m.moe.top_k + ops.routed_tokens / x.etp) * w * e;
   return r;
 }
 

@@ -71,11 +71,19 @@ MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
   // Permute: gather each token once per chosen expert (read T·h, write T·k·h) and, after the
   // all-to-all, sort the received rows by local expert (read + write); unpermute mirrors both
   // and sums the k weighted outputs. Backward moves the same bytes.
-  const double permute = 2 * o.tokens * h * e * (1 + topk) + 4 * received * h * e;
+  const double permute = 2 * o.tokens * m.expert_width() * e * (1 + topk) + 4 * received * m.expert_width() * e;
   o.permute_fwd.add(k.memory("moe.permute+unpermute", permute));
   o.permute_bwd.add(k.memory("moe.permute+unpermute.bwd", permute));
 
-  k.mlp(&o.experts_fwd, &o.experts_bwd, "experts", o.local_experts, o.tokens_per_expert, h,
+  // Latent MoE: the tokens go down to the latent width before the dispatch and back up after the
+  // combine (Megatron fc1_latent_proj / fc2_latent_proj, on every rank's own tokens); the
+  // experts and the exchanges work on the latent vector.
+  const double w = m.expert_width();
+  if (m.moe.latent_dim > 0) {
+    k.linear(&o.permute_fwd, &o.permute_bwd, "moe.latent_down", o.tokens, w, h);
+    k.linear(&o.permute_fwd, &o.permute_bwd, "moe.latent_up", o.tokens, h, w);
+  }
+  k.mlp(&o.experts_fwd, &o.experts_bwd, "experts", o.local_experts, o.tokens_per_expert, w,
         double(m.moe.expert_ffn_hidden) / x.etp, gated(m.activation), /*routed=*/true);
   // Transformer Engine's GroupedLinear runs a grouped GEMM as one cuBLAS GEMM per local expert
   // over its compute streams (TE v2.9 common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm; the
@@ -92,10 +100,10 @@ MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
   // each rank's token copies stays on the rank.
   const double remote = double(x.ep - 1) / x.ep;
   const double dispatch_e = hardware::gemm_operand_bytes(t.precision);
-  o.dispatch_bytes = o.tokens * topk * h * dispatch_e * remote;
-  o.combine_bytes = o.tokens * topk * h * e * remote;
-  o.dispatch_bytes_busiest = received * h * dispatch_e * remote;
-  o.etp_gather_bytes = x.etp > 1 ? o.routed_tokens * h * e : 0.0;
+  o.dispatch_bytes = o.tokens * topk * w * dispatch_e * remote;
+  o.combine_bytes = o.tokens * topk * w * e * remote;
+  o.dispatch_bytes_busiest = received * w * dispatch_e * remote;
+  o.etp_gather_bytes = x.etp > 1 ? o.routed_tokens * w * e : 0.0;
   return o;
 }
 

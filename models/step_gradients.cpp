@@ -3,6 +3,7 @@
 namespace clustersim::models {
 
 double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, int layer) {
+  if (m.hybrid()) return layer_dense_params(m, layer) / p.tp;
   if (!m.is_moe()) return c.layer_params;
   const ParamCount pc = count_params(m, 1);
   if (!m.moe_layer(layer)) return pc.dense_layer / p.tp;
@@ -11,7 +12,7 @@ double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepC
 
 double expert_layer_params(const ModelSpec& m, const ParallelSpec& p) {
   if (!m.is_moe()) return 0;
-  return double(m.moe.experts) / p.ep * count_params(m, 1).expert / p.etp;
+  return double(m.moe.experts) / p.ep * expert_params(m) / p.etp;
 }
 
 GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,

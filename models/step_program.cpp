@@ -111,17 +111,18 @@ UnitProgram transformer_block(const ParallelSpec& p, const BlockParts& parts, co
   const auto& F = parts.fwd;
   const auto& B = parts.bwd;
   ProgramWriter f;
+  const bool at = parts.has_mixer, mt = parts.has_mlp;
   f.compute(part(F, norm_attn), norm_attn);
-  if (sp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
+  if (sp && at) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
   f.compute(part(F, qkv), qkv);
   ring(f, p, net, part(F, core), parts.ring_fwd, c.kv_chunk_bytes);
-  if (ov) f.split();  // the output collective overlaps the GEMM that produces it
+  if (ov && at) f.split();  // the output collective overlaps the GEMM that produces it
   f.compute(part(F, attn_out), attn_out);
-  if (tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
+  if (tp && at) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
   f.compute(part(F, norm_mlp), norm_mlp);
-  const bool mlp_tp = !routed || routed->shared;  // the routed experts' TP traffic is in `routed`
+  const bool mlp_tp = mt && (!routed || routed->shared);  // the routed experts' TP traffic is in `routed`
   if (sp && mlp_tp) f.comm(x.ag, TaskKind::tp_comm, !ov, 1);
-  if (ov) f.split();
+  if (ov && mt) f.split();
   f.compute(part(F, mlp), mlp);
   if (tp && mlp_tp) f.comm(x.out, TaskKind::tp_comm, true, ov ? 2 : 1);
   if (routed) f.append(routed->forward);
@@ -142,13 +143,13 @@ UnitProgram transformer_block(const ParallelSpec& p, const BlockParts& parts, co
   b.compute(part(BI, mlp_up_wgrad), mlp_up_wgrad);
   wgrad(mlp_up_wgrad);
   b.compute(part(BI, norm_mlp), norm_mlp);
-  if (sp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
+  if (sp && at) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);
   b.compute(part(BI, attn_out), attn_out);
   wgrad(attn_out);
   ring(b, p, net, part(BI, core), parts.ring_bwd, 2 * c.kv_chunk_bytes);  // K/V and dK/dV
   b.compute(part(BI, qkv), qkv);
   wgrad(qkv);
-  if (tp) b.comm(x.out, TaskKind::tp_comm, split, 1);
+  if (tp && at) b.comm(x.out, TaskKind::tp_comm, split, 1);
   b.compute(part(BI, qkv_wgrad), qkv_wgrad);
   wgrad(qkv_wgrad);
   b.compute(part(BI, norm_attn), norm_attn);

@@ -102,6 +102,9 @@ struct BlockParts {
   /// bwd split into its B items and its W items (the wgrad GEMMs, KernelOp::weight_grad).
   std::array<double, kBlockParts> bwd_input{}, wgrad{};
   double ring_fwd = 0, ring_bwd = 0;
+  /// A hybrid layer without a mixer or without an MLP (models::LayerKind) skips that
+  /// sub-block's TP collectives too.
+  bool has_mixer = true, has_mlp = true;
 };
 BlockParts block_parts(const StepCosts& c);
 

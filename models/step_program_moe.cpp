@@ -8,6 +8,7 @@
 #include "models/flops.hpp"
 #include "models/kernel_builder.hpp"
 #include "models/layer_ops_host.hpp"
+#include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
 
 namespace clustersim::models {
@@ -18,7 +19,8 @@ using topologies::GroupDim;
 
 namespace {
 
-enum class Attention { standard, mla, sliding };
+enum class Attention { standard, mla, sliding, mamba, none };
+constexpr int kAttentionKinds = 5, kMlpKinds = 3;
 
 // A recompute module in effect: listed, and recompute still selective (a what-if that turns
 // recompute off keeps the list).
@@ -68,7 +70,7 @@ double deepep_node_dedup(int experts, int top_k, const topologies::Network& net)
 
 RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
                                  const topologies::Network& net) {
-  const double h = m.hidden, k = m.moe.top_k, e = hardware::storage_bytes(t.precision);
+  const double h = m.expert_width(), k = m.moe.top_k, e = hardware::storage_bytes(t.precision);
   const double dispatch_row = (t.moe_dispatcher == MoeDispatcher::allgather ? 1.0 : k) * h;
   // Dispatch in FP8 when training in FP8, combine and every backward exchange in BF16
   // (DeepSeek-V3 §3.3.2); the allgather dispatcher moves each token once, not once per expert.
@@ -142,15 +144,35 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
 namespace {
 
 Attention attention_of(const ModelSpec& m, int layer) {
+  const Mixer x = m.layer_kind(layer).mixer;
+  if (x != Mixer::attention) return x == Mixer::mamba ? Attention::mamba : Attention::none;
   if (m.mla.enabled()) return Attention::mla;
   return m.sliding_layer(layer) ? Attention::sliding : Attention::standard;
 }
 
 // The block's compute by part for its attention kind and MLP kind.
 BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& c, Attention a,
-                    const MlaOps& mla, const MoeLayerOps* moe) {
+                    const MlaOps& mla, const MambaOps& mamba, MlpKind f, const MoeLayerOps* moe) {
   BlockParts b = block_parts(c);
   auto at = [](std::array<double, kBlockParts>& x, BlockPart part) -> double& { return x[static_cast<std::size_t>(part)]; };
+  auto set = [&](BlockPart x, const PassCost& fwd, const PassCost& bwd) {
+    at(b.fwd, x) = fwd.time_s, at(b.bwd, x) = bwd.time_s;
+    at(b.bwd_input, x) = input_grad_s(bwd), at(b.wgrad, x) = weight_grad_s(bwd);
+  };
+  if (a == Attention::mamba) {  // in_proj + conv1d, the SSD scan + gated norm, out_proj
+    set(qkv, mamba.in_fwd, mamba.in_bwd), set(core, mamba.core_fwd, mamba.core_bwd), set(attn_out, mamba.out_fwd, mamba.out_bwd);
+    set(qkv_wgrad, PassCost{}, PassCost{});
+  } else if (a == Attention::none) {  // the block's host wait (in norm_attn) stays
+    const double wait_f = time_of_ops(c.part_fwd[norm_attn], "host_launch_wait");
+    const double wait_b = time_of_ops(c.part_bwd[norm_attn], "host_launch_wait");
+    for (BlockPart x : {norm_attn, qkv, core, attn_out, qkv_wgrad}) set(x, PassCost{}, PassCost{});
+    at(b.fwd, norm_attn) = wait_f, at(b.bwd, norm_attn) = wait_b, at(b.bwd_input, norm_attn) = wait_b;
+    b.has_mixer = false;
+  }
+  if (f == MlpKind::none) {
+    for (BlockPart x : {norm_mlp, mlp, mlp_up_wgrad}) set(x, PassCost{}, PassCost{});
+    b.has_mlp = false;
+  }
   if (a == Attention::mla) {  // the MLA projections and core replace QKV, core and output projection
     at(b.fwd, qkv) = mla.fwd.time_s, at(b.fwd, core) = 0, at(b.fwd, attn_out) = 0;
     at(b.bwd, qkv) = mla.bwd.time_s, at(b.bwd, core) = 0, at(b.bwd, attn_out) = 0, at(b.bwd, qkv_wgrad) = 0;
@@ -217,7 +239,7 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
   // Selective recompute reruns the attention core only when core_attn is among the modules
   // (Megatron's default set); the other modules' reruns are not timed (their memory is modelled).
   if (!t.recomputes(RecomputeModule::core_attn)) prog.selective_recompute_s = 0;
-  if (!m.is_moe() && !m.mla.enabled() && !m.sliding_window.enabled() && m.mtp_layers == 0) return prog;
+  if (!m.is_moe() && !m.mla.enabled() && !m.sliding_window.enabled() && m.mtp_layers == 0 && !m.hybrid()) return prog;
   const TpComms x = tp_comms(p, c, net);
   const MlaOps mla = m.mla.enabled() ? mla_attention_ops(m, t, p, gpu) : MlaOps{};
   MoeLayerOps moe;
@@ -226,24 +248,39 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
     moe = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
     exchanges = routed_exchanges(m, t, p, moe, net);
   }
-  // Kinds by (attention, MoE); blocks[0] stays the dense standard block. An MoE kind's host
+  const MambaOps mamba = m.mamba.enabled() ? mamba_mixer_ops(m, t, p, gpu) : MambaOps{};
+  const double hybrid_rerun = m.hybrid() ? prog.selective_recompute_s : 0.0;
+  if (m.hybrid()) prog.selective_recompute_s = 0;
+  // A layer without a mixer: the MoE block's host waits count no attention kernels.
+  StepCosts hollow = c;
+  for (BlockPart x : {norm_attn, qkv, core, attn_out, qkv_wgrad}) hollow.part_fwd[x] = {}, hollow.part_bwd[x] = {};
+  // Kinds by (attention, MLP); blocks[0] stays the dense standard block. An MoE kind's host
   // waits come from its own kernel list (its attention kind included).
-  std::vector<int> kind_of(6, -1);
+  std::vector<int> kind_of(kAttentionKinds * kMlpKinds, -1);
   kind_of[0] = 0;
   auto kind = [&](int layer) {
     const Attention a = attention_of(m, layer);
-    const bool is_moe = m.moe_layer(layer);
-    int& k = kind_of[static_cast<std::size_t>(2 * int(a) + (is_moe ? 1 : 0))];
+    const MlpKind f = m.layer_kind(layer).mlp;
+    const bool is_moe = f == MlpKind::moe;
+    int& k = kind_of[static_cast<std::size_t>(kMlpKinds * int(a) + int(f))];
     if (k < 0) {
       k = int(prog.blocks.size());
-      const BlockParts parts = parts_of(m, t, c, a, mla, is_moe ? &moe : nullptr);
+      const BlockParts parts = parts_of(m, t, c, a, mla, mamba, f, is_moe ? &moe : nullptr);
       RoutedProgram routed;
       if (is_moe) {
-        const BlockHostWait host =
-            moe_host_waits(t, p, gpu, c, parts, a == Attention::mla ? &mla : nullptr, moe, x, exchanges);
+        const BlockHostWait host = moe_host_waits(t, p, gpu, a == Attention::none ? hollow : c, parts,
+                                                  a == Attention::mla ? &mla : nullptr, moe, x, exchanges);
         routed = routed_program(m, t, p, moe, exchanges, host);
       }
-      prog.blocks.push_back(transformer_block(p, parts, c, net, x, is_moe ? &routed : nullptr));
+      UnitProgram unit = transformer_block(p, parts, c, net, x, is_moe ? &routed : nullptr);
+      if (m.hybrid() && hybrid_rerun > 0 && (a == Attention::standard || a == Attention::sliding)) {
+        ProgramWriter b;  // selective recompute of a hybrid stack reruns the attention layers' cores only
+        b.compute(hybrid_rerun * (a == Attention::sliding ? attention_keys_fraction(m.sliding_window.tokens, t.seq_len) : 1.0), core);
+        b.split();
+        b.append(unit.backward);
+        unit.backward = b.take();
+      }
+      prog.blocks.push_back(std::move(unit));
     }
     return k;
   };

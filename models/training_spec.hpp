@@ -157,6 +157,14 @@ struct TrainingSpec {
   bool grad_reduce_fp32 = true;
   double grad_bucket_params = 0;     ///< 0: Megatron default max(4e7, 1e6·dp)
   double tokens = 0;                 ///< training budget (tokens) for days-to-train
+  /// Batch-size ramp (DeepSeek-V2/V3 reports): the global batch grows linearly in tokens from
+  /// `from` sequences to global_batch over the first `tokens` tokens; days-to-train integrates
+  /// the step time over it (scenarios/simulate.cpp). from == 0: no ramp.
+  struct BatchRamp {
+    long from = 0;
+    double tokens = 0;
+    bool enabled() const { return from > 0 && tokens > 0; }
+  } batch_ramp;
   FlopsFormula flops_formula = FlopsFormula::megatron;
   /// What-if switches for the explainer (scenarios/explain.cpp), never read from YAML: a
   /// communication class set here costs nothing, so its share of the step can be measured.

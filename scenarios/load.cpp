@@ -16,6 +16,7 @@
 #include "models/pipeline.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load_model.hpp"
+#include "scenarios/load_ramp.hpp"
 #include "scenarios/load_moe.hpp"
 #include "scenarios/load_node.hpp"
 #include "scenarios/plan_rules.hpp"
@@ -568,7 +569,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
                  "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
                  "fp8_saved_inputs", "cuda_graphs", "cuda_graph_scope", "moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap",
-                 "moe_router_fusion", "moe_permute_fusion", "recompute_modules", "recompute_layers"});
+                 "moe_router_fusion", "moe_permute_fusion", "recompute_modules", "recompute_layers", "batch_ramp"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
     if (!tr.has(k)) tr.fail(k, "is required");
@@ -600,6 +601,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   t.grad_bucket_params = tr.number("grad_bucket_params", 0, 0, 1e13);
   t.tokens = tr.number("tokens", 0, 0, 1e17);
   t.flops_formula = static_cast<models::FlopsFormula>(tr.choice("flops_formula", {"megatron", "palm"}, 0));
+  if (tr.has("batch_ramp")) read_batch_ramp(tr, p, &t);
   if (t.global_batch % (long(t.micro_batch) * p.dp) != 0)
     tr.fail("global_batch", fmt::format("global_batch ({}) must be a multiple of micro_batch × dp ({} × {} = {})",
                                         t.global_batch, t.micro_batch, p.dp, long(t.micro_batch) * p.dp));

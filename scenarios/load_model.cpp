@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "scenarios/error.hpp"
+#include "scenarios/load_hybrid.hpp"
 #include "scenarios/presets.hpp"
 
 namespace clustersim::scenarios {
@@ -12,7 +13,7 @@ namespace {
 // model.moe: routed experts per token, widths and which layers are MoE.
 models::MoeSpec read_moe(const YamlReader& r, int layers) {
   r.allow_only({"experts", "top_k", "shared_experts", "expert_ffn_hidden", "dense_layers", "frequency",
-                "capacity_factor"});
+                "capacity_factor", "latent_dim"});
   for (const char* k : {"experts", "top_k", "expert_ffn_hidden"})
     if (!r.has(k)) r.fail(k, "is required in model.moe");
   models::MoeSpec e;
@@ -24,6 +25,7 @@ models::MoeSpec read_moe(const YamlReader& r, int layers) {
   e.dense_layers = r.integer("dense_layers", 0, 0, layers - 1);
   e.frequency = r.integer("frequency", 1, 1, layers);
   e.capacity_factor = r.number("capacity_factor", 0, 0, 1000);
+  e.latent_dim = r.integer("latent_dim", 0, 1, 1048576);
   if (e.capacity_factor > 0 && e.capacity_factor < 1)
     r.fail("capacity_factor", "must be 0 (dropless) or at least 1 (capacity = factor × tokens·top_k / experts)");
   if (layers - e.dense_layers < e.frequency)
@@ -63,7 +65,7 @@ void read_fidelity(const YamlReader& r, models::ModelSpec* m) {
 models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
   r.allow_only({"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "activation",
                 "tied_embeddings", "position", "head_dim", "norm", "bias", "qkv_bias", "dropout", "moe", "mla",
-                "sliding_window", "mtp_layers"});
+                "sliding_window", "mtp_layers", "layer_pattern", "mamba"});
   for (const char* k : {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
     if (!r.has(k)) r.fail(k, "is required in a model definition");
   models::ModelSpec m;
@@ -99,6 +101,7 @@ models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
     m.sliding_window.every = w.integer("every", 1, 1, m.layers);
   }
   m.mtp_layers = r.integer("mtp_layers", 0, 0, 64);
+  read_hybrid(r, &m);
   return m;
 }
 

@@ -15,12 +15,21 @@ std::string tp_refusal(const models::ModelSpec& m, int tp, std::string* model_ke
       if (model_key) *model_key = key;
       return fmt::format("tp = {} must divide the model's {} ({})", tp, key, n);
     }
+  // Megatron-Core MambaMixer splits the SSM heads and the B/C groups over TP.
+  if (m.mamba.enabled())
+    for (const auto& [key, n] : {std::pair<const char*, int>{"mamba.heads", m.mamba.heads}, {"mamba.groups", m.mamba.groups}})
+      if (n % tp != 0) {
+        if (model_key) *model_key = key;
+        return fmt::format("tp = {} must divide the model's {} ({}): Mamba heads and groups are split over TP", tp, key, n);
+      }
   return "";
 }
 
 std::string cp_refusal(const models::ModelSpec& m, int cp) {
   if (m.mla.enabled() && cp > 1)
     return "context parallelism with multi-head latent attention (model.mla) is not modelled; use cp: 1";
+  if (m.mamba.enabled() && cp > 1)
+    return "context parallelism with Mamba layers (model.mamba) is not modelled; use cp: 1";
   return "";
 }
 

@@ -1,5 +1,6 @@
 #include "scenarios/simulate.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 namespace clustersim::scenarios {
@@ -14,6 +15,39 @@ topologies::Network network_of(const Scenario& sc) {
   return topologies::Network(topo, topologies::Network::nodes_for(topo, sc.cluster.gpus),
                              {sc.parallel.sizes(), sc.network.placement}, sc.network.algorithm);
 }
+
+namespace {
+
+// Seconds the batch ramp's tokens take: the batch grows linearly in tokens from `from` to
+// global_batch; the ramp is cut into kSegments equal token segments, each run at the batch of its
+// midpoint (rounded down to a multiple of micro_batch × dp, × pp for the interleaved schedule)
+// and simulated as its own step.
+double ramp_seconds(const Scenario& sc, double full_tokens_per_s) {
+  const auto& ramp = sc.training.batch_ramp;
+  if (!ramp.enabled() || sc.training.tokens <= 0) return 0;
+  constexpr int kSegments = 4;
+  const bool interleaved = sc.parallel.schedule == models::PipelineSchedule::interleaved;
+  const long unit = long(sc.training.micro_batch) * sc.parallel.dp * (interleaved ? sc.parallel.pp : 1);
+  const long to = sc.training.global_batch;
+  const topologies::Network network = network_of(sc);
+  double s = 0;
+  for (int k = 0; k < kSegments; ++k) {
+    const double mid = double(ramp.from) + (to - ramp.from) * (k + 0.5) / kSegments;
+    Scenario at = sc;
+    at.training.global_batch = std::max(unit, long(mid) / unit * unit);
+    double tps = full_tokens_per_s;
+    if (at.training.global_batch != to) {
+      const auto costs = step_costs_of(at);
+      const auto step = models::simulate_step(at.model, at.training, at.parallel, at.gpu, costs, network, nullptr);
+      tps = double(at.training.global_batch) * at.training.seq_len *
+            models::useful_token_fraction(at.data, at.training.seq_len) / step.step_time_s;
+    }
+    s += ramp.tokens / kSegments / tps;
+  }
+  return s;
+}
+
+}  // namespace
 
 Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline) {
   Report r;
@@ -39,13 +73,17 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   r.tflops_per_gpu = r.flops.model * r.tokens_per_s_per_gpu / 1e12;
   r.mfu = r.flops.model * r.tokens_per_s_per_gpu / r.peak_flops;
   r.hfu = r.flops.hardware * r.tokens_per_s_per_gpu / r.useful_token_fraction / r.peak_flops;
-  r.days_to_train_ideal = t.tokens > 0 ? t.tokens / r.tokens_per_s / 86400.0 : 0.0;
+  const double ramp_s = ramp_seconds(sc, r.tokens_per_s);
+  const double ideal_s = t.batch_ramp.enabled() ? ramp_s + (t.tokens - t.batch_ramp.tokens) / r.tokens_per_s
+                                                : t.tokens / r.tokens_per_s;
+  r.days_to_train_ideal = t.tokens > 0 ? ideal_s / 86400.0 : 0.0;
 
   models::RunInputs run;
   run.step_time_s = r.step_time_s;
   const auto& b = r.step.breakdown;
   run.compute_time_s = b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s;
-  run.steps = t.tokens > 0 ? t.tokens / r.tokens_per_step : 0;
+  // With a ramp: the full-batch steps that take as long as the run (its compute and failures).
+  run.steps = t.tokens > 0 ? ideal_s / r.step_time_s : 0;
   run.useful_fraction = r.useful_token_fraction;
   run.num_gpus = r.num_gpus;
   run.checkpoint_bytes = models::checkpoint_bytes(r.params, t.precision);

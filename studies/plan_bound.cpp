@@ -86,7 +86,7 @@ double pipeline_bound_s(const scenarios::Scenario& sc, const models::StepCosts& 
 bool pipeline_bound_applies(const scenarios::Scenario& sc, const std::vector<int>& vlayers) {
   const auto& p = sc.parallel;
   const bool split_ok = !p.splits_backward() || (p.schedule == models::PipelineSchedule::zb_h1 && p.vpp == 1);
-  return !sc.model.is_moe() && sc.model.mtp_layers <= 0 && split_ok &&
+  return !sc.model.is_moe() && !sc.model.hybrid() && sc.model.mtp_layers <= 0 && split_ok &&
          int(vlayers.size()) == std::max(1, p.pp) * std::max(1, p.vpp);
 }
 

@@ -121,6 +121,9 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
 }
 
 double step_time_lower_bound_s(const scenarios::Scenario& sc) {
+  // A hybrid stack's layers (a Mamba mixer, attention or an MLP alone) each cost less than the
+  // dense attention + MLP block the bound counts per layer: no bound (nothing is pruned).
+  if (sc.model.hybrid()) return 0;
   const auto& p = sc.parallel;
   const auto costs = models::step_costs(sc.model, sc.training, p, sc.gpu);
   // training.recompute_layers: not every block reruns its forward; the bound counts none of them.

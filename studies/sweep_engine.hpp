@@ -52,7 +52,8 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
 /// pipeline fill the last stage waits for (pp − 1 chunk forwards). The simulation only adds to
 /// it (embedding, head, the rest of the bubble, exposed communication, contention), so a plan
 /// whose bound is already slower than a simulated one cannot beat it. Used to skip
-/// simulations, never as a result.
+/// simulations, never as a result. 0 (no bound) for a hybrid stack (model.layer_pattern), whose
+/// layers cost less than the dense block counted per layer.
 double step_time_lower_bound_s(const scenarios::Scenario& sc);
 
 /// Threads to use for `requested` (0: every core).

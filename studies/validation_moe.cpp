@@ -17,16 +17,25 @@ namespace {
 using Row = std::map<std::string, std::string>;
 using namespace row_cells;
 
+// A hybrid Mamba-Transformer row's model preset (models/presets, from the model's HF config):
+// the table names these models but leaves their layer pattern and Mamba widths out.
+std::string hybrid_preset(const Row& r) {
+  const std::string name = field(r, "model_name");
+  if (contains(name, "nemotron 3 nano")) return "nemotron3-nano-30b-a3b";
+  if (contains(name, "nemotron 3 super")) return "nemotron3-super-120b-a12b";
+  return "";
+}
+
 // Why the row is outside the issue-15 scenario contract ("" when inside).
 std::string outside_contract(const Row& r) {
   const std::string name = field(r, "model_name"), attn = field(r, "mla_details");
   const std::string pattern = field(r, "moe_layer_frequency");
-  if (contains(name, "mamba") || contains(attn, "mamba") || contains(pattern, "hybrid"))
-    return "hybrid Mamba-Transformer layers: Mamba-2 blocks are outside the scenario contract";
+  if ((contains(name, "mamba") || contains(attn, "mamba") || contains(pattern, "hybrid")) && hybrid_preset(r).empty())
+    return "hybrid Mamba-Transformer model without a public configuration (no preset)";
   if (contains(attn, "compress"))
     return "compressed / sparse attention (CSA, HCA): outside the scenario contract";
-  if (contains(name, "latentmoe"))
-    return "latent MoE (experts on a down-projected hidden): outside the scenario contract";
+  if (contains(name, "latentmoe") && hybrid_preset(r).empty())
+    return "latent MoE model without a preset (model.moe.latent_dim is modelled; its configuration is not in the table)";
   if (field(r, "global_batch").find("->") != std::string::npos)
     return "batch-size ramp (" + field(r, "global_batch") + "): a whole-run average, not one step's configuration";
   return "";
@@ -59,6 +68,12 @@ bool is_moe_row(const Row& row) { return integer(row, "num_experts") > 1 || fiel
 bool moe_model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* layers_out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   if (std::string why = outside_contract(r); !why.empty()) return out->reason = why, false;
+  if (const std::string preset = hybrid_preset(r); !preset.empty()) {
+    *yaml = fmt::format("model: {}\n", preset);
+    *layers_out = contains(preset, "super") ? 88 : 52;
+    out->assumptions.push_back(fmt::format("model: the {} preset (its HF config.json)", preset));
+    return true;
+  }
   const std::string name = field(r, "model_name");
   const long layers = integer(r, "layers"), hidden = integer(r, "hidden"), heads = integer(r, "heads");
   const long experts = integer(r, "num_experts"), top_k = integer(r, "top_k"), expert_ffn = integer(r, "expert_ffn_hidden");
@@ -169,6 +184,24 @@ std::string recipe_dispatcher(const Row& r) {
 // except where a row's notes quote its own release's recipe ("CUDA graphs: full_iteration",
 // "router fusion on", "permute fusion on": the 26.06.x rows from tags v0.5.0/v0.5.1 and the 26.08
 // rows from v0.6.0, perf_recipes/*/common.py _enable_*_full_iteration_*).
+// The CUDA-graph scope a row's notes quote from its release's recipe ("CUDA graphs:
+// transformer_engine scope=['attn', 'mamba', ...]", "CUDA graphs: none ..."), as the simulator's
+// scope list; empty when the notes quote none. 'mamba' has no scope of its own here: a Mamba
+// block's host time is the dense block's, which 'attn' covers, so it is dropped and said.
+std::string quoted_graph_scope(const std::string& notes, std::vector<std::string>* assumptions) {
+  static const std::regex re(R"(CUDA graphs: (\w+) scope=\[([^\]]*)\])");
+  std::smatch m;
+  if (!std::regex_search(notes, m, re) || m[1] == "full_iteration") return "";
+  if (m[1] == "none") return "[]";
+  std::vector<std::string> kept;
+  for (const char* name : {"attn", "moe_router", "moe_preprocess"})
+    if (m[2].str().find(std::string("'") + name + "'") != std::string::npos) kept.push_back(name);
+  if (m[2].str().find("'mamba'") != std::string::npos)
+    assumptions->push_back("CUDA graph scope 'mamba' of the recipe not modelled on its own (a Mamba block's host time "
+                           "is the dense block's, captured with 'attn')");
+  return fmt::format("[{}]", fmt::join(kept, ", "));
+}
+
 std::string recipe_host(const Row& r, std::vector<std::string>* assumptions) {
   if (family_of(field(r, "id")) != "MOE-MBRIDGE") return "";
   const std::string gpu = field(r, "gpu_type"), model = field(r, "model_name");
@@ -181,16 +214,18 @@ std::string recipe_host(const Row& r, std::vector<std::string>* assumptions) {
   std::string y, scope;
   if (dsv3 || qwen3 || kimi || contains(notes, "router fusion on")) y += "  moe_router_fusion: true\n";
   if (dsv3 || qwen3 || contains(notes, "permute fusion on")) y += "  moe_permute_fusion: true\n";
+  const std::string quoted = quoted_graph_scope(notes, assumptions);
   if (contains(notes, "cuda graphs: full_iteration")) scope = "[full_iteration]";
+  else if (!quoted.empty()) scope = quoted;
   else if ((dsv3 && gb200) || (qwen3 && (b200 || gb200)) || (gptoss && b300)) scope = "[attn, moe_router, moe_preprocess]";
   else if (qwen3 && b300) scope = "[moe_router, moe_preprocess]";
   else if (gptoss && contains(model, "120b") && (gb200 || gb300)) scope = "[full_iteration]";
-  if (!scope.empty()) y += "  cuda_graph_scope: " + scope + "\n";
+  if (!scope.empty() && scope != "[]") y += "  cuda_graph_scope: " + scope + "\n";
   if (!y.empty())
     assumptions->push_back(fmt::format("MoE host recipe (Megatron-Bridge perf recipes): {}{}{}",
                                        contains(y, "router_fusion") ? "router fusion" : "no router fusion",
                                        contains(y, "permute_fusion") ? ", permute fusion" : "",
-                                       scope.empty() ? ", no CUDA graphs" : ", cuda_graph_scope " + scope));
+                                       scope.empty() || scope == "[]" ? ", no CUDA graphs" : ", cuda_graph_scope " + scope));
   return y;
 }
 

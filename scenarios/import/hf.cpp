@@ -146,6 +146,44 @@ void import_mla(const Config& c) {
   if (c.integer_or("num_nextn_predict_layers", 0) > 0) c.set_int("model.mtp_layers", "num_nextn_predict_layers");
 }
 
+// Nemotron-H / Nemotron 3 (model_type nemotron_h, transformers NemotronHConfig): the layer
+// pattern ("hybrid_override_pattern", or "layers_block_type" as names), the Mamba-2 widths, the
+// squared-ReLU MLPs ("mlp_hidden_act"), RMSNorm, the latent MoE width and the MTP modules.
+void import_hybrid(const Config& c) {
+  if (!c.has("hybrid_override_pattern") && !c.has("layers_block_type")) return;
+  std::string pattern;
+  if (c.has("hybrid_override_pattern")) {
+    pattern = c.n["hybrid_override_pattern"].as<std::string>();
+  } else {
+    for (const auto& b : c.n["layers_block_type"]) {
+      const std::string t = b.as<std::string>();
+      const char ch = t == "mamba" ? 'M' : t == "attention" ? '*' : t == "moe" ? 'E' : t == "mlp" ? '-' : '?';
+      if (ch == '?') throw ScenarioError(format("{}: \"layers_block_type\": \"{}\" is not mamba, attention, mlp or moe", c.opt.source, t));
+      pattern += ch;
+    }
+    c.out.set("model.layers", format("{}", pattern.size()), "the length of \"layers_block_type\"");
+  }
+  c.out.set("model.layer_pattern", format("\"{}\"", pattern), c.has("hybrid_override_pattern") ? "\"hybrid_override_pattern\"" : "\"layers_block_type\"");
+  if (pattern.find('M') != std::string::npos) {
+    c.set_int("model.mamba.state_dim", "ssm_state_size");
+    c.set_int("model.mamba.heads", "mamba_num_heads");
+    c.out.set("model.mamba.head_dim", format("{}", c.integer_or("mamba_head_dim", 64)), c.has("mamba_head_dim") ? "\"mamba_head_dim\"" : "the NemotronHConfig default");
+    c.out.set("model.mamba.groups", format("{}", c.integer_or("n_groups", 8)), c.has("n_groups") ? "\"n_groups\"" : "the NemotronHConfig default");
+    c.out.set("model.mamba.conv_kernel", format("{}", c.integer_or("conv_kernel", 4)), c.has("conv_kernel") ? "\"conv_kernel\"" : "the NemotronHConfig default");
+    c.out.set("model.mamba.chunk", format("{}", c.integer_or("chunk_size", 128)), c.has("chunk_size") ? "\"chunk_size\"" : "the NemotronHConfig default");
+  }
+  const std::string act = c.text_or("mlp_hidden_act", "relu2");
+  c.out.set("model.activation", act == "relu2" ? "relu2" : "gelu", format("\"mlp_hidden_act\": \"{}\" (non-gated)", act));
+  c.out.set("model.norm", "rmsnorm", "Nemotron-H uses RMSNorm");
+  if (c.has("moe_shared_expert_intermediate_size") && c.has("moe_intermediate_size") && c.integer_or("n_shared_experts", 1) > 0)
+    c.out.set("model.moe.shared_experts",
+              format("{}", std::max(1LL, c.integer("moe_shared_expert_intermediate_size") / c.integer("moe_intermediate_size"))),
+              "\"moe_shared_expert_intermediate_size\" / expert width");
+  if (c.has("moe_latent_size")) c.set_int("model.moe.latent_dim", "moe_latent_size");
+  if (c.integer_or("num_nextn_predict_layers", 0) > 0) c.set_int("model.mtp_layers", "num_nextn_predict_layers");
+  c.out.warn("Nemotron-H trains without position embeddings; imported as rope (one rotary kernel per attention layer, no parameters)");
+}
+
 }  // namespace
 
 Imported import_hf(const std::string& text, const ImportOptions& opt) {
@@ -162,12 +200,13 @@ Imported import_hf(const std::string& text, const ImportOptions& opt) {
   if (type.empty()) throw ScenarioError(format("{}: \"model_type\" is missing: is this a Hugging Face config.json?", opt.source));
   out.name = root["_name_or_path"] ? root["_name_or_path"].as<std::string>() : format("{} (imported from {})", type, opt.source);
   const Config c{n, opt, out, type};
-  if (!kLlamaLike.count(type) && type != "gpt2")
+  if (!kLlamaLike.count(type) && type != "gpt2" && type != "nemotron_h")
     out.warn(format("model_type \"{}\" is not one of the families the importer knows; read as a Llama-style decoder", type));
   import_core(c);
   import_moe(c);
   import_mla(c);
   import_sliding_window(c);
+  import_hybrid(c);
   return out;
 }
 

@@ -68,3 +68,38 @@ TEST_CASE("moe_load_imbalance has no cliff at 1.0", "[models][moe]") {
   CHECK(some >= tiny);
   CHECK(more > some);
 }
+
+TEST_CASE("routed grouped GEMMs vs torch._grouped_mm on H200, BF16, small experts: within 15 % alone", "[hardware][moe]") {
+  // hardware/kernels/grouped_gemm_h200.csv, measured by this project on the lent H200: 8 experts of
+  // Qwen3-30B-A3B's shapes (fc1 K 2048 N 1536, fc2 K 768 N 2048) at 512..8192 tokens each. The model's
+  // rate is an in-step rate: the profile's in-step factors (in_step_rate_ratio, the fitted
+  // compute_sustained_fraction, sustained_clock_ratio) are divided out to compare with a kernel run alone.
+  static const hardware::GpuSpec h200 = scenarios::load_scenario_string(
+      "name: x\nmodel: llama2-7b\nhardware: h200-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n", "<test>").gpu;
+  struct Row { double t, k, n, fwd, dgrad, wgrad; };
+  const Row rows[] = {{512, 2048, 1536, 452.5, 529.5, 438.3},   {512, 768, 2048, 399.3, 393.7, 356.4},
+                      {1024, 2048, 1536, 631.7, 621.9, 584.2},  {1024, 768, 2048, 491.6, 455.1, 513.9},
+                      {2048, 2048, 1536, 688.6, 668.6, 686.3},  {2048, 768, 2048, 550.7, 627.2, 624.1},
+                      {4096, 2048, 1536, 714.8, 705.8, 717.7},  {4096, 768, 2048, 557.6, 639.8, 683.6},
+                      {8192, 2048, 1536, 702.6, 676.2, 704.7},  {8192, 768, 2048, 522.2, 603.8, 673.0}};
+  for (const Row& r : rows) {
+    const double flop = 2 * 8 * r.t * r.k * r.n;
+    auto rate = [&](double m, double n, double k, bool tokens_in_m) {
+      const double in_step = h200.in_step_rate_ratio * h200.compute_sustained_fraction * h200.sustained_clock_ratio;
+      return flop / hardware::routed_gemm_cost(h200, Precision::bf16, 8, m, n, k, tokens_in_m).time.si() / 1e12 / in_step;
+    };
+    const double fwd = rate(r.t, r.n, r.k, true), dgrad = rate(r.t, r.k, r.n, true), wgrad = rate(r.k, r.n, r.t, false);
+    std::printf("  H200 8 x %5.0f tokens, K %4.0f N %4.0f: fwd %5.0f / %5.0f  dgrad %5.0f / %5.0f  wgrad %5.0f / %5.0f TFLOP/s (model / measured)\n",
+                r.t, r.k, r.n, fwd, r.fwd, dgrad, r.dgrad, wgrad, r.wgrad);
+    for (auto [model, measured] : {std::pair{fwd, r.fwd}, {dgrad, r.dgrad}, {wgrad, r.wgrad}}) {
+      INFO(r.t << " tokens, K " << r.k << " N " << r.n << ": model " << model << ", measured " << measured);
+      // Listed gap: the token-grouped wgrad at 512 tokens per expert runs 17-25 % below the model
+      // (as torchao's B200 wgrad row above); it must stay a miss until that kernel is modelled.
+      // Also listed: fc2's forward (K 768) at 8,192 tokens per expert, measured below its 4,096-token
+      // rate (522 vs 558 TFLOP/s: the library's kernel choice at that shape), 19 % under the model.
+      const bool gap = (r.t == 512 && model == wgrad) || (r.t == 8192 && r.k == 768 && model == fwd);
+      if (gap) CHECK(model > 1.15 * measured);
+      else CHECK(model == Approx(measured).epsilon(0.15));
+    }
+  }
+}

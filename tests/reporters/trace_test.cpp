@@ -187,3 +187,36 @@ TEST_CASE("a zb-h1 trace shows W passes with the wgrad kernels and B passes with
     CHECK(peak_activations[s] == Approx(report.memory_per_stage[std::size_t(s)].activations_bytes).epsilon(0.01));
   }
 }
+
+TEST_CASE("a hybrid Mamba-2 stack's trace names the SSD kernels in Mamba layers and no attention there", "[tools][trace][mamba]") {
+  // Nemotron 3 Nano's pattern starts "MEMEM*": layer 0 is a Mamba-2 mixer, 1 an MoE MLP, 5 attention.
+  const auto sc = scenarios::load_scenario_string(
+      "name: t\nmodel: nemotron3-nano-30b-a3b\nhardware: h100-sxm\ncluster: {gpus: 8}\nparallelism: {ep: 8}\n"
+      "training: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n",
+      "t.yaml");
+  std::map<int, std::set<std::string>> by_layer;  // kernel names under each layer's block tasks
+  std::vector<std::pair<double, std::string>> tasks;
+  const YAML::Node events = trace_events(sc);
+  std::vector<std::tuple<double, double, int>> spans;  // block tasks: [ts, end), layer
+  for (const auto& e : events) {
+    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() == "kernel") continue;
+    const std::string n = e["name"].as<std::string>();
+    const auto at = n.find(" L");
+    if (at == std::string::npos || e["pid"].as<int>() != 0) continue;
+    const double ts = e["ts"].as<double>();
+    spans.emplace_back(ts, ts + e["dur"].as<double>(), std::stoi(n.substr(at + 2)));
+  }
+  for (const auto& e : events) {
+    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() != "kernel" || e["pid"].as<int>() != 0) continue;
+    const double ts = e["ts"].as<double>();
+    for (const auto& [a, b, layer] : spans)
+      if (ts >= a && ts < b) by_layer[layer].insert(e["name"].as<std::string>());
+  }
+  CHECK(by_layer[0].count("ssd.chunk_scan") == 1);
+  CHECK(by_layer[0].count("mamba.in_proj") == 1);
+  CHECK(by_layer[0].count("attention") == 0);
+  CHECK(by_layer[1].count("experts.fc1") == 1);
+  CHECK(by_layer[1].count("ssd.chunk_scan") == 0);
+  CHECK(by_layer[5].count("attention") == 1);
+  CHECK(by_layer[5].count("ssd.chunk_scan") == 0);
+}

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/model_spec.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/import/importers.hpp"
@@ -457,6 +458,36 @@ TEST_CASE("hf: Llama, DeepSeek-V3 (MoE + MLA + MTP) and GPT-OSS (sliding window,
   CHECK(g.find("model.qkv_bias") == nullptr);
   CHECK_THROWS_WITH(im::import_hf("{\"model_type\": \"llama\",\n \"hidden_size\": [4096 }", opts()), Catch::Contains("launch.sh:2:"));
   CHECK_THROWS_WITH(im::import_hf("{\"model_type\": \"llama\"}", opts()), Catch::Contains("\"num_hidden_layers\" is missing"));
+}
+
+TEST_CASE("hf: a Nemotron-H config gives the layer pattern, the Mamba-2 widths and the latent MoE", "[import][mamba]") {
+  // The config.json fields of nvidia/NVIDIA-Nemotron-3-Super-120B-A12B (models/presets has the sources).
+  const im::Imported n = im::import_hf(input("nemotron3_super_config.json"), opts());
+  CHECK(value(n, "model.layer_pattern").find("\"MEMEMEM*EMEMEMEM*") == 0);
+  CHECK(value(n, "model.mamba.heads") == "128");
+  CHECK(value(n, "model.mamba.state_dim") == "128");
+  CHECK(value(n, "model.mamba.groups") == "8");
+  CHECK(value(n, "model.moe.latent_dim") == "1024");
+  CHECK(value(n, "model.moe.shared_experts") == "2");  // 5376 / 2688
+  CHECK(value(n, "model.activation") == "relu2");
+  CHECK(value(n, "model.norm") == "rmsnorm");
+  CHECK(value(n, "model.mtp_layers") == "1");
+  // The imported scenario loads and has the preset's parameters.
+  const std::string yaml = im::to_yaml(n, {}) + "hardware: gb200\ncluster: {gpus: 64}\nparallelism: {ep: 64}\n"
+                           "training: {seq_len: 8192, global_batch: 64}\n";
+  const auto sc = clustersim::scenarios::load_scenario_string(yaml, "imported.yaml");
+  CHECK(sc.model.mixer_count(clustersim::models::Mixer::mamba) == 40);
+  const auto preset = clustersim::scenarios::load_scenario_string(
+      "name: p\nmodel: nemotron3-super-120b-a12b\nhardware: gb200\ncluster: {gpus: 64}\nparallelism: {ep: 64}\n"
+      "training: {seq_len: 8192, global_batch: 64}\n", "p.yaml");
+  CHECK(clustersim::models::count_params(sc.model, 8192).total ==
+        Approx(clustersim::models::count_params(preset.model, 8192).total));
+  // layers_block_type (Nemotron 3.5 Lightning) gives the same pattern.
+  const std::string list = "{\"model_type\": \"nemotron_h\", \"num_hidden_layers\": 3, \"hidden_size\": 1024, "
+                           "\"num_attention_heads\": 8, \"vocab_size\": 1000, \"intermediate_size\": 4096, "
+                           "\"layers_block_type\": [\"mamba\", \"mlp\", \"attention\"], \"mamba_num_heads\": 16, "
+                           "\"ssm_state_size\": 64}";
+  CHECK(value(im::import_hf(list, opts()), "model.layer_pattern") == "\"M-*\"");
 }
 
 TEST_CASE("a scenario that repeats a key, or names a directory, is an error naming the place", "[import]") {

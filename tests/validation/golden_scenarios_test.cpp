@@ -40,7 +40,7 @@ TEST_CASE("golden: every shipped scenario has a golden test", "[validation][gold
   int shipped = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios"))
     if (e.path().extension() == ".yaml") ++shipped;
-  CHECK(shipped == 8);  // a new scenario needs its golden test below
+  CHECK(shipped == 10);  // a new scenario needs its golden test below
 }
 
 TEST_CASE("golden: Llama-2 7B on 256 H100, data parallel", "[validation][golden]") {
@@ -143,4 +143,37 @@ TEST_CASE("golden: GPT-OSS-120B on 64 H100, EP64 across 8 nodes", "[validation][
   // with every all-to-all crossing InfiniBand is held to 10-35 % of its BF16 peak.
   CHECK(r.mfu > 0.10);
   CHECK(r.mfu < 0.35);
+}
+
+TEST_CASE("golden: Nemotron 3 Super on 64 GB200, TP2 EP64, MXFP8 (hybrid Mamba-2 / latent MoE)", "[validation][golden]") {
+  const auto r = run_shipped("nemotron3_super_64xgb200");
+  check_bounds(r);
+  // Megatron-Bridge 26.08 published 7,040 tokens/s/GPU for this layout (MOE-MBRIDGE-015). The
+  // simulator predicts this layout too fast with the recipe's CUDA graphs (9,819, +39 %; issue 29's
+  // known gap, docs/reference/mamba2_ssd.md; the validation row, whose notes quote no graph scope,
+  // runs eager and comes out 14 % slow); the bounds are the published figure less 15 % and
+  // twice it, so a change that loses the Mamba or MoE layers' time, or doubles it, fails here.
+  CHECK(r.tokens_per_s_per_gpu > 7040 * 0.85);
+  CHECK(r.tokens_per_s_per_gpu < 7040 * 2.0);
+  // 40 Mamba-2, 40 latent-MoE and 8 attention layers (+ the MTP module): ~12.7 B active parameters,
+  // 6·N plus the attention and SSD scans ≈ 82-85 GFLOP per token (the published 831 TFLOP/s at
+  // 9,856 tokens/s on GB300 is 84.3).
+  CHECK(r.flops.model > 80e9);
+  CHECK(r.flops.model < 86e9);
+}
+
+TEST_CASE("golden: DeepSeek-V3 on 2048 H800 as its report trained it, batch ramp included", "[validation][golden][ramp]") {
+  const auto sc = scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_2048xh800_ramp.yaml");
+  const auto r = scenarios::simulate(sc);
+  check_bounds(r);
+  // The report (arXiv 2412.19437 Table 1): 2.664M H800 GPU-hours of pre-training, 54.2 days on
+  // 2,048 GPUs, a whole-run figure with its restarts. The scenario runs 1F1B for DualPipe and
+  // no node-limited routing; bounds: the report's days less 15 % and plus 35 %.
+  const double report_days = 2.664e6 / 2048 / 24;
+  CHECK(r.days_to_train > report_days * 0.85);
+  CHECK(r.days_to_train < report_days * 1.35);
+  // The ramp's 469B tokens at batches 3072-15360 take longer than at the full batch.
+  auto flat = sc;
+  flat.training.batch_ramp = {};
+  CHECK(r.days_to_train_ideal > scenarios::simulate(flat).days_to_train_ideal);
 }

@@ -8,6 +8,8 @@
 // met: tests/validation/VALIDATION.md "MoE runs" lists the misses and their physics reasons.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "studies/calibrate.hpp"
 #include "studies/conventions.hpp"
 #include "studies/validation.hpp"
@@ -15,10 +17,14 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxMoeHeadlineMape = 0.39;  // measured 0.387 on 39 headline rows on 2026-12-04 (issue 28), after
-                                               // the node's measured host CPU time per op (Grace 2.75x x86, a TE
-                                               // module call 2.7 plain ops: TransformerEngine #2053); 0.415 before,
-                                               // every
+constexpr double kMaxMoeHeadlineMape = 0.36;  // measured 0.358 on 51 headline rows on 2026-12-04 after the node's
+                                               // measured host CPU time per op (Grace 2.75x x86, a TE module call
+                                               // 2.7 plain ops: TransformerEngine #2053): the 39 earlier rows
+                                               // 41.5 -> 38.7 %, the 12 Nemotron 3 rows 55.0 -> 24.5 % (26.2 % with the CUDA-graph scope
+                                               // their notes quote). Before: 0.447 on 51 headline rows on 2026-12-04 (issue 29: the
+                                               // 12 Nemotron 3 Nano / Super headline rows, simulated for the first
+                                               // time, at 55.0 %; no earlier row moved). Before: 0.42, measured
+                                               // 0.415 on 39 headline rows on 2026-12-04 (issue 28), every
                                                // row now predicted too fast (bias H100 +27 %, GB200 +30 %, B300
                                                // +31 %, B200 +55 %): three corrections removed errors that had been
                                                // cancelling a missing slowdown — the Megatron-Bridge recipes' BF16
@@ -28,11 +34,17 @@ constexpr double kMaxMoeHeadlineMape = 0.39;  // measured 0.387 on 39 headline r
                                                // during the backward as Megatron's DDP buckets them (+2.8).
                                                // VALIDATION.md "MoE runs" gives the per-layer evidence of what is
                                                // still missing. 0.2985 on 2026-12-03, 0.248 before issue 28.
-constexpr int kMinMoeHeadlineRows = 39;
-constexpr int kMinMoeSimulatedRows = 145;
+constexpr int kMinMoeHeadlineRows = 51;
+constexpr int kMinMoeSimulatedRows = 197;  // 145 before issue 29's 52 Nemotron 3 Nano / Super rows
+// The hybrid Mamba-Transformer rows (Nemotron 3 Nano and Super, their presets): every one simulated;
+// their headline MAPE (issue 29 target 15 % NOT met: GB200 rows 14 % too slow, B300 +9 to +36 %,
+// B200 +46 to +80 %, H100 within 15 %; see docs/reference/mamba2_ssd.md).
+constexpr int kHybridRows = 52;
+constexpr double kMaxHybridHeadlineMape = 0.27;  // measured 0.262 on 12 headline rows on 2026-12-04 with the host CPU per op
+                                                 // and the graph scope each row's notes quote (0.550 before both)
 }  // namespace
 
-TEST_CASE("published MoE runs: headline MAPE <= 42% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
+TEST_CASE("published MoE runs: headline MAPE <= 36% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
   const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
   ValidationSummary s = validate_table(table);
   add_out_of_sample(table, "", &s);
@@ -47,4 +59,23 @@ TEST_CASE("published MoE runs: headline MAPE <= 42% (issue target 12% not met), 
   CHECK_FALSE(s.overall.held_out.has_value());
   // Every simulated row is either in the headline or says why not.
   for (const auto& r : s.rows) CHECK((r.simulated || !r.reason.empty()));
+}
+
+TEST_CASE("published hybrid Mamba-Transformer MoE runs are simulated: headline MAPE <= 56% (issue target 15% not met)",
+          "[validation][moe_accuracy]") {
+  const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
+  const ValidationSummary s = validate_table(table);
+  int simulated = 0, headline = 0;
+  double sum = 0;
+  for (const RowOutcome& r : s.rows) {
+    if (r.model_name.find("Nemotron 3 Nano") == std::string::npos && r.model_name.find("Nemotron 3 Super") == std::string::npos)
+      continue;
+    if (!r.simulated) continue;
+    ++simulated;
+    if (r.headline()) ++headline, sum += std::abs(r.error);
+  }
+  CHECK(simulated == kHybridRows);
+  REQUIRE(headline >= 12);
+  INFO("hybrid headline MAPE " << 100 * sum / headline << "% on " << headline << " rows");
+  CHECK(sum / headline <= kMaxHybridHeadlineMape);
 }

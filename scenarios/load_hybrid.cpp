@@ -1,0 +1,124 @@
+#include "scenarios/load_hybrid.hpp"
+
+#include <fmt/format.h>
+
+namespace clustersim::scenarios {
+
+using models::LayerKind;
+using models::MlpKind;
+using models::Mixer;
+
+std::vector<LayerKind> parse_layer_pattern(const std::string& text, std::string* error) {
+  std::vector<LayerKind> out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    LayerKind k;
+    if (!parse_layer_name(std::string(1, text[i]), &k)) {
+      *error = fmt::format("character {} ('{}') is not a layer: M (Mamba-2), * (attention), - (dense MLP) or E (MoE)",
+                           i + 1, text[i]);
+      return {};
+    }
+    out.push_back(k);
+  }
+  return out;
+}
+
+bool parse_layer_name(const std::string& name, LayerKind* out) {
+  struct Named {
+    const char* name;
+    LayerKind kind;
+  };
+  static const Named kNames[] = {
+      {"M", {Mixer::mamba, MlpKind::none}},          {"*", {Mixer::attention, MlpKind::none}},
+      {"-", {Mixer::none, MlpKind::dense}},          {"E", {Mixer::none, MlpKind::moe}},
+      {"mamba", {Mixer::mamba, MlpKind::none}},      {"attention", {Mixer::attention, MlpKind::none}},
+      {"mlp", {Mixer::none, MlpKind::dense}},        {"moe", {Mixer::none, MlpKind::moe}},
+      {"attention+mlp", {Mixer::attention, MlpKind::dense}}, {"attention+moe", {Mixer::attention, MlpKind::moe}},
+      {"mamba+mlp", {Mixer::mamba, MlpKind::dense}}, {"mamba+moe", {Mixer::mamba, MlpKind::moe}},
+  };
+  for (const Named& n : kNames)
+    if (name == n.name) return *out = n.kind, true;
+  return false;
+}
+
+namespace {
+
+const char* kNameList = "mamba, attention, mlp, moe, attention+mlp, attention+moe, mamba+mlp, mamba+moe";
+
+// The short form {every: k, layer: A, others: B}: layer i (0-based) is A when i % k == k − 1.
+std::vector<LayerKind> every_kth(const YamlReader& p, int layers) {
+  p.allow_only({"every", "layer", "others"});
+  for (const char* k : {"every", "layer", "others"})
+    if (!p.has(k)) p.fail(k, "is required in the short form {every: k, layer: A, others: B} (A on every k-th layer)");
+  const int every = p.integer("every", 1, 1, layers);
+  LayerKind a, b;
+  if (!parse_layer_name(p.text("layer", ""), &a)) p.fail("layer", fmt::format("must be one of {}", kNameList));
+  if (!parse_layer_name(p.text("others", ""), &b)) p.fail("others", fmt::format("must be one of {}", kNameList));
+  std::vector<LayerKind> out(static_cast<std::size_t>(layers), b);
+  for (int i = every - 1; i < layers; i += every) out[static_cast<std::size_t>(i)] = a;
+  return out;
+}
+
+std::vector<LayerKind> read_pattern(const YamlReader& r, int layers) {
+  const YAML::Node n = r.node()["layer_pattern"];
+  if (n.IsMap()) return every_kth(r.child("layer_pattern"), layers);
+  std::vector<LayerKind> out;
+  if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      LayerKind k;
+      if (!n[i].IsScalar() || !parse_layer_name(n[i].as<std::string>(), &k))
+        r.fail_at(n[i].Mark(), "layer_pattern", fmt::format("entry {} must be one of {}", i + 1, kNameList));
+      out.push_back(k);
+    }
+  } else {
+    std::string error;
+    out = parse_layer_pattern(r.text("layer_pattern", ""), &error);
+    if (!error.empty()) r.fail("layer_pattern", error);
+  }
+  if (int(out.size()) != layers)
+    r.fail("layer_pattern", fmt::format("has {} layers but model.layers is {}", out.size(), layers));
+  return out;
+}
+
+models::MambaSpec read_mamba(const YamlReader& r) {
+  r.allow_only({"state_dim", "heads", "head_dim", "groups", "conv_kernel", "chunk"});
+  for (const char* k : {"state_dim", "heads"})
+    if (!r.has(k)) r.fail(k, "is required in model.mamba");
+  models::MambaSpec x;
+  x.state_dim = r.integer("state_dim", 0, 1, 65536);
+  x.heads = r.integer("heads", 0, 1, 65536);
+  x.head_dim = r.integer("head_dim", 64, 1, 65536);
+  x.groups = r.integer("groups", 1, 1, 65536);
+  x.conv_kernel = r.integer("conv_kernel", 4, 1, 64);
+  x.chunk = r.integer("chunk", 128, 1, 65536);
+  if (x.heads % x.groups != 0)
+    r.fail("groups", fmt::format("heads ({}) must be a multiple of groups ({}): B and C are shared by heads/groups heads",
+                                 x.heads, x.groups));
+  return x;
+}
+
+}  // namespace
+
+void read_hybrid(const YamlReader& r, models::ModelSpec* m) {
+  if (r.has("mamba")) m->mamba = read_mamba(r.child("mamba"));
+  if (!r.has("layer_pattern")) {
+    if (m->mamba.enabled()) r.fail("mamba", "needs model.layer_pattern with Mamba layers (M)");
+    return;
+  }
+  m->layer_pattern = read_pattern(r, m->layers);
+  int mamba = 0, moe = 0;
+  for (const LayerKind& k : m->layer_pattern) mamba += k.mixer == Mixer::mamba, moe += k.mlp == MlpKind::moe;
+  if (mamba > 0 && !m->mamba.enabled())
+    r.fail("layer_pattern", fmt::format("has {} Mamba layers but model.mamba is not given", mamba));
+  if (mamba == 0 && m->mamba.enabled()) r.fail("mamba", "is given but model.layer_pattern has no Mamba layer");
+  if (moe > 0 && !m->moe.enabled()) r.fail("layer_pattern", fmt::format("has {} MoE layers but model.moe is not given", moe));
+  if (moe == 0 && m->moe.enabled()) r.fail("moe", "is given but model.layer_pattern has no MoE layer (E)");
+  if (m->moe.enabled()) {
+    const YamlReader e = r.child("moe");
+    for (const char* k : {"dense_layers", "frequency"})
+      if (e.has(k)) e.fail(k, "cannot be given with model.layer_pattern, which says which layers are MoE");
+  }
+  if (m->sliding_window.enabled())
+    r.fail("sliding_window", "is not supported together with model.layer_pattern (give the attention layers' window per pattern: not modelled)");
+}
+
+}  // namespace clustersim::scenarios
