@@ -100,6 +100,24 @@ void add_placement(const Report& r, std::vector<Assumption>* out) {
                                 sc.cluster.gpus_per_node, sc.cluster.gpus_per_node / 4, sc.cluster.gpus / 4)});
 }
 
+// ZeRO-2/3 under pipeline parallelism: the memory the report gives, and why it equals ZeRO-1's
+// gradients (issue 31 item 3). PyTorch's pipelining schedules run every micro-batch but the last
+// under no_sync, so FSDP holds unsharded gradients until the last backward, and torchtitan keeps
+// the gathered parameters across micro-batches with pp (reshard_after_forward off, models/
+// training_spec.hpp keeps_gathered_params); Megatron offers no ZeRO-2/3 with pp at all.
+void add_sharding(const Report& r, std::vector<Assumption>* out) {
+  const auto& p = r.scenario.parallel;
+  if (p.pp <= 1 || p.zero_stage < 2 || p.dp * p.cp <= 1) return;
+  out->push_back({"parallelism.zero_stage", fmt::format("{} with pp {}", p.zero_stage, p.pp),
+                  p.keeps_gathered_params() || p.zero_stage == 2
+                      ? "under pipeline parallelism gradients stay unsharded until the last micro-batch (PyTorch "
+                        "pipelining runs the others under no_sync) and gathered parameters are kept across micro-batches "
+                        "(torchtitan: no reshard after forward with pp), so memory equals ZeRO-1's; only the optimizer "
+                        "state is sharded"
+                      : "under pipeline parallelism gradients stay unsharded until the last micro-batch (PyTorch "
+                        "pipelining runs the others under no_sync); parameters are resharded after each forward"});
+}
+
 }  // namespace
 
 std::vector<Assumption> assumptions(const Report& r) {
@@ -107,6 +125,7 @@ std::vector<Assumption> assumptions(const Report& r) {
   const auto& gpu = r.scenario.gpu;
   std::vector<Assumption> out;
   add_placement(r, &out);
+  add_sharding(r, &out);
   if (t.assumed.attention_impl) {
     const double s = seconds_per_step(r, [](const models::KernelOp& op) { return op.kind == models::OpKind::attention; });
     out.push_back({"training.attention_impl", hardware::name(t.attention_impl),
