@@ -85,6 +85,9 @@ inline constexpr double kX86HostLaunchS = 13.48e-6;
 struct GpuSpec {
   std::string name;
   std::string description;
+  /// The GPU die (gh100, gb100, ...): profiles of one die share the fitted constant (studies/
+  /// calibrate.cpp), so a part with more memory or power never predicts slower for the fit alone.
+  std::string die;
   int sms = 0;
   std::array<units::FlopPerSecond, 7> peak_flops{};  ///< dense Tensor Core rate by Precision (fp32: vector)
   units::Bytes hbm_capacity{};

@@ -187,10 +187,11 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
                 "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
                 "kernel_gap", "comm_sms", "runtime_reserved", "node", "compute_sustained_fraction",
                 "attention_default", "attention_data", "gemm_mamf_nvfp4",
-                "memory_latency", "sustained_clock_ratio", "power", "in_step_rate_ratio", "host_launch"});
+                "memory_latency", "sustained_clock_ratio", "power", "in_step_rate_ratio", "host_launch", "die"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
+  g.die = r.text("die", g.name);
   g.sms = r.integer("sms", 0, 1, 10000);
   if (!g.sms) r.fail("sms", "is required");
   const YamlReader peak = r.child("peak");

@@ -32,6 +32,7 @@ std::size_t n_params() { return fitted_parameters().size(); }
 
 struct FitRow {
   std::string id, family, hardware;
+  std::string die;  ///< the profile's GPU die (GpuSpec::die): profiles of one die share their fit
   double measured = 0;
   std::vector<double> current;  ///< the profile's values when loaded
   // Seconds per token per GPU: Σ C[k] / x[k] + B.
@@ -133,15 +134,21 @@ HardwareFit fit_first(const Rows& rows, const HardwareFit& others) {
   return {x, int(rows.size())};
 }
 
-// The values of one mode fitted on `rows`: profiles with too few rows take the global set.
+// The values of one mode fitted on `rows`: the rows of every profile of the same GPU die are
+// fitted together (H100 SXM, H200 and H800 are one die: a constant fitted per profile made H200,
+// the same die with more and faster HBM, predict slower than H100; issue 31 item 3), and a die
+// with too few rows takes the global set.
 Values fit_mode(FitMode mode, const Rows& rows, const std::set<std::string>& profiles) {
   HardwareFit global = fit_all(rows);
   global.rows = 0;
+  std::map<std::string, std::string> die_of;
+  for (const FitRow* r : rows) die_of[r->hardware] = r->die;
   Values v;
   for (const auto& hw : profiles) {
+    const auto die = die_of.find(hw);
     Rows mine;
     for (const FitRow* r : rows)
-      if (r->hardware == hw) mine.push_back(r);
+      if (die != die_of.end() ? r->die == die->second : r->hardware == hw) mine.push_back(r);
     // Issue 13 item 9: a profile with fewer than kMinRowsForOwnFit headline rows gets no fit of its own.
     if (mode == FitMode::global || int(mine.size()) < kMinRowsForOwnFit) v[hw] = global;
     else v[hw] = mode == FitMode::per_profile ? fit_all(mine) : fit_first(mine, global);
@@ -190,6 +197,7 @@ std::vector<FitRow> fit_rows(const CsvTable& table, const std::string& id_prefix
       fr.id = id;
       fr.family = family_of(id);
       fr.hardware = sc.hardware_preset.substr(0, sc.hardware_preset.find('+'));  // "x+overrides" → "x"
+      fr.die = sc.gpu.die;
       fr.measured = std::stod(row.at("measured_tps_gpu"));
       for (const auto& p : params) fr.current.push_back(p.field(sc.gpu));
       fit_row_model(fr, sc);
@@ -333,7 +341,7 @@ namespace {
 std::vector<std::string> profile_block(const CalibrationResult& r, FitMode mode, std::size_t k, const HardwareFit& fit,
                                        bool own, const std::string& date) {
   const auto& params = fitted_parameters();
-  const std::string basis = own ? fmt::format("on this profile's {} headline rows ({})", fit.rows, name(mode))
+  const std::string basis = own ? fmt::format("on the {} headline rows of this profile's die ({})", fit.rows, name(mode))
                             : mode != FitMode::global ? fmt::format("(global fit: fewer than {} headline rows on this profile)", kMinRowsForOwnFit)
                                                       : std::string("(global fit, one set for every profile)");
   const std::string pad(32, ' ');
@@ -352,6 +360,19 @@ std::vector<std::string> profile_block(const CalibrationResult& r, FitMode mode,
   return block;
 }
 
+// The `die:` of a profile file (empty when it names none).
+std::string profile_die(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("die:", 0) == 0) {
+      std::string v = l.substr(4, l.find('#') - 4);
+      v.erase(0, v.find_first_not_of(' '));
+      v.erase(v.find_last_not_of(' ') + 1);
+      return v;
+    }
+  return "";
+}
+
 }  // namespace
 
 std::vector<std::string> write_calibration(const CalibrationResult& r, const std::string& profiles_dir,
@@ -363,8 +384,15 @@ std::vector<std::string> write_calibration(const CalibrationResult& r, const std
     if (e.path().extension() == ".yaml") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   const auto& values = r.modes.at(mode).values;
+  // A profile without rows of its own takes the fit of a profile of its die that has them.
+  std::map<std::string, std::string> die;
+  for (const auto& file : files) die[file.stem().string()] = profile_die(file);
   for (const auto& file : files) {
-    const auto it = values.find(file.stem().string());
+    auto it = values.find(file.stem().string());
+    if (it == values.end())
+      it = std::find_if(values.begin(), values.end(), [&](const auto& v) {
+        return !die[file.stem().string()].empty() && die[v.first] == die[file.stem().string()];
+      });
     const bool own = mode != FitMode::global && it != values.end() && it->second.rows > 0;
     const HardwareFit& fit = own ? it->second : r.global;
     std::ifstream in(file);

@@ -20,7 +20,7 @@ const hardware::GpuSpec& b200() {
 }
 }  // namespace
 
-TEST_CASE("routed grouped GEMMs vs torchao B200 MXFP8 grouped GEMMs: fprop and dgrad within 15 %", "[hardware][moe]") {
+TEST_CASE("routed grouped GEMMs vs torchao B200 MXFP8 grouped GEMMs: a listed gap, the model 29-39 % fast alone", "[hardware][moe]") {
   // kernel_gemm.csv, pytorch/ao torchao/prototype/moe_training/README.md @36027d82: 8 experts of
   // 16,384 tokens, torch._scaled_grouped_mm (CUTLASS), B200 1000 W.
   struct Row {
@@ -30,18 +30,22 @@ TEST_CASE("routed grouped GEMMs vs torchao B200 MXFP8 grouped GEMMs: fprop and d
     double tflops;
     bool known_gap;
   };
-  // wgrad is a listed gap: the K-grouped (2D-2D) kernel runs at 0.79x the fprop rate in torchao's
-  // table, which the tile/wave model does not see (the same tiles, a longer K); one row is not
-  // enough to fit a wgrad-grouped efficiency. It must stay a miss until that is modelled.
-  const Row rows[] = {{"fwd", 16384, 2048, 7168, true, 2303, false},
-                      {"dgrad", 16384, 7168, 2048, true, 2286, false},
+  // Compared alone: the model's rate with the profile's in-step factors divided out (this test used
+  // to compare the in-step rate with the isolated benchmark, and passed through the fitted factor).
+  // Alone, the model runs these MXFP8 grouped GEMMs 29-39 % faster than torchao measured: its
+  // MXFP8 rate is the per-tensor FP8 MAMF anchor's, while the block-scaled grouped CUTLASS kernel
+  // reaches 2,303 TFLOP/s. All three passes are listed gaps that must stay misses until an MXFP8
+  // grouped-GEMM efficiency is measured on more than one shape (wgrad also runs at 0.79x fprop).
+  const Row rows[] = {{"fwd", 16384, 2048, 7168, true, 2303, true},
+                      {"dgrad", 16384, 7168, 2048, true, 2286, true},
                       {"wgrad", 2048, 7168, 16384, false, 1830, true}};
+  const double in_step = b200().in_step_rate_ratio * b200().compute_sustained_fraction * b200().sustained_clock_ratio;
   for (const Row& r : rows) {
     const double t = hardware::routed_gemm_cost(b200(), Precision::mxfp8, 8, r.m, r.n, r.k, r.tokens_in_m).time.si();
-    const double model = 8 * 2 * r.m * r.n * r.k / t / 1e12;
+    const double model = 8 * 2 * r.m * r.n * r.k / t / 1e12 / in_step;
     std::printf("  B200 MXFP8 grouped %s: measured %.0f, model %.0f TFLOP/s\n", r.pass, r.tflops, model);
     INFO(r.pass << ": measured " << r.tflops << ", model " << model);
-    if (r.known_gap) CHECK_FALSE(model == Approx(r.tflops).epsilon(0.15));
+    if (r.known_gap) CHECK(model > 1.15 * r.tflops);
     else CHECK(model == Approx(r.tflops).epsilon(0.15));
   }
 }

@@ -49,12 +49,12 @@ TEST_CASE("calibrate --write replaces the fitted line and its comment block, not
   CHECK(written.size() == 2);
   const std::string a = slurp(dir / "gpu-a.yaml"), b = slurp(dir / "gpu-b.yaml");
   CHECK_THAT(a, Catch::StartsWith("name: gpu-a\nkernel_gap: 2 us   # cited\n" + p0 + ": 0.59  # FITTED"));
-  CHECK_THAT(a, Catch::Contains("on 2030-01-02: 0.5912 on this profile's 10 headline rows (all per profile)"));
+  CHECK_THAT(a, Catch::Contains("on 2030-01-02: 0.5912 on the 10 headline rows of this profile's die (all per profile)"));
   CHECK_THAT(a, Catch::Contains("MAPE 12.3%"));
   CHECK_THAT(a, !Catch::Contains("old comment"));
   CHECK_THAT(a, !Catch::Contains("continued"));
   if (params.size() > 1) CHECK_THAT(a, Catch::Contains("NOT a measured ratio.\n" + std::string(params[1].name) + ": 0.51  # FITTED"));
-  CHECK_THAT(a, Catch::EndsWith(params.size() > 1 ? "on this profile's 10 headline rows (all per profile)\ncomm_sms: 16\n"
+  CHECK_THAT(a, Catch::EndsWith(params.size() > 1 ? "on the 10 headline rows of this profile's die (all per profile)\ncomm_sms: 16\n"
                                                   : "NOT a measured ratio.\ncomm_sms: 16\n"));
   CHECK_THAT(b, Catch::Contains(p0 + ": 0.65  # FITTED"));
   if (params.size() > 1) CHECK_THAT(b, Catch::Contains(std::string(params[1].name) + ": 0.43  # FITTED"));
