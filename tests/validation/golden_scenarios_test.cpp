@@ -149,7 +149,7 @@ TEST_CASE("golden: Nemotron 3 Super on 64 GB200, TP2 EP64, MXFP8 (hybrid Mamba-2
   const auto r = run_shipped("nemotron3_super_64xgb200");
   check_bounds(r);
   // Megatron-Bridge 26.08 published 7,040 tokens/s/GPU for this layout (MOE-MBRIDGE-015). The
-  // simulator predicts this layout too fast with the recipe's CUDA graphs (9,819, +39 %; issue 29's
+  // simulator predicts this layout too fast with the recipe's CUDA graphs (9,702, +38 %; issue 29's
   // known gap, docs/reference/mamba2_ssd.md; the validation row, whose notes quote no graph scope,
   // runs eager and comes out 14 % slow); the bounds are the published figure less 15 % and
   // twice it, so a change that loses the Mamba or MoE layers' time, or doubles it, fails here.
