@@ -63,6 +63,10 @@ struct PlanRequest {
   bool exhaustive = false;          ///< simulate every plan that fits (no skipping by the bound; tests)
 };
 
+/// The confidence of the error band every plan shows and is ranked by (plans meeting the
+/// deadline at the band's high end first): --confidence, else the one `run` prints.
+double band_confidence(const PlanRequest& request);
+
 /// Sequences per step when none is given: 4 Mi tokens / seq_len.
 int default_global_batch(int seq_len);
 
@@ -78,7 +82,7 @@ struct PlanCandidate {
   units::Seconds step_time;
   units::Bytes peak_memory;
   PlanCosts costs;
-  double days_high = 0;             ///< days at the pessimistic end of the error band (confidence > 0)
+  double days_high = 0;             ///< days at the pessimistic end of the error band (band_confidence)
   std::string band_basis;           ///< the validated class the band comes from
   bool poorly_validated = false;    ///< the band had to widen: few published runs like this plan
   std::vector<std::string> cells;

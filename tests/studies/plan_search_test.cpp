@@ -6,6 +6,7 @@
 #include <set>
 
 #include "scenarios/error.hpp"
+#include "studies/error_band.hpp"
 #include "studies/plan_batch.hpp"
 #include "studies/plan_costs.hpp"
 #include "studies/plan_search.hpp"
@@ -196,7 +197,7 @@ TEST_CASE("with a confidence, the deadline must hold at the pessimistic end of e
   PlanRequest r = small_request({"h100-sxm"});
   const PlanResult plain = search_plans(r);
   REQUIRE(!plain.cheapest.empty());
-  CHECK(plain.cheapest.front().days_high == 0);  // no band asked for
+  CHECK(plain.cheapest.front().days_high > plain.cheapest.front().days);  // the default band is still shown
   r.confidence = 0.9;
   const PlanResult banded = search_plans(r);
   REQUIRE(!banded.cheapest.empty());
@@ -208,6 +209,7 @@ TEST_CASE("with a confidence, the deadline must hold at the pessimistic end of e
   // A deadline the expected days meet but the band's high end does not: that plan drops out.
   r.days = banded.cheapest.front().days * 1.001;
   r.confidence = 0;
+  r.top = 100;  // it now ranks after the plans meeting the deadline at the 68 % band's high end
   const auto at_expected = search_plans(r);
   r.confidence = 0.9;
   const auto at_pessimistic = search_plans(r);
@@ -220,6 +222,34 @@ TEST_CASE("with a confidence, the deadline must hold at the pessimistic end of e
   for (const auto& c : at_pessimistic.cheapest) CHECK(c.days_high <= r.days);
   r.confidence = 1.5;
   CHECK_THROWS_WITH(search_plans(r), Catch::Contains("--confidence"));
+}
+
+TEST_CASE("without --confidence every plan shows its band, and plans meeting the deadline at its high end rank first",
+          "[studies][plan]") {
+  PlanRequest r = small_request({"h100-sxm"});
+  r.top = 20;
+  const PlanResult first = search_plans(r);
+  REQUIRE(first.cheapest.size() >= 2);
+  // A deadline between the cheapest plan's expected days and its band's high end: it still meets
+  // the deadline as expected, but ranks after every plan that meets it at the high end.
+  const PlanCandidate cheapest = first.cheapest.front();
+  REQUIRE(cheapest.days_high > cheapest.days);
+  r.days = (cheapest.days + cheapest.days_high) / 2;
+  const PlanResult res = search_plans(r);
+  REQUIRE(!res.cheapest.empty());
+  CHECK(band_confidence(r) == kDefaultBandConfidence);
+  bool seen_miss = false, meets_after_miss = false, cheapest_listed = false;
+  for (const auto& c : res.cheapest) {
+    CHECK(c.days <= r.days);
+    CHECK(c.days_high > c.days);
+    CHECK(!c.band_basis.empty());
+    if (c.days_high > r.days) seen_miss = true;
+    else if (seen_miss) meets_after_miss = true;
+    cheapest_listed = cheapest_listed || c.index == cheapest.index;
+  }
+  CHECK(!meets_after_miss);
+  if (cheapest_listed && res.cheapest.front().days_high <= r.days) CHECK(res.cheapest.front().index != cheapest.index);
+  CHECK(res.cheapest.front().days_high <= r.days);
 }
 
 namespace {
