@@ -33,6 +33,19 @@ std::vector<std::string> plan_columns(bool batch_searched, const std::vector<std
   return columns;
 }
 
+std::vector<std::string> equivalent_settings(const std::vector<std::string>& header, const studies::PlanCandidate& c) {
+  std::vector<std::string> out;
+  for (const auto& twin : c.equivalents) {
+    std::string diff;
+    for (const auto& col : plan_columns(true, header)) {
+      const std::size_t k = *column_of(header, col);
+      if (twin[k] != c.cells[k]) diff += fmt::format("{}{}={}", diff.empty() ? "" : " ", col, twin[k]);
+    }
+    out.push_back(diff);
+  }
+  return out;
+}
+
 std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& res) {
   const auto& stats = res.stats;
   const auto& header = res.header;
@@ -55,6 +68,9 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
                      e.energy_cost_usd, e.total_cost_usd);
     o += fmt::format(", \"days_to_train_high\": {:.10g}, \"error_band_basis\": {}, \"poorly_validated\": {}",
                      c.days_high, json_quote(c.band_basis), c.poorly_validated ? "true" : "false");
+    std::string same;
+    for (const auto& e : equivalent_settings(header, c)) same += (same.empty() ? "" : ", ") + json_quote(e);
+    o += fmt::format(", \"equivalent_settings\": [{}]", same);
     return o + "}";
   };
   std::string hardware = "[";

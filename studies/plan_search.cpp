@@ -247,6 +247,20 @@ struct Kept {
   static bool before(const Ranked& x, const Ranked& y) {
     return std::tie(x.key, x.hw, x.c.index) < std::tie(y.key, y.hw, y.c.index);
   }
+  // Lists `r` with a kept plan of the same figures (the first by `before` stays the row shown).
+  bool merge_twin(Ranked& r) {
+    const auto twin = std::find_if(meeting.begin(), meeting.end(), [&](const Ranked& m) { return same_figures(m.c, r.c); });
+    if (twin == meeting.end()) return false;
+    Ranked shown = std::move(*twin);
+    meeting.erase(twin);
+    if (before(r, shown)) std::swap(r, shown);
+    auto& eq = shown.c.equivalents;
+    eq.push_back(r.c.cells);
+    for (auto& e : r.c.equivalents) eq.push_back(std::move(e));
+    std::sort(eq.begin(), eq.end());
+    meeting.insert(std::upper_bound(meeting.begin(), meeting.end(), shown, before), std::move(shown));
+    return true;
+  }
   void offer(const PlanRequest& a, std::size_t hw, double rank_rate, PlanCandidate c) {
     const auto key = std::make_pair(c.hardware, c.gpus);
     const auto it = fastest.find(key);
@@ -254,7 +268,7 @@ struct Kept {
       fastest[key] = c;
     if ((a.confidence > 0 ? c.days_high : c.days) <= a.days && a.top > 0) {
       Ranked r{rank_key(a.rank, c.days_high > a.days, c.days, c.gpu_hours, c.gpus, rank_rate), hw, c};
-      meeting.insert(std::upper_bound(meeting.begin(), meeting.end(), r, before), r);
+      if (!merge_twin(r)) meeting.insert(std::upper_bound(meeting.begin(), meeting.end(), r, before), r);
       if (meeting.size() > a.top) meeting.pop_back();
     }
     if (a.keep_all_rows) simulated_cells.emplace(std::make_pair(hw, c.index), std::move(c.cells));
@@ -442,6 +456,12 @@ void check_request(const PlanRequest& a) {
 }
 
 }  // namespace
+
+bool same_figures(const PlanCandidate& x, const PlanCandidate& y) {
+  return x.hardware == y.hardware && x.gpus == y.gpus && x.global_batch == y.global_batch &&
+         x.step_time == y.step_time && x.peak_memory == y.peak_memory && x.gpu_hours == y.gpu_hours &&
+         x.costs.total_cost_usd == y.costs.total_cost_usd && x.days_high == y.days_high;
+}
 
 double band_confidence(const PlanRequest& a) { return a.confidence > 0 ? a.confidence : kDefaultBandConfidence; }
 

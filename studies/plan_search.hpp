@@ -86,7 +86,15 @@ struct PlanCandidate {
   std::string band_basis;           ///< the validated class the band comes from
   bool poorly_validated = false;    ///< the band had to widen: few published runs like this plan
   std::vector<std::string> cells;
+  /// The cells of other plans meeting the deadline with the same hardware, GPUs, batch, step time,
+  /// peak memory and cost: they differ only in settings with no effect (ZeRO-1 vs ZeRO-2 twins),
+  /// so they are listed with this one instead of taking places of their own. Best first.
+  std::vector<std::vector<std::string>> equivalents;
 };
+
+/// Whether `x` and `y` predict the same (hardware, GPUs, batch, step time, peak memory, cost and
+/// days at the error band's high end).
+bool same_figures(const PlanCandidate& x, const PlanCandidate& y);
 
 struct PlanResult {
   double tokens = 0;

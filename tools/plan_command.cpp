@@ -96,6 +96,17 @@ void print_band_lines(const studies::PlanRequest& req, const std::vector<studies
                meeting[i].poorly_validated ? "  [poorly validated: few published runs like this plan]" : "");
 }
 
+// The plans each listed row stands for as well: same figures, settings with no effect.
+void print_equivalents(const std::vector<std::string>& header, const std::vector<studies::PlanCandidate>& meeting) {
+  bool any = false;
+  for (std::size_t i = 0; i < meeting.size(); ++i) {
+    if (meeting[i].equivalents.empty()) continue;
+    if (!any) fmt::print("rows that stand for equivalent plans (the same step time, memory and cost; settings with no effect):\n");
+    any = true;
+    fmt::print("  {:>2}  also {}\n", i + 1, fmt::join(equivalent_settings(header, meeting[i]), "; "));
+  }
+}
+
 void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const studies::PlanResult& res) {
   const auto& stats = res.stats;
   const auto& header = res.header;
@@ -129,6 +140,7 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
   if (rows.empty()) fmt::print("\n{}\n", no_plan_message(req));
   else fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
   if (!meeting.empty()) print_band_lines(req, meeting);
+  print_equivalents(header, meeting);
   rows.clear();
   for (const auto& c : fastest) rows.push_back(table_cells(header, c.cells));
   if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, columns, rows));

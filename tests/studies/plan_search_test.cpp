@@ -339,3 +339,33 @@ TEST_CASE("the plan search does not pick zb-h1 when what it holds for W does not
   CHECK_FALSE(zb.memory.fits());
   CHECK(zb.step_time_s < res.cheapest[0].step_time.si());
 }
+
+TEST_CASE("plans with the same figures that differ only in a setting with no effect take one row", "[studies][plan]") {
+  // Under pipelining ZeRO-1 and ZeRO-2 twins predict the same step time, memory and cost.
+  PlanRequest r = small_request({"h100-sxm"});
+  r.fixes = {"parallelism.tp=1", "parallelism.pp=2", "parallelism.cp=1"};
+  r.prices = {};
+  r.top = 6;
+  const PlanResult res = search_plans(r);
+  REQUIRE(res.cheapest.size() == 6);
+  const std::size_t zero = *column_of(res.header, "parallelism.zero_stage");
+  std::size_t twins = 0;
+  for (std::size_t i = 0; i < res.cheapest.size(); ++i) {
+    const auto& c = res.cheapest[i];
+    for (std::size_t j = i + 1; j < res.cheapest.size(); ++j) CHECK(!same_figures(c, res.cheapest[j]));
+    for (const auto& e : c.equivalents) {
+      CHECK(e[zero] != c.cells[zero]);
+      CHECK(e[*column_of(res.header, "step_time_s")] == c.cells[*column_of(res.header, "step_time_s")]);
+      ++twins;
+    }
+  }
+  CHECK(twins >= 2);
+  // The exhaustive search, which simulates every plan, finds the same rows and the same twins.
+  r.exhaustive = true;
+  const PlanResult all = search_plans(r);
+  REQUIRE(all.cheapest.size() == res.cheapest.size());
+  for (std::size_t i = 0; i < all.cheapest.size(); ++i) {
+    CHECK(all.cheapest[i].index == res.cheapest[i].index);
+    CHECK(all.cheapest[i].equivalents == res.cheapest[i].equivalents);
+  }
+}

@@ -34,3 +34,17 @@ TEST_CASE("plan shows each listed plan's error band by default and says the rank
   CHECK(strict.out.find("days at the pessimistic end of the 90 % error band") != std::string::npos);
   CHECK(strict.out.find("met at the high end") == std::string::npos);
 }
+
+TEST_CASE("plan lists ZeRO-1/ZeRO-2 twins with identical figures on one row", "[tools][plan]") {
+  const auto q = run_command(std::string(CLUSTERSIM_BINARY) +
+                             " plan --model gpt3-1.3b --tokens 3e11 --days 30 --max-gpus 32 --threads 2"
+                             " --fix parallelism.pp=2 --fix parallelism.cp=1 --top 6 2>/dev/null");
+  REQUIRE(q.exit_code == 0);
+  CHECK(q.out.find("rows that stand for equivalent plans (the same step time, memory and cost; settings with no effect):") !=
+        std::string::npos);
+  CHECK(q.out.find("also parallelism.zero_stage=2\n") != std::string::npos);
+  const auto json = run_command(std::string(CLUSTERSIM_BINARY) +
+                                " plan --model gpt3-1.3b --tokens 3e11 --days 30 --max-gpus 32 --threads 2"
+                                " --fix parallelism.pp=2 --fix parallelism.cp=1 --top 6 --json 2>/dev/null");
+  CHECK(json.out.find("\"equivalent_settings\": [\"parallelism.zero_stage=2\"]") != std::string::npos);
+}
