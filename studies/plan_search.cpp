@@ -463,6 +463,33 @@ bool same_figures(const PlanCandidate& x, const PlanCandidate& y) {
          x.costs.total_cost_usd == y.costs.total_cost_usd && x.days_high == y.days_high;
 }
 
+namespace {
+
+// Tokens as --batch-tokens reads them: "16M" (2^20), "512k" (2^10) or a plain count.
+std::string batch_tokens_text(long tokens) {
+  if (tokens % (1L << 20) == 0) return fmt::format("{}M", tokens >> 20);
+  if (tokens % (1L << 10) == 0) return fmt::format("{}k", tokens >> 10);
+  return std::to_string(tokens);
+}
+
+}  // namespace
+
+std::string batch_binding_note(const PlanRequest& a, const PlanResult& res) {
+  const PlanCandidate* p = res.cheapest.empty() ? nullptr : &res.cheapest.front();
+  for (const auto& c : res.fastest_per_gpu_count)
+    if (res.cheapest.empty() && (!p || c.days < p->days)) p = &c;
+  if (!p) return "";
+  const auto cell = [&](const char* col) { return std::stol(p->cells[*column_of(res.header, col)]); };
+  const long dp = cell("dp"), mb = cell("training.micro_batch");
+  if (dp * mb != p->global_batch) return "";
+  const long tokens = long(p->global_batch) * a.seq_len;
+  return fmt::format("the global batch binds: the {} plan ({} {} GPUs, {:.1f} days) runs dp {} x micro_batch {} = its "
+                     "whole batch of {} sequences, with no gradient accumulation left, so more GPUs need a bigger batch; "
+                     "try --batch-tokens {}..{} if the optimizer tolerates it",
+                     res.cheapest.empty() ? "fastest" : "best", p->gpus, p->hardware, p->days, dp, mb,
+                     p->global_batch, batch_tokens_text(tokens), batch_tokens_text(4 * tokens));
+}
+
 double band_confidence(const PlanRequest& a) { return a.confidence > 0 ? a.confidence : kDefaultBandConfidence; }
 
 int default_global_batch(int seq_len) { return std::max(1, int(std::lround(kDefaultTokensPerStep / seq_len))); }

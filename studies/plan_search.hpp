@@ -118,6 +118,12 @@ struct PlanResult {
 /// Progress of a phase (0: screening every plan, 1: simulating), called on the calling thread.
 using PlanProgress = std::function<void(int phase, std::uint64_t done, std::uint64_t total)>;
 
+/// When the global batch is the binding constraint, a line that says so and suggests
+/// --batch-tokens; else "". It binds when the plan that matters (the best meeting the deadline,
+/// or the fastest found when none meets it) runs dp x micro_batch = its whole global batch: no
+/// gradient accumulation is left, so more data-parallel GPUs need a bigger batch.
+std::string batch_binding_note(const PlanRequest& request, const PlanResult& result);
+
 /// Throws scenarios::ScenarioError for a bad request (message names the option).
 PlanResult search_plans(const PlanRequest& request, const PlanProgress& progress = {});
 

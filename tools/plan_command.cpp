@@ -138,6 +138,7 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : meeting) rows.push_back(table_cells(header, c.cells));
   if (rows.empty()) fmt::print("\n{}\n", no_plan_message(req));
+  if (const std::string note = batch_binding_note(req, res); !note.empty()) fmt::print("{}\n", note);
   else fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
   if (!meeting.empty()) print_band_lines(req, meeting);
   print_equivalents(header, meeting);

@@ -369,3 +369,23 @@ TEST_CASE("plans with the same figures that differ only in a setting with no eff
     CHECK(all.cheapest[i].equivalents == res.cheapest[i].equivalents);
   }
 }
+
+TEST_CASE("a global batch that leaves no gradient accumulation is named as the binding constraint", "[studies][plan]") {
+  PlanRequest r = small_request({"h100-sxm"});
+  r.fixes = {"parallelism.pp=1", "parallelism.cp=1"};
+  r.prices = {};
+  r.max_gpus = 0;
+  r.global_batch = 16;  // 64 Ki tokens: at most 16 data-parallel replicas
+  r.days = 1;           // out of reach without more replicas
+  const PlanResult tight = search_plans(r);
+  CHECK(tight.cheapest.empty());
+  const std::string note = batch_binding_note(r, tight);
+  CHECK(note.find("the global batch binds: the fastest plan (") == 0);
+  CHECK(note.find("= its whole batch of 16 sequences") != std::string::npos);
+  CHECK(note.find("try --batch-tokens 64k..256k") != std::string::npos);
+  // The default 4 Mi-token batch leaves accumulation to spare: no note.
+  PlanRequest easy = small_request({"h100-sxm"});
+  const PlanResult roomy = search_plans(easy);
+  REQUIRE(!roomy.cheapest.empty());
+  CHECK(batch_binding_note(easy, roomy).empty());
+}
