@@ -56,6 +56,10 @@ TEST_CASE("plan says when the global batch is what keeps it from more GPUs and s
   CHECK(r.exit_code == 3);
   CHECK(r.out.find("no plan meets 1 days\nthe global batch binds: the fastest plan (") != std::string::npos);
   CHECK(r.out.find("try --batch-tokens 64k..256k") != std::string::npos);
+  const auto json = run_command(std::string(CLUSTERSIM_BINARY) +
+                                " plan --model gpt3-1.3b --tokens 3e11 --days 1 --global-batch 16 --threads 2"
+                                " --fix parallelism.pp=1 --fix parallelism.cp=1 --json 2>/dev/null");
+  CHECK(json.out.find("\"batch_binding\": \"the global batch binds: ") != std::string::npos);
   const auto roomy = run_command(kSmallPlan + " 2>/dev/null");
   CHECK(roomy.out.find("the global batch binds") == std::string::npos);
 }
