@@ -33,6 +33,19 @@ std::vector<std::string> plan_columns(bool batch_searched, const std::vector<std
   return columns;
 }
 
+std::vector<std::string> equivalent_settings(const std::vector<std::string>& header, const studies::PlanCandidate& c) {
+  std::vector<std::string> out;
+  for (const auto& twin : c.equivalents) {
+    std::string diff;
+    for (const auto& col : plan_columns(true, header)) {
+      const std::size_t k = *column_of(header, col);
+      if (twin[k] != c.cells[k]) diff += fmt::format("{}{}={}", diff.empty() ? "" : " ", col, twin[k]);
+    }
+    out.push_back(diff);
+  }
+  return out;
+}
+
 std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& res) {
   const auto& stats = res.stats;
   const auto& header = res.header;
@@ -53,9 +66,11 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
                      "\"total_cost_usd\": {:.10g}",
                      c.global_batch, long(c.global_batch) * a.seq_len, e.it_w_per_gpu, e.energy_mwh, e.gpu_cost_usd,
                      e.energy_cost_usd, e.total_cost_usd);
-    if (a.confidence > 0)
-      o += fmt::format(", \"days_to_train_high\": {:.10g}, \"error_band_basis\": {}, \"poorly_validated\": {}",
-                       c.days_high, json_quote(c.band_basis), c.poorly_validated ? "true" : "false");
+    o += fmt::format(", \"days_to_train_high\": {:.10g}, \"error_band_basis\": {}, \"poorly_validated\": {}",
+                     c.days_high, json_quote(c.band_basis), c.poorly_validated ? "true" : "false");
+    std::string same;
+    for (const auto& e : equivalent_settings(header, c)) same += (same.empty() ? "" : ", ") + json_quote(e);
+    o += fmt::format(", \"equivalent_settings\": [{}]", same);
     return o + "}";
   };
   std::string hardware = "[";
@@ -63,11 +78,11 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
   hardware += "]";
   std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
                               "  \"global_batch\": {},\n  \"global_batches_searched\": {},\n  \"hardware\": {},\n"
-                              "  \"rank_by\": {},\n  \"confidence\": {:.10g},\n  \"priced\": {},\n  \"pue\": {:.10g},\n  \"price_per_kwh\": {:.10g},\n"
+                              "  \"rank_by\": {},\n  \"confidence\": {:.10g},\n  \"band_confidence\": {:.10g},\n  \"priced\": {},\n  \"pue\": {:.10g},\n  \"price_per_kwh\": {:.10g},\n"
                               "  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n  \"fits\": {},\n"
                               "  \"cheapest\": [",
                               json_quote(a.model), tokens, a.days, a.seq_len, global_batch, json_number_list(res.batches),
-                              hardware, json_quote(studies::name(a.rank)), a.confidence, res.priced ? "true" : "false", a.energy.pue,
+                              hardware, json_quote(studies::name(a.rank)), a.confidence, studies::band_confidence(a), res.priced ? "true" : "false", a.energy.pue,
                               a.energy.price_per_kwh, stats.evaluated, stats.ok, stats.pruned, meeting.empty() ? "false" : "true");
   for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
   o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
@@ -78,7 +93,7 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
     o += fmt::format("{}{{\"count\": {}, \"reason\": {}}}", j ? ",\n    " : "\n    ", common[j].first, json_quote(common[j].second));
   o += common.empty() ? "],\n  \"not_searched\": [" : "\n  ],\n  \"not_searched\": [";
   for (std::size_t j = 0; j < res.notes.size(); ++j) o += (j ? ", " : "") + json_quote(res.notes[j]);
-  o += "]\n}\n";
+  o += fmt::format("],\n  \"batch_binding\": {}\n}}\n", json_quote(studies::batch_binding_note(a, res)));
   return o;
 }
 

@@ -17,4 +17,11 @@ Scenario load_scenario_file(const std::string& path, const std::vector<std::stri
 Scenario load_scenario_string(const std::string& yaml, const std::string& source_name = "<string>",
                               const std::vector<std::string>& overrides = {});
 
+/// One line when the hardware profile and the topology disagree (the topology's node kind or
+/// NVLink rate differs from the profile's node.default_topology: H100 SXM compute on
+/// h100-pcie-ethernet, A100 on dgx-h100), else "". It says that the GPU keeps its profile's
+/// clocks and board power, and which profiles ship in that topology (none: no profile of the
+/// part that machine holds, e.g. H100 PCIe clocks and TDP, exists to use).
+std::string hardware_topology_warning(const Scenario& s);
+
 }  // namespace clustersim::scenarios

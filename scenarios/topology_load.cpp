@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "scenarios/error.hpp"
+#include "scenarios/load.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/yaml_reader.hpp"
 #include "topologies/topology.hpp"
@@ -149,6 +150,31 @@ topologies::TopologySpec reshaped(topologies::TopologySpec t, int k) {
   t.gpus_per_node = k;
   t.name = fmt::format("{} reshaped to {} GPUs per node", t.name, k);
   return t;
+}
+
+// The hardware profiles whose node.default_topology is `topology`, in name order.
+std::vector<std::string> profiles_shipping_in(const std::string& topology) {
+  std::vector<std::string> out;
+  for (const auto& [name, text] : hardware_preset_texts()) {
+    const YAML::Node node = YAML::Load(text)["node"];
+    if (node && node["default_topology"] && node["default_topology"].as<std::string>() == topology) out.push_back(name);
+  }
+  return out;
+}
+
+std::string hardware_topology_warning(const Scenario& s) {
+  if (s.network.differs_from_default.empty()) return "";
+  const std::string& topo = s.network.topology.name;
+  const std::vector<std::string> native = profiles_shipping_in(topo);
+  std::string names;
+  for (const auto& n : native) names += (names.empty() ? "" : ", ") + n;
+  const std::string hw = s.hardware_preset.empty() ? s.gpu.name : s.hardware_preset;
+  return fmt::format("warning: hardware {} on topology {}: {}; the GPU keeps the {} profile's clocks and {:.0f} W board "
+                     "power, only the network changes ({})",
+                     hw, topo, s.network.differs_from_default, hw, s.gpu.power_w,
+                     native.empty() ? fmt::format("no hardware profile ships in {}, so the clocks and TDP of the part it "
+                                                  "holds are not used", topo)
+                                    : fmt::format("{} {} in {}", names, native.size() == 1 ? "ships" : "ship", topo));
 }
 
 }  // namespace clustersim::scenarios

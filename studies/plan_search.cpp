@@ -74,7 +74,7 @@ struct Screened {
   std::string reason;
   double bound_s = 0;
   bool unformable = false;     // dp·micro_batch does not divide the row's batch (batch range only)
-  double band_high = 1;        // the error band's high factor (confidence > 0)
+  double band_high = 1;        // the error band's high factor (at band_confidence())
   bool network_bound = false;  // bound_s is plan_step_network_bound_s (else plan_step_lower_bound_s)
 };
 
@@ -153,6 +153,7 @@ struct Layout {
 };
 
 // Phase 1, every plan: validate, estimate memory and bound the step time from below (cheap).
+
 void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
             const std::function<void(std::uint64_t)>& progress) {
   const SweepSpace& space = *h->space;
@@ -178,7 +179,7 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
           s = {Status::out_of_memory, memory_error(partial), 0};
         } else {
           s.bound_s = plan_step_lower_bound_s(sc);
-          if (confidence > 0) s.band_high = error_band(sc, confidence).high;
+          s.band_high = error_band(sc, confidence).high;
         }
       } catch (const ScenarioError& e) {
         s = {Status::invalid, space.with_origin(e.what()), 0};
@@ -190,15 +191,16 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
   }
 }
 
-// The order "best" follows: (primary, secondary) by PlanRequest::rank, lower first.
-using RankKey = std::pair<double, double>;
-RankKey rank_key(PlanRank rank, double days, double gpu_hours, int gpus, double rank_rate) {
+// The order "best" follows, lower first: plans that miss the deadline at the high end of their
+// error band after those that meet it there, then (primary, secondary) by PlanRequest::rank.
+using RankKey = std::tuple<bool, double, double>;
+RankKey rank_key(PlanRank rank, bool misses_high, double days, double gpu_hours, int gpus, double rank_rate) {
   switch (rank) {
-    case PlanRank::days: return {days, gpu_hours * rank_rate};
-    case PlanRank::gpus: return {double(gpus), days};
+    case PlanRank::days: return {misses_high, days, gpu_hours * rank_rate};
+    case PlanRank::gpus: return {misses_high, double(gpus), days};
     case PlanRank::cost: break;
   }
-  return {gpu_hours * rank_rate, days};
+  return {misses_high, gpu_hours * rank_rate, days};
 }
 
 PlanCandidate candidate(const PlanRequest& a, const std::vector<std::string>& header, const Layout& layout,
@@ -216,12 +218,10 @@ PlanCandidate candidate(const PlanRequest& a, const std::vector<std::string>& he
   c.step_time = units::Seconds(num("step_time_s"));
   c.peak_memory = units::Bytes(num("peak_memory_bytes"));
   c.costs = plan_costs(c.gpu_hours, h.board_w, h.price, a.energy);
-  if (a.confidence > 0) {
-    const ErrorBand band = error_band(h.bases.front().instantiate(cfg.overrides), a.confidence);
-    c.days_high = c.days * band.high;
-    c.band_basis = band.basis;
-    c.poorly_validated = band.basis.find("widened") != std::string::npos;
-  }
+  const ErrorBand band = error_band(h.bases.front().instantiate(cfg.overrides), band_confidence(a));
+  c.days_high = c.days * band.high;
+  c.band_basis = band.basis;
+  c.poorly_validated = band.basis.find("widened") != std::string::npos;
   c.cells = std::move(r.cells);
   return c;
 }
@@ -247,14 +247,28 @@ struct Kept {
   static bool before(const Ranked& x, const Ranked& y) {
     return std::tie(x.key, x.hw, x.c.index) < std::tie(y.key, y.hw, y.c.index);
   }
+  // Lists `r` with a kept plan of the same figures (the first by `before` stays the row shown).
+  bool merge_twin(Ranked& r) {
+    const auto twin = std::find_if(meeting.begin(), meeting.end(), [&](const Ranked& m) { return same_figures(m.c, r.c); });
+    if (twin == meeting.end()) return false;
+    Ranked shown = std::move(*twin);
+    meeting.erase(twin);
+    if (before(r, shown)) std::swap(r, shown);
+    auto& eq = shown.c.equivalents;
+    eq.push_back(r.c.cells);
+    for (auto& e : r.c.equivalents) eq.push_back(std::move(e));
+    std::sort(eq.begin(), eq.end());
+    meeting.insert(std::upper_bound(meeting.begin(), meeting.end(), shown, before), std::move(shown));
+    return true;
+  }
   void offer(const PlanRequest& a, std::size_t hw, double rank_rate, PlanCandidate c) {
     const auto key = std::make_pair(c.hardware, c.gpus);
     const auto it = fastest.find(key);
     if (it == fastest.end() || c.days < it->second.days || (c.days == it->second.days && c.index < it->second.index))
       fastest[key] = c;
     if ((a.confidence > 0 ? c.days_high : c.days) <= a.days && a.top > 0) {
-      Ranked r{rank_key(a.rank, c.days, c.gpu_hours, c.gpus, rank_rate), hw, c};
-      meeting.insert(std::upper_bound(meeting.begin(), meeting.end(), r, before), r);
+      Ranked r{rank_key(a.rank, c.days_high > a.days, c.days, c.gpu_hours, c.gpus, rank_rate), hw, c};
+      if (!merge_twin(r)) meeting.insert(std::upper_bound(meeting.begin(), meeting.end(), r, before), r);
       if (meeting.size() > a.top) meeting.pop_back();
     }
     if (a.keep_all_rows) simulated_cells.emplace(std::make_pair(hw, c.index), std::move(c.cells));
@@ -280,7 +294,8 @@ bool prune(const PlanRequest& a, HwSearch& h, const Kept& kept, const Item& it) 
   bool may_be_best = it.bound_days * (a.confidence > 0 ? s->band_high : 1) <= a.days && a.top > 0;
   if (may_be_best && kept.meeting.size() >= a.top) {
     const auto& worst = kept.meeting.back();
-    const RankKey key = rank_key(a.rank, it.bound_days, bound_hours, gpus, h.rank_rate);
+    const RankKey key = rank_key(a.rank, it.bound_days * s->band_high > a.days, it.bound_days, bound_hours, gpus,
+                                 h.rank_rate);
     may_be_best = std::tie(key, it.hw, it.index) < std::tie(worst.key, worst.hw, worst.c.index);
   }
   if (may_be_fastest || may_be_best) return false;
@@ -442,6 +457,41 @@ void check_request(const PlanRequest& a) {
 
 }  // namespace
 
+bool same_figures(const PlanCandidate& x, const PlanCandidate& y) {
+  return x.hardware == y.hardware && x.gpus == y.gpus && x.global_batch == y.global_batch &&
+         x.step_time == y.step_time && x.peak_memory == y.peak_memory && x.gpu_hours == y.gpu_hours &&
+         x.costs.total_cost_usd == y.costs.total_cost_usd && x.days_high == y.days_high;
+}
+
+namespace {
+
+// Tokens as --batch-tokens reads them: "16M" (2^20), "512k" (2^10) or a plain count.
+std::string batch_tokens_text(long tokens) {
+  if (tokens % (1L << 20) == 0) return fmt::format("{}M", tokens >> 20);
+  if (tokens % (1L << 10) == 0) return fmt::format("{}k", tokens >> 10);
+  return std::to_string(tokens);
+}
+
+}  // namespace
+
+std::string batch_binding_note(const PlanRequest& a, const PlanResult& res) {
+  const PlanCandidate* p = res.cheapest.empty() ? nullptr : &res.cheapest.front();
+  for (const auto& c : res.fastest_per_gpu_count)
+    if (res.cheapest.empty() && (!p || c.days < p->days)) p = &c;
+  if (!p) return "";
+  const auto cell = [&](const char* col) { return std::stol(p->cells[*column_of(res.header, col)]); };
+  const long dp = cell("dp"), mb = cell("training.micro_batch");
+  if (dp * mb != p->global_batch) return "";
+  const long tokens = long(p->global_batch) * a.seq_len;
+  return fmt::format("the global batch binds: the {} plan ({} {} GPUs, {:.1f} days) runs dp {} x micro_batch {} = its "
+                     "whole batch of {} sequences, with no gradient accumulation left, so more GPUs need a bigger batch; "
+                     "try --batch-tokens {}..{} if the optimizer tolerates it",
+                     res.cheapest.empty() ? "fastest" : "best", p->gpus, p->hardware, p->days, dp, mb,
+                     p->global_batch, batch_tokens_text(tokens), batch_tokens_text(4 * tokens));
+}
+
+double band_confidence(const PlanRequest& a) { return a.confidence > 0 ? a.confidence : kDefaultBandConfidence; }
+
 int default_global_batch(int seq_len) { return std::max(1, int(std::lround(kDefaultTokensPerStep / seq_len))); }
 
 PlanRank parse_plan_rank(const std::string& text) {
@@ -525,7 +575,7 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
   std::uint64_t total = 0, done = 0;
   for (const auto& h : hws) total += h.space->size();
   for (auto& h : hws)
-    screen(layout, a.confidence, &h, threads, [&](std::uint64_t n) {
+    screen(layout, band_confidence(a), &h, threads, [&](std::uint64_t n) {
       done += n;
       if (progress) progress(0, done, total);
     });

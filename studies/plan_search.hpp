@@ -63,6 +63,10 @@ struct PlanRequest {
   bool exhaustive = false;          ///< simulate every plan that fits (no skipping by the bound; tests)
 };
 
+/// The confidence of the error band every plan shows and is ranked by (plans meeting the
+/// deadline at the band's high end first): --confidence, else the one `run` prints.
+double band_confidence(const PlanRequest& request);
+
 /// Sequences per step when none is given: 4 Mi tokens / seq_len.
 int default_global_batch(int seq_len);
 
@@ -78,11 +82,19 @@ struct PlanCandidate {
   units::Seconds step_time;
   units::Bytes peak_memory;
   PlanCosts costs;
-  double days_high = 0;             ///< days at the pessimistic end of the error band (confidence > 0)
+  double days_high = 0;             ///< days at the pessimistic end of the error band (band_confidence)
   std::string band_basis;           ///< the validated class the band comes from
   bool poorly_validated = false;    ///< the band had to widen: few published runs like this plan
   std::vector<std::string> cells;
+  /// The cells of other plans meeting the deadline with the same hardware, GPUs, batch, step time,
+  /// peak memory and cost: they differ only in settings with no effect (ZeRO-1 vs ZeRO-2 twins),
+  /// so they are listed with this one instead of taking places of their own. Best first.
+  std::vector<std::vector<std::string>> equivalents;
 };
+
+/// Whether `x` and `y` predict the same (hardware, GPUs, batch, step time, peak memory, cost and
+/// days at the error band's high end).
+bool same_figures(const PlanCandidate& x, const PlanCandidate& y);
 
 struct PlanResult {
   double tokens = 0;
@@ -105,6 +117,12 @@ struct PlanResult {
 
 /// Progress of a phase (0: screening every plan, 1: simulating), called on the calling thread.
 using PlanProgress = std::function<void(int phase, std::uint64_t done, std::uint64_t total)>;
+
+/// When the global batch is the binding constraint, a line that says so and suggests
+/// --batch-tokens; else "". It binds when the plan that matters (the best meeting the deadline,
+/// or the fastest found when none meets it) runs dp x micro_batch = its whole global batch: no
+/// gradient accumulation is left, so more data-parallel GPUs need a bigger batch.
+std::string batch_binding_note(const PlanRequest& request, const PlanResult& result);
 
 /// Throws scenarios::ScenarioError for a bad request (message names the option).
 PlanResult search_plans(const PlanRequest& request, const PlanProgress& progress = {});

@@ -69,6 +69,7 @@ void write_trace(const RunOptions& opt, const std::vector<clustersim::models::Ti
 int run_command(const RunOptions& opt) {
   using namespace clustersim;
   const scenarios::Scenario sc = scenarios::load_scenario_file(opt.scenario, opt.sets);
+  if (const std::string w = scenarios::hardware_topology_warning(sc); !w.empty()) fmt::print(stderr, "{}\n", w);
   if (opt.monte_carlo > 0 && !(sc.training.tokens > 0))
     throw scenarios::ScenarioError(fmt::format("--monte-carlo {}: replays the whole training run, which needs training.tokens "
                                                "(e.g. --set training.tokens=1e12); {} has none", opt.monte_carlo, opt.scenario));

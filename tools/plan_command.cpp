@@ -64,9 +64,12 @@ std::string ranking_title(const studies::PlanRequest& req) {
 // What the ranking orders by, for the line after the title.
 std::string ranking_basis(const studies::PlanRequest& req, const studies::PlanResult& res) {
   const std::string cost = res.priced ? "total cost (GPU-hours x price + energy)" : "GPU-hours (no --cost-per-gpu-hour)";
-  if (req.rank == studies::PlanRank::days) return "fewest days, then " + cost;
-  if (req.rank == studies::PlanRank::gpus) return "fewest GPUs, then fewest days";
-  return cost + ", then fewest days";
+  const std::string first =
+      req.confidence > 0 ? "" : fmt::format("the deadline met at the high end of the {:g} % error band, then ",
+                                            100 * studies::band_confidence(req));
+  if (req.rank == studies::PlanRank::days) return first + "fewest days, then " + cost;
+  if (req.rank == studies::PlanRank::gpus) return first + "fewest GPUs, then fewest days";
+  return first + cost + ", then fewest days";
 }
 
 std::string cost_basis(const studies::PlanRequest& req, const studies::PlanResult& res) {
@@ -81,6 +84,27 @@ std::string cost_basis(const studies::PlanRequest& req, const studies::PlanResul
                      e.node_overhead_w >= 0 ? fmt::format("{:g} W", e.node_overhead_w)
                                             : fmt::format("{:.0f} %", 100 * e.node_overhead_fraction),
                      e.pue, e.price_per_kwh);
+}
+
+// Each listed plan's days at the high end of its error band, and whether that misses the deadline.
+void print_band_lines(const studies::PlanRequest& req, const std::vector<studies::PlanCandidate>& meeting) {
+  fmt::print("days at the pessimistic end of the {:g} % error band (days x its high factor){}:\n",
+             100 * studies::band_confidence(req), req.confidence > 0 ? "" : "; plans that miss the deadline there rank last");
+  for (std::size_t i = 0; i < meeting.size(); ++i)
+    fmt::print("  {:>2}  {:.1f} days at worst{}; band from {}{}\n", i + 1, meeting[i].days_high,
+               meeting[i].days_high > req.days ? fmt::format(" (misses {:g} days)", req.days) : "", meeting[i].band_basis,
+               meeting[i].poorly_validated ? "  [poorly validated: few published runs like this plan]" : "");
+}
+
+// The plans each listed row stands for as well: same figures, settings with no effect.
+void print_equivalents(const std::vector<std::string>& header, const std::vector<studies::PlanCandidate>& meeting) {
+  bool any = false;
+  for (std::size_t i = 0; i < meeting.size(); ++i) {
+    if (meeting[i].equivalents.empty()) continue;
+    if (!any) fmt::print("rows that stand for equivalent plans (the same step time, memory and cost; settings with no effect):\n");
+    any = true;
+    fmt::print("  {:>2}  also {}\n", i + 1, fmt::join(equivalent_settings(header, meeting[i]), "; "));
+  }
 }
 
 void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const studies::PlanResult& res) {
@@ -114,14 +138,10 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : meeting) rows.push_back(table_cells(header, c.cells));
   if (rows.empty()) fmt::print("\n{}\n", no_plan_message(req));
+  if (const std::string note = batch_binding_note(req, res); !note.empty()) fmt::print("{}\n", note);
   else fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
-  if (req.confidence > 0 && !meeting.empty()) {
-    fmt::print("meeting the deadline at the pessimistic end of the {:g} % error band (days x its high factor):\n",
-               100 * req.confidence);
-    for (std::size_t i = 0; i < meeting.size(); ++i)
-      fmt::print("  {:>2}  {:.1f} days at worst; band from {}{}\n", i + 1, meeting[i].days_high, meeting[i].band_basis,
-                 meeting[i].poorly_validated ? "  [poorly validated: few published runs like this plan]" : "");
-  }
+  if (!meeting.empty()) print_band_lines(req, meeting);
+  print_equivalents(header, meeting);
   rows.clear();
   for (const auto& c : fastest) rows.push_back(table_cells(header, c.cells));
   if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, columns, rows));

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "scenarios/error.hpp"
+#include "studies/error_band.hpp"
 #include "studies/plan_batch.hpp"
 #include "studies/plan_costs.hpp"
 #include "studies/plan_search.hpp"
@@ -196,7 +197,7 @@ TEST_CASE("with a confidence, the deadline must hold at the pessimistic end of e
   PlanRequest r = small_request({"h100-sxm"});
   const PlanResult plain = search_plans(r);
   REQUIRE(!plain.cheapest.empty());
-  CHECK(plain.cheapest.front().days_high == 0);  // no band asked for
+  CHECK(plain.cheapest.front().days_high > plain.cheapest.front().days);  // the default band is still shown
   r.confidence = 0.9;
   const PlanResult banded = search_plans(r);
   REQUIRE(!banded.cheapest.empty());
@@ -208,6 +209,7 @@ TEST_CASE("with a confidence, the deadline must hold at the pessimistic end of e
   // A deadline the expected days meet but the band's high end does not: that plan drops out.
   r.days = banded.cheapest.front().days * 1.001;
   r.confidence = 0;
+  r.top = 100;  // it now ranks after the plans meeting the deadline at the 68 % band's high end
   const auto at_expected = search_plans(r);
   r.confidence = 0.9;
   const auto at_pessimistic = search_plans(r);
@@ -220,6 +222,34 @@ TEST_CASE("with a confidence, the deadline must hold at the pessimistic end of e
   for (const auto& c : at_pessimistic.cheapest) CHECK(c.days_high <= r.days);
   r.confidence = 1.5;
   CHECK_THROWS_WITH(search_plans(r), Catch::Contains("--confidence"));
+}
+
+TEST_CASE("without --confidence every plan shows its band, and plans meeting the deadline at its high end rank first",
+          "[studies][plan]") {
+  PlanRequest r = small_request({"h100-sxm"});
+  r.top = 20;
+  const PlanResult first = search_plans(r);
+  REQUIRE(first.cheapest.size() >= 2);
+  // A deadline between the cheapest plan's expected days and its band's high end: it still meets
+  // the deadline as expected, but ranks after every plan that meets it at the high end.
+  const PlanCandidate cheapest = first.cheapest.front();
+  REQUIRE(cheapest.days_high > cheapest.days);
+  r.days = (cheapest.days + cheapest.days_high) / 2;
+  const PlanResult res = search_plans(r);
+  REQUIRE(!res.cheapest.empty());
+  CHECK(band_confidence(r) == kDefaultBandConfidence);
+  bool seen_miss = false, meets_after_miss = false, cheapest_listed = false;
+  for (const auto& c : res.cheapest) {
+    CHECK(c.days <= r.days);
+    CHECK(c.days_high > c.days);
+    CHECK(!c.band_basis.empty());
+    if (c.days_high > r.days) seen_miss = true;
+    else if (seen_miss) meets_after_miss = true;
+    cheapest_listed = cheapest_listed || c.index == cheapest.index;
+  }
+  CHECK(!meets_after_miss);
+  if (cheapest_listed && res.cheapest.front().days_high <= r.days) CHECK(res.cheapest.front().index != cheapest.index);
+  CHECK(res.cheapest.front().days_high <= r.days);
 }
 
 namespace {
@@ -308,4 +338,54 @@ TEST_CASE("the plan search does not pick zb-h1 when what it holds for W does not
       clustersim::scenarios::load_scenario_string(yaml, "zb.yaml", {"parallelism.schedule=zb-h1"}));
   CHECK_FALSE(zb.memory.fits());
   CHECK(zb.step_time_s < res.cheapest[0].step_time.si());
+}
+
+TEST_CASE("plans with the same figures that differ only in a setting with no effect take one row", "[studies][plan]") {
+  // Under pipelining ZeRO-1 and ZeRO-2 twins predict the same step time, memory and cost.
+  PlanRequest r = small_request({"h100-sxm"});
+  r.fixes = {"parallelism.tp=1", "parallelism.pp=2", "parallelism.cp=1"};
+  r.prices = {};
+  r.top = 6;
+  const PlanResult res = search_plans(r);
+  REQUIRE(res.cheapest.size() == 6);
+  const std::size_t zero = *column_of(res.header, "parallelism.zero_stage");
+  std::size_t twins = 0;
+  for (std::size_t i = 0; i < res.cheapest.size(); ++i) {
+    const auto& c = res.cheapest[i];
+    for (std::size_t j = i + 1; j < res.cheapest.size(); ++j) CHECK(!same_figures(c, res.cheapest[j]));
+    for (const auto& e : c.equivalents) {
+      CHECK(e[zero] != c.cells[zero]);
+      CHECK(e[*column_of(res.header, "step_time_s")] == c.cells[*column_of(res.header, "step_time_s")]);
+      ++twins;
+    }
+  }
+  CHECK(twins >= 2);
+  // The exhaustive search, which simulates every plan, finds the same rows and the same twins.
+  r.exhaustive = true;
+  const PlanResult all = search_plans(r);
+  REQUIRE(all.cheapest.size() == res.cheapest.size());
+  for (std::size_t i = 0; i < all.cheapest.size(); ++i) {
+    CHECK(all.cheapest[i].index == res.cheapest[i].index);
+    CHECK(all.cheapest[i].equivalents == res.cheapest[i].equivalents);
+  }
+}
+
+TEST_CASE("a global batch that leaves no gradient accumulation is named as the binding constraint", "[studies][plan]") {
+  PlanRequest r = small_request({"h100-sxm"});
+  r.fixes = {"parallelism.pp=1", "parallelism.cp=1"};
+  r.prices = {};
+  r.max_gpus = 0;
+  r.global_batch = 16;  // 64 Ki tokens: at most 16 data-parallel replicas
+  r.days = 1;           // out of reach without more replicas
+  const PlanResult tight = search_plans(r);
+  CHECK(tight.cheapest.empty());
+  const std::string note = batch_binding_note(r, tight);
+  CHECK(note.find("the global batch binds: the fastest plan (") == 0);
+  CHECK(note.find("= its whole batch of 16 sequences") != std::string::npos);
+  CHECK(note.find("try --batch-tokens 64k..256k") != std::string::npos);
+  // The default 4 Mi-token batch leaves accumulation to spare: no note.
+  PlanRequest easy = small_request({"h100-sxm"});
+  const PlanResult roomy = search_plans(easy);
+  REQUIRE(!roomy.cheapest.empty());
+  CHECK(batch_binding_note(easy, roomy).empty());
 }

@@ -1,0 +1,65 @@
+// `clustersim plan` answers a planner can act on (issue 31): the error band and the
+// poorly-validated mark without --confidence, and the ranking that says it puts first the plans
+// meeting the deadline at the band's high end.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "support/scenario_fixture.hpp"
+
+using clustersim::testing::run_command;
+
+namespace {
+
+const std::string kSmallPlan = std::string(CLUSTERSIM_BINARY) +
+                               " plan --model gpt3-1.3b --tokens 3e11 --days 30 --max-gpus 32 --threads 2"
+                               " --fix parallelism.pp=1 --fix parallelism.cp=1 --top 4";
+
+}  // namespace
+
+TEST_CASE("plan shows each listed plan's error band by default and says the ranking uses its high end", "[tools][plan]") {
+  const auto r = run_command(kSmallPlan + " 2>/dev/null");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("by the deadline met at the high end of the 68 % error band, then ") != std::string::npos);
+  CHECK(r.out.find("days at the pessimistic end of the 68 % error band") != std::string::npos);
+  CHECK(r.out.find("days at worst; band from ") != std::string::npos);
+  const auto json = run_command(kSmallPlan + " --json 2>/dev/null");
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find("\"band_confidence\": 0.68") != std::string::npos);
+  CHECK(json.out.find("\"days_to_train_high\": ") != std::string::npos);
+  CHECK(json.out.find("\"poorly_validated\": ") != std::string::npos);
+  // With --confidence the band is a requirement: the ranking line does not repeat it.
+  const auto strict = run_command(kSmallPlan + " --confidence 0.9 2>/dev/null");
+  REQUIRE(strict.exit_code == 0);
+  CHECK(strict.out.find("days at the pessimistic end of the 90 % error band") != std::string::npos);
+  CHECK(strict.out.find("met at the high end") == std::string::npos);
+}
+
+TEST_CASE("plan lists ZeRO-1/ZeRO-2 twins with identical figures on one row", "[tools][plan]") {
+  const auto q = run_command(std::string(CLUSTERSIM_BINARY) +
+                             " plan --model gpt3-1.3b --tokens 3e11 --days 30 --max-gpus 32 --threads 2"
+                             " --fix parallelism.pp=2 --fix parallelism.cp=1 --top 6 2>/dev/null");
+  REQUIRE(q.exit_code == 0);
+  CHECK(q.out.find("rows that stand for equivalent plans (the same step time, memory and cost; settings with no effect):") !=
+        std::string::npos);
+  CHECK(q.out.find("also parallelism.zero_stage=2\n") != std::string::npos);
+  const auto json = run_command(std::string(CLUSTERSIM_BINARY) +
+                                " plan --model gpt3-1.3b --tokens 3e11 --days 30 --max-gpus 32 --threads 2"
+                                " --fix parallelism.pp=2 --fix parallelism.cp=1 --top 6 --json 2>/dev/null");
+  CHECK(json.out.find("\"equivalent_settings\": [\"parallelism.zero_stage=2\"]") != std::string::npos);
+}
+
+TEST_CASE("plan says when the global batch is what keeps it from more GPUs and suggests --batch-tokens", "[tools][plan]") {
+  const auto r = run_command(std::string(CLUSTERSIM_BINARY) +
+                             " plan --model gpt3-1.3b --tokens 3e11 --days 1 --global-batch 16 --threads 2"
+                             " --fix parallelism.pp=1 --fix parallelism.cp=1 2>/dev/null");
+  CHECK(r.exit_code == 3);
+  CHECK(r.out.find("no plan meets 1 days\nthe global batch binds: the fastest plan (") != std::string::npos);
+  CHECK(r.out.find("try --batch-tokens 64k..256k") != std::string::npos);
+  const auto json = run_command(std::string(CLUSTERSIM_BINARY) +
+                                " plan --model gpt3-1.3b --tokens 3e11 --days 1 --global-batch 16 --threads 2"
+                                " --fix parallelism.pp=1 --fix parallelism.cp=1 --json 2>/dev/null");
+  CHECK(json.out.find("\"batch_binding\": \"the global batch binds: ") != std::string::npos);
+  const auto roomy = run_command(kSmallPlan + " 2>/dev/null");
+  CHECK(roomy.out.find("the global batch binds") == std::string::npos);
+}
