@@ -107,3 +107,26 @@ TEST_CASE("routed grouped GEMMs vs torch._grouped_mm on H200, BF16, small expert
     }
   }
 }
+
+TEST_CASE("routed FP8 grouped GEMMs vs torch._scaled_grouped_mm (rowwise) on H200: a listed gap, the model 12-65 % fast", "[hardware][moe]") {
+  // hardware/kernels/fp8_grouped_gemm_h200.csv, measured by this project on the lent H200 (forward,
+  // quantization not included). The model's rate with the in-step factors divided out. BF16 grouped
+  // GEMMs match within 15 % (above); FP8 ones do not: the model takes the dense FP8 MAMF anchor's
+  // efficiency (1,453 TFLOP/s; rowwise _scaled_mm 8192^3 here: 1,543), while the grouped FP8 kernel
+  // reaches 523-1,147. Like the B200 MXFP8 rows, a listed gap that must stay a miss until a grouped
+  // low-precision efficiency is measured on enough shapes to model it.
+  static const hardware::GpuSpec h200 = scenarios::load_scenario_string(
+      "name: x\nmodel: llama2-7b\nhardware: h200-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n", "<test>").gpu;
+  struct Row { double e, t, k, n, fp8; };
+  const Row rows[] = {{8, 1024, 2048, 1536, 817.3}, {8, 1024, 768, 2048, 522.8}, {8, 4096, 2048, 1536, 1085.2},
+                      {8, 4096, 768, 2048, 791.6},  {8, 16384, 7168, 2048, 1108.8}, {4, 4096, 7168, 4096, 1146.5}};
+  const double in_step = h200.in_step_rate_ratio * h200.compute_sustained_fraction * h200.sustained_clock_ratio;
+  for (const Row& r : rows) {
+    const double t = hardware::routed_gemm_cost(h200, Precision::fp8, r.e, r.t, r.n, r.k, true).time.si();
+    const double model = 2 * r.e * r.t * r.k * r.n / t / 1e12 / in_step;
+    std::printf("  H200 FP8 %g x %5.0f tokens, K %4.0f N %4.0f: model %5.0f / measured %5.0f TFLOP/s\n", r.e, r.t, r.k, r.n,
+                model, r.fp8);
+    INFO(r.t << " tokens, K " << r.k << " N " << r.n << ": model " << model << ", measured " << r.fp8);
+    CHECK(model > 1.10 * r.fp8);
+  }
+}
