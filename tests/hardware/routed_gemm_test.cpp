@@ -20,7 +20,7 @@ const hardware::GpuSpec& b200() {
 }
 }  // namespace
 
-TEST_CASE("routed grouped GEMMs vs torchao B200 MXFP8 grouped GEMMs: a listed gap, the model 29-39 % fast alone", "[hardware][moe]") {
+TEST_CASE("routed grouped GEMMs vs torchao B200 MXFP8 grouped GEMMs: fprop and dgrad within 15 % alone (in sample), wgrad a gap", "[hardware][moe]") {
   // kernel_gemm.csv, pytorch/ao torchao/prototype/moe_training/README.md @36027d82: 8 experts of
   // 16,384 tokens, torch._scaled_grouped_mm (CUTLASS), B200 1000 W.
   struct Row {
@@ -32,12 +32,12 @@ TEST_CASE("routed grouped GEMMs vs torchao B200 MXFP8 grouped GEMMs: a listed ga
   };
   // Compared alone: the model's rate with the profile's in-step factors divided out (this test used
   // to compare the in-step rate with the isolated benchmark, and passed through the fitted factor).
-  // Alone, the model runs these MXFP8 grouped GEMMs 29-39 % faster than torchao measured: its
-  // MXFP8 rate is the per-tensor FP8 MAMF anchor's, while the block-scaled grouped CUTLASS kernel
-  // reaches 2,303 TFLOP/s. All three passes are listed gaps that must stay misses until an MXFP8
-  // grouped-GEMM efficiency is measured on more than one shape (wgrad also runs at 0.79x fprop).
-  const Row rows[] = {{"fwd", 16384, 2048, 7168, true, 2303, true},
-                      {"dgrad", 16384, 7168, 2048, true, 2286, true},
+  // With the dense FP8 anchor's efficiency the model ran these 29-39 % fast; fprop and dgrad are two
+  // of the 8 rows kGroupedLowPrecisionEfficiency (hardware/kernel_cost.cpp) is fitted on, so this
+  // is an in-sample check of that fit, not accuracy. wgrad stays a listed gap: the K-grouped kernel
+  // runs at 0.79x the fprop rate, which the tile/wave model does not see.
+  const Row rows[] = {{"fwd", 16384, 2048, 7168, true, 2303, false},
+                      {"dgrad", 16384, 7168, 2048, true, 2286, false},
                       {"wgrad", 2048, 7168, 16384, false, 1830, true}};
   const double in_step = b200().in_step_rate_ratio * b200().compute_sustained_fraction * b200().sustained_clock_ratio;
   for (const Row& r : rows) {
@@ -108,13 +108,12 @@ TEST_CASE("routed grouped GEMMs vs torch._grouped_mm on H200, BF16, small expert
   }
 }
 
-TEST_CASE("routed FP8 grouped GEMMs vs torch._scaled_grouped_mm (rowwise) on H200: a listed gap, the model 12-65 % fast", "[hardware][moe]") {
+TEST_CASE("routed FP8 grouped GEMMs vs torch._scaled_grouped_mm (rowwise) on H200: within 30 % alone (in sample)", "[hardware][moe]") {
   // hardware/kernels/fp8_grouped_gemm_h200.csv, measured by this project on the lent H200 (forward,
-  // quantization not included). The model's rate with the in-step factors divided out. BF16 grouped
-  // GEMMs match within 15 % (above); FP8 ones do not: the model takes the dense FP8 MAMF anchor's
-  // efficiency (1,453 TFLOP/s; rowwise _scaled_mm 8192^3 here: 1,543), while the grouped FP8 kernel
-  // reaches 523-1,147. Like the B200 MXFP8 rows, a listed gap that must stay a miss until a grouped
-  // low-precision efficiency is measured on enough shapes to model it.
+  // quantization not included). The model's rate with the in-step factors divided out. With the dense
+  // FP8 anchor's efficiency alone (1,453 TFLOP/s; rowwise _scaled_mm 8192^3 here: 1,543) the model ran
+  // these 12-65 % fast; they are 6 of the 8 rows kGroupedLowPrecisionEfficiency is fitted on, so
+  // this checks the fit's residuals (in sample, not accuracy): the worst is fc2 at 1,024 tokens.
   static const hardware::GpuSpec h200 = scenarios::load_scenario_string(
       "name: x\nmodel: llama2-7b\nhardware: h200-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n", "<test>").gpu;
   struct Row { double e, t, k, n, fp8; };
@@ -127,6 +126,6 @@ TEST_CASE("routed FP8 grouped GEMMs vs torch._scaled_grouped_mm (rowwise) on H20
     std::printf("  H200 FP8 %g x %5.0f tokens, K %4.0f N %4.0f: model %5.0f / measured %5.0f TFLOP/s\n", r.e, r.t, r.k, r.n,
                 model, r.fp8);
     INFO(r.t << " tokens, K " << r.k << " N " << r.n << ": model " << model << ", measured " << r.fp8);
-    CHECK(model > 1.10 * r.fp8);
+    CHECK(model == Approx(r.fp8).epsilon(0.30));
   }
 }

@@ -17,7 +17,9 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxMoeHeadlineMape = 0.33;  // measured 0.325 on 51 headline rows on 2026-12-04 with one fitted constant per
+constexpr double kMaxMoeHeadlineMape = 0.30;  // measured 0.293 on 51 headline rows on 2026-12-04 with FP8/MXFP8 grouped GEMMs at
+                                               // their measured efficiency (kGroupedLowPrecisionEfficiency, kernel rows);
+                                               // 0.325 before that, with one fitted constant per
                                                // GPU die (B200 takes GB200's 0.84, not the global 0.97); 0.358 before
                                                // that, after the node's
                                                // measured host CPU time per op (Grace 2.75x x86, a TE module call
@@ -42,12 +44,13 @@ constexpr int kMinMoeSimulatedRows = 197;  // 145 before issue 29's 52 Nemotron 
 // their headline MAPE (issue 29 target 15 % NOT met: GB200 rows 14 % too slow, B300 +9 to +36 %,
 // B200 +46 to +80 %, H100 within 15 %; see docs/reference/mamba2_ssd.md).
 constexpr int kHybridRows = 52;
-constexpr double kMaxHybridHeadlineMape = 0.24;  // measured 0.239 on 12 headline rows on 2026-12-04 with the fit per die (0.262
+constexpr double kMaxHybridHeadlineMape = 0.22;  // measured 0.211 on 12 headline rows on 2026-12-04 with grouped FP8 GEMMs measured
+                                                 // (0.239 before), the fit per die (0.262
                                                  // before), the host CPU per op
                                                  // and the graph scope each row's notes quote (0.550 before both)
 }  // namespace
 
-TEST_CASE("published MoE runs: headline MAPE <= 33% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
+TEST_CASE("published MoE runs: headline MAPE <= 30% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
   const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
   ValidationSummary s = validate_table(table);
   add_out_of_sample(table, "", &s);
