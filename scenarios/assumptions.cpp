@@ -167,7 +167,7 @@ std::vector<Assumption> assumptions(const Report& r) {
                      "syncs the host (docs/moe.md)"});
   }
   const double wait = seconds_per_step(r, [](const models::KernelOp& op) { return op.name == "host_launch_wait"; });
-  out.push_back({"stack.host_launch", fmt::format("{:.1f} us per kernel", 1e6 * models::host_launch_s(gpu)),
+  out.push_back({"stack.host_launch", fmt::format("{:.1f} us per op", 1e6 * models::host_launch_s(gpu)),
                  fmt::format("CPU time to issue one op from PyTorch on this node's host CPU (torch.nn.Linear forward, "
                              "TransformerEngine #2053: 13.5 us on a DGX H100's Xeon, 37.1 us on GB200's Grace; "
                              "a GEMM or attention kernel is a Transformer Engine module call, 2.7 times that (TE Linear over "

@@ -44,7 +44,7 @@ std::vector<Cause> causes() {
        "models/moe_ops.hpp auto_load_imbalance or training.moe_load_imbalance", true},
       // Host work first: the per-step fixed work runs inside the optimizer task.
       {"host and framework overhead (launch waits, grad-norm, syncs, batch upload)",
-       [](Scenario& s) { s.training.ideal.host = true; }, false, "hardware.md §3.10 (launch cost), layer_ops_host.cpp"},
+       [](Scenario& s) { s.training.ideal.host = true; }, false, "host_op_cost.csv (CPU time per op, by host), layer_ops_host.cpp"},
       // The optimizer is one memory-bound kernel at the end of the step, outside any overlap,
       // so its time is taken off the step directly rather than through a scenario knob.
       {"optimizer step", [](Scenario&) {}, true},
