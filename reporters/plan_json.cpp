@@ -38,8 +38,8 @@ std::vector<std::string> equivalent_settings(const std::vector<std::string>& hea
   for (const auto& twin : c.equivalents) {
     std::string diff;
     for (const auto& col : plan_columns(true, header)) {
-      const std::size_t k = *column_of(header, col);
-      if (twin[k] != c.cells[k]) diff += fmt::format("{}{}={}", diff.empty() ? "" : " ", col, twin[k]);
+      const auto k = column_of(header, col);  // the batch column exists only when the batch is searched
+      if (k && twin[*k] != c.cells[*k]) diff += fmt::format("{}{}={}", diff.empty() ? "" : " ", col, twin[*k]);
     }
     out.push_back(diff);
   }

@@ -22,7 +22,8 @@ TEST_CASE("ZeRO-2/3 under pipeline parallelism: ZeRO-1's memory, and the report 
   const auto z1 = testing::run_main_scenario({"parallelism.pp=4", "parallelism.zero_stage=1", "parallelism.dp=64"});
   const auto z3 = testing::run_main_scenario({"parallelism.pp=4", "parallelism.zero_stage=3", "parallelism.dp=64"});
   CHECK(z3.memory.total_bytes == Approx(z1.memory.total_bytes).epsilon(1e-9));
-  const auto* line = zero_line(scenarios::assumptions(z3));
+  const auto listed = scenarios::assumptions(z3);
+  const auto* line = zero_line(listed);
   REQUIRE(line != nullptr);
   CHECK(line->why.find("no_sync") != std::string::npos);
   CHECK(zero_line(scenarios::assumptions(z1)) == nullptr);
