@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <string>
 
 #include "hardware/kernel_cost.hpp"
 #include "scenarios/load.hpp"
@@ -13,10 +14,20 @@ using namespace clustersim;
 using hardware::Precision;
 
 namespace {
+// A shipped hardware profile as the loader builds it.
+hardware::GpuSpec profile(const std::string& name) {
+  return scenarios::load_scenario_string("name: x\nmodel: llama2-7b\nhardware: " + name +
+                                             "\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
+                                         "<test>")
+      .gpu;
+}
 const hardware::GpuSpec& b200() {
-  static const hardware::GpuSpec g = scenarios::load_scenario_string(
-      "name: x\nmodel: llama2-7b\nhardware: b200\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n", "<test>").gpu;
+  static const hardware::GpuSpec g = profile("b200");
   return g;
+}
+// The profile's in-step factors, divided out to compare a model rate with a kernel run alone.
+double in_step(const hardware::GpuSpec& g) {
+  return g.in_step_rate_ratio * g.compute_sustained_fraction * g.sustained_clock_ratio;
 }
 }  // namespace
 
@@ -39,10 +50,10 @@ TEST_CASE("routed grouped GEMMs vs torchao B200 MXFP8 grouped GEMMs: fprop and d
   const Row rows[] = {{"fwd", 16384, 2048, 7168, true, 2303, false},
                       {"dgrad", 16384, 7168, 2048, true, 2286, false},
                       {"wgrad", 2048, 7168, 16384, false, 1830, true}};
-  const double in_step = b200().in_step_rate_ratio * b200().compute_sustained_fraction * b200().sustained_clock_ratio;
+  const double alone = in_step(b200());
   for (const Row& r : rows) {
     const double t = hardware::routed_gemm_cost(b200(), Precision::mxfp8, 8, r.m, r.n, r.k, r.tokens_in_m).time.si();
-    const double model = 8 * 2 * r.m * r.n * r.k / t / 1e12 / in_step;
+    const double model = 8 * 2 * r.m * r.n * r.k / t / 1e12 / alone;
     std::printf("  B200 MXFP8 grouped %s: measured %.0f, model %.0f TFLOP/s\n", r.pass, r.tflops, model);
     INFO(r.pass << ": measured " << r.tflops << ", model " << model);
     if (r.known_gap) CHECK(model > 1.15 * r.tflops);
@@ -78,8 +89,7 @@ TEST_CASE("routed grouped GEMMs vs torch._grouped_mm on H200, BF16, small expert
   // Qwen3-30B-A3B's shapes (fc1 K 2048 N 1536, fc2 K 768 N 2048) at 512..8192 tokens each. The model's
   // rate is an in-step rate: the profile's in-step factors (in_step_rate_ratio, the fitted
   // compute_sustained_fraction, sustained_clock_ratio) are divided out to compare with a kernel run alone.
-  static const hardware::GpuSpec h200 = scenarios::load_scenario_string(
-      "name: x\nmodel: llama2-7b\nhardware: h200-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n", "<test>").gpu;
+  static const hardware::GpuSpec h200 = profile("h200-sxm");
   struct Row { double t, k, n, fwd, dgrad, wgrad; };
   const Row rows[] = {{512, 2048, 1536, 452.5, 529.5, 438.3},   {512, 768, 2048, 399.3, 393.7, 356.4},
                       {1024, 2048, 1536, 631.7, 621.9, 584.2},  {1024, 768, 2048, 491.6, 455.1, 513.9},
@@ -89,8 +99,7 @@ TEST_CASE("routed grouped GEMMs vs torch._grouped_mm on H200, BF16, small expert
   for (const Row& r : rows) {
     const double flop = 2 * 8 * r.t * r.k * r.n;
     auto rate = [&](double m, double n, double k, bool tokens_in_m) {
-      const double in_step = h200.in_step_rate_ratio * h200.compute_sustained_fraction * h200.sustained_clock_ratio;
-      return flop / hardware::routed_gemm_cost(h200, Precision::bf16, 8, m, n, k, tokens_in_m).time.si() / 1e12 / in_step;
+      return flop / hardware::routed_gemm_cost(h200, Precision::bf16, 8, m, n, k, tokens_in_m).time.si() / 1e12 / in_step(h200);
     };
     const double fwd = rate(r.t, r.n, r.k, true), dgrad = rate(r.t, r.k, r.n, true), wgrad = rate(r.k, r.n, r.t, false);
     std::printf("  H200 8 x %5.0f tokens, K %4.0f N %4.0f: fwd %5.0f / %5.0f  dgrad %5.0f / %5.0f  wgrad %5.0f / %5.0f TFLOP/s (model / measured)\n",
@@ -114,15 +123,13 @@ TEST_CASE("routed FP8 grouped GEMMs vs torch._scaled_grouped_mm (rowwise) on H20
   // FP8 anchor's efficiency alone (1,453 TFLOP/s; rowwise _scaled_mm 8192^3 here: 1,543) the model ran
   // these 12-65 % fast; they are 6 of the 8 rows kGroupedLowPrecisionEfficiency is fitted on, so
   // this checks the fit's residuals (in sample, not accuracy): the worst is fc2 at 1,024 tokens.
-  static const hardware::GpuSpec h200 = scenarios::load_scenario_string(
-      "name: x\nmodel: llama2-7b\nhardware: h200-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n", "<test>").gpu;
+  static const hardware::GpuSpec h200 = profile("h200-sxm");
   struct Row { double e, t, k, n, fp8; };
   const Row rows[] = {{8, 1024, 2048, 1536, 817.3}, {8, 1024, 768, 2048, 522.8}, {8, 4096, 2048, 1536, 1085.2},
                       {8, 4096, 768, 2048, 791.6},  {8, 16384, 7168, 2048, 1108.8}, {4, 4096, 7168, 4096, 1146.5}};
-  const double in_step = h200.in_step_rate_ratio * h200.compute_sustained_fraction * h200.sustained_clock_ratio;
   for (const Row& r : rows) {
     const double t = hardware::routed_gemm_cost(h200, Precision::fp8, r.e, r.t, r.n, r.k, true).time.si();
-    const double model = 2 * r.e * r.t * r.k * r.n / t / 1e12 / in_step;
+    const double model = 2 * r.e * r.t * r.k * r.n / t / 1e12 / in_step(h200);
     std::printf("  H200 FP8 %g x %5.0f tokens, K %4.0f N %4.0f: model %5.0f / measured %5.0f TFLOP/s\n", r.e, r.t, r.k, r.n,
                 model, r.fp8);
     INFO(r.t << " tokens, K " << r.k << " N " << r.n << ": model " << model << ", measured " << r.fp8);
