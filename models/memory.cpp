@@ -151,7 +151,7 @@ struct StageInputs {
   double h = 0, v = 0, tp = 0, block = 0, embedding = 0, head = 0;
   double wb = 0, gb = 0, ob = 0, shard = 0;
   int zero = 0;
-  bool grads_sharded = false, fsdp_params = false, by_layer = false;
+  bool grads_sharded = false, fsdp_params = false, by_layer = false, fp32_state = true;
   std::vector<int> vlayers;
   int vstages = 0, mbs = 0;
   double full = 0, tokens = 0, layer_input = 0;
@@ -174,8 +174,10 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   in.head = (m.tied_embeddings && p.pp == 1 ? 0.0 : v * h / tp) + pc.final_norm;
   const bool fp32_weights = t.precision == hardware::Precision::fp32 || t.precision == hardware::Precision::tf32;
   in.wb = fp32_weights ? 4.0 : 2.0;
-  in.gb = (t.grad_reduce_fp32 || fp32_weights) ? 4.0 : 2.0;
-  in.ob = fp32_weights ? 8.0 : 12.0;
+  // Without an fp32 master the gradient is kept in the parameters' dtype (FSDP2 casts the reduced
+  // fp32 gradient back to it); the reduction's own dtype still sets its traffic.
+  in.gb = fp32_weights ? 4.0 : (t.grad_reduce_fp32 && t.fp32_optimizer_state) ? 4.0 : 2.0;
+  in.ob = t.optimizer_bytes_per_param(fp32_weights);
   in.shard = double(p.dp) * p.cp;
   in.zero = in.shard > 1 ? p.zero_stage : 0;
   // What is sharded at the step's peak. With pipeline parallelism, ZeRO-2/3 accumulate
@@ -186,6 +188,7 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   // optimizer's master copy (MixedPrecisionPolicy casts to BF16 only in the all-gather): the only
   // 2-byte weights are the units gathered at a time, whatever the shard size.
   in.fsdp_params = p.zero_stage >= 3 && !p.keeps_gathered_params();
+  in.fp32_state = t.fp32_optimizer_state || fp32_weights;
   in.vlayers = virtual_stage_layers(m.layers, p);
   in.vstages = p.pp * p.vpp;
   in.mbs = t.micro_batches(p);
@@ -285,7 +288,9 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     MemoryEstimate e;
     e.stage = s;
     const double unit = x.counted ? x.block_sum / x.counted : in.block;  // a gathered block
-    e.weights_bytes = in.fsdp_params ? 2 * unit * in.wb : x.params * in.wb;
+    // FSDP's shard is the fp32 master inside the optimizer bytes, or, without one, the BF16 parameter.
+    const double shard_wb = in.fsdp_params && !in.fp32_state ? in.wb / in.shard : 0.0;
+    e.weights_bytes = in.fsdp_params ? 2 * unit * in.wb + x.params * shard_wb : x.params * in.wb;
     e.gradients_bytes = x.params * in.gb / (in.grads_sharded ? in.shard : 1.0) + (in.grads_sharded ? 2 * unit * in.gb : 0.0);
     e.optimizer_bytes = x.params * in.ob / (in.zero >= 1 ? in.shard : 1.0);
     e.activations_bytes = stage_activations(m, t, p, in, x, s, &e);

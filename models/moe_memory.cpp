@@ -6,8 +6,8 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
                      int moe_layers, const MoeLayerOps& ops) {
   const bool fp32_weights = t.precision == hardware::Precision::fp32 || t.precision == hardware::Precision::tf32;
   const double wb = fp32_weights ? 4.0 : 2.0;
-  const double gb = (t.grad_reduce_fp32 || fp32_weights) ? 4.0 : 2.0;
-  const double ob = fp32_weights ? 8.0 : 12.0;
+  const double gb = fp32_weights ? 4.0 : (t.grad_reduce_fp32 && t.fp32_optimizer_state) ? 4.0 : 2.0;
+  const double ob = t.optimizer_bytes_per_param(fp32_weights);
   const int zero = x.edp > 1 ? p.zero_stage : 0;
   const double edp = x.edp;
   MoeMemory r;
@@ -20,7 +20,9 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   // PyTorch FSDP keeps the fp32 shard (the optimizer's master) as the parameter, over any EDP
   // size, 1 included: the BF16 weights are only the layers gathered at a time (models/memory.cpp).
   const bool fsdp = p.zero_stage >= 3 && !p.keeps_gathered_params();
-  r.expert_weights_bytes = fsdp ? 0.0 : r.expert_params * wb;
+  // Without an fp32 master, the shard is the BF16 parameter itself.
+  const double shard = zero >= 3 ? edp : 1.0;
+  r.expert_weights_bytes = !fsdp ? r.expert_params * wb : t.fp32_optimizer_state || fp32_weights ? 0.0 : r.expert_params * wb / shard;
   r.expert_gradients_bytes = r.expert_params * gb / (r.gradients_sharded ? edp : 1.0);
   // Sharded states are gathered layer by layer: the layer at work and the one prefetched hold
   // their experts' full weights (and, in backward, full gradients before the reduce-scatter),

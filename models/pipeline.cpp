@@ -54,9 +54,36 @@ UnevenSplit uneven_stage_layers(int layers, int vstages, int last_extra) {
   return out;
 }
 
+UnevenSplit v_stage_layers(int layers, int pp, int last_extra) {
+  UnevenSplit out;
+  if (pp < 1 || layers < 2 * pp) return out;
+  const int units = layers + 2 + last_extra;  // rank 0's embedding and loss take a layer's place each
+  const int first = std::max(2, units / pp - 2 - last_extra);
+  std::vector<int> rank(static_cast<std::size_t>(pp), 0);
+  rank[0] = std::min(first, layers - 2 * (pp - 1));
+  if (pp > 1) {
+    const UnevenSplit rest = uneven_stage_layers(layers - rank[0], pp - 1);
+    for (int r = 1; r < pp; ++r) rank[static_cast<std::size_t>(r)] = rest.layers[static_cast<std::size_t>(r - 1)];
+  }
+  out.layers.assign(static_cast<std::size_t>(2 * pp), 0);
+  for (int r = 0; r < pp; ++r) {
+    const int n = rank[static_cast<std::size_t>(r)];
+    out.layers[static_cast<std::size_t>(r)] = n - n / 2;
+    out.layers[static_cast<std::size_t>(2 * pp - 1 - r)] = n / 2;
+  }
+  out.last_lightened = last_extra > 0;
+  return out;
+}
+
 std::string describe_split(int layers, const ParallelSpec& p, int last_extra) {
   if (p.pp_layers.empty()) return "";
   const int n = p.pp * p.vpp;
+  if (p.v_shape()) {
+    const UnevenSplit v = v_stage_layers(layers, p.pp, last_extra);
+    if (!automatic_split(layers, n, last_extra) || v.layers != p.pp_layers) return "as given in parallelism.pp_layers";
+    return "the V's split: rank 0 (the first and the last virtual stage) also runs the embedding, the loss" +
+           std::string(last_extra > 0 ? " and the MTP modules" : "") + ", the ranks' totals balanced with them";
+  }
   const UnevenSplit rule = automatic_split(layers, n, last_extra) ? uneven_stage_layers(layers, n, last_extra) : UnevenSplit{};
   if (rule.layers.empty() || rule.layers != p.pp_layers) return "as given in parallelism.pp_layers";
   if (rule.last_lightened)
@@ -70,7 +97,7 @@ std::string describe_split(int layers, const ParallelSpec& p, int last_extra) {
 namespace {
 PipeOp F(int mb, int chunk) { return {PassKind::forward, mb, chunk}; }
 PipeOp B(int mb, int chunk) { return {PassKind::backward, mb, chunk}; }
-PipeOp W(int mb) { return {PassKind::weight_grad, mb, 0}; }
+PipeOp W(int mb, int chunk = 0) { return {PassKind::weight_grad, mb, chunk}; }
 
 // ZB-H1 (Qi et al., arXiv 2401.10241 §2.1, Figure 3 top): 1F1B's warm-up and F/B pairs, each B
 // split from its W, and stage i's W passes deferred by i micro-batches, so that every stage holds
@@ -95,6 +122,76 @@ std::vector<PipeOp> zb_h1_schedule(int P, int stage, int m) {
   while (next_w < m) ops.push_back(W(next_w++));
   return ops;
 }
+// DualPipeV (DeepSeek's DualPipe cut in half: deepseek-ai/DualPipe dualpipev.py, the eight steps
+// of DualPipeV.step): rank r of P holds virtual stages r (chunk 0) and 2P − 1 − r (chunk 1); each
+// chunk takes its micro-batches in order. B passes are input gradients; "zero bubble" ones leave
+// their W on a queue that later W steps drain, the others run their W at once. The F/B pairs of
+// the main steps run one micro-batch's forward against another's backward (their dispatch and
+// combine hide behind each other's compute: the step model detaches the MoE exchanges).
+class DualPipeV {
+ public:
+  DualPipeV(int P, int r, int m) : P_(P), r_(r), m_(m) {}
+  std::vector<PipeOp> ops() {
+    const int P = P_, r = r_;
+    for (int i = 0; i < (P - r - 1) * 2; ++i) f(0);                    // 1: nF0
+    for (int i = 0; i < r + 1; ++i) f(0), f(1);                          // 2: nF0F1
+    for (int i = 0; i < P - r - 1; ++i) b(1, true), w(), f(1);           // 3: nB1W1F1
+    for (int i = 0; i < m_ - 2 * P + r + 1; ++i) f(0), b(1), f(1), b(0);  // 4: nF0B1F1B0
+    for (int i = 0; i < P - r - 1; ++i) b(1), f(1), b(0);                // 5: nB1F1B0
+    bool zb = false;                                                      // 6: nB1B0, zero bubble from the middle
+    for (int i = 0, n = r + 1; i < n; ++i) {
+      if (i == n / 2 && r % 2 == 1) zb = true;
+      b(1, zb);
+      if (i == n / 2 && r % 2 == 0) zb = true;
+      b(0, zb);
+    }
+    for (int i = 0; i < P - r - 1; ++i) w(), b(0, true);                 // 7: nWB0
+    while (next_w_ < pending_.size()) w();                                // 8: nW
+    return std::move(ops_);
+  }
+
+ private:
+  void f(int c) { ops_.push_back(F(fwd_[c]++, c)); }
+  void b(int c, bool zero_bubble = false) {
+    const int mb = bwd_[c]++;
+    ops_.push_back(B(mb, c));
+    if (zero_bubble) pending_.push_back(W(mb, c));
+    else ops_.push_back(W(mb, c));
+  }
+  void w() { ops_.push_back(pending_[next_w_++]); }
+  int P_, r_, m_;
+  int fwd_[2] = {0, 0}, bwd_[2] = {0, 0};
+  std::vector<PipeOp> ops_, pending_;
+  std::size_t next_w_ = 0;
+};
+// ZB-V (Qi et al., arXiv 2401.10241 §6), as PyTorch's ScheduleZBVZeroBubble orders it
+// (torch/distributed/pipelining/schedules.py): the V placement, 2(pp − r) − 1 chunk-0 forwards,
+// r chunk-1/chunk-0 forward pairs, pp − r chunk-1 F/B/W triples, then F/B/W of each chunk in
+// turn; in the cool-down B passes first and the W passes they left after them. Built for
+// max(2pp − 1, m) micro-batches, the ones beyond m dropped, as PyTorch does.
+std::vector<PipeOp> zbv_schedule(int P, int r, int m) {
+  const int n = std::max(2 * P - 1, m);
+  int f0 = 0, f1 = 0, b0 = 0, b1 = 0;
+  std::vector<PipeOp> ops;
+  ops.reserve(static_cast<std::size_t>(6 * m));
+  auto add = [&](PipeOp op) {
+    if (op.micro_batch < m) ops.push_back(op);
+  };
+  for (int i = 0; i < 2 * (P - r) - 1; ++i) add(F(f0++, 0));
+  for (int i = 0; i < r; ++i) add(F(f1++, 1)), add(F(f0++, 0));
+  for (int i = 0; i < P - r; ++i, ++b1) add(F(f1++, 1)), add(B(b1, 1)), add(W(b1, 1));
+  while (f1 < f0 || f0 < n) {
+    if (f0 < n) add(F(f0++, 0));
+    add(B(b0, 0)), add(W(b0, 0)), ++b0;
+    add(F(f1++, 1)), add(B(b1, 1)), add(W(b1, 1)), ++b1;
+  }
+  int w0 = b0, w1 = b1;
+  for (int i = 0; i < r; ++i) add(B(b0++, 0)), add(B(b1++, 1));
+  for (int i = 0; i < P - r; ++i) add(B(b0++, 0)), add(W(w0++, 0));
+  while (w1 < b1) add(W(w1++, 1));
+  while (w0 < b0) add(W(w0++, 0));
+  return ops;
+}
 }  // namespace
 
 std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_batches) {
@@ -107,6 +204,8 @@ std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_b
     return ops;
   }
   if (p.schedule == PipelineSchedule::zb_h1) return zb_h1_schedule(P, stage, m);
+  if (p.schedule == PipelineSchedule::dualpipev) return DualPipeV(P, stage, m).ops();
+  if (p.schedule == PipelineSchedule::zbv) return zbv_schedule(P, stage, m);
   if (p.schedule == PipelineSchedule::one_f_one_b || p.vpp == 1) {
     const int warmup = std::min(P - stage - 1, m);
     for (int i = 0; i < warmup; ++i) ops.push_back(F(i, 0));
@@ -148,10 +247,10 @@ int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
   // In the steady phase each run of pp·vpp F/B pairs forwards and backs every chunk equally, so
   // the count is periodic there and only falls in the cool-down: a 3·pp micro-batch schedule has
   // the same warm-up and at least one whole period, hence the same peak (GPipe keeps them all).
-  const bool periodic = p.schedule != PipelineSchedule::gpipe && micro_batches > 3 * p.pp;
+  const bool periodic = p.schedule != PipelineSchedule::gpipe && !p.v_shape() && micro_batches > 3 * p.pp;
   int now = 0, peak = 0;
   for (const PipeOp& op : stage_schedule(p, stage, periodic ? 3 * p.pp : micro_batches)) {
-    const int layers = vstage_layers[static_cast<std::size_t>(op.chunk * p.pp + stage)];
+    const int layers = vstage_layers[static_cast<std::size_t>(p.vstage_of(stage, op.chunk))];
     if (op.kind == PassKind::forward) now += layers;
     if (op.kind == PassKind::backward) now -= layers;
     peak = std::max(peak, now);
@@ -162,10 +261,10 @@ int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
 double peak_held_activations(const ParallelSpec& p, int stage, int micro_batches, const std::vector<int>& vstage_layers,
                              double saved, double kept_for_w) {
   // Periodic after the warm-up and the W deferral (at most pp micro-batches each), as above.
-  const bool periodic = p.schedule != PipelineSchedule::gpipe && micro_batches > 3 * p.pp;
+  const bool periodic = p.schedule != PipelineSchedule::gpipe && !p.v_shape() && micro_batches > 3 * p.pp;
   double now = 0, peak = 0;
   for (const PipeOp& op : stage_schedule(p, stage, periodic ? 3 * p.pp : micro_batches)) {
-    const double layers = vstage_layers[static_cast<std::size_t>(op.chunk * p.pp + stage)];
+    const double layers = vstage_layers[static_cast<std::size_t>(p.vstage_of(stage, op.chunk))];
     const bool split = p.splits_backward();
     if (op.kind == PassKind::forward) now += layers * saved;
     if (op.kind == PassKind::backward) now -= layers * (split ? saved - kept_for_w : saved);
@@ -183,7 +282,13 @@ void check_schedule(const ParallelSpec& p, int micro_batches) {
   if (p.pp < 1 || p.vpp < 1) refuse("pp and vpp must be at least 1");
   if (micro_batches < 1) refuse("at least one micro-batch is needed");
   if (p.vpp > 1 && p.schedule == PipelineSchedule::zb_h1)
-    refuse("zb-h1 runs one model chunk per stage (vpp 1); ZB-V is not built");
+    refuse("zb-h1 runs one model chunk per stage (vpp 1); the V-shaped zero-bubble schedule is zbv");
+  if (p.v_shape()) {
+    if (p.pp < 2 || p.vpp != 2) refuse(std::string(name(p.schedule)) + " runs two model chunks (vpp 2) on each of pp >= 2 ranks");
+    if (p.schedule == PipelineSchedule::dualpipev && micro_batches < 2 * p.pp)
+      refuse("dualpipev needs at least 2·pp micro-batches (DualPipeV's rule)");
+    return;
+  }
   if (p.vpp > 1 && p.schedule != PipelineSchedule::interleaved) refuse("vpp > 1 needs the interleaved schedule");
   if (p.schedule == PipelineSchedule::interleaved && p.vpp > 1 && micro_batches % p.pp != 0)
     refuse("the interleaved schedule needs a micro-batch count that is a multiple of pp");
@@ -229,7 +334,7 @@ void emit_pipeline(const ParallelSpec& p, int micro_batches, const EmitPass& emi
       const auto& ops = order[static_cast<std::size_t>(s)];
       while (i < ops.size()) {
         const PipeOp op = ops[i];
-        const int vs = op.chunk * p.pp + s;
+        const int vs = p.vstage_of(s, op.chunk);
         std::vector<sim::TaskId> deps;
         PassRef in;
         if (input_of(op, vs, vstages, &in)) {

@@ -75,6 +75,13 @@ struct UnevenSplit {
 };
 /// `last_extra`: layer-equivalents the last virtual stage runs besides its layers (MTP modules).
 UnevenSplit uneven_stage_layers(int layers, int vstages, int last_extra = 0);
+/// The split of the V schedules (dualpipev, zbv) in virtual-stage order (2·pp entries): rank 0 holds
+/// the first and the last virtual stage, so it also runs the embedding and the loss (one layer's
+/// place each, as Megatron's split counts them) and the MTP modules; the ranks' totals are
+/// balanced with that counted (rank 0 keeps at least one layer per chunk), the other ranks'
+/// remainder on the middle ranks, and each rank's layers halved between its chunks (the extra one
+/// to chunk 0). Empty when layers < 2·pp.
+UnevenSplit v_stage_layers(int layers, int pp, int last_extra = 0);
 /// Layer-equivalents of a model's MTP modules on the last stage: each runs one Transformer block
 /// and the shared LM head again (DeepSeek-V3 §2.2), and Megatron's account_for_loss counts the
 /// head as one layer, so 2 per module.

@@ -69,9 +69,9 @@ double useful_token_fraction(const DataSpec& d, int seq_len) {
   return slots > 0 ? real / slots : 1.0;
 }
 
-double checkpoint_bytes(const ParamCount& params, hardware::Precision precision) {
+double checkpoint_bytes(const ParamCount& params, hardware::Precision precision, bool fp32_optimizer_state) {
   const bool fp32_weights = precision == hardware::Precision::fp32 || precision == hardware::Precision::tf32;
-  return params.total * (fp32_weights ? 4.0 + 8.0 : 2.0 + 12.0);
+  return params.total * (fp32_weights ? 4.0 + 8.0 : fp32_optimizer_state ? 2.0 + 12.0 : 2.0 + 4.0);
 }
 
 double expected_straggler_factor(double probability, double slowdown, double ranks) {

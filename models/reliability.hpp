@@ -75,8 +75,9 @@ struct DataSpec {
 double useful_token_fraction(const DataSpec& d, int seq_len);
 
 /// Bytes of one full checkpoint: weights plus mixed-precision Adam state (fp32 master, m, v),
-/// the accounting of memory.hpp — 14 B/param for 16-bit training, 12 B/param for fp32.
-double checkpoint_bytes(const ParamCount& params, hardware::Precision precision);
+/// the accounting of memory.hpp — 14 B/param for 16-bit training, 12 B/param for fp32, 6 B/param
+/// for BF16 weights whose Adam moments stay BF16 (training.optimizer_dtype: bf16).
+double checkpoint_bytes(const ParamCount& params, hardware::Precision precision, bool fp32_optimizer_state = true);
 
 /// E[max over ranks] of a step's compute-time factor when each of `ranks` GPUs is independently
 /// slow (×slowdown) with probability p: 1 + (slowdown − 1)·(1 − (1 − p)^ranks). Exact for this

@@ -29,9 +29,7 @@ using sim::TaskId;
 using topologies::Collective;
 using topologies::GroupDim;
 
-// Adam with fp32 master weights, per local parameter: read grad, master, m, v (16 B), write
-// master, m, v (12 B) and the bf16 weight (2 B), plus the gradient-norm read (4 B).
-constexpr double kAdamBytesPerParam = 34.0;
+
 
 /// A stage's gradient plan and the DP traffic state while its passes are added.
 struct StageState {
@@ -168,7 +166,7 @@ class StepBuilder {
   }
 
   std::vector<TaskId> emit_pass(int s, const PipeOp& op, std::vector<TaskId> deps) {
-    const int vs = op.chunk * p_.pp + s;
+    const int vs = p_.vstage_of(s, op.chunk);
     const bool forward = op.forward(), wgrad = op.kind == PassKind::weight_grad;
     // A W pass reads what its own B left on this stage; the compute stream's order already puts
     // it after that B, so it waits for nothing else (not for B's send to the previous stage).
@@ -191,8 +189,10 @@ class StepBuilder {
     // The pass's output goes in the input's storage (consumed above): no allocation per pass.
     std::vector<TaskId> out = std::move(deps);
     out.clear();
-    if (wgrad || ends_model) g_.flush(s, &out);
-    else out.push_back(send(s, forward));
+    // The V's turn (DualPipeV: the last rank's first chunk feeds its second) hands over in place.
+    const int to = ends_model ? s : p_.rank_of(forward ? vs + 1 : vs - 1);
+    if (wgrad || ends_model || to == s) g_.flush(s, &out);
+    else out.push_back(send(s, to, forward));
     return out;
   }
 
@@ -293,7 +293,7 @@ class StepBuilder {
     const double experts = st.expert_params / (policy_.zero() >= 1 ? p_.edp() : 1);
     // The optimizer's HBM traffic, plus the step's fixed work (gradient norm, scalar all-reduces, host syncs).
     const double opt_s =
-        hardware::memory_cost(gpu_, units::Bytes((policy_.local_params(st.grads.params) + experts) * kAdamBytesPerParam)).time.si() +
+        hardware::memory_cost(gpu_, units::Bytes((policy_.local_params(st.grads.params) + experts) * t_.adam_traffic_bytes_per_param())).time.si() +
                          c_.step_fixed.time_s + scalar_all_reduces_s();
     std::vector<TaskId> deps = st.reduce_done;
     for (TaskId w : stream.wait_next) deps.push_back(w);
@@ -313,8 +313,7 @@ class StepBuilder {
   // group's link between the two stages. Megatron sends 1/tp of the [b, s/cp, h] tensor per TP
   // rank (scatter-gather optimization, Narayanan et al. 2021 §4.1; with SP the tensor is
   // already sequence-sharded).
-  TaskId send(int s, bool forward) {
-    const int to = forward ? (s + 1) % p_.pp : (s + p_.pp - 1) % p_.pp;
+  TaskId send(int s, int to, bool forward) {
     // A send and its mirror image cross the same kinds of links at the same rates (the fabric is
     // symmetric), so both directions of a stage pair share one routed plan.
     const int lo = std::min(s, to), hi = std::max(s, to);

@@ -66,7 +66,7 @@ GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const Par
 
 int unit_index(const GradientPlan& g, const ParallelSpec& p, const std::vector<int>& vlayers, int s, int chunk,
                int which) {
-  const int vs = chunk * p.pp + s;
+  const int vs = p.vstage_of(s, chunk);
   const int u = g.chunk_unit_offset[static_cast<std::size_t>(chunk)];
   const bool has_head = vs == p.pp * p.vpp - 1;
   const int layers = vlayers[static_cast<std::size_t>(vs)];

@@ -14,7 +14,7 @@ enum class Recompute { none, selective, full };
 enum class FlopsFormula { megatron, palm };
 /// zb_h1: ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism" (ICLR 2024, arXiv 2401.10241
 /// §2.1): 1F1B with each backward split into B (input gradients) and W (weight gradients).
-enum class PipelineSchedule { one_f_one_b, gpipe, interleaved, zb_h1 };
+enum class PipelineSchedule { one_f_one_b, gpipe, interleaved, zb_h1, dualpipev, zbv };
 /// How FP8 GEMM inputs get their scales (training.fp8_recipe; docs/recipes.md). delayed: from an
 /// amax history (Transformer Engine DelayedScaling, Megatron's default --fp8-recipe); tensorwise:
 /// current per-tensor amax (TE Float8CurrentScaling, torchao tensorwise); rowwise: per row
@@ -83,7 +83,16 @@ struct ParallelSpec {
   bool reduces_grads_every_micro_batch() const { return pp == 1; }
   /// ZeRO-3 keeps each block's gathered parameters for the whole step (see FsdpReshard).
   /// The schedule runs each backward as a B pass and a later W pass (weight gradients).
-  bool splits_backward() const { return schedule == PipelineSchedule::zb_h1; }
+  bool splits_backward() const { return schedule == PipelineSchedule::zb_h1 || v_shape(); }
+  /// Two model chunks per rank in a V (DualPipeV, ZB-V): a micro-batch goes down the ranks
+  /// through the first chunks and back up through the second ones, so rank 0 holds the first
+  /// and the last virtual stages.
+  bool v_shape() const { return schedule == PipelineSchedule::dualpipev || schedule == PipelineSchedule::zbv; }
+  /// The virtual stage (pipeline order) of model chunk `chunk` on pipeline rank `stage`:
+  /// chunk·pp + stage as Megatron interleaves, or 2·pp − 1 − stage for the V's second chunk.
+  int vstage_of(int stage, int chunk) const { return v_shape() && chunk == 1 ? 2 * pp - 1 - stage : chunk * pp + stage; }
+  /// The pipeline rank that runs virtual stage `vstage` (vstage_of's inverse).
+  int rank_of(int vstage) const { return v_shape() && vstage >= pp ? 2 * pp - 1 - vstage : vstage % pp; }
   bool keeps_gathered_params() const {
     return fsdp_reshard_after_forward == FsdpReshard::never ||
            (fsdp_reshard_after_forward == FsdpReshard::automatic && pp > 1);
@@ -155,6 +164,21 @@ struct TrainingSpec {
   /// Megatron-LM reduces gradients in fp32 when training in bf16
   /// (arguments.py: bf16 ⇒ accumulate_allreduce_grads_in_fp32).
   bool grad_reduce_fp32 = true;
+  /// The optimizer keeps fp32 master weights and fp32 Adam moments (Megatron, torchtitan and
+  /// mixed-precision PyTorch). false: the parameters are BF16 and Adam keeps its moments in the
+  /// parameters' dtype, with no master copy (NeMo AutoModel's default: from_config builds the model
+  /// in torch.bfloat16 and torch.optim.Adam's state follows it).
+  bool fp32_optimizer_state = true;
+  /// Optimizer-state bytes per parameter beyond the weights: fp32 master + m + v (12), m + v in
+  /// fp32 when the weights are fp32 already (8), m + v in BF16 without a master (4).
+  double optimizer_bytes_per_param(bool fp32_weights) const {
+    return fp32_weights ? 8.0 : fp32_optimizer_state ? 12.0 : 4.0;
+  }
+  /// Adam's HBM traffic per local parameter. With fp32 master weights: read grad, master, m, v
+  /// (16 B), write master, m, v (12 B) and the bf16 weight (2 B), plus the gradient-norm read
+  /// (4 B). BF16 weights and moments without a master: read grad, weight, m, v (8 B), write
+  /// weight, m, v (6 B), plus the norm's read (2 B).
+  double adam_traffic_bytes_per_param() const { return fp32_optimizer_state ? 34.0 : 16.0; }
   double grad_bucket_params = 0;     ///< 0: Megatron default max(4e7, 1e6·dp)
   double tokens = 0;                 ///< training budget (tokens) for days-to-train
   /// Batch-size ramp (DeepSeek-V2/V3 reports): the global batch grows linearly in tokens from
@@ -193,6 +217,8 @@ inline const char* name(PipelineSchedule s) {
   return s == PipelineSchedule::one_f_one_b ? "1f1b"
          : s == PipelineSchedule::gpipe     ? "gpipe"
          : s == PipelineSchedule::zb_h1     ? "zb-h1"
+         : s == PipelineSchedule::dualpipev ? "dualpipev"
+         : s == PipelineSchedule::zbv       ? "zbv"
                                             : "interleaved";
 }
 

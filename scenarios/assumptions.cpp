@@ -76,7 +76,12 @@ void add_moe_routing(const Report& r, std::vector<Assumption>* out) {
                                 "routers add skew (give the measured share), 1.0 is an exactly even gate",
                                 busiest)});
   }
-  if (t.assumed.moe_a2a_overlap && p.ep > 1)
+  if (t.assumed.moe_a2a_overlap && p.ep > 1 && p.v_shape())
+    out->push_back({"training.moe_a2a_overlap", "true",
+                    fmt::format("DualPipeV's forward/backward pairs run one micro-batch's dispatch/combine against another's "
+                                "compute (DeepSeek-V3 report §3.2.1); exposed EP communication is {}",
+                                share(r, r.step.breakdown.ep_comm_exposed_s))});
+  else if (t.assumed.moe_a2a_overlap && p.ep > 1)
     out->push_back({"training.moe_a2a_overlap", t.moe_a2a_overlap ? "true" : "false",
                     fmt::format("Megatron-Core's default (--overlap-moe-expert-parallel-comm off): dispatch/combine wait "
                                 "for compute; exposed EP communication is {}", share(r, r.step.breakdown.ep_comm_exposed_s))});
@@ -126,6 +131,13 @@ std::vector<Assumption> assumptions(const Report& r) {
   std::vector<Assumption> out;
   add_placement(r, &out);
   add_sharding(r, &out);
+  if (t.precision != hardware::Precision::fp32 && t.precision != hardware::Precision::tf32)
+    out.push_back({"training.optimizer_dtype", t.fp32_optimizer_state ? "fp32" : "bf16",
+                   t.fp32_optimizer_state
+                       ? "fp32 master weights and Adam moments, 12 B per parameter (Megatron, torchtitan and mixed-precision "
+                         "PyTorch); bf16 would keep BF16 moments and no master (NeMo AutoModel's default), 4 B"
+                       : "BF16 Adam moments and no fp32 master (NeMo AutoModel's default: the model is built in "
+                         "torch.bfloat16), 4 B per parameter instead of 12; gradients kept in BF16"});
   if (t.assumed.attention_impl) {
     const double s = seconds_per_step(r, [](const models::KernelOp& op) { return op.kind == models::OpKind::attention; });
     out.push_back({"training.attention_impl", hardware::name(t.attention_impl),

@@ -56,8 +56,9 @@ bool valid(const Scenario& s) {
   if (t.micro_batch < 1 || p.dp < 1 || t.global_batch % (long(t.micro_batch) * p.dp) != 0) return false;
   const long mbs = t.global_batch / (long(t.micro_batch) * p.dp);
   if (p.schedule == PipelineSchedule::interleaved && (p.vpp < 2 || mbs % p.pp != 0)) return false;
-  if (p.schedule != PipelineSchedule::interleaved && p.vpp > 1) return false;
-  if (p.schedule == PipelineSchedule::zb_h1 && p.vpp > 1) return false;  // ZB-V is not built
+  if (p.schedule != PipelineSchedule::interleaved && !p.v_shape() && p.vpp > 1) return false;
+  if (p.v_shape() && (p.vpp != 2 || mbs < 2 * p.pp)) return false;
+  if (p.schedule == PipelineSchedule::zb_h1 && p.vpp > 1) return false;  // the V-shaped one is zbv
   if (p.cp > 1 && t.seq_len % (2 * p.cp) != 0) return false;
   return mbs <= 100000 && mbs * s.model.layers <= 500000;
 }
@@ -99,10 +100,29 @@ std::vector<Candidate> vpp_values(const Scenario& sc) {
 // The zero-bubble schedule for a 1F1B plan with a pipeline: same stages and micro-batches, each
 // backward split into B and W (models/pipeline.cpp, zb_h1_schedule). Interleaved schedules are
 // the vpp knob's.
+// DualPipeV too: two model chunks per rank in a V (its layer split as the loader makes it), its
+// F/B pairs overlapping the MoE exchanges.
 std::vector<Candidate> schedule_values(const Scenario& sc) {
   const auto& p = sc.parallel;
   if (p.pp < 2 || p.vpp != 1 || p.schedule != PipelineSchedule::one_f_one_b) return {};
-  return {{"parallelism.schedule 1f1b → zb-h1", [](Scenario& s) { s.parallel.schedule = PipelineSchedule::zb_h1; }}};
+  std::vector<Candidate> out{
+      {"parallelism.schedule 1f1b → zb-h1", [](Scenario& s) { s.parallel.schedule = PipelineSchedule::zb_h1; }}};
+  const int layers = sc.model.layers, extra = models::mtp_layer_equivalents(sc.model.mtp_layers);
+  if (layers < 2 * p.pp || !p.pp_layers.empty()) return out;
+  std::vector<int> split;
+  if (models::automatic_split(layers, 2 * p.pp, extra)) split = models::v_stage_layers(layers, p.pp, extra).layers;
+  out.push_back({"parallelism.schedule 1f1b → zbv (vpp 2)", [split](Scenario& s) {
+                   s.parallel.schedule = PipelineSchedule::zbv;
+                   s.parallel.vpp = 2;
+                   s.parallel.pp_layers = split;
+                 }});
+  out.push_back({"parallelism.schedule 1f1b → dualpipev (vpp 2)", [split](Scenario& s) {
+                   s.parallel.schedule = PipelineSchedule::dualpipev;
+                   s.parallel.vpp = 2;
+                   s.parallel.pp_layers = split;
+                   if (s.model.is_moe()) s.training.moe_a2a_overlap = true;
+                 }});
+  return out;
 }
 
 // micro-batch: every size that divides the per-replica batch, from 1 up to the first that no

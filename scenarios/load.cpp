@@ -507,7 +507,15 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
              fmt::format("applies to ZeRO-3 (fsdp: true) only, but zero_stage is {}", p.zero_stage));
   p.vpp = par.integer("vpp", 1, 1, 1024);
   p.schedule = static_cast<models::PipelineSchedule>(
-      par.choice("schedule", {"1f1b", "gpipe", "interleaved", "zb-h1"}, p.vpp > 1 ? 2 : 0));
+      par.choice("schedule", {"1f1b", "gpipe", "interleaved", "zb-h1", "dualpipev", "zbv"}, p.vpp > 1 ? 2 : 0));
+  if (p.v_shape()) {
+    // DualPipeV and ZB-V: two model chunks per rank in a V (vpp 2 whether given or not).
+    const char* sched = models::name(p.schedule);
+    if (par.has("vpp") && p.vpp != 2)
+      par.fail("vpp", fmt::format("vpp = {}: {} runs two model chunks per rank; allowed: 2", p.vpp, sched));
+    p.vpp = 2;
+    if (p.pp < 2) par.fail("schedule", fmt::format("{} needs pp >= 2 pipeline ranks", sched));
+  }
   const auto& md = sc.model;
   // A check across two keys blames the model key when the user overrode it (--set, a --vary value).
   auto tp_fail = [&](const std::string& model_key, const std::string& message) {
@@ -528,10 +536,10 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   if (p.schedule == models::PipelineSchedule::interleaved && p.vpp < 2)
     par.fail("schedule", "interleaved needs vpp >= 2 model chunks per stage");
   if (p.schedule == models::PipelineSchedule::zb_h1 && p.vpp > 1)
-    par.fail("vpp", fmt::format("vpp = {}: zb-h1 runs one model chunk per stage (vpp 1); an interleaved zero-bubble "
-                                "schedule (ZB-V) is not built",
+    par.fail("vpp", fmt::format("vpp = {}: zb-h1 runs one model chunk per stage (vpp 1); the V-shaped zero-bubble "
+                                "schedule with two chunks per rank is zbv",
                                 p.vpp));
-  if (p.schedule != models::PipelineSchedule::interleaved && p.vpp > 1)
+  if (p.schedule != models::PipelineSchedule::interleaved && !p.v_shape() && p.vpp > 1)
     par.fail("vpp", fmt::format("vpp = {} needs schedule: interleaved", p.vpp));
   const int vstages = p.pp * p.vpp;
   if (par.has("pp_layers")) {
@@ -549,11 +557,11 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
         const int layers = p.pp_layers[std::size_t(st)];
         if (layers % p.vpp != 0)
           par.fail("pp_layers", fmt::format("stage {} has {} layers, not divisible into vpp = {} chunks; give pp*vpp entries", st, layers, p.vpp));
-        for (int c = 0; c < p.vpp; ++c) per_vstage[std::size_t(c * p.pp + st)] = layers / p.vpp;
+        for (int c = 0; c < p.vpp; ++c) per_vstage[std::size_t(p.vstage_of(st, c))] = layers / p.vpp;
       }
       p.pp_layers = per_vstage;
     }
-  } else if (const std::string why = pipeline_refusal(md, p.pp, p.vpp, &p.pp_layers); !why.empty()) {
+  } else if (const std::string why = pipeline_refusal(md, p.pp, p.vpp, &p.pp_layers, p.v_shape()); !why.empty()) {
     par.fail(p.vpp > 1 ? "vpp" : "pp", why);  // else pp_layers holds the automatic split, if uneven (models::describe_split)
   }
   const long model_parallel = long(p.tp) * p.pp * p.cp;
@@ -567,7 +575,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 
   const YamlReader tr = top.child("training");
   tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "fused_elementwise",
-                 "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "grad_bucket_params",
+                 "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "optimizer_dtype", "grad_bucket_params",
                  "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
                  "fp8_saved_inputs", "cuda_graphs", "cuda_graph_scope", "moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap",
                  "moe_router_fusion", "moe_permute_fusion", "recompute_modules", "recompute_layers", "batch_ramp"});
@@ -599,6 +607,9 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
   t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);
   t.grad_reduce_fp32 = tr.choice("grad_reduce_dtype", {"fp32", "bf16"}, 0) == 0;
+  t.fp32_optimizer_state = tr.choice("optimizer_dtype", {"fp32", "bf16"}, 0) == 0;
+  if (!t.fp32_optimizer_state && (t.precision == hardware::Precision::fp32 || t.precision == hardware::Precision::tf32))
+    tr.fail("optimizer_dtype", "bf16 optimizer state needs 16-bit or lower-precision training (precision is fp32/tf32); allowed: fp32");
   t.grad_bucket_params = tr.number("grad_bucket_params", 0, 0, 1e13);
   t.tokens = tr.number("tokens", 0, 0, 1e17);
   t.flops_formula = static_cast<models::FlopsFormula>(tr.choice("flops_formula", {"megatron", "palm"}, 0));
@@ -607,6 +618,9 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
     tr.fail("global_batch", fmt::format("global_batch ({}) must be a multiple of micro_batch × dp ({} × {} = {})",
                                         t.global_batch, t.micro_batch, p.dp, long(t.micro_batch) * p.dp));
   const long micro_batches = t.global_batch / (long(t.micro_batch) * p.dp);
+  if (p.schedule == models::PipelineSchedule::dualpipev && micro_batches < 2 * p.pp)
+    tr.fail("global_batch", fmt::format("{} micro-batches per step: dualpipev needs at least 2·pp = {} (DualPipeV's rule)",
+                                        micro_batches, 2 * p.pp));
   if (p.schedule == models::PipelineSchedule::interleaved && micro_batches % p.pp != 0)
     tr.fail("global_batch", fmt::format("the interleaved schedule needs micro-batches per step ({}) to be a multiple of pp ({})",
                                         micro_batches, p.pp));

@@ -123,7 +123,12 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   t.moe_load_imbalance = 0;
   if (tr.has("moe_load_imbalance") && tr.text("moe_load_imbalance", "") != "auto")
     t.moe_load_imbalance = tr.number("moe_load_imbalance", 1, 1, 1000);  // "auto" or a number ≥ 1
-  t.moe_a2a_overlap = tr.boolean("moe_a2a_overlap", false);
+  // DualPipeV's F/B pairs overlap one micro-batch's exchanges with another's compute by design.
+  const bool dualpipe = sc->parallel.schedule == models::PipelineSchedule::dualpipev;
+  t.moe_a2a_overlap = tr.boolean("moe_a2a_overlap", dualpipe);
+  if (dualpipe && !t.moe_a2a_overlap)
+    tr.fail("moe_a2a_overlap", "false contradicts parallelism.schedule dualpipev, whose forward/backward pairs overlap "
+                               "the dispatch and combine; allowed: true");
   t.assumed.moe_dispatcher = !tr.has("moe_dispatcher");
   t.assumed.moe_load_imbalance = !tr.has("moe_load_imbalance");
   t.assumed.moe_a2a_overlap = !tr.has("moe_a2a_overlap");

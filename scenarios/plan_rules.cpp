@@ -33,10 +33,12 @@ std::string cp_refusal(const models::ModelSpec& m, int cp) {
   return "";
 }
 
-std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::vector<int>* split) {
+std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::vector<int>* split, bool v_shape) {
   const int vstages = pp * vpp, extra = models::mtp_layer_equivalents(m.mtp_layers);
   if (m.layers % vstages == 0 && !models::automatic_split(m.layers, vstages, extra)) return "";
-  if (std::vector<int> layers = models::uneven_stage_layers(m.layers, vstages, extra).layers; !layers.empty()) {
+  const models::UnevenSplit rule =
+      v_shape ? models::v_stage_layers(m.layers, pp, extra) : models::uneven_stage_layers(m.layers, vstages, extra);
+  if (std::vector<int> layers = rule.layers; !layers.empty()) {
     if (split) *split = std::move(layers);
     return "";
   }

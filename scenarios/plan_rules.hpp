@@ -22,7 +22,9 @@ std::string cp_refusal(const models::ModelSpec& m, int cp);
 /// Without an explicit parallelism.pp_layers: pp·vpp virtual stages need at least one layer
 /// each (the automatic split, models::uneven_stage_layers, counting MTP modules on the last).
 /// When allowed and the split is not the even one, `split` (if given) receives its layer counts.
-std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::vector<int>* split = nullptr);
+/// `v_shape`: the V schedules' split (models::v_stage_layers) instead.
+std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::vector<int>* split = nullptr,
+                             bool v_shape = false);
 
 /// The expert layout of an MoE model: ep must divide the routed experts, etp the experts' ffn
 /// width, and etp·ep the fold tp·cp·dp of a pipeline stage (experts fold over its ranks).

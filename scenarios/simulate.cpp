@@ -86,7 +86,7 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   run.steps = t.tokens > 0 ? ideal_s / r.step_time_s : 0;
   run.useful_fraction = r.useful_token_fraction;
   run.num_gpus = r.num_gpus;
-  run.checkpoint_bytes = models::checkpoint_bytes(r.params, t.precision);
+  run.checkpoint_bytes = models::checkpoint_bytes(r.params, t.precision, t.fp32_optimizer_state);
   run.host_copy_bps = sc.network.topology.pcie_bandwidth.si() * sc.network.topology.pcie_efficiency;
   r.run = models::estimate_run(run, sc.reliability);
   r.days_to_train = sc.reliability.enabled ? r.run.expected_s / 86400.0 : r.days_to_train_ideal;

@@ -99,7 +99,8 @@ void add_run(std::vector<Metric>& m, const scenarios::Report& r) {
   m.emplace_back("reliability.expected_planned_interruptions", Unit::none, run.expected_planned);
   m.emplace_back("reliability.checkpoint_mode", std::string(models::name(rel.checkpoint_mode)));
   m.emplace_back("reliability.checkpoint_bytes",
-                 units::Bytes(models::checkpoint_bytes(r.params, r.scenario.training.precision)));
+                 units::Bytes(models::checkpoint_bytes(r.params, r.scenario.training.precision,
+                                                                   r.scenario.training.fp32_optimizer_state)));
   m.emplace_back("reliability.checkpoint_interval_steps", Unit::none, run.checkpoint_interval_steps);
   m.emplace_back("reliability.checkpoint_save_s", s(run.checkpoint_save_s));
   m.emplace_back("reliability.checkpoint_write_s", s(run.checkpoint_write_s));

@@ -16,8 +16,6 @@
 namespace clustersim::studies {
 namespace {
 
-// Bytes of HBM traffic per parameter of the optimizer step (models/step.cpp, kAdamBytesPerParam).
-constexpr double kAdamBytesPerParam = 34.0;
 
 // One micro-batch's pass durations: block `layer`'s forward and backward (with its recompute;
 // training.recompute_layers: only the first blocks of each chunk rerun their forward; with a
@@ -53,7 +51,7 @@ double pipeline_bound_s(const scenarios::Scenario& sc, const models::StepCosts& 
   auto optimizer_s = [&](int s) {
     double layers = 0;
     for (int ch = 0; ch < vpp; ++ch) layers += vlayers[std::size_t(ch * pp + s)];
-    return hardware::memory_cost(sc.gpu, units::Bytes(layers * c.layer_params / shard * kAdamBytesPerParam)).time.si() +
+    return hardware::memory_cost(sc.gpu, units::Bytes(layers * c.layer_params / shard * sc.training.adam_traffic_bytes_per_param())).time.si() +
            c.step_fixed.time_s;
   };
   const double optimizer0 = optimizer_s(0);

@@ -1,6 +1,7 @@
 #include "studies/sweep_space.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -187,8 +188,8 @@ std::vector<std::string> parse_schedules(const std::string& text, const std::str
   std::vector<std::string> out;
   for (const std::string& name : split(text, ',')) {
     if (std::find(kScheduleNames.begin(), kScheduleNames.end(), name) == kScheduleNames.end())
-      throw ScenarioError(fmt::format("{}: unknown schedule '{}'; allowed: 1f1b, gpipe, interleaved, zb-h1 "
-                                      "(comma-separated)", what, name));
+      throw ScenarioError(fmt::format("{}: unknown schedule '{}'; allowed: {} (comma-separated)", what, name,
+                                      fmt::join(kScheduleNames, ", ")));
     if (std::find(out.begin(), out.end(), name) != out.end())
       throw ScenarioError(fmt::format("{}: schedule '{}' is listed twice", what, name));
     out.push_back(name);
@@ -199,14 +200,16 @@ std::vector<std::string> parse_schedules(const std::string& text, const std::str
 namespace {
 
 // The schedules a plan of this pp and vpp runs under: none of the grid's (a pp 1 plan runs 1f1b),
-// interleaved alone at vpp > 1, the grid's others at vpp 1 — in kScheduleNames order.
+// interleaved at vpp > 1, the V-shaped ones (dualpipev, zbv) at vpp 2, the grid's others at vpp
+// 1 — in kScheduleNames order.
 std::vector<std::string> plan_schedules(const PlanGrid& g, int pp, int vpp) {
   if (pp == 1) return {"1f1b"};
   std::vector<std::string> out;
-  for (const auto& name : kScheduleNames)
-    if (std::find(g.schedules.begin(), g.schedules.end(), name) != g.schedules.end() &&
-        (name == "interleaved") == (vpp > 1))
-      out.push_back(name);
+  for (const auto& name : kScheduleNames) {
+    if (std::find(g.schedules.begin(), g.schedules.end(), name) == g.schedules.end()) continue;
+    const bool v_shape = name == "dualpipev" || name == "zbv";
+    if (v_shape ? vpp == 2 : (name == "interleaved") == (vpp > 1)) out.push_back(name);
+  }
   return out;
 }
 

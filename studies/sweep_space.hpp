@@ -39,10 +39,11 @@ struct PlanGrid {
   std::vector<int> vpp{1, 2, 4};  ///< used as is when layers is 0 or vpp is fixed
   /// Pipeline schedules searched where they apply (pp > 1; docs/sweeps.md): 1f1b, gpipe and zb-h1
   /// at vpp 1 (zb-h1 runs one model chunk per stage, models::check_schedule), interleaved at every
-  /// vpp > 1 (the only schedule with more than one chunk). A pp 1 plan has no pipeline and runs
-  /// 1f1b whatever the list says. Default: 1f1b, zb-h1, interleaved (gpipe holds every
-  /// micro-batch's activations for 1F1B's bubble, so it is only searched when asked for).
-  std::vector<std::string> schedules{"1f1b", "zb-h1", "interleaved"};
+  /// vpp > 1, dualpipev and zbv at vpp 2 (two chunks per rank in a V). A pp 1 plan has no
+  /// pipeline and runs 1f1b whatever the list says. Default: 1f1b, zb-h1, interleaved, dualpipev,
+  /// zbv (gpipe holds every micro-batch's activations for 1F1B's bubble, so it is only searched
+  /// when asked for).
+  std::vector<std::string> schedules{"1f1b", "zb-h1", "interleaved", "dualpipev", "zbv"};
   std::vector<int> micro_batch{1, 2, 4, 8};
   std::vector<int> zero_stage{0, 1, 2, 3};
   std::vector<std::string> recompute{"none", "selective", "full"};
@@ -75,7 +76,7 @@ std::vector<int> vpp_values(int layers, int pp, int max_vpp);
 /// kScheduleNames, none twice. Throws ScenarioError naming `what` and the allowed values.
 std::vector<std::string> parse_schedules(const std::string& text, const std::string& what);
 /// Every name parallelism.schedule takes (scenarios/load.cpp).
-inline const std::vector<std::string> kScheduleNames{"1f1b", "gpipe", "interleaved", "zb-h1"};
+inline const std::vector<std::string> kScheduleNames{"1f1b", "gpipe", "interleaved", "zb-h1", "dualpipev", "zbv"};
 /// Scenario keys of the plan dimensions, in column order (with parallelism.ep and
 /// parallelism.etp last for an MoE grid).
 const std::vector<std::string>& plan_keys(bool moe = false);

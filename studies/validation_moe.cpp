@@ -124,8 +124,23 @@ bool moe_model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* lay
   return true;
 }
 
+// NeMo AutoModel's GPT-OSS rows publish EP as '-' though they list DeepEP. The benchmark page
+// (docs/performance-summary.md, commit 89e3a9fd, 2025-10-06) ran the configs of that date:
+// examples/benchmark/configs/gptoss_120b_te_deepep.yaml ep_size 16 and gptoss_20b_te_deepep.yaml
+// ep_size 8 at commit 79d0ccfd (2025-10-02), the last version before the page (120B became 64 on
+// 2025-10-08). 0 when not known.
+long automodel_ep(const Row& r) {
+  if (family_of(field(r, "id")) != "MOE-AUTOMODEL") return 0;
+  const std::string model = lower(field(r, "model_name"));
+  if (contains(model, "gpt-oss-120b")) return 16;
+  if (contains(model, "gpt-oss-20b")) return 8;
+  return 0;
+}
+
 std::string moe_parallel_yaml(const Row& r, RowScenario* out) {
   long ep = integer(r, "ep");
+  if (!ep && (ep = automodel_ep(r)))
+    out->assumptions.push_back(fmt::format("ep not stated: {} (NeMo AutoModel benchmark config of the page's date)", ep));
   if (!ep) ep = 1, out->assumptions.push_back("ep not stated: 1");
   std::string y = fmt::format("  ep: {}\n", ep);
   const long tp = std::max(1L, integer(r, "tp")), pp = std::max(1L, integer(r, "pp")), cp = std::max(1L, integer(r, "cp"));
@@ -265,17 +280,17 @@ std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowSc
 RecipeRecompute recipe_recompute(const Row& r) {
   const std::string gpu = field(r, "gpu_type"), model = field(r, "model_name"), rc = field(r, "recompute");
   const std::string family = family_of(field(r, "id"));
-  // NeMo AutoModel's benchmark configs: activation_checkpointing: true in deepseek_v3_te_deepep.yaml
-  // (256 GPUs), kimi_k2_te_deepep.yaml and qwen3_moe_30b_te_deepep.yaml both when the benchmark page
-  // was written (commit 79d0ccfd, 2025-10-02, examples/benchmark/configs/) and later
-  // (79994aa1, 2026-04-12, examples/llm_benchmark/); absent for the 1024-GPU DeepSeek-V3 and false
-  // for GPT-OSS-120B at the rows' layouts. GPT-OSS-20B changed (true, then false): left as not
-  // stated. apply_ac (components/moe/parallelizer.py) wraps every block in PyTorch's
-  // checkpoint_wrapper: full recompute.
+  // NeMo AutoModel's benchmark configs (examples/benchmark/configs/): activation_checkpointing: true
+  // in every version of deepseek_v3_te_deepep.yaml (256 GPUs), deepseek_v3_te_deepep_1024.yaml (from
+  // its first version, 2c236e08, 2025-10-08, to its key's removal on 2026-02-12), kimi_k2,
+  // qwen3_moe_30b, nemotron_nano_v3 (bb0c0bfb, 2026-02-26 on) and nemotron_super_v3 (c0e4fe1b,
+  // 2026-03-11 on); gptoss_20b true at 79d0ccfd (2025-10-02), the version the page of 2025-10-06 ran
+  // (false from 2025-11-10); gptoss_120b false. apply_ac (components/moe/parallelizer.py) wraps every
+  // block in PyTorch's checkpoint_wrapper: full recompute.
   if (family == "MOE-AUTOMODEL" && (rc.empty() || contains(rc, "not stated"))) {
-    const long gpus = integer(r, "num_gpus");
-    const bool ac = (contains(model, "deepseek-v3") && gpus == 256) || contains(model, "kimi k2") ||
-                    contains(model, "qwen3-30b");
+    const bool ac = contains(model, "deepseek-v3") || contains(model, "kimi k2") || contains(model, "qwen3-30b") ||
+                    contains(model, "nemotron 3 nano") || contains(model, "nemotron 3 super") ||
+                    contains(model, "gpt-oss-20b");
     if (ac) return {"full", {}, "NeMo AutoModel benchmark config: activation_checkpointing: true"};
     return {};
   }

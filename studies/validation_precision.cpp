@@ -50,6 +50,10 @@ std::string precision_yaml(const Row& r, const FamilyConventions& conv, RowScena
     y += fmt::format("  grad_reduce_dtype: {}\n", conv.grad_reduce_dtype);
     out->assumptions.push_back(fmt::format("gradients reduced in {} (the stack's benchmark recipes)", conv.grad_reduce_dtype));
   }
+  if (name != "fp16" && !conv.optimizer_dtype.empty() && conv.optimizer_dtype != "fp32") {
+    y += fmt::format("  optimizer_dtype: {}\n", conv.optimizer_dtype);
+    out->assumptions.push_back(fmt::format("optimizer state in {} with no fp32 master (the stack's default)", conv.optimizer_dtype));
+  }
   if (contains(p, "routed-expert grouped GEMMs"))
     out->assumptions.push_back("MXFP8 on every GEMM (the source applies it to the routed experts and most linears)");
   return y;

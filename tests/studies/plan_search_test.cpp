@@ -39,7 +39,7 @@ TEST_CASE("vpp values follow the layers: pp·vpp divides them, or them plus embe
   std::vector<int> seen;
   for (const auto& p : auto_parallel_plans(8, g))
     if (p.values[1] == "8") seen.push_back(std::stoi(p.values[3]));
-  CHECK(seen == std::vector<int>{1, 1, 2, 5});  // vpp 1 under 1f1b and zb-h1
+  CHECK(seen == std::vector<int>{1, 1, 2, 2, 2, 5});  // vpp 1 under 1f1b and zb-h1, 2 under interleaved, dualpipev, zbv
   // A fixed vpp is searched as given, whatever the layers.
   REQUIRE(fix_plan_dimension(&g, "parallelism.vpp", "3"));
   seen.clear();

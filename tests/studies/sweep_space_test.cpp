@@ -67,10 +67,10 @@ TEST_CASE("auto-parallel plans divide the GPU count, vpp only with pp", "[tools]
   g.micro_batch = {1};
   g.zero_stage = {0};
   g.recompute = {"none"};
-  // 2 GPUs: (tp, pp) = (1,1), (1,2) with vpp 1 (1f1b and zb-h1) or 2 (interleaved), (2,1);
-  // tp2·pp2 = 4 does not divide 2.
+  // 2 GPUs: (tp, pp) = (1,1), (1,2) with vpp 1 (1f1b and zb-h1) or 2 (interleaved, dualpipev,
+  // zbv), (2,1); tp2·pp2 = 4 does not divide 2.
   const auto plans = auto_parallel_plans(2, g);
-  REQUIRE(plans.size() == 5);
+  REQUIRE(plans.size() == 7);
   int interleaved = 0;
   for (const auto& p : plans) {
     const int tp = std::stoi(p.values[0]), pp = std::stoi(p.values[1]), vpp = std::stoi(p.values[3]);
@@ -78,9 +78,11 @@ TEST_CASE("auto-parallel plans divide the GPU count, vpp only with pp", "[tools]
     CHECK((vpp == 1 || pp > 1));
     const bool has_vpp = std::find(p.overrides.begin(), p.overrides.end(), "parallelism.vpp=2") != p.overrides.end();
     CHECK(has_vpp == (vpp == 2));
-    if (has_vpp) {
-      ++interleaved;
-      CHECK(std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=interleaved") != p.overrides.end());
+    if (has_vpp) {  // two chunks per rank: the interleaved schedule or a V-shaped one
+      const bool v = std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=dualpipev") != p.overrides.end() ||
+                     std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=zbv") != p.overrides.end();
+      interleaved += !v;
+      CHECK((v || std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=interleaved") != p.overrides.end()));
     }
   }
   CHECK(interleaved == 1);
@@ -155,9 +157,10 @@ TEST_CASE("the pipeline schedule is a plan dimension where it applies", "[tools]
     return out;
   };
   using Pairs = std::vector<std::pair<std::string, std::string>>;
-  // zb-h1 only at vpp 1 (models::check_schedule refuses it with vpp > 1); interleaved only at vpp > 1.
+  // zb-h1 only at vpp 1 (models::check_schedule refuses it with vpp > 1); interleaved only at vpp > 1;
+  // the V schedules (dualpipev, zbv) only at vpp 2.
   CHECK(schedules_of(g) == Pairs{{"1/1", "1f1b"}, {"4/1", "1f1b"}, {"4/1", "zb-h1"}, {"4/2", "interleaved"},
-                                 {"4/4", "interleaved"}, {"4/8", "interleaved"}});
+                                 {"4/2", "dualpipev"}, {"4/2", "zbv"}, {"4/4", "interleaved"}, {"4/8", "interleaved"}});
   g.schedules = parse_schedules("zb-h1,1f1b", "--schedules");
   CHECK(schedules_of(g) == Pairs{{"1/1", "1f1b"}, {"4/1", "1f1b"}, {"4/1", "zb-h1"}});
   g.schedules = parse_schedules("interleaved", "--schedules");

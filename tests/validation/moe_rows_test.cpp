@@ -117,10 +117,14 @@ TEST_CASE("rows that leave recompute or the dispatcher blank take their release'
       {"MOE-MBRIDGE-191", {"  recompute_modules: [core_attn]\n"}},
       // A stated recompute is kept.
       {"MOE-MBRIDGE-173", {"  recompute_modules: [mla_up_proj]\n"}},
-      // NeMo AutoModel: activation_checkpointing in the benchmark config → full; absent → none.
-      {"MOE-AUTOMODEL-005", {"  recompute: full\n"}},
-      {"MOE-AUTOMODEL-004", {"  recompute: none\n"}},
-      {"MOE-AUTOMODEL-008", {"  recompute: none\n"}},
+      // NeMo AutoModel: activation_checkpointing in the benchmark config of the page's date → full
+      // (DeepSeek-V3 on 1,024 GPUs: its config from its first version, 2025-10-08; GPT-OSS-20B:
+      // 2025-10-02); false → none (GPT-OSS-120B, whose ep the page left as '-': 16 that day).
+      // Every AutoModel row keeps BF16 Adam state (no fp32 master).
+      {"MOE-AUTOMODEL-005", {"  recompute: full\n", "  optimizer_dtype: bf16\n"}},
+      {"MOE-AUTOMODEL-004", {"  recompute: full\n"}},
+      {"MOE-AUTOMODEL-008", {"  recompute: full\n"}},
+      {"MOE-AUTOMODEL-009", {"  recompute: none\n", "  ep: 16\n", "  optimizer_dtype: bf16\n"}},
   };
   for (const auto& c : cases) {
     const RowScenario rs = row_scenario(row(c.id));
