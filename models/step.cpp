@@ -29,10 +29,6 @@ using sim::TaskId;
 using topologies::Collective;
 using topologies::GroupDim;
 
-// Adam with fp32 master weights, per local parameter: read grad, master, m, v (16 B), write
-// master, m, v (12 B) and the bf16 weight (2 B), plus the gradient-norm read (4 B).
-constexpr double kAdamBytesPerParam = 34.0;
-
 /// A stage's gradient plan and the DP traffic state while its passes are added.
 struct StageState {
   GradientPlan grads;
@@ -88,16 +84,7 @@ class StepBuilder {
  private:
   StageState& stage(int s) { return stages_[static_cast<std::size_t>(s)]; }
   // MoE layers on stage s, its MTP modules included.
-  int stage_moe_layers(int s) const {
-    int n = 0;
-    for (int ch = 0; ch < p_.vpp; ++ch) {
-      const int vs = ch * p_.pp + s, first = first_layer(vs);
-      for (int l = 0; l < vlayers_[static_cast<std::size_t>(vs)]; ++l) n += m_.moe_layer(first + l) ? 1 : 0;
-      if (vs == vstages() - 1)
-        for (int j = 0; j < m_.mtp_layers; ++j) n += m_.moe_layer(m_.layers + j) ? 1 : 0;
-    }
-    return n;
-  }
+  int stage_moe_layers(int s) const { return models::stage_moe_layers(m_, p_, vlayers_, s); }
   // Expert gradients, reduced (ZeRO ≥ 1: reduce-scattered) over the expert-data-parallel group.
   // Megatron's DDP keeps them in buffers of their own (the expert-data-parallel group's) and, with
   // overlap_grad_reduce, launches each bucket as the backward fills it, like the dense ones
@@ -292,9 +279,7 @@ class StepBuilder {
     reduce_expert_grads(s);
     const double experts = st.expert_params / (policy_.zero() >= 1 ? p_.edp() : 1);
     // The optimizer's HBM traffic, plus the step's fixed work (gradient norm, scalar all-reduces, host syncs).
-    const double opt_s =
-        hardware::memory_cost(gpu_, units::Bytes((policy_.local_params(st.grads.params) + experts) * kAdamBytesPerParam)).time.si() +
-                         c_.step_fixed.time_s + scalar_all_reduces_s();
+    const double opt_s = optimizer_update_s(gpu_, c_, policy_.local_params(st.grads.params) + experts) + scalar_all_reduces_s();
     std::vector<TaskId> deps = st.reduce_done;
     for (TaskId w : stream.wait_next) deps.push_back(w);
     for (TaskId w : stream.wait_later) deps.push_back(w);

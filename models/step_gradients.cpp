@@ -1,6 +1,43 @@
 #include "models/step_gradients.hpp"
 
+#include "hardware/kernel_cost.hpp"
+#include "models/step_sharding.hpp"
+
 namespace clustersim::models {
+
+namespace {
+
+// Adam with fp32 master weights, per local parameter: read grad, master, m, v (16 B), write
+// master, m, v (12 B) and the bf16 weight (2 B), plus the gradient-norm read (4 B).
+constexpr double kAdamBytesPerParam = 34.0;
+
+}  // namespace
+
+int stage_moe_layers(const ModelSpec& m, const ParallelSpec& p, const std::vector<int>& vlayers, int stage) {
+  int n = 0;
+  const int vstages = p.pp * p.vpp;
+  for (int ch = 0; ch < p.vpp; ++ch) {
+    const int vs = ch * p.pp + stage;
+    int first = 0;
+    for (int v = 0; v < vs; ++v) first += vlayers[static_cast<std::size_t>(v)];
+    for (int l = 0; l < vlayers[static_cast<std::size_t>(vs)]; ++l) n += m.moe_layer(first + l) ? 1 : 0;
+    if (vs == vstages - 1)
+      for (int j = 0; j < m.mtp_layers; ++j) n += m.moe_layer(m.layers + j) ? 1 : 0;
+  }
+  return n;
+}
+
+double stage_optimizer_params(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,
+                              const std::vector<int>& vlayers, int stage) {
+  const ShardingPolicy policy(t, p, t.micro_batches(p));
+  const double params = plan_gradients(m, t, p, c, vlayers, stage, 0.0).params;
+  const double experts = stage_moe_layers(m, p, vlayers, stage) * expert_layer_params(m, p);
+  return policy.local_params(params) + experts / (policy.zero() >= 1 ? p.edp() : 1);
+}
+
+double optimizer_update_s(const hardware::GpuSpec& gpu, const StepCosts& c, double local_params) {
+  return hardware::memory_cost(gpu, units::Bytes(local_params * kAdamBytesPerParam)).time.si() + c.step_fixed.time_s;
+}
 
 double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, int layer) {
   if (m.hybrid()) return layer_dense_params(m, layer) / p.tp;
