@@ -171,12 +171,8 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
           return;
         }
         const auto sc = h->bases[std::size_t(w)].instantiate(cfg.overrides);
-        const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
-        if (!memory.fits()) {
-          scenarios::Report partial;
-          partial.scenario = sc;
-          partial.memory = memory;
-          s = {Status::out_of_memory, memory_error(partial), 0};
+        if (auto reason = memory_prescreen(sc)) {
+          s = {Status::out_of_memory, std::move(*reason), 0};
         } else {
           s.bound_s = plan_step_lower_bound_s(sc);
           s.band_high = error_band(sc, confidence).high;

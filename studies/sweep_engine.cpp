@@ -48,13 +48,7 @@ namespace {
 Row evaluate_loaded(const scenarios::Scenario& sc, const SweepSpace& space, const Config& config,
                     const SweepOptions& options) {
   // Memory is cheap to estimate; plans that cannot fit are not simulated.
-  const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
-  if (!memory.fits()) {
-    scenarios::Report partial;
-    partial.scenario = sc;
-    partial.memory = memory;
-    return make_row(space, config, options, Status::out_of_memory, memory_error(partial), nullptr);
-  }
+  if (auto reason = memory_prescreen(sc)) return make_row(space, config, options, Status::out_of_memory, *reason, nullptr);
   const scenarios::Report r = scenarios::simulate(sc);
   return make_row(space, config, options, Status::ok, "", &r);
 }
