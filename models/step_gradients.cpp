@@ -39,10 +39,10 @@ double optimizer_update_s(const hardware::GpuSpec& gpu, const StepCosts& c, doub
   return hardware::memory_cost(gpu, units::Bytes(local_params * kAdamBytesPerParam)).time.si() + c.step_fixed.time_s;
 }
 
-double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, int layer) {
+double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, const ParamCount& pc,
+                          int layer) {
   if (m.hybrid()) return layer_dense_params(m, layer) / p.tp;
   if (!m.is_moe()) return c.layer_params;
-  const ParamCount pc = count_params(m, 1);
   if (!m.moe_layer(layer)) return pc.dense_layer / p.tp;
   return (pc.moe_layer - double(m.moe.experts) * pc.expert) / p.tp;
 }
@@ -64,7 +64,7 @@ GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const Par
   // MTP modules ride with the LM head: their [2h, h] projection, two norms and block.
   double mtp = 0;
   for (int j = 0; j < m.mtp_layers; ++j)
-    mtp += (2.0 * h * h + 2 * norm_params(m, h)) / p.tp + dense_block_params(m, p, c, m.layers + j);
+    mtp += (2.0 * h * h + 2 * norm_params(m, h)) / p.tp + dense_block_params(m, p, c, pc, m.layers + j);
   g.chunk_unit_offset.assign(static_cast<std::size_t>(p.vpp), 0);
   for (int ch = p.vpp - 1; ch >= 0; --ch) {
     const int vs = ch * p.pp + s;
@@ -73,7 +73,7 @@ GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const Par
     g.chunk_unit_offset[static_cast<std::size_t>(ch)] = int(g.unit_params.size());
     if (vs == vstages - 1) g.unit_params.push_back(head + mtp);
     for (int l = vlayers[static_cast<std::size_t>(vs)] - 1; l >= 0; --l)
-      g.unit_params.push_back(dense_block_params(m, p, c, first + l));
+      g.unit_params.push_back(dense_block_params(m, p, c, pc, first + l));
     if (vs == 0) g.unit_params.push_back(embedding);
   }
   for (double u : g.unit_params) g.params += u;

@@ -31,7 +31,9 @@ struct GradientPlan {
 /// Parameters of block `layer` (≥ model layers: MTP module layer − layers) on this rank whose
 /// gradients are reduced over DP: the whole block ÷ tp for a dense model (StepCosts::layer_params);
 /// for an MoE model all but the routed experts (attention, norms, router, shared experts ÷ tp).
-double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, int layer);
+/// `pc`: count_params(m, ·) (its per-block counts do not depend on the sequence length).
+double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, const ParamCount& pc,
+                          int layer);
 /// Routed-expert parameters of one MoE layer on this rank (experts/ep experts, 1/etp of each),
 /// reduced over the expert-data-parallel group.
 double expert_layer_params(const ModelSpec& m, const ParallelSpec& p);

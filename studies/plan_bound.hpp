@@ -13,4 +13,9 @@ double plan_step_lower_bound_s(const scenarios::Scenario& sc);
 /// microseconds once the process has routed the layout), else step_time_lower_bound_s.
 double plan_step_network_bound_s(const scenarios::Scenario& sc);
 
+/// The bound the plan search screens every plan with: plan_step_lower_bound_s where the kernel
+/// pipeline bound applies (cheap), else (MoE, hybrid, MTP: the kernel floor is loose there) the
+/// pass bound at once, when it is higher; `passes` says which (plan_step_network_bound_s).
+double plan_step_screen_bound_s(const scenarios::Scenario& sc, bool* passes);
+
 }  // namespace clustersim::studies
