@@ -11,14 +11,14 @@
 
 #include "models/layer_ops_host.hpp"
 #include "models/pipeline.hpp"
-#include "models/pipeline_steady.hpp"
-#include "models/step_attribution.hpp"
-#include "models/step_gradients.hpp"
-#include "models/step_graph.hpp"
-#include "models/step_merge.hpp"
+#include "models/detail/pipeline_steady.hpp"
+#include "models/detail/step_attribution.hpp"
+#include "models/detail/step_gradients.hpp"
+#include "models/detail/step_graph.hpp"
+#include "models/detail/step_merge.hpp"
 #include "models/step_program.hpp"
 #include "models/step_program_moe.hpp"
-#include "models/step_sharding.hpp"
+#include "models/detail/step_sharding.hpp"
 #include "topologies/network.hpp"
 
 namespace clustersim::models {

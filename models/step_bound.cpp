@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "models/pipeline.hpp"
-#include "models/step_gradients.hpp"
-#include "models/step_merge.hpp"
+#include "models/detail/step_gradients.hpp"
+#include "models/detail/step_merge.hpp"
 #include "models/step_program.hpp"
 #include "models/step_program_moe.hpp"
 

@@ -1,7 +1,7 @@
-#include "models/step_gradients.hpp"
+#include "models/detail/step_gradients.hpp"
 
 #include "hardware/kernel_cost.hpp"
-#include "models/step_sharding.hpp"
+#include "models/detail/step_sharding.hpp"
 
 namespace clustersim::models {
 
