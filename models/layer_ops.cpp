@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "models/layer_ops_host.hpp"
-#include "models/layer_ops_recipe.hpp"
+#include "models/detail/layer_ops_recipe.hpp"
 #include "models/pipeline.hpp"
 
 namespace clustersim::models {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "models/flops.hpp"
-#include "models/kernel_builder.hpp"
+#include "models/detail/kernel_builder.hpp"
 
 namespace clustersim::models {
 

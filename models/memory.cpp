@@ -4,9 +4,9 @@
 #include <optional>
 
 #include "models/mamba_ops.hpp"
-#include "models/memory_wgrad.hpp"
+#include "models/detail/memory_wgrad.hpp"
 #include "models/mla_ops.hpp"
-#include "models/moe_memory.hpp"
+#include "models/detail/moe_memory.hpp"
 #include "models/pipeline.hpp"
 
 namespace clustersim::models {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "models/kernel_builder.hpp"
+#include "models/detail/kernel_builder.hpp"
 
 namespace clustersim::models {
 

@@ -1,8 +1,13 @@
 #include "models/model_spec.hpp"
 
+#include <algorithm>
+
 namespace clustersim::models {
 
 int ModelSpec::moe_layer_count() const {
+  // moe_layer()'s rule counted in closed form: after the dense layers, every frequency-th.
+  if (!moe.enabled()) return 0;
+  if (!hybrid()) return std::max(0, layers - moe.dense_layers) / moe.frequency;
   int n = 0;
   for (int i = 0; i < layers; ++i) n += moe_layer(i) ? 1 : 0;
   return n;

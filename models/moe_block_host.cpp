@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/layer_ops_host.hpp"
-#include "models/moe_host.hpp"
+#include "models/detail/moe_host.hpp"
 #include "models/step_program_moe.hpp"
 
 namespace clustersim::models {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "models/kernel_builder.hpp"
+#include "models/detail/kernel_builder.hpp"
 
 namespace clustersim::models {
 

@@ -242,6 +242,15 @@ double recompute_share(int layers, const TrainingSpec& t, const ParallelSpec& p)
   return double(rerun) / layers;
 }
 
+int weight_passes_after_last_backward(int pp, int stage, int micro_batches) {
+  // stage_schedule's zb-h1 order: a warm-up of min(pp - stage - 1, m) forwards; F/B pairs, a W
+  // after each B from the (stage + 1)-th on; in the cool-down a W after each B; then the rest.
+  const int m = micro_batches, warmup = std::min(pp - stage - 1, m), deferred = stage;
+  const int steady_w = std::max(0, m - warmup - deferred), rest = m - steady_w - warmup;
+  const bool w_right_after = warmup > 0 || m - 1 >= deferred;
+  return (w_right_after ? 1 : 0) + rest;
+}
+
 int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,
                           const std::vector<int>& vstage_layers) {
   // In the steady phase each run of pp·vpp F/B pairs forwards and backs every chunk equally, so

@@ -106,6 +106,10 @@ std::string describe_split(int layers, const ParallelSpec& p, int last_extra = 0
 ///   passes deferred by i micro-batches into the cool-down.
 std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_batches);
 
+/// zb-h1 (one chunk per stage): how many W passes stage `stage` runs after its last B in
+/// stage_schedule()'s order (the step lower bound's critical path leaves them out).
+int weight_passes_after_last_backward(int pp, int stage, int micro_batches);
+
 /// Peak over the schedule of the layer-micro-batches whose forward ran and backward has not:
 /// how many blocks' activations stage `stage` holds at once.
 int peak_layers_in_flight(const ParallelSpec& p, int stage, int micro_batches,

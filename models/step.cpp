@@ -11,14 +11,14 @@
 
 #include "models/layer_ops_host.hpp"
 #include "models/pipeline.hpp"
-#include "models/pipeline_steady.hpp"
-#include "models/step_attribution.hpp"
-#include "models/step_gradients.hpp"
-#include "models/step_graph.hpp"
-#include "models/step_merge.hpp"
+#include "models/detail/pipeline_steady.hpp"
+#include "models/detail/step_attribution.hpp"
+#include "models/detail/step_gradients.hpp"
+#include "models/detail/step_graph.hpp"
+#include "models/detail/step_merge.hpp"
 #include "models/step_program.hpp"
 #include "models/step_program_moe.hpp"
-#include "models/step_sharding.hpp"
+#include "models/detail/step_sharding.hpp"
 #include "topologies/network.hpp"
 
 namespace clustersim::models {
@@ -28,8 +28,6 @@ namespace {
 using sim::TaskId;
 using topologies::Collective;
 using topologies::GroupDim;
-
-
 
 /// A stage's gradient plan and the DP traffic state while its passes are added.
 struct StageState {
@@ -86,16 +84,7 @@ class StepBuilder {
  private:
   StageState& stage(int s) { return stages_[static_cast<std::size_t>(s)]; }
   // MoE layers on stage s, its MTP modules included.
-  int stage_moe_layers(int s) const {
-    int n = 0;
-    for (int ch = 0; ch < p_.vpp; ++ch) {
-      const int vs = ch * p_.pp + s, first = first_layer(vs);
-      for (int l = 0; l < vlayers_[static_cast<std::size_t>(vs)]; ++l) n += m_.moe_layer(first + l) ? 1 : 0;
-      if (vs == vstages() - 1)
-        for (int j = 0; j < m_.mtp_layers; ++j) n += m_.moe_layer(m_.layers + j) ? 1 : 0;
-    }
-    return n;
-  }
+  int stage_moe_layers(int s) const { return models::stage_moe_layers(m_, p_, vlayers_, s); }
   // Expert gradients, reduced (ZeRO ≥ 1: reduce-scattered) over the expert-data-parallel group.
   // Megatron's DDP keeps them in buffers of their own (the expert-data-parallel group's) and, with
   // overlap_grad_reduce, launches each bucket as the backward fills it, like the dense ones
@@ -292,9 +281,7 @@ class StepBuilder {
     reduce_expert_grads(s);
     const double experts = st.expert_params / (policy_.zero() >= 1 ? p_.edp() : 1);
     // The optimizer's HBM traffic, plus the step's fixed work (gradient norm, scalar all-reduces, host syncs).
-    const double opt_s =
-        hardware::memory_cost(gpu_, units::Bytes((policy_.local_params(st.grads.params) + experts) * t_.adam_traffic_bytes_per_param())).time.si() +
-                         c_.step_fixed.time_s + scalar_all_reduces_s();
+    const double opt_s = optimizer_update_s(gpu_, c_, t_, policy_.local_params(st.grads.params) + experts) + scalar_all_reduces_s();
     std::vector<TaskId> deps = st.reduce_done;
     for (TaskId w : stream.wait_next) deps.push_back(w);
     for (TaskId w : stream.wait_later) deps.push_back(w);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/flops.hpp"
-#include "models/kernel_builder.hpp"
+#include "models/detail/kernel_builder.hpp"
 #include "models/layer_ops_host.hpp"
 #include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"

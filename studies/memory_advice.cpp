@@ -5,15 +5,24 @@
 #include <string>
 #include <vector>
 
+#include "models/memory.hpp"
+
 namespace clustersim::studies {
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 }  // namespace
 
-std::string memory_error(const scenarios::Report& r) {
-  const auto& m = r.memory;
-  const auto& p = r.scenario.parallel;
-  const auto& t = r.scenario.training;
+std::string memory_error(const scenarios::Report& r) { return memory_error(r.scenario, r.memory); }
+
+std::optional<std::string> memory_prescreen(const scenarios::Scenario& sc) {
+  const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
+  if (memory.fits()) return std::nullopt;
+  return memory_error(sc, memory);
+}
+
+std::string memory_error(const scenarios::Scenario& sc, const models::MemoryEstimate& m) {
+  const auto& p = sc.parallel;
+  const auto& t = sc.training;
   // Only what this plan has not tried yet.
   std::vector<std::string> tries;
   if (p.zero_stage < 3 && p.dp * p.cp > 1) tries.push_back(fmt::format("parallelism.zero_stage: {}", p.zero_stage + 1));
@@ -28,7 +37,7 @@ std::string memory_error(const scenarios::Report& r) {
   return fmt::format(
       "{}: plan does not fit in memory: needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, "
       "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB); try {}",
-      r.scenario.source, m.total_bytes / kGiB, m.capacity_bytes / kGiB, m.weights_bytes / kGiB,
+      sc.source, m.total_bytes / kGiB, m.capacity_bytes / kGiB, m.weights_bytes / kGiB,
       m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB, m.activations_bytes / kGiB, m.logits_bytes / kGiB,
       m.reserved_bytes / kGiB, hint);
 }

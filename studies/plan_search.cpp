@@ -171,14 +171,10 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
           return;
         }
         const auto sc = h->bases[std::size_t(w)].instantiate(cfg.overrides);
-        const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
-        if (!memory.fits()) {
-          scenarios::Report partial;
-          partial.scenario = sc;
-          partial.memory = memory;
-          s = {Status::out_of_memory, memory_error(partial), 0};
+        if (auto reason = memory_prescreen(sc)) {
+          s = {Status::out_of_memory, std::move(*reason), 0};
         } else {
-          s.bound_s = plan_step_lower_bound_s(sc);
+          s.bound_s = plan_step_screen_bound_s(sc, &s.network_bound);
           s.band_high = error_band(sc, confidence).high;
         }
       } catch (const ScenarioError& e) {
@@ -303,13 +299,14 @@ bool prune(const PlanRequest& a, HwSearch& h, const Kept& kept, const Item& it) 
   s->reason = fmt::format(
       "not simulated: its {}, with the pipeline fill and drain, take {:.4g} s per step ({:.4g} days), no faster than the fastest plan "
       "simulated on {} {} GPUs ({:.4g} days), and it cannot be among the {} best plans meeting {:g} days",
-      s->network_bound ? "passes alone (kernels with their TP and CP transfers)" : "kernels alone", s->bound_s,
+      s->network_bound ? "passes alone (kernels with their TP, CP and EP transfers)" : "kernels alone", s->bound_s,
       it.bound_days, gpus, h.hw, best->second.days, a.top, a.days);
   return true;
 }
 
-// The plans of a chunk that the kernel bound did not skip: each is loaded and bounded again with
-// its passes' network durations (plan_step_network_bound_s); those that bound shows cannot win
+// The plans of a chunk that the kernel bound did not skip: each not screened with the pass bound
+// already (plan_step_screen_bound_s) is loaded and bounded again with its passes' network
+// durations (plan_step_network_bound_s); those that bound shows cannot win
 // are pruned, and the others keep their scenario for the simulation (`loaded`, parallel to
 // `chosen`; empty where loading or bounding failed, for the simulation to report).
 void tighten_bounds(const PlanRequest& a, const Layout& layout, double tokens, std::vector<HwSearch>& hws, int threads,
@@ -319,6 +316,7 @@ void tighten_bounds(const PlanRequest& a, const Layout& layout, double tokens, s
   parallel_for(chosen->size(), threads, [&](int w, std::uint64_t j) {
     const Item& it = (*chosen)[std::size_t(j)];
     const HwSearch& h = hws[it.hw];
+    if (h.screened[std::size_t(it.index)].network_bound) return;  // screened with it already
     try {
       scenarios[std::size_t(j)] = h.bases[std::size_t(w)].instantiate(h.space->at(it.index).overrides);
       bounds[std::size_t(j)] = plan_step_network_bound_s(*scenarios[std::size_t(j)]);

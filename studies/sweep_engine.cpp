@@ -11,6 +11,7 @@
 
 #include "models/layer_ops.hpp"
 #include "models/memory.hpp"
+#include "models/step_bound.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/simulate.hpp"
 #include "studies/memory_advice.hpp"
@@ -47,13 +48,7 @@ namespace {
 Row evaluate_loaded(const scenarios::Scenario& sc, const SweepSpace& space, const Config& config,
                     const SweepOptions& options) {
   // Memory is cheap to estimate; plans that cannot fit are not simulated.
-  const auto memory = models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu);
-  if (!memory.fits()) {
-    scenarios::Report partial;
-    partial.scenario = sc;
-    partial.memory = memory;
-    return make_row(space, config, options, Status::out_of_memory, memory_error(partial), nullptr);
-  }
+  if (auto reason = memory_prescreen(sc)) return make_row(space, config, options, Status::out_of_memory, *reason, nullptr);
   const scenarios::Report r = scenarios::simulate(sc);
   return make_row(space, config, options, Status::ok, "", &r);
 }
@@ -121,20 +116,8 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
 }
 
 double step_time_lower_bound_s(const scenarios::Scenario& sc) {
-  // A hybrid stack's layers (a Mamba mixer, attention or an MLP alone) each cost less than the
-  // dense attention + MLP block the bound counts per layer: no bound (nothing is pruned).
-  if (sc.model.hybrid()) return 0;
-  const auto& p = sc.parallel;
-  const auto costs = models::step_costs(sc.model, sc.training, p, sc.gpu);
-  // training.recompute_layers: not every block reruns its forward; the bound counts none of them.
-  const bool partial = sc.training.recompute == models::Recompute::full && sc.training.recompute_layers >= 0;
-  const double per_layer = costs.layer_fwd.time_s + costs.layer_bwd.time_s + (partial ? 0.0 : costs.layer_recompute.time_s);
-  const int pp = std::max(1, p.pp), chunks = pp * std::max(1, p.vpp);
-  const int layers_on_least_loaded_stage = sc.model.layers / pp;
-  // The last stage has nothing to do until the first micro-batch's forward has crossed the
-  // pp − 1 stages before it, one model chunk each (the pipeline fill).
-  const double fill_s = (pp - 1) * double(sc.model.layers / chunks) * costs.layer_fwd.time_s;
-  return fill_s + double(sc.training.micro_batches(p)) * layers_on_least_loaded_stage * per_layer;
+  const auto costs = models::step_costs(sc.model, sc.training, sc.parallel, sc.gpu);
+  return models::step_kernel_floor_s(sc.model, sc.training, sc.parallel, costs);
 }
 
 int resolve_threads(int requested) {

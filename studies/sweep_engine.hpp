@@ -47,13 +47,8 @@ Row evaluate(const scenarios::Scenario& sc, const SweepSpace& space, const Confi
 Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& options, Status status,
              const std::string& reason, const scenarios::Report* report);
 
-/// A lower bound on the simulated step time: the kernel time of one rank's layers (forward,
-/// backward, recompute) over all micro-batches on the least loaded pipeline stage, plus the
-/// pipeline fill the last stage waits for (pp − 1 chunk forwards). The simulation only adds to
-/// it (embedding, head, the rest of the bubble, exposed communication, contention), so a plan
-/// whose bound is already slower than a simulated one cannot beat it. Used to skip
-/// simulations, never as a result. 0 (no bound) for a hybrid stack (model.layer_pattern), whose
-/// layers cost less than the dense block counted per layer.
+/// A lower bound on the simulated step time: models::step_kernel_floor_s on the scenario's
+/// kernel costs. Used to skip simulations, never as a result.
 double step_time_lower_bound_s(const scenarios::Scenario& sc);
 
 /// Threads to use for `requested` (0: every core).

@@ -190,11 +190,14 @@ std::string parallelism_extras(const Row& r, const FamilyConventions& conv, long
   // Megatron's account_for_embedding/loss_in_pipeline_split: the embedding and the loss each
   // take one layer's place, so 126 layers split as 128 over the virtual stages, one fewer on the
   // first and the last (the NeMo Llama-3.1-405B recipes).
+  // The rule is models::uneven_stage_layers' (its `megatron` case); a published row states it
+  // where its stack applies it, other uneven splits are left to the loader.
   const long vstages = pp * std::max(1L, vpp);
-  if (vstages > 1 && layers % vstages != 0 && (layers + 2) % vstages == 0 && (layers + 2) / vstages >= 2) {
-    std::vector<std::string> split(std::size_t(vstages), std::to_string((layers + 2) / vstages));
-    split.front() = split.back() = std::to_string((layers + 2) / vstages - 1);
-    y += fmt::format("  pp_layers: [{}]\n", fmt::join(split, ", "));
+  const models::UnevenSplit split = vstages > 1 && layers % vstages != 0
+                                        ? models::uneven_stage_layers(int(layers), int(vstages))
+                                        : models::UnevenSplit{};
+  if (split.megatron) {
+    y += fmt::format("  pp_layers: [{}]\n", fmt::join(split.layers, ", "));
     assume("uneven pipeline split: embedding and loss each counted as one layer (Megatron account_for_*_in_pipeline_split)");
   }
   if (tp > 1) {

@@ -90,7 +90,7 @@ void bench_moe(int threads, std::uint64_t every) {
       best = std::min(best, s);
     }
     fmt::print("run DeepSeek-V3 on 2048 H800 (PP16 EP64 DP128, batch 15360): {:.1f} ms wall first run, {:.1f} ms best "
-               "of 3 (one thread), {} tasks, {} events, {:.0f} tokens/s per GPU{}\n",
+               "of 3 (one thread) [<= 30 ms], {} tasks, {} events, {:.0f} tokens/s per GPU{}\n",
                1e3 * first, 1e3 * best, r.step.tasks, r.step.events, r.tokens_per_s_per_gpu,
                r.memory.fits() ? "" : " (does not fit in memory)");
   } catch (const scenarios::ScenarioError& e) {
@@ -109,9 +109,9 @@ int main(int argc, char** argv) {
     bench_moe(threads, every);
     return 0;
   }
-  bench_sweep("sweep --auto-parallel, Llama-3 70B on 1024 H100 (seq 8192, batch 1024)",
+  bench_sweep("sweep --auto-parallel, Llama-3 70B on 1024 H100 (seq 8192, batch 1024) [>= 5,000/s on 2 threads]",
               scenario("llama3-70b", 1024, 8192, 1024), 1024, threads, every);
-  bench_sweep("sweep --auto-parallel, Llama-3 8B on 256 H100 (seq 8192, batch 512)",
+  bench_sweep("sweep --auto-parallel, Llama-3 8B on 256 H100 (seq 8192, batch 512) [>= 3,000/s]",
               scenario("llama3-8b", 256, 8192, 512), 256, threads, every);
 
   const std::string big = scenario("llama3-405b", 16384, 8192, 2048);
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     const auto sc = scenarios::ScenarioTemplate(big, "bench").instantiate(plan);
     const auto t = Clock::now();
     const auto r = scenarios::simulate(sc);
-    fmt::print("run Llama-3 405B on 16384 H100 (TP8 PP16 DP128): {:.3f} s wall, {} tasks, {} events{}\n",
+    fmt::print("run Llama-3 405B on 16384 H100 (TP8 PP16 DP128): {:.3f} s wall [<= 50 ms], {} tasks, {} events{}\n",
                seconds_since(t), r.step.tasks, r.step.events, r.memory.fits() ? "" : " (does not fit in memory)");
   } catch (const scenarios::ScenarioError& e) {
     fmt::print("run Llama-3 405B on 16384 H100 (TP8 PP16 DP128): not simulated yet: {}\n", e.what());

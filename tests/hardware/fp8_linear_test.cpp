@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "hardware/kernel_cost.hpp"
-#include "models/layer_ops_recipe.hpp"
+#include "models/detail/layer_ops_recipe.hpp"
 #include "scenarios/load.hpp"
 
 using namespace clustersim;

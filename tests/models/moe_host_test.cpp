@@ -1,4 +1,4 @@
-// The host timeline of an MoE block (models/moe_host.*, models/moe_block_host.cpp) and the
+// The host timeline of an MoE block (models/detail/moe_host.*, models/moe_block_host.cpp) and the
 // scenario keys that set its kernel counts and graph capture (scenarios/load_moe.cpp).
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/moe_host.hpp"
+#include "models/detail/moe_host.hpp"
 #include "models/step_program_moe.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/simulate.hpp"

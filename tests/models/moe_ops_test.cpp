@@ -5,7 +5,7 @@
 #include <random>
 
 #include "models/mla_ops.hpp"
-#include "models/moe_memory.hpp"
+#include "models/detail/moe_memory.hpp"
 #include "models/moe_ops.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/load_model.hpp"

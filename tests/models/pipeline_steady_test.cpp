@@ -1,5 +1,5 @@
 // A deep pipeline's step is extrapolated from three small steps once its schedule repeats
-// (models/pipeline_steady.hpp). The extrapolation must equal the step simulated micro-batch by
+// (models/detail/pipeline_steady.hpp). The extrapolation must equal the step simulated micro-batch by
 // micro-batch in every field, bit for bit; when the sampled integers are not affine it must
 // refuse (and simulate_step then simulates in full). emit_pipeline refuses an invalid schedule.
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "models/pipeline.hpp"
-#include "models/pipeline_steady.hpp"
+#include "models/detail/pipeline_steady.hpp"
 #include "support/scenario_fixture.hpp"
 
 using namespace clustersim;

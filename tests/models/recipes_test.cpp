@@ -1,12 +1,12 @@
 // Training recipes: the training.* recipe keys, low-precision quantization costs, torchao's
-// auto-filter, host overhead and CUDA graphs (models/layer_ops_recipe.cpp, layer_ops_host.cpp).
+// auto-filter, host overhead and CUDA graphs (models/detail/layer_ops_recipe.cpp, layer_ops_host.cpp).
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "models/layer_ops.hpp"
-#include "models/layer_ops_recipe.hpp"
+#include "models/detail/layer_ops_recipe.hpp"
 #include "scenarios/assumptions.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"

@@ -3,7 +3,7 @@
 // stream), so the pass that puts them in time order is exercised across runs.
 #include <catch2/catch.hpp>
 
-#include "models/step_attribution.hpp"
+#include "models/detail/step_attribution.hpp"
 #include "sim/runner.hpp"
 
 using namespace clustersim;

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "models/memory_wgrad.hpp"
+#include "models/detail/memory_wgrad.hpp"
 #include "models/pipeline.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"

@@ -92,7 +92,7 @@ TEST_CASE("the W passes after each stage's last B are those of the zb-h1 stage o
         int after = 0;
         for (auto it = ops.rbegin(); it != ops.rend() && it->kind != models::PassKind::backward; ++it) ++after;
         INFO("pp " << pp << " stage " << s << " micro-batches " << m);
-        CHECK(weight_passes_after_last_backward(pp, s, m) == after);
+        CHECK(models::weight_passes_after_last_backward(pp, s, m) == after);
       }
 }
 

@@ -1,4 +1,4 @@
-#include "models/memory_wgrad.hpp"
+#include "models/detail/memory_wgrad.hpp"
 
 #include "models/layer_ops.hpp"
 #include "models/mla_ops.hpp"

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "models/pipeline.hpp"
-#include "models/step_attribution.hpp"
-#include "models/step_graph.hpp"
+#include "models/detail/step_attribution.hpp"
+#include "models/detail/step_graph.hpp"
 #include "models/step_program.hpp"
 
 namespace clustersim::models {

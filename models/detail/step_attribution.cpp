@@ -1,4 +1,4 @@
-#include "models/step_attribution.hpp"
+#include "models/detail/step_attribution.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "models/moe_memory.hpp"
+#include "models/detail/moe_memory.hpp"
 
 namespace clustersim::models {
 

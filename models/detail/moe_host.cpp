@@ -1,4 +1,4 @@
-#include "models/moe_host.hpp"
+#include "models/detail/moe_host.hpp"
 
 #include <algorithm>
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "models/step.hpp"
-#include "models/step_attribution.hpp"
+#include "models/detail/step_attribution.hpp"
 #include "models/training_spec.hpp"
 #include "sim/runner.hpp"
 #include "sim/task_graph.hpp"

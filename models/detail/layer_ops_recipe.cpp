@@ -1,4 +1,4 @@
-#include "models/layer_ops_recipe.hpp"
+#include "models/detail/layer_ops_recipe.hpp"
 
 #include <cmath>
 

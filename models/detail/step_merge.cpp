@@ -1,4 +1,4 @@
-#include "models/step_merge.hpp"
+#include "models/detail/step_merge.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "models/step_graph.hpp"
+#include "models/detail/step_graph.hpp"
 
 #include <array>
 #include <utility>

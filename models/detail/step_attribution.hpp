@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "models/step.hpp"
-#include "models/step_graph.hpp"
+#include "models/detail/step_graph.hpp"
 #include "sim/runner.hpp"
 
 namespace clustersim::models {

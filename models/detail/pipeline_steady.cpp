@@ -1,4 +1,4 @@
-#include "models/pipeline_steady.hpp"
+#include "models/detail/pipeline_steady.hpp"
 
 #include <algorithm>
 

@@ -1,11 +1,43 @@
-#include "models/step_gradients.hpp"
+#include "models/detail/step_gradients.hpp"
+
+#include "hardware/kernel_cost.hpp"
+#include "models/detail/step_sharding.hpp"
 
 namespace clustersim::models {
 
-double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, int layer) {
+// Adam's bytes per parameter: TrainingSpec::adam_traffic_bytes_per_param (34 with an fp32
+// master, 16 with BF16 moments and none).
+
+int stage_moe_layers(const ModelSpec& m, const ParallelSpec& p, const std::vector<int>& vlayers, int stage) {
+  int n = 0;
+  const int vstages = p.pp * p.vpp;
+  for (int ch = 0; ch < p.vpp; ++ch) {
+    const int vs = ch * p.pp + stage;
+    int first = 0;
+    for (int v = 0; v < vs; ++v) first += vlayers[static_cast<std::size_t>(v)];
+    for (int l = 0; l < vlayers[static_cast<std::size_t>(vs)]; ++l) n += m.moe_layer(first + l) ? 1 : 0;
+    if (vs == vstages - 1)
+      for (int j = 0; j < m.mtp_layers; ++j) n += m.moe_layer(m.layers + j) ? 1 : 0;
+  }
+  return n;
+}
+
+double stage_optimizer_params(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c,
+                              const std::vector<int>& vlayers, int stage) {
+  const ShardingPolicy policy(t, p, t.micro_batches(p));
+  const double params = plan_gradients(m, t, p, c, vlayers, stage, 0.0).params;
+  const double experts = stage_moe_layers(m, p, vlayers, stage) * expert_layer_params(m, p);
+  return policy.local_params(params) + experts / (policy.zero() >= 1 ? p.edp() : 1);
+}
+
+double optimizer_update_s(const hardware::GpuSpec& gpu, const StepCosts& c, const TrainingSpec& t, double local_params) {
+  return hardware::memory_cost(gpu, units::Bytes(local_params * t.adam_traffic_bytes_per_param())).time.si() + c.step_fixed.time_s;
+}
+
+double dense_block_params(const ModelSpec& m, const ParallelSpec& p, const StepCosts& c, const ParamCount& pc,
+                          int layer) {
   if (m.hybrid()) return layer_dense_params(m, layer) / p.tp;
   if (!m.is_moe()) return c.layer_params;
-  const ParamCount pc = count_params(m, 1);
   if (!m.moe_layer(layer)) return pc.dense_layer / p.tp;
   return (pc.moe_layer - double(m.moe.experts) * pc.expert) / p.tp;
 }
@@ -27,7 +59,7 @@ GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const Par
   // MTP modules ride with the LM head: their [2h, h] projection, two norms and block.
   double mtp = 0;
   for (int j = 0; j < m.mtp_layers; ++j)
-    mtp += (2.0 * h * h + 2 * norm_params(m, h)) / p.tp + dense_block_params(m, p, c, m.layers + j);
+    mtp += (2.0 * h * h + 2 * norm_params(m, h)) / p.tp + dense_block_params(m, p, c, pc, m.layers + j);
   g.chunk_unit_offset.assign(static_cast<std::size_t>(p.vpp), 0);
   for (int ch = p.vpp - 1; ch >= 0; --ch) {
     const int vs = ch * p.pp + s;
@@ -36,7 +68,7 @@ GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const Par
     g.chunk_unit_offset[static_cast<std::size_t>(ch)] = int(g.unit_params.size());
     if (vs == vstages - 1) g.unit_params.push_back(head + mtp);
     for (int l = vlayers[static_cast<std::size_t>(vs)] - 1; l >= 0; --l)
-      g.unit_params.push_back(dense_block_params(m, p, c, first + l));
+      g.unit_params.push_back(dense_block_params(m, p, c, pc, first + l));
     if (vs == 0) g.unit_params.push_back(embedding);
   }
   for (double u : g.unit_params) g.params += u;
