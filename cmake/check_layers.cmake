@@ -1,8 +1,8 @@
 # The layering rule, checked on every build: a file in a layer may include headers of its own
 # layer and of the layers below it only. Order, lowest first (docs/architecture.md):
-#   units <- sim <- hardware <- topologies <- models <- scenarios <- studies <- reporters <- tools
+#   units <- sim <- hardware <- topologies <- models <- scenarios <- studies <- validation <- reporters <- tools
 # Usage: cmake -DSOURCE_DIR=<repo> -DSTAMP=<file> -P check_layers.cmake (fails with file:line).
-set(layers units sim hardware topologies models scenarios studies reporters tools)
+set(layers units sim hardware topologies models scenarios studies validation reporters tools)
 set(violations "")
 list(LENGTH layers n)
 math(EXPR last "${n} - 1")
