@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hardware/csv.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/explain.hpp"
 #include "scenarios/load.hpp"
@@ -228,6 +229,9 @@ int main(int argc, char** argv) {
       if (*sub.app) return sub.run();
     if (*validate) return validate_command(vo);
   } catch (const clustersim::scenarios::ScenarioError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  } catch (const clustersim::hardware::CsvError& e) {  // a malformed CSV file (--csv, --runs, merge)
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {
