@@ -1,9 +1,9 @@
 # The layering rule, checked on every build: a file in a layer may include headers of its own
 # layer and of the layers below it only. Order, lowest first (docs/architecture.md):
-#   units <- sim <- hardware <- topologies <- models <- scenarios <- studies <- reporters <- tools
+#   units <- sim <- hardware <- topologies <- models <- scenarios <- studies <- validation <- reporters <- tools
 # and no layer above models/ includes models/detail/.
 # Usage: cmake -DSOURCE_DIR=<repo> -DSTAMP=<file> -P check_layers.cmake (fails with file:line).
-set(layers units sim hardware topologies models scenarios studies reporters tools)
+set(layers units sim hardware topologies models scenarios studies validation reporters tools)
 set(violations "")
 list(LENGTH layers n)
 math(EXPR last "${n} - 1")
@@ -24,7 +24,7 @@ foreach(i RANGE ${last})
 endforeach()
 # models/detail/ holds the step model's internals (graph, merger, attribution, gradients,
 # sharding, steady state, MoE host and memory pieces): only models/ itself may include them.
-foreach(layer IN ITEMS scenarios studies reporters tools)
+foreach(layer IN ITEMS scenarios studies validation reporters tools)
   file(GLOB_RECURSE files "${SOURCE_DIR}/${layer}/*.hpp" "${SOURCE_DIR}/${layer}/*.cpp" "${SOURCE_DIR}/${layer}/*.in")
   foreach(f IN LISTS files)
     file(STRINGS "${f}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"models/detail/")

@@ -1,4 +1,5 @@
 #include "hardware/attention_model.hpp"
+#include "hardware/csv.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,25 +18,11 @@ namespace {
 // cuDNN 581/688 = 0.84, GB200 1226/1622 = 0.76 at 32k causal).
 constexpr double kBwdOverFwd = 0.8;
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) out.emplace_back();
-    else out.back() += c;
-  }
-  return out;
-}
-
 std::vector<AttentionRow> parse_rows() {
   std::vector<AttentionRow> rows;
-  std::istringstream in(attention_csv_text());
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto f = split_csv_line(line);
+  const auto records = parse_csv_records(attention_csv_text(), "hardware/kernels/attention.csv");
+  for (std::size_t i = 1; i < records.size(); ++i) {  // 0: the header
+    const auto& f = records[i];
     if (f.size() < 12) continue;
     AttentionRow r;
     r.gpu = f[0], r.impl = f[1], r.dtype = f[2], r.pass = f[3];

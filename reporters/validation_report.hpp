@@ -3,8 +3,8 @@
 // vs measured tokens/s per GPU on log axes with the y = x line.
 #include <string>
 
-#include "studies/validation.hpp"
-#include "studies/validation_groups.hpp"
+#include "validation/validation.hpp"
+#include "validation/validation_groups.hpp"
 
 namespace clustersim::reporters {
 

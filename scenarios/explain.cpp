@@ -59,11 +59,11 @@ std::vector<Cause> causes() {
       {"kernels slower inside a step than benchmarked alone (sustained clocks, shared SMs, stream gaps)",
        [](Scenario& s) { s.gpu.in_step_rate_ratio = 1.0; }, false,
        "kernel_attention.csv in-step vs isolated FlashAttention rows (hardware profile in_step_rate_ratio)"},
-      // The profile's one fitted scalar (tools/calibrate.cpp), removed before the measured
+      // The profile's one fitted scalar (validation/calibrate.cpp), removed before the measured
       // kernel losses so that they are measured at the benchmarks' own rates.
       {"in-step share of benchmarked kernel rates (FITTED scalar, not a measurement)",
        [](Scenario& s) { s.gpu.compute_sustained_fraction = 1.0; }, false,
-       "hardware/profiles compute_sustained_fraction, fitted to published.csv"},
+       "hardware/fitted.yaml compute_sustained_fraction of the GPU die, fitted to published.csv"},
       {"attention kernel efficiency", [](Scenario& s) { s.training.ideal.attention = true; }},
       {"MoE grouped-GEMM inefficiency (few tokens per expert)", [](Scenario& s) { s.training.ideal.grouped_gemm = true; },
        false, "", true},

@@ -15,6 +15,7 @@
 #include "hardware/attention_model.hpp"
 #include "models/pipeline.hpp"
 #include "scenarios/error.hpp"
+#include "scenarios/fitted.hpp"
 #include "scenarios/load_model.hpp"
 #include "scenarios/load_ramp.hpp"
 #include "scenarios/load_moe.hpp"
@@ -252,8 +253,10 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.kernel_gap = units::Seconds(r.quantity("kernel_gap", Dimension::time, 0, 0, 1e-2));
   g.host_launch = units::Seconds(r.quantity("host_launch", Dimension::time, hardware::kX86HostLaunchS, 1e-7, 1e-2));
   // Up to the calibration bound (hardware/gpu_spec.hpp): a cluster may lose less in a step than
-  // the in-step ratio measured on attention (in_step_rate_ratio).
-  g.compute_sustained_fraction = r.number("compute_sustained_fraction", 1.0, 0.05, hardware::kMaxComputeSustainedFraction);
+  // the in-step ratio measured on attention (in_step_rate_ratio). A shipped profile sets none: its
+  // die's fitted value comes from hardware/fitted.yaml (scenarios/fitted.hpp); a user's profile may.
+  g.compute_sustained_fraction = r.number("compute_sustained_fraction", fitted_value(g.die, "compute_sustained_fraction").value_or(1.0),
+                                          0.05, hardware::kMaxComputeSustainedFraction);
   g.comm_sms = r.integer("comm_sms", 16, 0, g.sms - 1);
   g.runtime_reserved = units::Bytes(r.quantity("runtime_reserved", Dimension::bytes, 0, 0, kMaxBytes));
   const YamlReader n = r.child("node");
@@ -476,7 +479,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
                                      sc.cluster.gpus, kMaxSimulatedGpus));
   read_network(top, &sc);
   // A server (NVSwitch box, PCIe, xGMI mesh) is scheduled whole; a rack-scale NVLink domain is
-  // not (published GB200 NVL72 runs use 128, 256 and 512 GPUs: tests/validation/published.csv DGXC-L405B25).
+  // not (published GB200 NVL72 runs use 128, 256 and 512 GPUs: data/validation/published.csv DGXC-L405B25).
   const int per_node = sc.cluster.gpus_per_node;
   const bool whole_nodes = sc.network.topology.node_kind != topologies::NodeKind::nvl_domain;
   if (whole_nodes && sc.cluster.gpus > per_node && sc.cluster.gpus % per_node != 0)

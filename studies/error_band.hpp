@@ -2,15 +2,15 @@
 // An error band for every prediction (issue 16, "honest uncertainty"): how far the measured step
 // time of comparable published runs fell from clustersim's out-of-sample prediction. The residuals
 // are leave-one-family-out (each published row predicted with the profile constants fitted
-// without its source family, studies/calibrate.hpp) and summarized per class of configuration in
-// studies/error_bands.csv, which `clustersim calibrate --write-error-bands` regenerates and a test
+// without its source family, validation/calibrate.hpp) and summarized per class of configuration in
+// studies/error_bands.csv, which `clustersim calibrate --write-error-bands` regenerates
+// (validation/error_band_fit.hpp) and a test
 // keeps in step with the model. The table is compiled in; looking a band up costs no simulation.
+#include <array>
 #include <string>
 #include <vector>
 
 #include "scenarios/scenario.hpp"
-#include "studies/csv_table.hpp"
-#include "studies/validation.hpp"
 
 namespace clustersim::studies {
 
@@ -50,13 +50,25 @@ struct BandClass {
 };
 BandClass band_class(const scenarios::Scenario& s);
 
-/// The text of studies/error_bands.csv for a published-runs table: every headline row's
-/// leave-one-family-out residual, grouped by class at each widening level. Slow (it calibrates).
-std::string error_bands_csv(const CsvTable& published);
+/// One line of the table: a class at one widening level ("*" = any) and its residual statistics,
+/// log(measured step time / predicted step time) over its rows. validation/error_band_fit.hpp
+/// builds the table from the published runs.
+struct BandRow {
+  std::string hardware, style, scale;
+  int rows = 0;
+  int families = 0;            ///< source families among the rows
+  double mean = 0;             ///< mean of the families' mean log ratios
+  double between = 0;          ///< sd of the families' means (0 with one family)
+  double within = 0;           ///< pooled sd of rows about their family's mean
+};
 
-/// The same from `held_out`, the table's leave-one-family-out rows already computed
-/// (held_out_rows(), or ValidationSummary::held_out_rows after add_out_of_sample()).
-std::string error_bands_csv(const CsvTable& published, const std::vector<RowOutcome>& held_out);
+/// The keys of `c` at widening `level`: level 0 is the narrowest class; each level replaces one
+/// more key by "*" (an MoE class keeps its style: its widest class is every MoE run, never the
+/// dense ones).
+std::array<std::string, 3> keys_at(const BandClass& c, int level);
+
+/// The band for class `c` from `rows` (the committed table, or one built without a family).
+ErrorBand band_from(const std::vector<BandRow>& rows, const BandClass& c, double confidence);
 
 /// The committed table, compiled in (generated source from studies/error_bands.csv).
 const char* error_bands_csv_text();

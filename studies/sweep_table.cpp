@@ -3,110 +3,104 @@
 #include "studies/json_text.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "hardware/csv.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/simulate.hpp"
 
 namespace clustersim::studies {
 namespace {
 
-// A reader for the JSON that format_json writes: objects, strings, numbers, literals.
-class JsonFlattener {
+// Flattens a JSON object while nlohmann-json parses it (SAX events): nested objects become dotted
+// keys, every scalar keeps its text (a float exactly as written, a string unescaped), an array stays
+// one value, its compact JSON text (a CSV cell holds e.g. memory per pipeline stage).
+class JsonFlattener : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit JsonFlattener(const std::string& s) : s_(s) {}
-  std::vector<std::pair<std::string, std::string>> run() {
-    object("");
-    skip_ws();
-    if (i_ != s_.size()) fail("trailing text");
-    return std::move(out_);
+  std::vector<std::pair<std::string, std::string>> out;
+
+  bool null() override { return scalar("null", "null"); }
+  bool boolean(bool v) override { return scalar(v ? "true" : "false", v ? "true" : "false"); }
+  bool number_integer(number_integer_t v) override { return scalar(std::to_string(v), std::to_string(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar(std::to_string(v), std::to_string(v)); }
+  bool number_float(number_float_t, const string_t& text) override { return scalar(text, text); }
+  bool string(string_t& v) override { return scalar(quoted(v), v); }
+  bool binary(binary_t&) override { return false; }
+  bool start_object(std::size_t) override {
+    if (depth_ == 0 && prefixes_.empty() && seen_root_) throw std::runtime_error("report JSON: trailing text");
+    seen_root_ = true;
+    if (depth_ > 0) return open('{');
+    if (prefixes_.empty()) prefixes_.push_back("");
+    else prefixes_.push_back(prefixes_.back() + key_ + ".");
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (depth_ == 0) return key_ = k, true;
+    separate();
+    text_ += quoted(k) + ':';
+    after_key_ = true;
+    return true;
+  }
+  bool end_object() override {
+    if (depth_ > 0) return close('}');
+    prefixes_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (prefixes_.empty()) throw std::runtime_error("report JSON at offset 0: expected '{'");
+    if (depth_ == 0) text_.clear();
+    return open('[');
+  }
+  bool end_array() override {
+    close(']');
+    if (depth_ == 0) out.emplace_back(prefixes_.back() + key_, text_);
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    throw std::runtime_error(fmt::format("report JSON at offset {}: {}", position, e.what()));
   }
 
  private:
-  void object(const std::string& prefix) {
-    expect('{');
-    skip_ws();
-    if (peek() == '}') return void(++i_);
-    for (;;) {
-      skip_ws();
-      const std::string key = prefix + string();
-      skip_ws();
-      expect(':');
-      skip_ws();
-      if (peek() == '{') object(key + ".");
-      else if (peek() == '"') out_.emplace_back(key, string());
-      else if (peek() == '[') out_.emplace_back(key, compact_json(array_text()));
-      else out_.emplace_back(key, literal());
-      skip_ws();
-      if (peek() == ',') { ++i_; continue; }
-      expect('}');
-      return;
-    }
+  static std::string quoted(const std::string& s) {
+    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
-  std::string string() {
-    expect('"');
-    std::string v;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      char c = s_[i_++];
-      if (c == '\\' && i_ < s_.size()) {
-        c = s_[i_++];
-        if (c == 'u' && i_ + 4 <= s_.size()) {
-          v += char(std::stoi(s_.substr(i_, 4), nullptr, 16));
-          i_ += 4;
-          continue;
-        }
-        if (c == 'n') c = '\n';
-        else if (c == 't') c = '\t';
-      }
-      v += c;
-    }
-    expect('"');
-    return v;
+  bool scalar(const std::string& json_text, const std::string& value) {
+    if (prefixes_.empty()) throw std::runtime_error("report JSON at offset 0: expected '{'");
+    if (depth_ == 0) return out.emplace_back(prefixes_.back() + key_, value), true;
+    separate();
+    text_ += json_text;
+    return true;
   }
-  // An array stays one value: its JSON text (a CSV cell holds e.g. memory per pipeline stage).
-  std::string array_text() {
-    const std::size_t start = i_;
-    int depth = 0;
-    bool in_string = false;
-    for (; i_ < s_.size(); ++i_) {
-      const char c = s_[i_];
-      if (in_string) {
-        if (c == '\\') ++i_;
-        else if (c == '"') in_string = false;
-      } else if (c == '"') {
-        in_string = true;
-      } else if (c == '[' || c == '{') {
-        ++depth;
-      } else if ((c == ']' || c == '}') && --depth == 0) {
-        return s_.substr(start, ++i_ - start);
-      }
-    }
-    fail("unterminated array");
+  // A comma before every element of an array or member of an object inside one, but the first.
+  void separate() {
+    if (after_key_) return void(after_key_ = false);
+    if (!first_.empty() && !first_.back()) text_ += ',';
+    if (!first_.empty()) first_.back() = false;
   }
-  std::string literal() {
-    const std::size_t start = i_;
-    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && !std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-    if (i_ == start) fail("expected a value");
-    return s_.substr(start, i_ - start);
+  bool open(char c) {
+    if (depth_ > 0) separate();
+    text_ += c;
+    first_.push_back(true);
+    ++depth_;
+    return true;
   }
-  void skip_ws() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
-  void expect(char c) {
-    if (peek() != c) fail(fmt::format("expected '{}'", c));
-    ++i_;
-  }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error(fmt::format("report JSON at offset {}: {}", i_, what));
+  bool close(char c) {
+    text_ += c;
+    first_.pop_back();
+    --depth_;
+    return true;
   }
 
-  const std::string& s_;
-  std::size_t i_ = 0;
-  std::vector<std::pair<std::string, std::string>> out_;
+  std::vector<std::string> prefixes_;  ///< the dotted prefix of each open object outside arrays
+  std::string key_;                    ///< the last key read outside arrays
+  std::string text_;                   ///< the compact text of the array being read
+  std::vector<bool> first_;            ///< per open container inside the array: no element yet
+  int depth_ = 0;                      ///< open containers inside the array being read
+  bool after_key_ = false, seen_root_ = false;
 };
 
 double to_double(const std::string& s) {
@@ -123,7 +117,9 @@ double to_double(const std::string& s) {
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> flatten_json(const std::string& json) {
-  return JsonFlattener(json).run();
+  JsonFlattener f;
+  nlohmann::json::sax_parse(json, &f);
+  return std::move(f.out);
 }
 
 std::string compact_json(const std::string& json) {
@@ -191,23 +187,8 @@ std::string csv_line(const std::vector<std::string>& cells) {
 }
 
 std::vector<std::string> parse_csv_line(const std::string& line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cells.back() += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.emplace_back();
-    } else if (c != '\r') {
-      cells.back() += c;
-    }
-  }
-  return cells;
+  auto records = hardware::parse_csv_records(line, "CSV line");
+  return records.empty() ? std::vector<std::string>(1) : std::move(records.front());
 }
 
 RankBy parse_rank_by(const std::string& text) {

@@ -24,7 +24,8 @@ std::string compact_json(const std::string& json);
 std::string json_scalar(const std::string& cell);
 
 std::string csv_line(const std::vector<std::string>& cells);
-/// Splits one CSV line (RFC 4180 quoting; no line breaks inside fields).
+/// Splits one CSV line (RFC 4180 quoting, the one reader of hardware/csv.hpp; no line breaks inside
+/// fields). Throws hardware::CsvError when a quote is left open.
 std::vector<std::string> parse_csv_line(const std::string& line);
 
 enum class RankBy { mfu, step_time, days, cost };

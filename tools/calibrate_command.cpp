@@ -1,7 +1,7 @@
 // `clustersim calibrate`: the profiles' fitted constants against measured runs.
 //   --runs my_runs.csv --base h100-sxm --out my-cluster.yaml   a user's own cluster: a NEW profile file
 //   [--csv F] [--source P]                                     the fit report on the published runs
-//   --write-source-tree [--profiles-dir D] [--per-profile]      developers: rewrite hardware/profiles/*.yaml
+//   --write-source-tree [--fitted F] [--per-profile]            developers: regenerate hardware/fitted.yaml
 //   --write-error-bands studies/error_bands.csv                developers: regenerate the error-band table
 #include <fmt/format.h>
 
@@ -12,11 +12,12 @@
 #include <string>
 
 #include "scenarios/error.hpp"
+#include "scenarios/fitted.hpp"
 #include "scenarios/presets.hpp"
-#include "studies/calibrate.hpp"
-#include "studies/calibrate_own.hpp"
-#include "studies/conventions.hpp"
-#include "studies/error_band.hpp"
+#include "validation/calibrate.hpp"
+#include "validation/calibrate_own.hpp"
+#include "validation/conventions.hpp"
+#include "validation/error_band_fit.hpp"
 #include "tools/output_file.hpp"
 #include "tools/subcommands.hpp"
 
@@ -24,10 +25,22 @@ namespace clustersim::tools {
 namespace {
 
 struct CalibrateArgs {
-  std::string csv, prefix, profiles_dir = "hardware/profiles";
+  std::string csv, prefix, fitted = "hardware/fitted.yaml";
   bool write_source_tree = false, per_profile = false;
   std::string runs, base, out, error_bands;
 };
+
+// The checked-out commit the fit was made on ("unknown" outside a git checkout).
+std::string source_commit() {
+  std::string out;
+  if (FILE* p = popen("git describe --always --dirty --abbrev=7 2>/dev/null", "r")) {
+    char buf[128];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
 
 std::string today() {
   const std::time_t now = std::time(nullptr);
@@ -37,7 +50,7 @@ std::string today() {
 }
 
 studies::CsvTable published_or(const std::string& csv) {
-  return csv.empty() ? studies::parse_csv(studies::published_csv_text(), "tests/validation/published.csv")
+  return csv.empty() ? studies::parse_csv(studies::published_csv_text(), studies::kPublishedCsvPath)
                      : studies::read_csv_file(csv);
 }
 
@@ -90,8 +103,9 @@ int run_calibrate(const CalibrateArgs& a) {
                                                    "{:.2f}..{:.2f}); nothing written", p.name, v, p.lo, p.hi));
     }
     const auto mode = a.per_profile ? studies::FitMode::per_profile : result.best_mode();
-    for (const auto& f : studies::write_calibration(result, a.profiles_dir, today(), mode)) fmt::print("wrote {}\n", f);
-    fmt::print("rebuild to embed the updated profiles\n");
+    const studies::FitProvenance from{today(), source_commit(), a.csv.empty() ? studies::kPublishedCsvPath : a.csv};
+    write_file_atomically(a.fitted, studies::fitted_yaml(result, mode, scenarios::shipped_profile_dies(), from));
+    fmt::print("wrote {}; rebuild to embed it\n", a.fitted);
   }
   return 0;
 }
@@ -104,12 +118,12 @@ Subcommand add_calibrate_command(CLI::App& app) {
   auto* runs = c->add_option("--runs", a->runs, "your measured runs (CSV, published.csv columns; see docs/calibrate.md)");
   c->add_option("--base", a->base, "with --runs: the hardware profile the runs were measured on, e.g. h100-sxm")->needs(runs);
   c->add_option("--out", a->out, "with --runs: the NEW profile file to write (base: PROFILE + the fitted keys)")->needs(runs);
-  c->add_option("--csv", a->csv, "published runs CSV (default: the project's tests/validation/published.csv)")->excludes(runs);
+  c->add_option("--csv", a->csv, "published runs CSV (default: the project's data/validation/published.csv)")->excludes(runs);
   c->add_option("--source", a->prefix, "only rows whose id starts with this prefix")->excludes(runs);
   auto* write = c->add_flag("--write-source-tree,--write", a->write_source_tree,
-                            "developers only: write the fitted values into the source tree's profiles (--profiles-dir)")
+                            "developers only: write the fitted values to the source tree's hardware/fitted.yaml (--fitted)")
                     ->excludes(runs);
-  c->add_option("--profiles-dir", a->profiles_dir, "with --write-source-tree: the profiles folder (run from the repository root)")
+  c->add_option("--fitted", a->fitted, "with --write-source-tree: the generated file (run from the repository root)")
       ->capture_default_str()
       ->needs(write);
   c->add_flag("--per-profile", a->per_profile,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hardware/csv.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/explain.hpp"
 #include "scenarios/load.hpp"
@@ -26,11 +27,11 @@
 #include "tools/subcommands.hpp"
 #include "reporters/trace.hpp"
 #include "tools/allocator_tuning.hpp"
-#include "studies/calibrate.hpp"
+#include "validation/calibrate.hpp"
 #include "studies/memory_advice.hpp"
-#include "studies/conventions.hpp"
-#include "studies/validation.hpp"
-#include "studies/validation_run.hpp"
+#include "validation/conventions.hpp"
+#include "validation/validation.hpp"
+#include "validation/validation_run.hpp"
 #include "reporters/validation_report.hpp"
 
 namespace {
@@ -102,10 +103,10 @@ int run_command(const RunOptions& opt) {
   return 0;
 }
 
-// The published runs: the compiled-in tests/validation/published.csv unless --csv names a file.
+// The published runs: the compiled-in data/validation/published.csv unless --csv names a file.
 clustersim::studies::CsvTable load_runs(const std::string& csv) {
   using namespace clustersim;
-  return csv.empty() ? studies::parse_csv(studies::published_csv_text(), "tests/validation/published.csv")
+  return csv.empty() ? studies::parse_csv(studies::published_csv_text(), "data/validation/published.csv")
                      : studies::read_csv_file(csv);
 }
 
@@ -137,7 +138,7 @@ struct ValidateOptions {
 int validate_command(const ValidateOptions& v) {
   using namespace clustersim;
   const studies::CsvTable table =
-      v.moe ? studies::parse_csv(studies::published_moe_csv_text(), "tests/validation/published_moe.csv") : load_runs(v.csv);
+      v.moe ? studies::parse_csv(studies::published_moe_csv_text(), "data/validation/published_moe.csv") : load_runs(v.csv);
   const std::string file = v.csv.empty() ? (v.moe ? "published_moe.csv" : "published.csv") : v.csv;  // for errors
   if (v.scenario) return print_row_scenarios(table, file, v.prefix);
   const studies::ValidationRun run = studies::run_validation(table, file, v.prefix, v.group_by);
@@ -193,11 +194,11 @@ int main(int argc, char** argv) {
   const auto subcommands = clustersim::tools::register_subcommands(app);
   ValidateOptions vo;
   auto* validate = app.add_subcommand("validate", "predict published training runs and report the error");
-  validate->add_option("--csv", vo.csv, "published runs CSV (default: the project's tests/validation/published.csv)");
+  validate->add_option("--csv", vo.csv, "published runs CSV (default: the project's data/validation/published.csv)");
   validate->add_option("--source", vo.prefix, "only rows whose id starts with this prefix, e.g. DGXC-L8B");
   validate->add_option("--plot", vo.plot, "write predicted vs measured (log-log SVG) to this file");
   validate->add_flag("--json", vo.json, "print JSON instead of the table");
-  validate->add_flag("--moe", vo.moe, "the Mixture-of-Experts runs (the project's tests/validation/published_moe.csv)")
+  validate->add_flag("--moe", vo.moe, "the Mixture-of-Experts runs (the project's data/validation/published_moe.csv)")
       ->excludes(validate->get_option("--csv"));
   validate->add_flag("--scenario", vo.scenario,
                      "print each row's generated scenario YAML (with --source ID: one run to `run --explain`)")
@@ -228,6 +229,9 @@ int main(int argc, char** argv) {
       if (*sub.app) return sub.run();
     if (*validate) return validate_command(vo);
   } catch (const clustersim::scenarios::ScenarioError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  } catch (const clustersim::hardware::CsvError& e) {  // a malformed CSV file (--csv, --runs, merge)
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "studies/counted.hpp"
+#include "studies/json_text.hpp"
 
 namespace clustersim::tools {
 
@@ -123,12 +124,12 @@ int run_mfu_command(const MfuOptions& o) {
   if (o.json) {
     std::string defs_json;
     for (std::size_t i = 0; i < defs.size(); ++i)
-      defs_json += fmt::format("{}\n    {{\"formula\": \"{}\", \"flops_per_token\": {:.10g}, \"mfu\": {:.10g}{}}}",
-                               i ? "," : "", defs[i].name, defs[i].flops_per_token,
+      defs_json += fmt::format("{}\n    {{\"formula\": {}, \"flops_per_token\": {:.10g}, \"mfu\": {:.10g}{}}}",
+                               i ? "," : "", studies::json_quote(defs[i].name), defs[i].flops_per_token,
                                defs[i].flops_per_token * per_gpu / peak,
                                o.recompute.empty() ? "" : fmt::format(", \"hfu\": {:.10g}", defs[i].hardware_flops_per_token * per_gpu / peak));
     std::string warn_json;
-    for (std::size_t i = 0; i < warnings.size(); ++i) warn_json += fmt::format("{}\"{}\"", i ? ", " : "", warnings[i]);
+    for (std::size_t i = 0; i < warnings.size(); ++i) warn_json += fmt::format("{}{}", i ? ", " : "", studies::json_quote(warnings[i]));  // escaped: a warning may quote
     fmt::print("{{\n  \"tokens_per_s\": {:.10g},\n  \"tokens_per_s_per_gpu\": {:.10g},\n  \"peak_flops_per_gpu\": {:.10g},\n"
                "  \"tflops_per_gpu\": {:.10g},\n  \"mfu\": {:.10g},\n  \"definitions\": [{}\n  ],\n  \"warnings\": [{}]\n}}\n",
                tokens_per_s, per_gpu, peak, defs.back().flops_per_token * per_gpu / 1e12,

@@ -4,7 +4,7 @@
 #   tests/docs/doc_commands.sh BUILD_DIR SOURCE_DIR [FILE.md ...]     (default: README.md docs/*.md)
 #   tests/docs/doc_commands.sh --list SOURCE_DIR [FILE.md ...]        the commands and what is expected of each
 # Each line of a block is one command (a trailing \ continues it); `#` lines are comments. The commands
-# run in a scratch folder that links scenarios/, tests/, docs/ and build/ of the checkout, with `clustersim`
+# run in a scratch folder that links scenarios/, tests/, docs/, tools/, data/ and build/ of the checkout, with `clustersim`
 # on the PATH, so outputs they write (-o, --csv, --html) land there. Markers, an HTML comment on the line
 # just before the opening fence:
 #   <!-- doc-test: exit N -->        every command of the block must exit N (a command meant to fail)
@@ -52,7 +52,7 @@ fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/clustersim_docs.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-for d in scenarios tests docs tools; do ln -s "$src/$d" "$scratch/$d"; done
+for d in scenarios tests docs tools data; do ln -s "$src/$d" "$scratch/$d"; done
 ln -s "$build" "$scratch/build"
 export PATH="$build/tools:$PATH"
 

@@ -125,7 +125,7 @@ TEST_CASE("layer_pattern and model.mamba: inconsistent values are errors naming 
 }
 
 TEST_CASE("A Nemotron 3 Nano benchmark row runs end to end with Mamba and MoE layers in its step", "[models][mamba]") {
-  // MOE-MBRIDGE-050's layout (tests/validation/published_moe.csv): 16 H100, EP 8, micro-batch 1,
+  // MOE-MBRIDGE-050's layout (data/validation/published_moe.csv): 16 H100, EP 8, micro-batch 1,
   // global batch 1024 of 8192 tokens, FP8.
   const std::string y = "name: t\nmodel: nemotron3-nano-30b-a3b\nhardware: h100-sxm\ncluster: {gpus: 16}\n"
                         "parallelism: {tp: 1, pp: 1, ep: 8, zero_stage: 1}\n"

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "scenarios/error.hpp"
+#include "hardware/csv.hpp"
 #include "studies/csv_table.hpp"
+#include "studies/sweep_table.hpp"
 
 using clustersim::scenarios::ScenarioError;
 using clustersim::studies::parse_csv;
@@ -19,4 +21,25 @@ TEST_CASE("CSV fields may be quoted, hold commas, doubled quotes and newlines", 
 TEST_CASE("CSV with a wrong field count or an open quote is rejected with its location", "[tools][csv]") {
   REQUIRE_THROWS_WITH(parse_csv("a,b\n1,2,3\n", "t.csv"), Catch::Contains("t.csv: record 2 has 3 fields"));
   REQUIRE_THROWS_WITH(parse_csv("a,b\n1,\"2\n", "t.csv"), Catch::Contains("t.csv:2: a quoted field is never closed"));
+}
+
+TEST_CASE("one CSV reader: a malformed file is a CsvError, not a scenario error, and sweep lines and tables read alike", "[tools][csv]") {
+  using clustersim::hardware::CsvError;
+  CHECK_THROWS_AS(parse_csv("a,b\n1,2,3\n", "t.csv"), CsvError);
+  CHECK_THROWS_AS(parse_csv("", "t.csv"), CsvError);
+  CHECK_THROWS_AS(clustersim::studies::read_csv_file("/nonexistent/clustersim.csv"), CsvError);
+  bool scenario_error = false;
+  try {
+    parse_csv("a,b\n1,\"2\n", "t.csv");
+  } catch (const ScenarioError&) {
+    scenario_error = true;
+  } catch (const CsvError&) {
+  }
+  CHECK(!scenario_error);
+  // A merge line with an open quote is an error now, not a silently joined cell.
+  CHECK_THROWS_AS(clustersim::studies::parse_csv_line("1,\"open,2"), CsvError);
+  const std::string line = "1,\"a, \"\"b\"\"\",,x\r";
+  CHECK(clustersim::studies::parse_csv_line(line) == clustersim::hardware::parse_csv_records(line, "l")[0]);
+  CHECK(clustersim::studies::parse_csv_line(line) == std::vector<std::string>{"1", "a, \"b\"", "", "x"});
+  CHECK(clustersim::studies::parse_csv_line("").size() == 1);
 }

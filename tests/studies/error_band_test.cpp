@@ -4,7 +4,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
-#include "studies/conventions.hpp"
+#include "validation/conventions.hpp"
 #include "studies/error_band.hpp"
 
 using namespace clustersim;

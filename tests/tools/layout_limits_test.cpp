@@ -1,10 +1,11 @@
 // Issue 14's size limits on the tree, checked on the source files themselves: a physics file
-// over 24 kB, a physics function over ~80 lines or a CLI layer grown past 2,500 lines fails here
-// with the file (and function) named.
+// over 24 kB, a function of any layer over ~80 lines (issue 30 item 8; physics only before) or a
+// CLI layer grown past 2,500 lines fails here with the file (and function) named.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -88,24 +89,46 @@ std::vector<LongFunction> long_functions(const std::string& code, int limit) {
 
 }  // namespace
 
-TEST_CASE("no function of the physics layers is over ~80 lines", "[tools][layout]") {
+// Functions over the limit outside the physics layers when the limit was extended to every layer
+// (issue 30 item 8), per file: each is being split on the branch that reworks it (the loader's
+// build and read_gpu: issue 30 item 2; the run JSON writer: item 1; mfu: item 2; the published
+// row's scenario: items 2 and 4). A file must hold exactly this many: one more fails, and one
+// fewer fails too, so a split removes its entry.
+const std::map<std::string, int> kKnownLongFunctions = {
+    {"scenarios/load.cpp", 2},
+    {"validation/validation.cpp", 1},
+    {"reporters/report.cpp", 1},
+    {"tools/mfu_command.cpp", 1},
+};
+
+TEST_CASE("no function of any layer is over ~80 lines, but the listed ones being split", "[tools][layout]") {
   const fs::path root = CLUSTERSIM_SOURCE_DIR;
   // Issue 14 asks for "no function over ~80 lines": 85 leaves room for a closing comment.
   constexpr int kLimit = 85;
   int files = 0;
-  for (const char* layer : {"sim", "hardware", "topologies", "models"})
+  std::map<std::string, int> found;
+  for (const char* layer : {"units", "sim", "hardware", "topologies", "models", "scenarios", "studies", "validation",
+                            "reporters", "tools"})
     for (const auto& e : fs::recursive_directory_iterator(root / layer))
       if (e.is_regular_file() && is_source(e.path())) {
         ++files;
         std::ifstream in(e.path());
         std::stringstream text;
         text << in.rdbuf();
+        const std::string rel = fs::relative(e.path(), root).generic_string();
         for (const LongFunction& f : long_functions(code_only(text.str()), kLimit)) {
-          INFO(fs::relative(e.path(), root).string() << ":" << f.line << ": a function of " << f.lines << " lines");
-          CHECK(f.lines <= kLimit);
+          ++found[rel];
+          const bool known = kKnownLongFunctions.count(rel) > 0;
+          INFO(rel << ":" << f.line << ": a function of " << f.lines << " lines");
+          CHECK(known);
         }
       }
-  CHECK(files > 40);
+  for (const auto& [file, count] : kKnownLongFunctions) {
+    INFO(file << ": " << found[file] << " functions over " << kLimit << " lines, " << count
+              << " listed in kKnownLongFunctions (split one: lower the count; remove the entry at 0)");
+    CHECK(found[file] == count);
+  }
+  CHECK(files > 200);
 }
 
 TEST_CASE("the function-length check finds a long function and passes short ones", "[tools][layout]") {

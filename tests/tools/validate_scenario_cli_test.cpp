@@ -6,9 +6,9 @@
 
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
-#include "studies/conventions.hpp"
+#include "validation/conventions.hpp"
 #include "studies/csv_table.hpp"
-#include "studies/validation.hpp"
+#include "validation/validation.hpp"
 #include "support/scenario_fixture.hpp"
 
 using namespace clustersim;

@@ -1,6 +1,6 @@
-// The AMD rows (tests/validation/published_amd.csv, a verbatim copy of the DENSE-AMD rows of
+// The AMD rows (data/validation/published_amd.csv, a verbatim copy of the DENSE-AMD rows of
 // docs/reference/validation/published_newhw.csv): issue #17 item 4. They are OUT OF SAMPLE — no
-// profile constant is fitted to them (calibration reads tests/validation/published.csv only) —
+// profile constant is fitted to them (calibration reads data/validation/published.csv only) —
 // and few (6 simulated), so this guards the figure measured when the test was written plus a
 // small margin, not a target. VALIDATION.md "AMD Instinct rows" has the per-row table.
 #include <catch2/catch.hpp>
@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
-#include "studies/validation.hpp"
-#include "studies/validation_amd.hpp"
+#include "validation/validation.hpp"
+#include "validation/validation_amd.hpp"
 
 using namespace clustersim::studies;
 
@@ -29,7 +29,7 @@ const std::map<std::string, const char*> kFarOff = {
 };
 
 ValidationSummary amd_validated() {
-  return validate_table(read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published_amd.csv"));
+  return validate_table(read_csv_file(CLUSTERSIM_SOURCE_DIR "/data/validation/published_amd.csv"));
 }
 const RowOutcome& outcome(const ValidationSummary& s, const std::string& id) {
   for (const auto& r : s.rows)
@@ -41,7 +41,7 @@ const RowOutcome& outcome(const ValidationSummary& s, const std::string& id) {
 
 TEST_CASE("AMD rows: the projection table's 'Batch' becomes the micro-batch with global batch and recompute from AMD's commands",
           "[validation][amd]") {
-  const CsvTable t = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published_amd.csv");
+  const CsvTable t = read_csv_file(CLUSTERSIM_SOURCE_DIR "/data/validation/published_amd.csv");
   std::map<std::string, std::map<std::string, std::string>> rows;
   for (const auto& r : t.rows) rows[r.at("id")] = r;
   REQUIRE(rows.size() == 8);
@@ -103,7 +103,7 @@ TEST_CASE("AMD rows: the reading the sources leave open (micro-batches per step)
   // documented commands give 8 (DDP) and 1 (FSDP). The other reading swaps them. Only the
   // 64-GPU DDP row moves much: with one micro-batch per step its inter-node gradient
   // reduce-scatter is no longer hidden behind 7 more micro-batches.
-  const CsvTable t = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published_amd.csv");
+  const CsvTable t = read_csv_file(CLUSTERSIM_SOURCE_DIR "/data/validation/published_amd.csv");
   int compared = 0;
   double other_mape = 0;
   for (const auto& r : t.rows) {

@@ -1,5 +1,5 @@
 // Golden tests for every shipped scenario. Each pinned figure has a reason independent of the
-// code under test: a published measurement of a comparable run (tests/validation/published.csv,
+// code under test: a published measurement of a comparable run (data/validation/published.csv,
 // with its tolerance) or an analytic bound. Other layers are changing the physics, so these pin
 // what a correct simulator must satisfy, not today's exact output.
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // Issue 28: published MoE A/B pairs as test oracles. Each pair is one job measured twice with one
-// setting changed (tests/validation/moe_host_overhead.csv, copied from the reference data with its
+// setting changed (data/validation/moe_host_overhead.csv, copied from the reference data with its
 // sources: Megatron-Bridge @067f987d model verification card and skills for Qwen3-30B-A3B on 16
 // H100, Megatron-LM PR #5728 for GB200). The predicted ratio of the two step times must be within
 // 10 % of the measured one. Pairs the model cannot reproduce yet are listed gaps: they must stay
@@ -106,7 +106,7 @@ TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured
   const double bf16 = step_s(h32), fp8 = step_s(h32, {"training.precision=fp8", "training.fp8_recipe=blockwise"});
   pairs.push_back({"H100: FP8 blockwise / BF16, small experts (Qwen3-30B-A3B)", (234.1 / 232.4 + 240.5 / 242.9) / 2,
                    fp8 / bf16});
-  std::printf("MoE A/B pairs (tests/validation/moe_host_overhead.csv):\n");
+  std::printf("MoE A/B pairs (data/validation/moe_host_overhead.csv):\n");
   for (const Pair& p : pairs) {
     report(p);
     INFO(p.what << ": measured " << p.measured << ", predicted " << p.predicted);

@@ -10,9 +10,9 @@
 
 #include <cmath>
 
-#include "studies/calibrate.hpp"
-#include "studies/conventions.hpp"
-#include "studies/validation.hpp"
+#include "validation/calibrate.hpp"
+#include "validation/conventions.hpp"
+#include "validation/validation.hpp"
 
 using namespace clustersim::studies;
 

@@ -1,4 +1,4 @@
-// The MoE rows of tests/validation/published_moe.csv become scenarios in the issue-15 contract;
+// The MoE rows of data/validation/published_moe.csv become scenarios in the issue-15 contract;
 // rows outside it are listed with their reason; only the latest release of a configuration is
 // the figure of record (README_moe caveats 1 and 2).
 #include <catch2/catch.hpp>
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "scenarios/load.hpp"
-#include "studies/conventions.hpp"
-#include "studies/validation.hpp"
-#include "studies/validation_moe.hpp"
+#include "validation/conventions.hpp"
+#include "validation/validation.hpp"
+#include "validation/validation_moe.hpp"
 
 using namespace clustersim::studies;
 using clustersim::scenarios::load_scenario_string;

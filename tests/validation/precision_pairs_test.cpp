@@ -2,7 +2,7 @@
 // constant". Every pair of published.csv rows that share source, model, GPU, layout, sequence,
 // batch and recompute and differ in precision (16-bit against FP8 or NVFP4): the predicted
 // speed-up against the measured one. Nothing is fitted per precision; each row runs the recipe its
-// cell states (studies/validation_precision.cpp). The guard is the mean |error| measured when this
+// cell states (validation/validation_precision.cpp). The guard is the mean |error| measured when this
 // test was written, rounded up; torchtitan's rowwise pairs are a listed known gap. Under
 // torch.compile (every torchtitan row) Inductor fuses torchao's amax and cast into neighbouring
 // kernels, which the model costs as separate passes: torchtitan's tensorwise pairs come out
@@ -16,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "studies/validation.hpp"
+#include "validation/validation.hpp"
 
 using namespace clustersim::studies;
 
@@ -32,7 +32,7 @@ bool known_gap(const std::string& cell) { return cell.find("rowwise") != std::st
 }  // namespace
 
 TEST_CASE("published FP8/NVFP4 vs 16-bit pairs: predicted speed-ups within 7 % on average, rowwise a listed gap", "[validation][precision]") {
-  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv");
+  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/data/validation/published.csv");
   const ValidationSummary s = validate_table(table);
   std::map<std::string, const RowOutcome*> outcome;
   for (const auto& r : s.rows)

@@ -14,9 +14,9 @@
 #include <sstream>
 #include <string>
 
-#include "studies/calibrate.hpp"
-#include "studies/error_band.hpp"
-#include "studies/validation.hpp"
+#include "validation/calibrate.hpp"
+#include "validation/error_band_fit.hpp"
+#include "validation/validation.hpp"
 
 using namespace clustersim::studies;
 
@@ -82,7 +82,7 @@ void check_error_bands_table(const CsvTable& table, const ValidationSummary& s) 
 // leave-one-family-out pass, which refits every family's constants, the suite's most expensive
 // computation (about 3 min under ASan), so it runs once.
 TEST_CASE("published runs: out-of-sample (leave-one-family-out) MAPE <= 13.2%, in sample <= 12.7%, every family <= 15% or a listed known gap, error-band table current", "[validation][error_band]") {
-  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv");
+  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/data/validation/published.csv");
   ValidationSummary s = validate_table(table);
   add_out_of_sample(table, "", &s);
   REQUIRE(s.rows.size() == 346);

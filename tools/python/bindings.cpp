@@ -8,12 +8,12 @@
 #include "scenarios/simulate.hpp"
 #include "scenarios/quantity.hpp"
 #include "studies/auto_grid.hpp"
-#include "studies/conventions.hpp"
+#include "validation/conventions.hpp"
 #include "studies/csv_table.hpp"
 #include "studies/plan_batch.hpp"
 #include "studies/plan_search.hpp"
-#include "studies/validation.hpp"
-#include "studies/validation_run.hpp"
+#include "validation/validation.hpp"
+#include "validation/validation_run.hpp"
 #include "reporters/explain_report.hpp"
 #include "reporters/plan_json.hpp"
 #include "reporters/validation_report.hpp"
@@ -49,7 +49,7 @@ SweepTable sweep_table(const ScenarioInput& in, const std::vector<std::string>& 
 }
 
 std::string validate_json(const std::string& csv, const std::string& source, const std::string& group_by) {
-  const studies::CsvTable table = csv.empty() ? studies::parse_csv(studies::published_csv_text(), "tests/validation/published.csv")
+  const studies::CsvTable table = csv.empty() ? studies::parse_csv(studies::published_csv_text(), "data/validation/published.csv")
                                               : studies::read_csv_file(csv);
   const studies::ValidationRun run = studies::run_validation(table, csv.empty() ? "published.csv" : csv, source, group_by);
   return reporters::format_validation_json(run.summary, run.groups ? &*run.groups : nullptr);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "hardware/csv.hpp"
 #include "python/bindings.hpp"
 #include "python/docstrings.hpp"
 #include "tools/allocator_tuning.hpp"
@@ -204,6 +205,8 @@ PYBIND11_MODULE(clustersim, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const clustersim::scenarios::ScenarioError& e) {
+      scenario_error(e.what());
+    } catch (const clustersim::hardware::CsvError& e) {  // a malformed CSV file: the same one-line error
       scenario_error(e.what());
     }
   });

@@ -49,7 +49,7 @@ inline const char* explain() {
 inline const char* validate() {
   return "Predict published training runs; returns the dict `clustersim validate --json [--group-by COLUMN]`\n"
          "prints (rows with predicted and measured values, headline MAPE, bias).\n\n"
-         "csv: another published-runs CSV (default: the compiled-in tests/validation/published.csv).\n"
+         "csv: another published-runs CSV (default: the compiled-in data/validation/published.csv).\n"
          "source: only rows whose id starts with it. group_by: a CSV column; adds \"groups\" with each value's\n"
          "bias, MAPE, median and worst row, in sample and held out.";
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Reading one published row (column name → cell): the helpers the dense and the MoE row
-// converters share (studies/validation.cpp, studies/validation_moe.cpp).
+// converters share (validation/validation.cpp, validation/validation_moe.cpp).
 #include <cctype>
 #include <cstdlib>
 #include <map>

@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
-#include "studies/conventions.hpp"
-#include "studies/validation.hpp"
+#include "validation/conventions.hpp"
+#include "validation/validation.hpp"
 
 namespace clustersim::studies {
 

@@ -1,4 +1,4 @@
-#include "studies/conventions.hpp"
+#include "validation/conventions.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -109,7 +109,7 @@ std::vector<Convention> parse_conventions(const std::string& text, const std::st
 
 const std::vector<Convention>& default_conventions() {
   static const std::vector<Convention> table =
-      parse_conventions(family_conventions_text(), "tests/validation/family_conventions.csv");
+      parse_conventions(family_conventions_text(), "data/validation/family_conventions.csv");
   return table;
 }
 

@@ -1,9 +1,9 @@
-#include "studies/validation_run.hpp"
+#include "validation/validation_run.hpp"
 
 #include <fmt/format.h>
 
 #include "scenarios/error.hpp"
-#include "studies/calibrate.hpp"
+#include "validation/calibrate.hpp"
 
 namespace clustersim::studies {
 

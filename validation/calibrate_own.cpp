@@ -1,4 +1,4 @@
-#include "studies/calibrate_own.hpp"
+#include "validation/calibrate_own.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/presets.hpp"
-#include "studies/calibrate.hpp"
+#include "validation/calibrate.hpp"
 
 namespace clustersim::studies {
 

@@ -8,8 +8,8 @@
 #include "models/memory.hpp"
 #include "scenarios/load.hpp"
 #include "studies/csv_table.hpp"
-#include "studies/conventions.hpp"
-#include "studies/validation.hpp"
+#include "validation/conventions.hpp"
+#include "validation/validation.hpp"
 
 using namespace clustersim::studies;
 
@@ -146,7 +146,7 @@ TEST_CASE("IBM's selective AC is whole-block recompute of the fewest blocks that
   CHECK(conventions_for("SOMEONE-ELSE").selective_recompute == "attention_core");  // Megatron's selective
   CHECK_THROWS_WITH(parse_conventions("family,key,value,source\nX,selective_recompute,half,cited\n", "c.csv"),
                     Catch::Contains("c.csv:2") && Catch::Contains("allowed: attention_core, fewest_blocks_that_fit"));
-  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/tests/validation/published.csv");
+  const CsvTable table = read_csv_file(CLUSTERSIM_SOURCE_DIR "/data/validation/published.csv");
   auto row_of = [&](const std::string& id) {
     for (const auto& r : table.rows)
       if (r.at("id") == id) return r;

@@ -9,7 +9,7 @@
 
 #include "hardware/gpu_spec.hpp"
 #include "studies/csv_table.hpp"
-#include "studies/validation.hpp"
+#include "validation/validation.hpp"
 
 namespace clustersim::studies {
 
@@ -88,12 +88,19 @@ std::vector<RowOutcome> held_out_rows(const CsvTable& table, const std::string& 
 
 std::string format_calibration_text(const CalibrationResult& r);
 
-/// Writes the fitted values into `profiles_dir`/<profile>.yaml: each key's line and its comment
-/// block (indented comment lines below it) are replaced by the value (two decimals) and a
-/// comment saying when (`date`) and on what it was fitted, for the given mode (profiles without
-/// rows take the global values). Returns the files written. Throws ScenarioError if a file lacks
-/// a key.
-std::vector<std::string> write_calibration(const CalibrationResult& r, const std::string& profiles_dir,
-                                           const std::string& date, FitMode mode);
+/// When and on what a fit was made, for hardware/fitted.yaml.
+struct FitProvenance {
+  std::string date;    ///< YYYY-MM-DD
+  std::string commit;  ///< the source tree's commit (`git describe --always --dirty`), or "unknown"
+  std::string source;  ///< the table fitted on, e.g. data/validation/published.csv
+};
+
+/// The text of hardware/fitted.yaml (scenarios/fitted.hpp reads it): the fit of `mode` for every
+/// die of `profile_dies` (shipped profile -> die): its own values when its profiles have headline
+/// rows (the rows of one die are fitted together), else the global set; with the rows behind each,
+/// the leave-one-family-out MAPE of the mode and the provenance. Hand-written profiles are never
+/// edited.
+std::string fitted_yaml(const CalibrationResult& r, FitMode mode, const std::map<std::string, std::string>& profile_dies,
+                        const FitProvenance& provenance);
 
 }  // namespace clustersim::studies

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "studies/csv_table.hpp"
-#include "studies/validation.hpp"
+#include "validation/validation.hpp"
 
 namespace clustersim::studies {
 

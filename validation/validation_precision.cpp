@@ -1,8 +1,8 @@
-#include "studies/validation_precision.hpp"
+#include "validation/validation_precision.hpp"
 
 #include <fmt/format.h>
 
-#include "studies/validation_row.hpp"
+#include "validation/validation_row.hpp"
 
 namespace clustersim::studies {
 namespace {

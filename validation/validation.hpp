@@ -1,5 +1,5 @@
 #pragma once
-// Validation against published training runs (tests/validation/published.csv): each row becomes
+// Validation against published training runs (data/validation/published.csv): each row becomes
 // a scenario through the same loader and checks as a user's YAML, is simulated, and its
 // predicted tokens/s per GPU is compared with the measured one.
 #include <map>

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "studies/conventions.hpp"
-#include "studies/validation_precision.hpp"
+#include "validation/conventions.hpp"
+#include "validation/validation_precision.hpp"
 
 using namespace clustersim::studies;
 

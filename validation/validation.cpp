@@ -1,4 +1,4 @@
-#include "studies/validation.hpp"
+#include "validation/validation.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,11 +13,11 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
-#include "studies/conventions.hpp"
-#include "studies/validation_amd.hpp"
-#include "studies/validation_moe.hpp"
-#include "studies/validation_precision.hpp"
-#include "studies/validation_row.hpp"
+#include "validation/conventions.hpp"
+#include "validation/validation_amd.hpp"
+#include "validation/validation_moe.hpp"
+#include "validation/validation_precision.hpp"
+#include "validation/validation_row.hpp"
 #include "units/units.hpp"
 
 namespace clustersim::studies {

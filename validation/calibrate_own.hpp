@@ -1,5 +1,5 @@
 #pragma once
-// A user's own cluster (issue 17 §3): the fitted profile constants (studies/calibrate.hpp
+// A user's own cluster (issue 17 §3): the fitted profile constants (validation/calibrate.hpp
 // fitted_parameters()) refitted to the user's measured runs on one base profile, written as a NEW
 // profile file (`base: h100-sxm` plus the fitted keys) that a scenario names by path. Installed and
 // source-tree profiles are never touched.
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "studies/csv_table.hpp"
-#include "studies/validation.hpp"
+#include "validation/validation.hpp"
 
 namespace clustersim::studies {
 

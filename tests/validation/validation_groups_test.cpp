@@ -4,7 +4,7 @@
 #include <string>
 
 #include "scenarios/error.hpp"
-#include "studies/validation_groups.hpp"
+#include "validation/validation_groups.hpp"
 
 using namespace clustersim;
 using studies::group_value;

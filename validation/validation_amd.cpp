@@ -1,11 +1,11 @@
-#include "studies/validation_amd.hpp"
+#include "validation/validation_amd.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
 
-#include "studies/validation_row.hpp"
+#include "validation/validation_row.hpp"
 
 namespace clustersim::studies {
 

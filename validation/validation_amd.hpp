@@ -1,9 +1,9 @@
 #pragma once
-// The AMD rows of docs/reference/validation/published_newhw.csv (a copy: tests/validation/published_amd.csv)
+// The AMD rows of docs/reference/validation/published_newhw.csv (a copy: data/validation/published_amd.csv)
 // come from the Primus projection blog's MI325X table, which publishes one "Batch" per row and
 // no global batch, no gradient accumulation and no recompute setting. This fills those cells
 // from what AMD's own benchmark commands state, each with its source, before the row is
-// converted like any other (studies/validation.cpp).
+// converted like any other (validation/validation.cpp).
 #include <map>
 #include <string>
 #include <vector>

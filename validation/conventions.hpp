@@ -1,6 +1,6 @@
 #pragma once
 // How each source family's software ran where a published row leaves a field blank, read from
-// tests/validation/family_conventions.csv (one cited line per convention: family, key, value,
+// data/validation/family_conventions.csv (one cited line per convention: family, key, value,
 // source). A family ending in '*' matches every family with that prefix; several families of
 // one source are separated by '|' (MBRIDGE|DENSE-MBRIDGE). Every use is
 // recorded as an assumption on the row.
@@ -38,14 +38,17 @@ struct Convention {
 /// Parses the conventions CSV text; throws scenarios::ScenarioError naming `source_name`:line,
 /// the key and what is allowed when a line is malformed.
 std::vector<Convention> parse_conventions(const std::string& text, const std::string& source_name);
-/// The compiled-in tests/validation/family_conventions.csv, parsed once.
+/// The compiled-in data/validation/family_conventions.csv, parsed once.
 const std::vector<Convention>& default_conventions();
 /// The conventions that apply to `family`.
 FamilyConventions conventions_for(const std::string& family, const std::vector<Convention>& table = default_conventions());
 
-/// The compiled-in data files (generated from tests/validation/).
+/// The published table's path in the source tree (what `validate` and `calibrate` name as their
+/// default source).
+inline constexpr const char* kPublishedCsvPath = "data/validation/published.csv";
+/// The compiled-in data files (generated from data/validation/).
 const char* published_csv_text();
 const char* family_conventions_text();
-const char* published_moe_csv_text();  ///< tests/validation/published_moe.csv
+const char* published_moe_csv_text();  ///< data/validation/published_moe.csv
 
 }  // namespace clustersim::studies

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "studies/csv_table.hpp"
-#include "studies/validation.hpp"
-#include "studies/validation_groups.hpp"
+#include "validation/validation.hpp"
+#include "validation/validation_groups.hpp"
 
 namespace clustersim::studies {
 

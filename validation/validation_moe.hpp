@@ -1,5 +1,5 @@
 #pragma once
-// The Mixture-of-Experts rows of a published-runs table (tests/validation/published_moe.csv,
+// The Mixture-of-Experts rows of a published-runs table (data/validation/published_moe.csv,
 // docs/reference/validation/README_moe.md): architecture, expert parallelism, dispatcher, routing
 // balance and recompute modules in the issue-15 scenario contract, and which release of a
 // configuration is the figure of record.
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "studies/conventions.hpp"
+#include "validation/conventions.hpp"
 #include "studies/csv_table.hpp"
-#include "studies/validation.hpp"
+#include "validation/validation.hpp"
 
 namespace clustersim::studies {
 

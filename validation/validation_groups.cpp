@@ -1,4 +1,4 @@
-#include "studies/validation_groups.hpp"
+#include "validation/validation_groups.hpp"
 
 #include "scenarios/error.hpp"
 

@@ -6,9 +6,9 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
-#include "studies/calibrate.hpp"
-#include "studies/calibrate_own.hpp"
-#include "studies/conventions.hpp"
+#include "validation/calibrate.hpp"
+#include "validation/calibrate_own.hpp"
+#include "validation/conventions.hpp"
 #include "support/scenario_fixture.hpp"
 
 using namespace clustersim;
@@ -79,7 +79,7 @@ TEST_CASE("clustersim calibrate --runs writes a new profile that run accepts, an
   fs::create_directories(dir);
   {
     // Ten measured H100 rows of the published set, as a user's file.
-    std::ifstream in(kSrc + "/tests/validation/published.csv");
+    std::ifstream in(kSrc + "/data/validation/published.csv");
     std::ofstream out(dir / "runs.csv");
     std::string line;
     std::getline(in, line);
@@ -113,14 +113,13 @@ TEST_CASE("clustersim calibrate --runs writes a new profile that run accepts, an
                                             " --base h100-sxm --out hardware/profiles/h100-sxm.yaml 2>&1");
   CHECK(shipped.exit_code == 2);
   CHECK_THAT(shipped.out, Catch::Contains("shipped hardware profile"));
-  // The developer path refuses to rewrite profiles from too few rows (it once set all of them to the bounds).
-  fs::create_directories(dir / "profiles");
-  std::ofstream(dir / "profiles" / "h100-sxm.yaml") << "name: x\ncompute_sustained_fraction: 0.7\n";
+  // The developer path refuses to rewrite the fitted constants from too few rows (it once set all of them to the bounds).
+  std::ofstream(dir / "fitted.yaml") << "kept: 1\n";
   const auto dev = testing::run_command("cd " + dir.string() + " && " + kBin +
-                                        " calibrate --csv few.csv --write-source-tree --profiles-dir profiles 2>&1");
+                                        " calibrate --csv few.csv --write-source-tree --fitted fitted.yaml 2>&1");
   CHECK(dev.exit_code == 2);
   CHECK_THAT(dev.out, Catch::Contains("nothing written"));
-  std::ifstream kept(dir / "profiles" / "h100-sxm.yaml");
+  std::ifstream kept(dir / "fitted.yaml");
   std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
-  CHECK(text == "name: x\ncompute_sustained_fraction: 0.7\n");
+  CHECK(text == "kept: 1\n");
 }

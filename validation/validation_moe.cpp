@@ -1,4 +1,4 @@
-#include "studies/validation_moe.hpp"
+#include "validation/validation_moe.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "studies/validation_row.hpp"
+#include "validation/validation_row.hpp"
 
 namespace clustersim::studies {
 namespace {
