@@ -68,6 +68,9 @@ Block mixer_block(const ModelSpec& m, Mixer x) {
   if (x == Mixer::attention) {
     b.total = b.active = attention_params(m) + norm;
     b.matmul = b.active_matmul = attention_matmul(m);
+  } else if (x == Mixer::linear) {
+    b.total = b.active = linear_attention_params(m) + norm;
+    b.matmul = b.active_matmul = m.linear_attention.matmul_params(m.hidden);
   } else {
     b.total = b.active = mamba_params(m) + norm;
     b.matmul = b.active_matmul = m.hidden * (m.mamba.in_proj_width() + m.mamba.inner());
@@ -121,6 +124,12 @@ double mamba_params(const ModelSpec& m) {
   const MambaSpec& x = m.mamba;
   const double conv = x.conv_dim() * (x.conv_kernel + 1.0);  // depthwise taps + bias
   return m.hidden * x.in_proj_width() + conv + 3.0 * x.heads + x.inner() + x.inner() * m.hidden;
+}
+
+double linear_attention_params(const ModelSpec& m) {
+  const LinearAttentionSpec& x = m.linear_attention;
+  const double decay = x.kind == LinearKind::kda ? x.heads + x.key_dim() : 2.0 * x.heads;
+  return x.matmul_params(m.hidden) + x.conv_dim() * x.conv_kernel + decay + x.v_dim();
 }
 
 double expert_params(const ModelSpec& m) {
