@@ -53,6 +53,12 @@ double ssd_flop_per_token(const MambaSpec& x);
 /// add 3× this per linear-attention layer, as for attention and Mamba.
 double delta_rule_flop_per_token(const LinearAttentionSpec& x);
 
+/// Forward FLOPs per token of one DSA attention layer (SparseAttentionSpec) at sequence length s,
+/// counted as the dense formulas count (every query against min(top_k, s) keys, the indexer
+/// against all s): the indexer's scores 2·s·index_heads·index_head_dim, and MLA in MQA mode over
+/// the selected keys 2·min(k, s)·heads·(kv_lora_rank + rope + kv_lora_rank).
+double dsa_flop_per_token(const ModelSpec& m, double s);
+
 /// Keys a query attends to in a causal window of w tokens relative to full causal attention,
 /// averaged over a sequence of s: (w − w²/2s) / (s/2) = 2w/s − (w/s)² for w < s, else 1.
 double attention_keys_fraction(double window, double seq_len);

@@ -105,6 +105,20 @@ struct MlaSpec {
   bool enabled() const { return kv_lora_rank > 0; }
 };
 
+/// DeepSeek Sparse Attention (DeepSeek-V3.2, DeepSeek-AI 2025 "DeepSeek-V3.2: Pushing the Frontier
+/// of Open Large Language Models", §2.1; HF DeepseekV32 config index_n_heads, index_head_dim,
+/// index_topk) on MLA: a lightning indexer (wq_b q_lora_rank → index_heads·index_head_dim, wk h
+/// → index_head_dim with a LayerNorm, weights_proj h → index_heads; FP8 scores
+/// Σ_j w_j·ReLU(q_j·k_s) over every earlier token) selects top_k_tokens keys per query, and the
+/// attention (MLA in its MQA mode: the shared latent keys, kv_lora_rank + rope wide, and values,
+/// kv_lora_rank wide) runs over those only.
+struct SparseAttentionSpec {
+  int index_heads = 0;
+  int index_head_dim = 128;
+  int top_k_tokens = 2048;
+  bool enabled() const { return index_heads > 0; }
+};
+
 /// Every `every`-th layer (the every-th, 2·every-th, ...) attends to a window of `tokens`.
 struct SlidingWindow {
   int tokens = 0;
@@ -134,6 +148,7 @@ struct ModelSpec {
   int mtp_layers = 0;     ///< DeepSeek-V3 multi-token-prediction modules
   MambaSpec mamba;
   LinearAttentionSpec linear_attention;
+  SparseAttentionSpec sparse_attention;
   /// Per layer (size == layers) when the stack is hybrid; empty: every layer is attention +
   /// (dense or MoE by `moe`). MTP modules (layer ≥ layers) are attention + MoE/dense as before.
   std::vector<LayerKind> layer_pattern;

@@ -119,11 +119,29 @@ models::LinearAttentionSpec read_linear(const YamlReader& r) {
   return x;
 }
 
+models::SparseAttentionSpec read_sparse(const YamlReader& r) {
+  r.allow_only({"kind", "index_heads", "index_head_dim", "top_k_tokens"});
+  for (const char* k : {"kind", "index_heads", "top_k_tokens"})
+    if (!r.has(k)) r.fail(k, "is required in model.sparse_attention");
+  r.choice("kind", {"dsa"}, 0);
+  models::SparseAttentionSpec x;
+  x.index_heads = r.integer("index_heads", 0, 1, 4096);
+  x.index_head_dim = r.integer("index_head_dim", 128, 1, 4096);
+  x.top_k_tokens = r.integer("top_k_tokens", 2048, 1, 1 << 24);
+  return x;
+}
+
 }  // namespace
 
 void read_hybrid(const YamlReader& r, models::ModelSpec* m) {
   if (r.has("mamba")) m->mamba = read_mamba(r.child("mamba"));
   if (r.has("linear_attention")) m->linear_attention = read_linear(r.child("linear_attention"));
+  if (r.has("sparse_attention")) {
+    m->sparse_attention = read_sparse(r.child("sparse_attention"));
+    if (!m->mla.enabled())
+      r.fail("sparse_attention", "needs model.mla: DSA is modelled on MLA (its MQA mode), as DeepSeek-V3.2 runs it");
+    if (m->sliding_window.enabled()) r.fail("sparse_attention", "cannot be given together with model.sliding_window");
+  }
   if (!r.has("layer_pattern")) {
     if (m->mamba.enabled()) r.fail("mamba", "needs model.layer_pattern with Mamba layers (M)");
     if (m->linear_attention.enabled()) r.fail("linear_attention", "needs model.layer_pattern with linear-attention layers (linear, linear+moe, ...)");

@@ -39,7 +39,7 @@ struct Config {
 
 // Families whose MLP is gated (SwiGLU / GeGLU) and normalized with RMSNorm.
 const std::set<std::string> kLlamaLike = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
-                                          "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",
+                                          "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
                                           "gpt_oss", "llama4_text", "granite", "olmo2", "phi3",
                                           "qwen3_next", "kimi_linear", "granitemoehybrid"};
 // Families whose word embeddings are tied unless the config says otherwise (their config class default).
@@ -149,6 +149,13 @@ void import_mla(const Config& c) {
   c.set_int("model.mla.qk_rope_head_dim", "qk_rope_head_dim");
   c.set_int("model.mla.v_head_dim", "v_head_dim");
   if (c.integer_or("num_nextn_predict_layers", 0) > 0) c.set_int("model.mtp_layers", "num_nextn_predict_layers");
+  // DeepSeek-V3.2's DSA indexer (DeepseekV32 config: index_n_heads, index_head_dim, index_topk).
+  if (!c.has("index_n_heads")) return;
+  c.out.set("model.sparse_attention.kind", "dsa", "\"index_n_heads\" (DeepSeek Sparse Attention)");
+  c.set_int("model.sparse_attention.index_heads", "index_n_heads");
+  c.set_int("model.sparse_attention.index_head_dim", "index_head_dim");
+  c.set_int("model.sparse_attention.top_k_tokens", "index_topk");
+  if (c.has("index_topk_freq")) c.out.warn("\"index_topk_freq\": an indexer shared by several layers (GLM-5) is not modelled; every layer runs its own");
 }
 
 // Nemotron-H / Nemotron 3 (model_type nemotron_h, transformers NemotronHConfig): the layer

@@ -7,6 +7,7 @@
 #include "models/linear_attention_ops.hpp"
 #include "models/memory.hpp"
 #include "scenarios/error.hpp"
+#include "scenarios/explain.hpp"
 #include "scenarios/load_model.hpp"
 #include "support/scenario_fixture.hpp"
 
@@ -151,4 +152,25 @@ TEST_CASE("A Qwen3-Next step runs end to end with its linear-attention layers in
   const auto without = models::estimate_memory(bare.model, bare.training, bare.parallel, bare.gpu);
   CHECK(with.activations_bytes > without.activations_bytes);
   CHECK(r.step_time_s > scenarios::simulate(bare).step_time_s);
+}
+
+TEST_CASE("explain: the time by layer part puts each mixer's kernels under its kind", "[models][linear][explain]") {
+  const auto q = scenarios::model_preset("qwen3-next-80b-a3b");
+  models::TrainingSpec t;
+  t.seq_len = 4096, t.micro_batch = 1, t.precision = hardware::Precision::fp8;
+  models::ParallelSpec p;
+  const auto gpu = scenarios::load_scenario_string("name: t\nmodel: qwen3-next-80b-a3b\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
+                                                   "parallelism: {ep: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n", "m.yaml")
+                       .gpu;
+  const auto o = models::linear_attention_ops(q, t, p, gpu);
+  for (const auto* pass : {&o.in_fwd, &o.in_bwd, &o.core_fwd, &o.core_bwd, &o.out_fwd, &o.out_bwd})
+    for (const auto& op : pass->ops) {
+      INFO(op.name);
+      CHECK(std::string(scenarios::part_of_kernel(op.name)) == "linear-attention mixers");
+    }
+  CHECK(std::string(scenarios::part_of_kernel("ssd.chunk_scan")) == "Mamba-2 mixers");
+  CHECK(std::string(scenarios::part_of_kernel("dsa.indexer.scores")) == "attention mixers");
+  CHECK(std::string(scenarios::part_of_kernel("experts.fc1.wgrad")) == "MoE MLPs");
+  CHECK(std::string(scenarios::part_of_kernel("mlp_gate_up.dgrad")) == "dense MLPs");
+  CHECK(std::string(scenarios::part_of_kernel("norm1")) == "other");
 }

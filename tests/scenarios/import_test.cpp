@@ -527,6 +527,15 @@ TEST_CASE("hf: Qwen3-Next, Kimi Linear and Granite 4.0-H configs give their laye
   CHECK_THROWS_WITH(im::import_hf(bad, opts()), Catch::Contains("\"layer_types\" lists 40 layers"));
 }
 
+TEST_CASE("hf: a DeepSeek-V3.2 config gives the DSA indexer keys", "[import][dsa]") {
+  // deepseek_v3_config.json with the DeepseekV32 fields index_n_heads 64, index_head_dim 128, index_topk 2048.
+  const im::Imported d = im::import_hf(input("deepseek_v32_config.json"), opts());
+  CHECK(value(d, "model.sparse_attention.kind") == "dsa");
+  CHECK(value(d, "model.sparse_attention.index_heads") == "64");
+  CHECK(value(d, "model.sparse_attention.top_k_tokens") == "2048");
+  check_as_preset(d, "deepseek-v3.2");
+}
+
 TEST_CASE("a scenario that repeats a key, or names a directory, is an error naming the place", "[import]") {
   CHECK_THROWS_WITH(clustersim::scenarios::load_scenario_string("name: a\nmodel: llama2-7b\nname: b\n", "s.yaml"),
                     Catch::Contains("s.yaml:3:1: name: duplicate key (first at line 1)"));
