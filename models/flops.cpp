@@ -10,10 +10,17 @@ double attention_keys_fraction(double window, double seq_len) {
   return 2 * r - r * r;
 }
 
+double dsa_flop_per_token(const ModelSpec& m, double s) {
+  const SparseAttentionSpec& x = m.sparse_attention;
+  const double keys = std::min<double>(x.top_k_tokens, s), latent = m.mla.kv_lora_rank;
+  return 2 * s * x.index_heads * x.index_head_dim + 2 * keys * m.heads * (latent + m.mla.qk_rope_head_dim + latent);
+}
+
 namespace {
 
 // Forward attention-core FLOPs per token over the main stack (full s², as the formulas count).
 double attention_fwd_per_token(const ModelSpec& m, double s) {
+  if (m.sparse_attention.enabled()) return m.mixer_count(Mixer::attention) * dsa_flop_per_token(m, s);
   const double per_layer = 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim());
   const double sliding = m.sliding_layer_count();
   const double frac = attention_keys_fraction(m.sliding_window.tokens, s);
@@ -28,13 +35,20 @@ double ssd_flop_per_token(const MambaSpec& x) {
   return 2 * Q * N * G + 2 * Q * P * H + 4 * N * P * H + 2 * H * P * N / Q;
 }
 
+double delta_rule_flop_per_token(const LinearAttentionSpec& x) {
+  const double C = x.chunk, K = x.head_dim, V = x.v_dim(), H = x.heads;
+  return H * (2 * C * (3 * K + 2 * V) + 2 * C * C / 3 + 6 * K * V);
+}
+
 FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double recompute_share) {
   const ParamCount p = count_params(m, t.seq_len);
   const double s = t.seq_len;
   const double core_fwd = attention_fwd_per_token(m, s);  // what selective recompute (core_attn) reruns
-  const double attn_fwd = core_fwd + m.mixer_count(Mixer::mamba) * ssd_flop_per_token(m.mamba);
+  const double attn_fwd = core_fwd + m.mixer_count(Mixer::mamba) * ssd_flop_per_token(m.mamba) +
+                          m.mixer_count(Mixer::linear) * delta_rule_flop_per_token(m.linear_attention);
   // An MTP module's block attends over the full sequence like a main-stack layer.
-  const double mtp_attn_fwd = m.mtp_layers * 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim());
+  const double mtp_attn_fwd = m.mtp_layers * (m.sparse_attention.enabled() ? dsa_flop_per_token(m, s)
+                                                                           : 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim()));
   const double non_embedding_active = p.active - p.embedding - p.lm_head;
   FlopsPerToken f;
   if (t.flops_formula == FlopsFormula::palm) {

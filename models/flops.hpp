@@ -38,6 +38,27 @@ FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double 
 /// 3× this per Mamba layer (forward + backward), as they add the attention core's.
 double ssd_flop_per_token(const MambaSpec& x);
 
+/// Forward FLOPs per token of one chunked gated-delta-rule scan (gated DeltaNet and KDA), in the
+/// WY form of Yang et al. 2024 ("Parallelizing Linear Transformers with the Delta Rule over
+/// Sequence Length", arXiv 2406.06484 §3; "Gated Delta Networks", arXiv 2412.06464 §3.3) as
+/// fla's chunk_gated_delta_rule_fwd / chunk_kda_fwd run it. Per head and chunk of C tokens, key
+/// width K, value width V (q and k repeated to the value heads):
+///   A = β·K·Kᵀ ([C,K]·[K,C]):                               2·C²·K
+///   T = (I + A)⁻¹, the triangular solve (C³/3 multiply-adds): 2·C³/3
+///   W = T·(βK), U = T·(βV):                                 2·C²·K + 2·C²·V
+///   state pass: V' = U − W·S, S ← S + Kᵀ·V':                 2·2·C·K·V
+///   output: Q·S, Q·Kᵀ (masked), (QKᵀ)·V':                   2·C·K·V + 2·C²·K + 2·C²·V
+/// Per token (÷ C), times the value heads: H·(2·C·(3K + 2V) + 2·C²/3 + 6·K·V). KDA's per-channel
+/// decay only scales these operands (element-wise), so the count is the same. The MFU numerators
+/// add 3× this per linear-attention layer, as for attention and Mamba.
+double delta_rule_flop_per_token(const LinearAttentionSpec& x);
+
+/// Forward FLOPs per token of one DSA attention layer (SparseAttentionSpec) at sequence length s,
+/// counted as the dense formulas count (every query against min(top_k, s) keys, the indexer
+/// against all s): the indexer's scores 2·s·index_heads·index_head_dim, and MLA in MQA mode over
+/// the selected keys 2·min(k, s)·heads·(kv_lora_rank + rope + kv_lora_rank).
+double dsa_flop_per_token(const ModelSpec& m, double s);
+
 /// Keys a query attends to in a causal window of w tokens relative to full causal attention,
 /// averaged over a sequence of s: (w − w²/2s) / (s/2) = 2w/s − (w/s)² for w < s, else 1.
 double attention_keys_fraction(double window, double seq_len);

@@ -1,5 +1,6 @@
 #include "models/layer_passes.hpp"
 
+#include "models/linear_attention_ops.hpp"
 #include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
 #include "models/moe_ops.hpp"
@@ -12,6 +13,7 @@ std::vector<LayerPass> layer_passes(const ModelSpec& m, const TrainingSpec& t, c
   auto part = [&](BlockPart b) { return parts[static_cast<std::size_t>(b)]; };
   std::vector<LayerPass> out{{backward ? c.layer_bwd : c.layer_fwd, double(m.layers)}};
   const double attn = m.mixer_count(Mixer::attention), mamba = m.mixer_count(Mixer::mamba);
+  const double linear = m.mixer_count(Mixer::linear);
   if (m.mla.enabled()) {
     for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), -attn});
     const MlaOps mla = mla_attention_ops(m, t, p, gpu);
@@ -19,7 +21,7 @@ std::vector<LayerPass> layer_passes(const ModelSpec& m, const TrainingSpec& t, c
   }
   if (m.hybrid()) {  // layers without attention, or without an MLP, drop those parts
     for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), attn - m.layers});
-    out.push_back({part(norm_attn), attn + mamba - m.layers});
+    out.push_back({part(norm_attn), attn + mamba + linear - m.layers});
     double no_mlp = 0;
     for (int l = 0; l < m.layers; ++l) no_mlp += m.layer_kind(l).mlp == MlpKind::none ? 1 : 0;
     for (BlockPart b : {norm_mlp, mlp, mlp_up_wgrad}) out.push_back({part(b), -no_mlp});
@@ -28,6 +30,12 @@ std::vector<LayerPass> layer_passes(const ModelSpec& m, const TrainingSpec& t, c
       for (const PassCost* pass : {backward ? &o.in_bwd : &o.in_fwd, backward ? &o.core_bwd : &o.core_fwd,
                                    backward ? &o.out_bwd : &o.out_fwd})
         out.push_back({*pass, mamba});
+    }
+    if (m.linear_attention.enabled()) {
+      const MambaOps o = linear_attention_ops(m, t, p, gpu);
+      for (const PassCost* pass : {backward ? &o.in_bwd : &o.in_fwd, backward ? &o.core_bwd : &o.core_fwd,
+                                   backward ? &o.out_bwd : &o.out_fwd})
+        out.push_back({*pass, linear});
     }
   }
   if (m.is_moe()) {

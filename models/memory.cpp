@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "models/linear_attention_ops.hpp"
 #include "models/mamba_ops.hpp"
 #include "models/detail/memory_wgrad.hpp"
 #include "models/mla_ops.hpp"
@@ -73,11 +74,17 @@ struct LayerMemory {
   double dense_params = 0, activations = 0;
 };
 
+// What one recurrent mixer saves for backward per micro-batch beyond the block input
+// (mamba_mixer_ops, linear_attention_ops).
+struct MixerSaved {
+  double mamba = 0, linear = 0;
+};
+
 // `pc` is count_params(m, t.seq_len); `mla_saved` what one MLA attention saves for backward
 // (mla_attention_ops: its saved bytes under the recompute in effect). Both are the same for
 // every layer, so the caller computes them once per plan.
 LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ParamCount& pc,
-                         double mla_saved, double mamba_saved, int layer, bool keep_core, const MoeMemory& mm) {
+                         double mla_saved, MixerSaved saved, int layer, bool keep_core, const MoeMemory& mm) {
   const bool moe = m.moe_layer(layer);
   LayerMemory r;
   r.dense_params = (moe ? pc.moe_layer - double(m.moe.experts) * pc.expert : m.is_moe() ? pc.dense_layer : pc.per_layer) / p.tp;
@@ -89,7 +96,8 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
     const double norm_input = double(t.seq_len) / p.cp * t.micro_batch * m.hidden * hardware::storage_bytes(t.precision) /
                               (p.sequence_parallel ? p.tp : 1.0);
     const double mixer_bytes = kind.mixer == Mixer::attention ? r.activations - mlp_bytes
-                               : kind.mixer == Mixer::mamba   ? norm_input + mamba_saved
+                               : kind.mixer == Mixer::mamba   ? norm_input + saved.mamba
+                               : kind.mixer == Mixer::linear  ? norm_input + saved.linear
                                                               : 0.0;
     r.activations = mixer_bytes + (kind.mlp == MlpKind::none ? 0.0 : mlp_bytes);
   }
@@ -159,7 +167,7 @@ struct StageInputs {
   std::optional<WgradKept> wgrad_kept;
   ParamCount params;
   double mla_saved = 0;  // what one MLA attention saves for backward (layer_memory)
-  double mamba_saved = 0;  // what one Mamba-2 mixer saves for backward (mamba_mixer_ops)
+  MixerSaved mixer_saved;  // what one Mamba-2 / linear-attention mixer saves for backward
 };
 
 StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
@@ -199,7 +207,8 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   // MoE / MLA models: layer by layer, the routed experts apart (sharded by EP, ETP and ZeRO over
   // the expert-data-parallel group).
   in.by_layer = m.is_moe() || m.mla.enabled() || m.hybrid();
-  if (m.mamba.enabled()) in.mamba_saved = mamba_mixer_ops(m, t, p, gpu).saved_bytes;
+  if (m.mamba.enabled()) in.mixer_saved.mamba = mamba_mixer_ops(m, t, p, gpu).saved_bytes;
+  if (m.linear_attention.enabled()) in.mixer_saved.linear = linear_attention_ops(m, t, p, gpu).saved_bytes;
   if (m.is_moe()) {
     const MoeLayerOps ops = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
     in.per_moe_layer = moe_memory(m, t, p, expert_parallel(p), 1, ops);
@@ -236,10 +245,10 @@ StageSums stage_sums(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
     const int n = vlayers[std::size_t(vs)] + (in.by_layer && vs == in.vstages - 1 ? m.mtp_layers : 0);
     for (int l = 0; in.by_layer && l < n; ++l, ++x.counted) {
       const int i = l < vlayers[std::size_t(vs)] ? layer + l : m.layers + (l - vlayers[std::size_t(vs)]);
-      const LayerMemory lm = layer_memory(m, t, p, in.params, in.mla_saved, in.mamba_saved, i, true, in.per_moe_layer);
+      const LayerMemory lm = layer_memory(m, t, p, in.params, in.mla_saved, in.mixer_saved, i, true, in.per_moe_layer);
       x.params += lm.dense_params, x.block_sum += lm.dense_params, x.act_full += lm.activations;
       x.moe_layers += m.moe_layer(i) ? 1 : 0;
-      x.act_selective += layer_memory(m, t, p, in.params, in.mla_saved, in.mamba_saved, i, false, in.per_moe_layer).activations;
+      x.act_selective += layer_memory(m, t, p, in.params, in.mla_saved, in.mixer_saved, i, false, in.per_moe_layer).activations;
       x.act_partial += t.recomputes_block(l) ? in.layer_input : lm.activations;
     }
     x.blocks += vlayers[std::size_t(vs)], x.rerun += t.recomputed_blocks(vlayers[std::size_t(vs)]);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "models/detail/kernel_builder.hpp"
+#include "models/dsa_ops.hpp"
 
 namespace clustersim::models {
 
@@ -29,20 +30,24 @@ MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const Parall
   const double rope = 2 * T * (heads + 1) * a.qk_rope_head_dim * e;
   o.fwd.add(k.memory("mla.rotary", rope));
   o.bwd.add(k.memory("mla.rotary.bwd", rope));
-  const double nb = std::ceil(s / 128.0);
-  const double causal = t.flash_attention ? (nb + 1) / (2 * nb) : 1.0;
-  o.attention_flop_fwd = 2.0 * b * s * s * heads * (dqk + dv) * causal;
-  const double io = T * heads * (2 * dqk + 2 * dv) * e;  // Q, K, V in; O out
-  o.fwd.add(k.attention("mla.attention", o.attention_flop_fwd, io, s, false));
-  o.bwd.add(k.attention("mla.attention.bwd", 2.5 * o.attention_flop_fwd, 2 * io, s, true));
+  if (m.sparse_attention.enabled()) {
+    add_dsa_core(m, t, p, gpu, &o);  // the indexer and the sparse core in place of the dense core
+  } else {
+    const double nb = std::ceil(s / 128.0);
+    const double causal = t.flash_attention ? (nb + 1) / (2 * nb) : 1.0;
+    o.attention_flop_fwd = 2.0 * b * s * s * heads * (dqk + dv) * causal;
+    const double io = T * heads * (2 * dqk + 2 * dv) * e;  // Q, K, V in; O out
+    o.fwd.add(k.attention("mla.attention", o.attention_flop_fwd, io, s, false));
+    o.bwd.add(k.attention("mla.attention.bwd", 2.5 * o.attention_flop_fwd, 2 * io, s, true));
+  }
   k.linear(&o.fwd, &o.bwd, "mla.o", T, h, heads * dv);
   // Each latent is kept twice: its RMSNorm's input (BF16) and the up projection's input, which
   // Transformer Engine keeps as the quantized copy in FP8/MXFP8 (TrainingSpec::saved_linear_input_bytes).
   const double latents = T * (a.q_lora_rank + a.kv_lora_rank) * (e + t.saved_linear_input_bytes()) +
                          T * a.qk_rope_head_dim * e;
   const double qkv = T * heads * (2 * dqk + dv) * e, out = T * heads * dv * e, lse = 4.0 * b * heads * s;
-  o.saved_bytes = latents + qkv + out + lse;
-  o.saved_bytes_up_proj_recompute = latents + out + lse;
+  o.saved_bytes += latents + qkv + out + lse;
+  o.saved_bytes_up_proj_recompute += latents + out + lse;
   return o;
 }
 

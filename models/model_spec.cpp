@@ -41,9 +41,13 @@ double attention_matmul(const ModelSpec& m) {
   // HF DeepseekV3Attention: q_a_proj/q_b_proj (or q_proj), kv_a_proj_with_mqa (latent + shared
   // rope key), kv_b_proj (per-head nope key and value), o_proj.
   const auto& l = m.mla;
+  const SparseAttentionSpec& x = m.sparse_attention;  // the DSA indexer: wq_b, wk, weights_proj
+  const double indexer = x.enabled() ? (l.q_lora_rank > 0 ? l.q_lora_rank : h) * double(x.index_heads) * x.index_head_dim +
+                                           h * (x.index_head_dim + double(x.index_heads))
+                                     : 0.0;
   const double q = l.q_lora_rank > 0 ? h * l.q_lora_rank + double(l.q_lora_rank) * a * m.qk_head_dim()
                                      : h * a * m.qk_head_dim();
-  return q + h * (l.kv_lora_rank + l.qk_rope_head_dim) +
+  return indexer + q + h * (l.kv_lora_rank + l.qk_rope_head_dim) +
          double(l.kv_lora_rank) * a * (l.qk_nope_head_dim + l.v_head_dim) + a * l.v_head_dim * h;
 }
 
@@ -73,6 +77,9 @@ Block mixer_block(const ModelSpec& m, Mixer x) {
   if (x == Mixer::attention) {
     b.total = b.active = attention_params(m) + norm;
     b.matmul = b.active_matmul = attention_matmul(m);
+  } else if (x == Mixer::linear) {
+    b.total = b.active = linear_attention_params(m) + norm;
+    b.matmul = b.active_matmul = m.linear_attention.matmul_params(m.hidden);
   } else {
     b.total = b.active = mamba_params(m) + norm;
     b.matmul = b.active_matmul = m.hidden * (m.mamba.in_proj_width() + m.mamba.inner());
@@ -115,6 +122,7 @@ double attention_params(const ModelSpec& m) {
   double p = attention_matmul(m);
   if (m.mla.enabled()) {
     p += norm_params(m, m.mla.kv_lora_rank) + (m.mla.q_lora_rank > 0 ? norm_params(m, m.mla.q_lora_rank) : 0);
+    if (m.sparse_attention.enabled()) p += 2.0 * m.sparse_attention.index_head_dim;  // the indexer's key LayerNorm
   } else if (m.has_qkv_bias()) {
     p += (m.heads + 2.0 * m.kv_heads) * m.head_dim();
   }
@@ -126,6 +134,12 @@ double mamba_params(const ModelSpec& m) {
   const MambaSpec& x = m.mamba;
   const double conv = x.conv_dim() * (x.conv_kernel + 1.0);  // depthwise taps + bias
   return m.hidden * x.in_proj_width() + conv + 3.0 * x.heads + x.inner() + x.inner() * m.hidden;
+}
+
+double linear_attention_params(const ModelSpec& m) {
+  const LinearAttentionSpec& x = m.linear_attention;
+  const double decay = x.kind == LinearKind::kda ? x.heads + x.key_dim() : 2.0 * x.heads;
+  return x.matmul_params(m.hidden) + x.conv_dim() * x.conv_kernel + decay + x.v_dim();
 }
 
 double expert_params(const ModelSpec& m) {

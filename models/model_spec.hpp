@@ -51,10 +51,43 @@ struct MambaSpec {
   double in_proj_width() const { return 2 * inner() + 2.0 * groups * state_dim + heads; }
 };
 
-/// What one layer of a hybrid stack holds: a sequence mixer (attention, Mamba-2 or none) and an
-/// MLP (dense, MoE or none), each with its own pre-norm and residual. A Transformer layer is
-/// {attention, dense or moe}; a Nemotron-H layer has exactly one of the two.
-enum class Mixer : std::uint8_t { attention, mamba, none };
+/// Linear attention with the gated delta rule, in its chunked (WY) form, as flash-linear-attention
+/// runs it (fla ops chunk_gated_delta_rule / chunk_kda):
+/// - gated_deltanet: Yang, Kautz & Hatamizadeh 2024 "Gated Delta Networks" (arXiv 2412.06464),
+///   Qwen3-Next's Qwen3NextGatedDeltaNet: in_proj h → [q, k, v, z] (2·key_dim + 2·value_dim)
+///   and [b, a] (2·heads), a causal conv1d over q, k, v (no bias), a scalar decay per head
+///   (A_log, dt_bias), a gated RMSNorm (weight value_head_dim), out_proj value_dim → h.
+/// - kda: Kimi Delta Attention (Kimi Linear tech report, arXiv 2510.26692), fla KimiDeltaAttention:
+///   q, k, v projections and short convs, a per-channel decay from a low-rank f_a/f_b projection
+///   (rank value_head_dim) plus dt_bias (key_dim) and A_log (heads), b_proj h → heads, a low-rank
+///   output gate g_a/g_b, the gated RMSNorm, o_proj.
+enum class LinearKind : std::uint8_t { gated_deltanet, kda };
+struct LinearAttentionSpec {
+  LinearKind kind = LinearKind::gated_deltanet;
+  int heads = 0;           ///< value heads (Qwen3-Next linear_num_value_heads; KDA num_heads)
+  int key_heads = 0;       ///< key/query heads (linear_num_key_heads); 0: = heads
+  int head_dim = 128;      ///< key head width d_k (linear_key_head_dim; KDA head_dim)
+  int value_head_dim = 0;  ///< value head width d_v (linear_value_head_dim); 0: = head_dim
+  int conv_kernel = 4;     ///< linear_conv_kernel_dim / short_conv_kernel_size
+  int chunk = 64;          ///< C, the chunk length of fla's chunked kernels (BT = 64)
+  bool enabled() const { return heads > 0; }
+  int qk_heads() const { return key_heads > 0 ? key_heads : heads; }
+  int v_dim() const { return value_head_dim > 0 ? value_head_dim : head_dim; }
+  double key_dim() const { return double(qk_heads()) * head_dim; }
+  double value_dim() const { return double(heads) * v_dim(); }
+  double conv_dim() const { return 2 * key_dim() + value_dim(); }
+  /// Matmul weights of one mixer on hidden width h (projections in and out, low-rank gates).
+  double matmul_params(double h) const {
+    if (kind == LinearKind::kda)
+      return h * (conv_dim() + heads + 2.0 * v_dim()) + v_dim() * (key_dim() + value_dim()) + value_dim() * h;
+    return h * (2 * key_dim() + 2 * value_dim() + 2.0 * heads) + value_dim() * h;
+  }
+};
+
+/// What one layer of a hybrid stack holds: a sequence mixer (attention, Mamba-2, linear
+/// attention or none) and an MLP (dense, MoE or none), each with its own pre-norm and residual. A
+/// Transformer layer is {attention, dense or moe}; a Nemotron-H layer has exactly one of the two.
+enum class Mixer : std::uint8_t { attention, mamba, none, linear };
 enum class MlpKind : std::uint8_t { dense, moe, none };
 struct LayerKind {
   Mixer mixer = Mixer::attention;
@@ -70,6 +103,20 @@ struct MlaSpec {
   int qk_rope_head_dim = 0;
   int v_head_dim = 0;
   bool enabled() const { return kv_lora_rank > 0; }
+};
+
+/// DeepSeek Sparse Attention (DeepSeek-V3.2, DeepSeek-AI 2025 "DeepSeek-V3.2: Pushing the Frontier
+/// of Open Large Language Models", §2.1; HF DeepseekV32 config index_n_heads, index_head_dim,
+/// index_topk) on MLA: a lightning indexer (wq_b q_lora_rank → index_heads·index_head_dim, wk h
+/// → index_head_dim with a LayerNorm, weights_proj h → index_heads; FP8 scores
+/// Σ_j w_j·ReLU(q_j·k_s) over every earlier token) selects top_k_tokens keys per query, and the
+/// attention (MLA in its MQA mode: the shared latent keys, kv_lora_rank + rope wide, and values,
+/// kv_lora_rank wide) runs over those only.
+struct SparseAttentionSpec {
+  int index_heads = 0;
+  int index_head_dim = 128;
+  int top_k_tokens = 2048;
+  bool enabled() const { return index_heads > 0; }
 };
 
 /// Every `every`-th layer (the every-th, 2·every-th, ...) attends to a window of `tokens`.
@@ -100,6 +147,8 @@ struct ModelSpec {
   SlidingWindow sliding_window;
   int mtp_layers = 0;     ///< DeepSeek-V3 multi-token-prediction modules
   MambaSpec mamba;
+  LinearAttentionSpec linear_attention;
+  SparseAttentionSpec sparse_attention;
   /// Per layer (size == layers) when the stack is hybrid; empty: every layer is attention +
   /// (dense or MoE by `moe`). MTP modules (layer ≥ layers) are attention + MoE/dense as before.
   std::vector<LayerKind> layer_pattern;
@@ -172,6 +221,10 @@ double layer_dense_params(const ModelSpec& m, int layer);
 /// One Mamba-2 mixer: in_proj, conv1d (weights and bias), dt_bias, A_log, D, the gated norm's
 /// weight, out_proj (Megatron MambaMixer; no linear biases).
 double mamba_params(const ModelSpec& m);
+/// One linear-attention mixer (model.linear_attention): its matmul weights, the depthwise conv
+/// taps (no bias), the decay parameters (gated_deltanet: A_log and dt_bias per head; kda: A_log
+/// per head, dt_bias per key channel) and the gated norm's weight.
+double linear_attention_params(const ModelSpec& m);
 
 /// Per-layer pieces of count_params, for the kernel program and the memory model.
 double attention_params(const ModelSpec& m);

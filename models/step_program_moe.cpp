@@ -8,6 +8,7 @@
 #include "models/flops.hpp"
 #include "models/detail/kernel_builder.hpp"
 #include "models/layer_ops_host.hpp"
+#include "models/linear_attention_ops.hpp"
 #include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
 
@@ -19,8 +20,8 @@ using topologies::GroupDim;
 
 namespace {
 
-enum class Attention { standard, mla, sliding, mamba, none };
-constexpr int kAttentionKinds = 5, kMlpKinds = 3;
+enum class Attention { standard, mla, sliding, mamba, none, linear };
+constexpr int kAttentionKinds = 6, kMlpKinds = 3;
 
 // A recompute module in effect: listed, and recompute still selective (a what-if that turns
 // recompute off keeps the list).
@@ -145,6 +146,7 @@ namespace {
 
 Attention attention_of(const ModelSpec& m, int layer) {
   const Mixer x = m.layer_kind(layer).mixer;
+  if (x == Mixer::linear) return Attention::linear;
   if (x != Mixer::attention) return x == Mixer::mamba ? Attention::mamba : Attention::none;
   if (m.mla.enabled()) return Attention::mla;
   return m.sliding_layer(layer) ? Attention::sliding : Attention::standard;
@@ -152,15 +154,16 @@ Attention attention_of(const ModelSpec& m, int layer) {
 
 // The block's compute by part for its attention kind and MLP kind.
 BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& c, Attention a,
-                    const MlaOps& mla, const MambaOps& mamba, MlpKind f, const MoeLayerOps* moe) {
+                    const MlaOps& mla, const MambaOps& recurrent, MlpKind f, const MoeLayerOps* moe) {
   BlockParts b = block_parts(c);
   auto at = [](std::array<double, kBlockParts>& x, BlockPart part) -> double& { return x[static_cast<std::size_t>(part)]; };
   auto set = [&](BlockPart x, const PassCost& fwd, const PassCost& bwd) {
     at(b.fwd, x) = fwd.time_s, at(b.bwd, x) = bwd.time_s;
     at(b.bwd_input, x) = input_grad_s(bwd), at(b.wgrad, x) = weight_grad_s(bwd);
   };
-  if (a == Attention::mamba) {  // in_proj + conv1d, the SSD scan + gated norm, out_proj
-    set(qkv, mamba.in_fwd, mamba.in_bwd), set(core, mamba.core_fwd, mamba.core_bwd), set(attn_out, mamba.out_fwd, mamba.out_bwd);
+  if (a == Attention::mamba || a == Attention::linear) {  // projections + conv, the chunked scan + gated norm, out_proj
+    const MambaOps& r = recurrent;
+    set(qkv, r.in_fwd, r.in_bwd), set(core, r.core_fwd, r.core_bwd), set(attn_out, r.out_fwd, r.out_bwd);
     set(qkv_wgrad, PassCost{}, PassCost{});
   } else if (a == Attention::none) {  // the block's host wait (in norm_attn) stays
     const double wait_f = time_of_ops(c.part_fwd[norm_attn], "host_launch_wait");
@@ -249,6 +252,7 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
     exchanges = routed_exchanges(m, t, p, moe, net);
   }
   const MambaOps mamba = m.mamba.enabled() ? mamba_mixer_ops(m, t, p, gpu) : MambaOps{};
+  const MambaOps linear = m.linear_attention.enabled() ? linear_attention_ops(m, t, p, gpu) : MambaOps{};
   const double hybrid_rerun = m.hybrid() ? prog.selective_recompute_s : 0.0;
   if (m.hybrid()) prog.selective_recompute_s = 0;
   // A layer without a mixer: the MoE block's host waits count no attention kernels.
@@ -265,7 +269,7 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
     int& k = kind_of[static_cast<std::size_t>(kMlpKinds * int(a) + int(f))];
     if (k < 0) {
       k = int(prog.blocks.size());
-      const BlockParts parts = parts_of(m, t, c, a, mla, mamba, f, is_moe ? &moe : nullptr);
+      const BlockParts parts = parts_of(m, t, c, a, mla, a == Attention::linear ? linear : mamba, f, is_moe ? &moe : nullptr);
       RoutedProgram routed;
       if (is_moe) {
         const BlockHostWait host = moe_host_waits(t, p, gpu, a == Attention::none ? hollow : c, parts,

@@ -29,6 +29,12 @@ std::string format_explain_text(const scenarios::Explanation& ex, const scenario
                      op.seconds_per_step, 100 * op.seconds_per_step / r.step_time_s, op.intensity,
                      op.achieved_flops / 1e12);
   }
+  if (!ex.by_part.empty()) {
+    double total = 0;
+    for (const auto& [part, s] : ex.by_part) total += s;
+    o += "\n  GPU kernel time by layer part (s/step; communication not included)\n";
+    for (const auto& [part, s] : ex.by_part) o += fmt::format("    {:<28} {:>9.4f} {:>6.1f}%\n", part, s, 100 * s / total);
+  }
   o += "\n  advice (vpp, zb-h1 when the bubble is large, micro-batch, recompute, TP/DP overlap, ZeRO stage, CP and, for MoE,\n"
        "  EP, dispatcher and A2A overlap searched over their ranges; each change simulated and listed only when it raises MFU,\n"
        "  i.e. shortens the step, at the same batch and GPUs)\n";
@@ -64,6 +70,10 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
         i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), op.seconds_per_step, op.calls_per_step, json_number(op.flop), json_bytes(op.bytes),
         op.intensity, op.achieved_flops);
   }
+  o += "\n    ],\n    \"by_part\": [";
+  for (std::size_t i = 0; i < ex.by_part.size(); ++i)
+    o += fmt::format("{}\n      {{\"part\": {}, \"seconds_per_step\": {:.10g}}}", i ? "," : "", json_quote(ex.by_part[i].first),
+                     ex.by_part[i].second);
   o += "\n    ],\n    \"advice\": [";
   for (std::size_t i = 0; i < ex.advice.size(); ++i) {
     const auto& a = ex.advice[i];

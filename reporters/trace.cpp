@@ -1,5 +1,6 @@
 #include "reporters/trace.hpp"
 
+#include "models/linear_attention_ops.hpp"
 #include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
 #include "models/moe_ops.hpp"
@@ -51,7 +52,7 @@ struct BlockKernels {
   const models::ModelSpec& m;
   models::MoeLayerOps moe;
   models::MlaOps mla;
-  models::MambaOps mamba;
+  models::MambaOps mamba, linear;
   explicit BlockKernels(const scenarios::Report& r) : c(r.costs), m(r.scenario.model) {
     const auto& sc = r.scenario;
     if (m.is_moe())
@@ -59,6 +60,7 @@ struct BlockKernels {
                                   sc.training.moe_load_imbalance);
     if (m.mla.enabled()) mla = models::mla_attention_ops(m, sc.training, sc.parallel, sc.gpu);
     if (m.mamba.enabled()) mamba = models::mamba_mixer_ops(m, sc.training, sc.parallel, sc.gpu);
+    if (m.linear_attention.enabled()) linear = models::linear_attention_ops(m, sc.training, sc.parallel, sc.gpu);
   }
   // The passes part `part` of `layer` ran, forward or backward.
   std::vector<const models::PassCost*> part(int layer, int part, bool fwd) const {
@@ -70,17 +72,19 @@ struct BlockKernels {
       case models::moe_rerun: return {&moe.router_fwd, &moe.permute_fwd, &moe.experts_fwd};
       default: break;
     }
-    // A hybrid layer: its Mamba-2 mixer in place of QKV, core and output projection; no kernels
+    // A hybrid layer: its Mamba-2 or linear-attention mixer in place of QKV, core and output projection; no kernels
     // for a sub-block it lacks.
     const models::LayerKind kind = m.layer_kind(layer);
     const bool mixer_part = part == models::norm_attn || part == models::qkv || part == models::core ||
                             part == models::attn_out || part == models::qkv_wgrad;
     const bool mlp_part = part == models::norm_mlp || part == models::mlp || part == models::mlp_up_wgrad;
     if ((kind.mixer == models::Mixer::none && mixer_part) || (kind.mlp == models::MlpKind::none && mlp_part)) return {};
-    if (kind.mixer == models::Mixer::mamba && part != models::norm_attn && mixer_part) {
-      if (part == models::qkv) return {fwd ? &mamba.in_fwd : &mamba.in_bwd};
-      if (part == models::core) return {fwd ? &mamba.core_fwd : &mamba.core_bwd};
-      if (part == models::attn_out) return {fwd ? &mamba.out_fwd : &mamba.out_bwd};
+    const bool recurrent = kind.mixer == models::Mixer::mamba || kind.mixer == models::Mixer::linear;
+    if (recurrent && part != models::norm_attn && mixer_part) {
+      const models::MambaOps& r = kind.mixer == models::Mixer::mamba ? mamba : linear;
+      if (part == models::qkv) return {fwd ? &r.in_fwd : &r.in_bwd};
+      if (part == models::core) return {fwd ? &r.core_fwd : &r.core_bwd};
+      if (part == models::attn_out) return {fwd ? &r.out_fwd : &r.out_bwd};
       return {};
     }
     if (m.mla.enabled() && (part == models::core || part == models::attn_out || part == models::qkv_wgrad)) return {};

@@ -111,6 +111,26 @@ double stage_imbalance_s(const models::StepResult& step) {
   return most - sum / double(step.stages.size());
 }
 
+}  // namespace
+
+const char* part_of_kernel(const std::string& name) {
+  const std::string head = name.substr(0, name.find('.'));
+  static const std::pair<const char*, const char*> kParts[] = {
+      {"qkv", "attention mixers"},     {"attention", "attention mixers"}, {"attn_out", "attention mixers"},
+      {"rotary", "attention mixers"},  {"mla", "attention mixers"},       {"dsa", "attention mixers"},
+      {"mamba", "Mamba-2 mixers"},     {"ssd", "Mamba-2 mixers"},         {"gdn", "linear-attention mixers"},
+      {"kda", "linear-attention mixers"}, {"experts", "MoE MLPs"},        {"shared_experts", "MoE MLPs"},
+      {"router", "MoE MLPs"},          {"moe", "MoE MLPs"},               {"mlp_gate_up", "dense MLPs"},
+      {"mlp_down", "dense MLPs"},      {"mlp_up", "dense MLPs"},          {"swiglu", "dense MLPs"},
+      {"geglu", "dense MLPs"},         {"gelu", "dense MLPs"},            {"relu2", "dense MLPs"},
+  };
+  for (const auto& [prefix, part] : kParts)
+    if (head == prefix) return part;
+  return "other";
+}
+
+namespace {
+
 std::vector<OpRoofline> roofline(const Report& r) {
   // Calls per GPU per step, averaged over the pipeline stages.
   const double mbs = r.step.micro_batches;
@@ -201,6 +221,11 @@ Explanation explain(const Scenario& sc, const Report& actual) {
                           1.0 - mfu_of(prev_step), prev_step - flops / peak_total});
 
   ex.ops = roofline(actual);
+  for (const char* part : {"attention mixers", "Mamba-2 mixers", "linear-attention mixers", "MoE MLPs", "dense MLPs", "other"}) {
+    double s = 0;
+    for (const auto& op : ex.ops) s += std::string(part_of_kernel(op.name)) == part ? op.seconds_per_step : 0.0;
+    if (s > 0) ex.by_part.emplace_back(part, s);
+  }
   ex.ridge_flop_per_byte = actual.peak_flops / sc.gpu.hbm_bandwidth.si();
 
   ex.advice = search_advice(sc, actual, ex.waterfall);

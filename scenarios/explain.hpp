@@ -49,6 +49,10 @@ struct Explanation {
   std::vector<WaterfallItem> waterfall;  ///< 1 − Σ mfu_points = achieved MFU
   std::string method;
   std::vector<OpRoofline> ops;           ///< sorted by time per step, largest first
+  /// GPU kernel seconds per step by layer part, from `ops` by kernel name (part_of_kernel): the
+  /// sequence mixers by kind (attention, Mamba-2, linear attention), the MoE and dense MLPs, and
+  /// the rest (norms, residuals, embedding, head, loss). Communication is not in it.
+  std::vector<std::pair<std::string, double>> by_part;
   double ridge_flop_per_byte = 0;        ///< peak / HBM bandwidth
   std::vector<Advice> advice;
 };
@@ -56,5 +60,9 @@ struct Explanation {
 /// Attributes the lost MFU by re-simulating the scenario with one cause removed at a time,
 /// cumulatively (see explain.cpp for the order and why).
 Explanation explain(const Scenario& sc, const Report& actual);
+
+/// The layer part a kernel belongs to, from its name's first segment: "attention mixers",
+/// "Mamba-2 mixers", "linear-attention mixers", "MoE MLPs", "dense MLPs" or "other".
+const char* part_of_kernel(const std::string& name);
 
 }  // namespace clustersim::scenarios

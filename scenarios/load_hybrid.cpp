@@ -34,6 +34,8 @@ bool parse_layer_name(const std::string& name, LayerKind* out) {
       {"mlp", {Mixer::none, MlpKind::dense}},        {"moe", {Mixer::none, MlpKind::moe}},
       {"attention+mlp", {Mixer::attention, MlpKind::dense}}, {"attention+moe", {Mixer::attention, MlpKind::moe}},
       {"mamba+mlp", {Mixer::mamba, MlpKind::dense}}, {"mamba+moe", {Mixer::mamba, MlpKind::moe}},
+      {"linear", {Mixer::linear, MlpKind::none}},    {"linear+mlp", {Mixer::linear, MlpKind::dense}},
+      {"linear+moe", {Mixer::linear, MlpKind::moe}},
   };
   for (const Named& n : kNames)
     if (name == n.name) return *out = n.kind, true;
@@ -42,7 +44,8 @@ bool parse_layer_name(const std::string& name, LayerKind* out) {
 
 namespace {
 
-const char* kNameList = "mamba, attention, mlp, moe, attention+mlp, attention+moe, mamba+mlp, mamba+moe";
+const char* kNameList =
+    "mamba, attention, linear, mlp, moe, attention+mlp, attention+moe, mamba+mlp, mamba+moe, linear+mlp, linear+moe";
 
 // The short form {every: k, layer: A, others: B}: layer i (0-based) is A when i % k == k − 1.
 std::vector<LayerKind> every_kth(const YamlReader& p, int layers) {
@@ -96,17 +99,62 @@ models::MambaSpec read_mamba(const YamlReader& r) {
   return x;
 }
 
+models::LinearAttentionSpec read_linear(const YamlReader& r) {
+  r.allow_only({"kind", "heads", "key_heads", "head_dim", "value_head_dim", "conv_kernel", "chunk"});
+  for (const char* k : {"kind", "heads"})
+    if (!r.has(k)) r.fail(k, "is required in model.linear_attention");
+  models::LinearAttentionSpec x;
+  x.kind = static_cast<models::LinearKind>(r.choice("kind", {"gated_deltanet", "kda"}, 0));
+  x.heads = r.integer("heads", 0, 1, 65536);
+  x.key_heads = r.integer("key_heads", x.heads, 1, 65536);
+  x.head_dim = r.integer("head_dim", 128, 1, 65536);
+  x.value_head_dim = r.integer("value_head_dim", x.head_dim, 1, 65536);
+  x.conv_kernel = r.integer("conv_kernel", 4, 1, 64);
+  x.chunk = r.integer("chunk", 64, 1, 65536);
+  if (x.heads % x.key_heads != 0)
+    r.fail("key_heads", fmt::format("heads ({}) must be a multiple of key_heads ({}): each query/key head serves "
+                                    "heads/key_heads value heads", x.heads, x.key_heads));
+  if (x.kind == models::LinearKind::kda && x.key_heads != x.heads)
+    r.fail("key_heads", "must equal heads for kind kda (KDA has one key head per value head)");
+  return x;
+}
+
+models::SparseAttentionSpec read_sparse(const YamlReader& r) {
+  r.allow_only({"kind", "index_heads", "index_head_dim", "top_k_tokens"});
+  for (const char* k : {"kind", "index_heads", "top_k_tokens"})
+    if (!r.has(k)) r.fail(k, "is required in model.sparse_attention");
+  r.choice("kind", {"dsa"}, 0);
+  models::SparseAttentionSpec x;
+  x.index_heads = r.integer("index_heads", 0, 1, 4096);
+  x.index_head_dim = r.integer("index_head_dim", 128, 1, 4096);
+  x.top_k_tokens = r.integer("top_k_tokens", 2048, 1, 1 << 24);
+  return x;
+}
+
 }  // namespace
 
 void read_hybrid(const YamlReader& r, models::ModelSpec* m) {
   if (r.has("mamba")) m->mamba = read_mamba(r.child("mamba"));
+  if (r.has("linear_attention")) m->linear_attention = read_linear(r.child("linear_attention"));
+  if (r.has("sparse_attention")) {
+    m->sparse_attention = read_sparse(r.child("sparse_attention"));
+    if (!m->mla.enabled())
+      r.fail("sparse_attention", "needs model.mla: DSA is modelled on MLA (its MQA mode), as DeepSeek-V3.2 runs it");
+    if (m->sliding_window.enabled()) r.fail("sparse_attention", "cannot be given together with model.sliding_window");
+  }
   if (!r.has("layer_pattern")) {
     if (m->mamba.enabled()) r.fail("mamba", "needs model.layer_pattern with Mamba layers (M)");
+    if (m->linear_attention.enabled()) r.fail("linear_attention", "needs model.layer_pattern with linear-attention layers (linear, linear+moe, ...)");
     return;
   }
   m->layer_pattern = read_pattern(r, m->layers);
-  int mamba = 0, moe = 0;
-  for (const LayerKind& k : m->layer_pattern) mamba += k.mixer == Mixer::mamba, moe += k.mlp == MlpKind::moe;
+  int mamba = 0, moe = 0, linear = 0;
+  for (const LayerKind& k : m->layer_pattern)
+    mamba += k.mixer == Mixer::mamba, moe += k.mlp == MlpKind::moe, linear += k.mixer == Mixer::linear;
+  if (linear > 0 && !m->linear_attention.enabled())
+    r.fail("layer_pattern", fmt::format("has {} linear-attention layers but model.linear_attention is not given", linear));
+  if (linear == 0 && m->linear_attention.enabled())
+    r.fail("linear_attention", "is given but model.layer_pattern has no linear-attention layer");
   if (mamba > 0 && !m->mamba.enabled())
     r.fail("layer_pattern", fmt::format("has {} Mamba layers but model.mamba is not given", mamba));
   if (mamba == 0 && m->mamba.enabled()) r.fail("mamba", "is given but model.layer_pattern has no Mamba layer");

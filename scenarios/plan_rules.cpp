@@ -22,6 +22,14 @@ std::string tp_refusal(const models::ModelSpec& m, int tp, std::string* model_ke
         if (model_key) *model_key = key;
         return fmt::format("tp = {} must divide the model's {} ({}): Mamba heads and groups are split over TP", tp, key, n);
       }
+  // Megatron-Core GatedDeltaNet splits the key and value heads over TP.
+  if (m.linear_attention.enabled())
+    for (const auto& [key, n] : {std::pair<const char*, int>{"linear_attention.heads", m.linear_attention.heads},
+                                 {"linear_attention.key_heads", m.linear_attention.qk_heads()}})
+      if (n % tp != 0) {
+        if (model_key) *model_key = key;
+        return fmt::format("tp = {} must divide the model's {} ({}): linear-attention heads are split over TP", tp, key, n);
+      }
   return "";
 }
 
@@ -30,6 +38,8 @@ std::string cp_refusal(const models::ModelSpec& m, int cp) {
     return "context parallelism with multi-head latent attention (model.mla) is not modelled; use cp: 1";
   if (m.mamba.enabled() && cp > 1)
     return "context parallelism with Mamba layers (model.mamba) is not modelled; use cp: 1";
+  if (m.linear_attention.enabled() && cp > 1)
+    return "context parallelism with linear-attention layers (model.linear_attention) is not modelled; use cp: 1";
   return "";
 }
 

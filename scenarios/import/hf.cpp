@@ -39,8 +39,9 @@ struct Config {
 
 // Families whose MLP is gated (SwiGLU / GeGLU) and normalized with RMSNorm.
 const std::set<std::string> kLlamaLike = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
-                                          "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",
-                                          "gpt_oss", "llama4_text", "granite", "olmo2", "phi3"};
+                                          "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
+                                          "gpt_oss", "llama4_text", "granite", "olmo2", "phi3",
+                                          "qwen3_next", "kimi_linear", "granitemoehybrid"};
 // Families whose word embeddings are tied unless the config says otherwise (their config class default).
 const std::set<std::string> kTiedByDefault = {"gemma", "gemma2", "gemma3_text", "gpt2"};
 
@@ -111,12 +112,16 @@ void import_moe(const Config& c) {
     return;
   }
   c.set_int("model.moe.experts", experts_key.c_str());
-  c.set_int("model.moe.top_k", first_of(c, {"num_experts_per_tok", "experts_per_token"}).c_str());
+  c.set_int("model.moe.top_k", first_of(c, {"num_experts_per_tok", "experts_per_token", "num_experts_per_token"}).c_str());
   const std::string expert_ffn = first_of(c, {"moe_intermediate_size", "intermediate_size"});
   c.set_int("model.moe.expert_ffn_hidden", expert_ffn.c_str());
   const std::string dense_ffn = expert_ffn == "intermediate_size" ? first_of(c, {"intermediate_size_mlp", "intermediate_size"}) : "intermediate_size";
   c.set_int("model.ffn_hidden", dense_ffn.c_str());
   if (c.has("n_shared_experts") && c.integer("n_shared_experts") > 0) c.set_int("model.moe.shared_experts", "n_shared_experts");
+  if (c.has("num_shared_experts") && c.integer("num_shared_experts") > 0) c.set_int("model.moe.shared_experts", "num_shared_experts");
+  if (c.type == "granitemoehybrid" && c.integer_or("shared_intermediate_size", 0) > 0)
+    c.out.set("model.moe.shared_experts", format("{}", std::max(1LL, c.integer("shared_intermediate_size") / c.integer(expert_ffn.c_str()))),
+              "\"shared_intermediate_size\" / expert width");
   if (c.has("shared_expert_intermediate_size") && c.integer("shared_expert_intermediate_size") > 0)
     c.out.set("model.moe.shared_experts", format("{}", std::max(1LL, c.integer("shared_expert_intermediate_size") / c.integer(expert_ffn.c_str()))),
               "\"shared_expert_intermediate_size\" / expert width");
@@ -144,6 +149,13 @@ void import_mla(const Config& c) {
   c.set_int("model.mla.qk_rope_head_dim", "qk_rope_head_dim");
   c.set_int("model.mla.v_head_dim", "v_head_dim");
   if (c.integer_or("num_nextn_predict_layers", 0) > 0) c.set_int("model.mtp_layers", "num_nextn_predict_layers");
+  // DeepSeek-V3.2's DSA indexer (DeepseekV32 config: index_n_heads, index_head_dim, index_topk).
+  if (!c.has("index_n_heads")) return;
+  c.out.set("model.sparse_attention.kind", "dsa", "\"index_n_heads\" (DeepSeek Sparse Attention)");
+  c.set_int("model.sparse_attention.index_heads", "index_n_heads");
+  c.set_int("model.sparse_attention.index_head_dim", "index_head_dim");
+  c.set_int("model.sparse_attention.top_k_tokens", "index_topk");
+  if (c.has("index_topk_freq")) c.out.warn("\"index_topk_freq\": an indexer shared by several layers (GLM-5) is not modelled; every layer runs its own");
 }
 
 // Nemotron-H / Nemotron 3 (model_type nemotron_h, transformers NemotronHConfig): the layer
@@ -184,6 +196,85 @@ void import_hybrid(const Config& c) {
   c.out.warn("Nemotron-H trains without position embeddings; imported as rope (one rotary kernel per attention layer, no parameters)");
 }
 
+// Each layer's sequence mixer from the forms hybrid configs use: Kimi Linear's
+// "linear_attn_config".full_attn_layers (1-based; the rest KDA), "layer_types" (Qwen3-Next
+// linear_attention / full_attention, Granite 4.0-H mamba / attention), Qwen3-Next's
+// "full_attention_interval". Empty when the config has none of them.
+std::string mixers_of(const Config& c, long long layers, std::string* origin) {
+  std::string mixer;
+  if (c.n["linear_attn_config"] && c.n["linear_attn_config"]["full_attn_layers"]) {
+    mixer.assign(static_cast<std::size_t>(layers), 'l');
+    for (const auto& l : c.n["linear_attn_config"]["full_attn_layers"]) {
+      const long long i = l.as<long long>() - 1;
+      if (i < 0 || i >= layers) throw ScenarioError(format("{}: \"full_attn_layers\" entry {} is outside 1..{}", c.opt.source, i + 1, layers));
+      mixer[static_cast<std::size_t>(i)] = 'a';
+    }
+    *origin = "\"linear_attn_config\".full_attn_layers (1-based), the rest KDA";
+  } else if (c.n["layer_types"] && c.n["layer_types"].IsSequence() && c.type != "gemma2" && c.type != "gemma3_text") {
+    for (const auto& t : c.n["layer_types"]) {
+      const std::string s = t.as<std::string>();
+      const char ch = s == "linear_attention" ? 'l' : s == "mamba" ? 'm' : s == "full_attention" || s == "attention" ? 'a' : '?';
+      if (ch == '?') return "";  // sliding / full attention lists are read by import_sliding_window
+      mixer += ch;
+    }
+    *origin = "\"layer_types\"";
+  } else if (c.type == "qwen3_next" && c.has("full_attention_interval")) {
+    const long long every = c.integer("full_attention_interval");
+    for (long long i = 0; i < layers; ++i) mixer += (i + 1) % every == 0 ? 'a' : 'l';
+    *origin = "\"full_attention_interval\"";
+  }
+  if (mixer.find_first_not_of('a') == std::string::npos) return "";
+  if (static_cast<long long>(mixer.size()) != layers)
+    throw ScenarioError(format("{}: {} lists {} layers but \"num_hidden_layers\" is {}", c.opt.source, *origin, mixer.size(), layers));
+  return mixer;
+}
+
+// Linear-attention and Granite-style Mamba hybrids: model.layer_pattern as a list (each layer's
+// mixer and its MLP, MoE by import_moe's rule, which it replaces), model.linear_attention
+// (Qwen3-Next linear_* keys, Kimi linear_attn_config) or model.mamba (Granite mamba_* keys).
+void import_layer_types(const Config& c) {
+  const long long layers = c.integer("num_hidden_layers");
+  std::string origin;
+  const std::string mixer = mixers_of(c, layers, &origin);
+  if (mixer.empty()) return;
+  const bool moe = c.out.find("model.moe.experts") != nullptr;
+  const ImportedKey* dense = c.out.find("model.moe.dense_layers");
+  const ImportedKey* freq = c.out.find("model.moe.frequency");
+  const long long first = dense ? std::stoll(dense->value) : 0, every = freq ? std::stoll(freq->value) : 1;
+  std::string list;
+  for (long long i = 0; i < layers; ++i) {
+    const char m = mixer[static_cast<std::size_t>(i)];
+    const bool is_moe = moe && i >= first && (i - first) % every == every - 1;
+    list += format("{}{}+{}", i ? ", " : "[", m == 'l' ? "linear" : m == 'm' ? "mamba" : "attention", is_moe ? "moe" : "mlp");
+  }
+  c.out.set("model.layer_pattern", list + "]", origin + " with the MoE layer rule");
+  c.out.erase("model.moe.dense_layers");
+  c.out.erase("model.moe.frequency");
+  if (mixer.find('m') != std::string::npos) {
+    c.set_int("model.mamba.state_dim", "mamba_d_state");
+    c.set_int("model.mamba.heads", "mamba_n_heads");
+    c.out.set("model.mamba.head_dim", format("{}", c.integer_or("mamba_d_head", 64)), c.has("mamba_d_head") ? "\"mamba_d_head\"" : "the GraniteMoeHybridConfig default");
+    c.out.set("model.mamba.groups", format("{}", c.integer_or("mamba_n_groups", 1)), c.has("mamba_n_groups") ? "\"mamba_n_groups\"" : "the GraniteMoeHybridConfig default");
+    c.out.set("model.mamba.conv_kernel", format("{}", c.integer_or("mamba_d_conv", 4)), c.has("mamba_d_conv") ? "\"mamba_d_conv\"" : "the GraniteMoeHybridConfig default");
+    c.out.set("model.mamba.chunk", format("{}", c.integer_or("mamba_chunk_size", 256)), c.has("mamba_chunk_size") ? "\"mamba_chunk_size\"" : "the GraniteMoeHybridConfig default");
+  }
+  if (mixer.find('l') == std::string::npos) return;
+  if (c.n["linear_attn_config"]) {
+    const Config k{c.n["linear_attn_config"], c.opt, c.out, c.type};
+    c.out.set("model.linear_attention.kind", "kda", "\"linear_attn_config\" (Kimi Delta Attention)");
+    k.set_int("model.linear_attention.heads", "num_heads");
+    k.set_int("model.linear_attention.head_dim", "head_dim");
+    c.out.set("model.linear_attention.conv_kernel", format("{}", k.integer_or("short_conv_kernel_size", 4)), "\"short_conv_kernel_size\"");
+    return;
+  }
+  c.out.set("model.linear_attention.kind", "gated_deltanet", format("model_type {} (gated DeltaNet)", c.type));
+  c.set_int("model.linear_attention.heads", "linear_num_value_heads");
+  c.set_int("model.linear_attention.key_heads", "linear_num_key_heads");
+  c.set_int("model.linear_attention.head_dim", "linear_key_head_dim");
+  c.set_int("model.linear_attention.value_head_dim", "linear_value_head_dim");
+  c.out.set("model.linear_attention.conv_kernel", format("{}", c.integer_or("linear_conv_kernel_dim", 4)), "\"linear_conv_kernel_dim\"");
+}
+
 }  // namespace
 
 Imported import_hf(const std::string& text, const ImportOptions& opt) {
@@ -207,6 +298,7 @@ Imported import_hf(const std::string& text, const ImportOptions& opt) {
   import_mla(c);
   import_sliding_window(c);
   import_hybrid(c);
+  import_layer_types(c);
   return out;
 }
 

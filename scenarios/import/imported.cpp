@@ -20,6 +20,14 @@ void Imported::set(const std::string& path, const std::string& value, const std:
   keys.push_back({path, value, origin});
 }
 
+void Imported::erase(const std::string& path) {
+  for (auto it = keys.begin(); it != keys.end(); ++it)
+    if (it->path == path) {
+      keys.erase(it);
+      return;
+    }
+}
+
 const ImportedKey* Imported::find(const std::string& path) const {
   for (const auto& k : keys)
     if (k.path == path) return &k;

@@ -22,6 +22,7 @@ struct Imported {
   /// Sets (or replaces) a key.
   void set(const std::string& path, const std::string& value, const std::string& origin);
   const ImportedKey* find(const std::string& path) const;
+  void erase(const std::string& path);
   void warn(std::string message) { warnings.push_back(std::move(message)); }
 };
 

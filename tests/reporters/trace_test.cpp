@@ -220,3 +220,34 @@ TEST_CASE("a hybrid Mamba-2 stack's trace names the SSD kernels in Mamba layers 
   CHECK(by_layer[5].count("attention") == 1);
   CHECK(by_layer[5].count("ssd.chunk_scan") == 0);
 }
+
+TEST_CASE("a linear-attention hybrid's trace names the gated DeltaNet kernels in its linear layers only", "[tools][trace][linear]") {
+  // Qwen3-Next: layers 0-2 gated DeltaNet + MoE, layer 3 attention + MoE.
+  const auto sc = scenarios::load_scenario_string(
+      "name: t\nmodel: qwen3-next-80b-a3b\nhardware: h100-sxm\ncluster: {gpus: 8}\nparallelism: {ep: 8}\n"
+      "training: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n",
+      "t.yaml");
+  std::map<int, std::set<std::string>> by_layer;
+  const YAML::Node events = trace_events(sc);
+  std::vector<std::tuple<double, double, int>> spans;
+  for (const auto& e : events) {
+    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() == "kernel") continue;
+    const std::string n = e["name"].as<std::string>();
+    const auto at = n.find(" L");
+    if (at == std::string::npos || e["pid"].as<int>() != 0) continue;
+    const double ts = e["ts"].as<double>();
+    spans.emplace_back(ts, ts + e["dur"].as<double>(), std::stoi(n.substr(at + 2)));
+  }
+  for (const auto& e : events) {
+    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() != "kernel" || e["pid"].as<int>() != 0) continue;
+    const double ts = e["ts"].as<double>();
+    for (const auto& [a, b, layer] : spans)
+      if (ts >= a && ts < b) by_layer[layer].insert(e["name"].as<std::string>());
+  }
+  CHECK(by_layer[0].count("gdn.state_pass") == 1);
+  CHECK(by_layer[0].count("gdn.in_proj") == 1);
+  CHECK(by_layer[0].count("attention") == 0);
+  CHECK(by_layer[0].count("experts.fc1") == 1);
+  CHECK(by_layer[3].count("attention") == 1);
+  CHECK(by_layer[3].count("gdn.state_pass") == 0);
+}

@@ -490,6 +490,52 @@ TEST_CASE("hf: a Nemotron-H config gives the layer pattern, the Mamba-2 widths a
   CHECK(value(im::import_hf(list, opts()), "model.layer_pattern") == "\"M-*\"");
 }
 
+// An imported config loads, and has the preset's parameters and layer kinds.
+static void check_as_preset(const im::Imported& i, const std::string& preset) {
+  const std::string tail = "hardware: h100-sxm\ncluster: {gpus: 64}\nparallelism: {ep: 8}\ntraining: {seq_len: 4096, global_batch: 64}\n";
+  const auto sc = clustersim::scenarios::load_scenario_string(im::to_yaml(i, {}) + tail, "imported.yaml");
+  const auto p = clustersim::scenarios::load_scenario_string("name: p\nmodel: " + preset + "\n" + tail, "p.yaml");
+  CHECK(clustersim::models::count_params(sc.model, 4096).total == Approx(clustersim::models::count_params(p.model, 4096).total));
+  CHECK(sc.model.layer_pattern == p.model.layer_pattern);
+}
+
+TEST_CASE("hf: Qwen3-Next, Kimi Linear and Granite 4.0-H configs give their layer kinds and linear-attention or Mamba widths", "[import][linear]") {
+  // The config.json fields of Qwen/Qwen3-Next-80B-A3B, moonshotai/Kimi-Linear-48B-A3B and
+  // ibm-granite/granite-4.0-h-small (models/presets has the sources).
+  const im::Imported q = im::import_hf(input("qwen3_next_80b_config.json"), opts());
+  CHECK(value(q, "model.layer_pattern").find("[linear+moe, linear+moe, linear+moe, attention+moe, ") == 0);
+  CHECK(value(q, "model.linear_attention.kind") == "gated_deltanet");
+  CHECK(value(q, "model.linear_attention.heads") == "32");
+  CHECK(value(q, "model.linear_attention.key_heads") == "16");
+  CHECK(value(q, "model.moe.shared_experts") == "1");
+  check_as_preset(q, "qwen3-next-80b-a3b");
+  const im::Imported k = im::import_hf(input("kimi_linear_48b_config.json"), opts());
+  CHECK(value(k, "model.layer_pattern").find("[linear+mlp, linear+moe, linear+moe, attention+moe, ") == 0);
+  CHECK(value(k, "model.linear_attention.kind") == "kda");
+  CHECK(value(k, "model.moe.top_k") == "8");  // "num_experts_per_token"
+  CHECK(k.find("model.moe.dense_layers") == nullptr);  // the pattern says which layer is dense
+  check_as_preset(k, "kimi-linear-48b-a3b");
+  const im::Imported g = im::import_hf(input("granite_4_h_small_config.json"), opts());
+  CHECK(value(g, "model.mamba.heads") == "128");
+  CHECK(value(g, "model.mamba.chunk") == "256");
+  CHECK(value(g, "model.moe.shared_experts") == "2");  // 1536 / 768
+  check_as_preset(g, "granite-4.0-h-small");
+  // A layer_types list whose length is not num_hidden_layers is an error naming the field.
+  std::string bad = input("granite_4_h_small_config.json");
+  const std::string layers = "\"num_hidden_layers\": 40";
+  bad.replace(bad.find(layers), layers.size(), "\"num_hidden_layers\": 41");
+  CHECK_THROWS_WITH(im::import_hf(bad, opts()), Catch::Contains("\"layer_types\" lists 40 layers"));
+}
+
+TEST_CASE("hf: a DeepSeek-V3.2 config gives the DSA indexer keys", "[import][dsa]") {
+  // deepseek_v3_config.json with the DeepseekV32 fields index_n_heads 64, index_head_dim 128, index_topk 2048.
+  const im::Imported d = im::import_hf(input("deepseek_v32_config.json"), opts());
+  CHECK(value(d, "model.sparse_attention.kind") == "dsa");
+  CHECK(value(d, "model.sparse_attention.index_heads") == "64");
+  CHECK(value(d, "model.sparse_attention.top_k_tokens") == "2048");
+  check_as_preset(d, "deepseek-v3.2");
+}
+
 TEST_CASE("a scenario that repeats a key, or names a directory, is an error naming the place", "[import]") {
   CHECK_THROWS_WITH(clustersim::scenarios::load_scenario_string("name: a\nmodel: llama2-7b\nname: b\n", "s.yaml"),
                     Catch::Contains("s.yaml:3:1: name: duplicate key (first at line 1)"));

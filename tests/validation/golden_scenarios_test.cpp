@@ -40,7 +40,7 @@ TEST_CASE("golden: every shipped scenario has a golden test", "[validation][gold
   int shipped = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios"))
     if (e.path().extension() == ".yaml") ++shipped;
-  CHECK(shipped == 10);  // a new scenario needs its golden test below
+  CHECK(shipped == 11);  // a new scenario needs its golden test below
 }
 
 TEST_CASE("golden: Llama-2 7B on 256 H100, data parallel", "[validation][golden]") {
@@ -160,6 +160,18 @@ TEST_CASE("golden: Nemotron 3 Super on 64 GB200, TP2 EP64, MXFP8 (hybrid Mamba-2
   // 9,856 tokens/s on GB300 is 84.3).
   CHECK(r.flops.model > 80e9);
   CHECK(r.flops.model < 86e9);
+}
+
+TEST_CASE("golden: Qwen3-Next-80B-A3B on 64 H100, EP64 (gated DeltaNet / attention hybrid MoE)", "[validation][golden][linear]") {
+  const auto r = run_shipped("qwen3_next_80b_64xh100");
+  check_bounds(r);
+  // No published training run of this model. The FLOPs per token by hand: 6 × 3.46 B active matmul
+  // weights (LM head included) = 20.8 G; 12 attention layers × 3 × 2·4096·16·(256+256) = 2.4 G;
+  // 36 gated DeltaNet layers × 3 × 5.85 M (models::delta_rule_flop_per_token) = 0.63 G: 23.8 G.
+  CHECK(r.flops.model > 23.3e9);
+  CHECK(r.flops.model < 24.3e9);
+  // EP64 over 8 nodes with top-10 routing: the all-to-alls cross InfiniBand, exposed (no overlap).
+  CHECK(r.step.ep_comm_busy_s > 0.3 * r.step_time_s);
 }
 
 TEST_CASE("golden: DeepSeek-V3 on 2048 H800 as its report trained it, batch ramp included", "[validation][golden][ramp]") {
