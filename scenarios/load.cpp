@@ -287,26 +287,28 @@ std::optional<YAML::Node> existing_entry(YAML::Node& map, const std::string& key
   return std::nullopt;
 }
 
-void apply_override(YAML::Node& root, const std::string& assignment, std::set<std::string>* overridden) {
-  const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw ScenarioError(fmt::format("--set {}: expected key.path=value, e.g. training.micro_batch=2", assignment));
-  const std::string path = assignment.substr(0, eq);
-  if (eq + 1 == assignment.size())
-    throw ScenarioError(fmt::format("--set {}: empty value; write {}=VALUE (or {}=null to remove the key)", assignment, path, path));
-  YAML::Node value;
-  try {
-    const std::string text = assignment.substr(eq + 1);
-    // Plain words and numbers (the common case, applied millions of times by sweeps) become
-    // scalars directly; anything else goes through the YAML parser.
-    const bool plain = !text.empty() && text != "null" && text != "Null" && text != "NULL" && text != "~" &&
-                       std::all_of(text.begin(), text.end(), [](char c) {
-                         return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '+';
-                       });
-    value = plain ? YAML::Node(text) : YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError(fmt::format("--set {}: value is not valid YAML: {}", path, e.msg));
+// The node of a patch value (a PatchYaml parsed here, at the edge).
+YAML::Node node_of(const PatchEntry& e) {
+  if (std::holds_alternative<PatchNull>(e.value)) return YAML::Node(YAML::NodeType::Null);
+  if (const auto* list = std::get_if<PatchList>(&e.value)) {
+    YAML::Node seq(YAML::NodeType::Sequence);
+    for (const auto& item : *list) seq.push_back(to_text(item));
+    return seq;
   }
+  if (const auto* y = std::get_if<PatchYaml>(&e.value)) {
+    try {
+      return YAML::Load(y->text);
+    } catch (const YAML::Exception& ex) {
+      throw ScenarioError(fmt::format("{} {}: value is not valid YAML: {}", e.origin.empty() ? "--set" : e.origin, e.path, ex.msg));
+    }
+  }
+  return YAML::Node(to_text(e.value));
+}
+
+void apply_entry(YAML::Node& root, const PatchEntry& e, Origins* origins) {
+  const std::string& path = e.path;
+  const YAML::Node value = node_of(e);
+  const std::string origin = e.origin.empty() ? "--set" : e.origin;
   // The parts between dots, as std::getline splits them (a trailing dot adds no empty part).
   std::vector<std::string> parts;
   for (std::size_t from = 0; from < path.size();) {
@@ -329,14 +331,14 @@ void apply_override(YAML::Node& root, const std::string& assignment, std::set<st
       cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
       next = cur[parts[i]];
     } else if (!next.IsMap()) {
-      throw ScenarioError(fmt::format("--set {}: '{}' is not a mapping", path, parts[i]));
+      throw ScenarioError(fmt::format("{} {}: '{}' is not a mapping", origin, path, parts[i]));
     }
     chain.push_back(next);
   }
   // A new key is appended as operator[] would append it, without its search through the keys.
   if (auto at = existing_entry(chain.back(), parts.back())) *at = value;
   else chain.back().force_insert(parts.back(), value);
-  overridden->insert(path);
+  if (!e.origin.empty()) (*origins)[path] = e.origin;
 }
 
 // `placement: [tp, cp, dp, pp]` (or "tp,cp,dp,pp"): the rank order, innermost first.
@@ -444,11 +446,11 @@ void read_network(const YamlReader& top, Scenario* sc) {
       net.choice("algorithm", {topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end()}, 0));
 }
 
-Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides, YAML::Node marks) {
+Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& patch, YAML::Node marks) {
   if (!root || root.IsNull()) throw ScenarioError(fmt::format("{}: the scenario is empty", source));
   if (!root.IsMap()) throw ScenarioError(fmt::format("{}: a scenario must be a mapping of keys (name, model, hardware, ...)", source));
-  std::set<std::string> overridden;
-  for (const auto& o : overrides) apply_override(root, o, &overridden);
+  Origins overridden;
+  for (const auto& e : patch.entries()) apply_entry(root, e, &overridden);
   const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden, marks);
   top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training", "network", "reliability", "data"});
 
@@ -523,7 +525,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   // A check across two keys blames the model key when the user overrode it (--set, a --vary value).
   auto tp_fail = [&](const std::string& model_key, const std::string& message) {
     if (overridden.count("model." + model_key) && !overridden.count("parallelism.tp"))
-      throw ScenarioError(fmt::format("--set model.{}: {}", model_key, message));
+      throw ScenarioError(fmt::format("{} model.{}: {}", overridden.at("model." + model_key), model_key, message));
     par.fail("tp", message);
   };
   std::string tp_key;
@@ -649,18 +651,34 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 
 }  // namespace
 
-Scenario load_scenario_node(YAML::Node root, const std::string& source,
-                            const std::vector<std::string>& overrides, const YAML::Node& marks) {
+Scenario load_scenario_node(YAML::Node root, const std::string& source, const ScenarioPatch& overrides,
+                            const YAML::Node& marks) {
   return build(std::move(root), source, overrides, marks);
+}
+
+Scenario load_scenario_string(const std::string& yaml, const std::string& source_name, const ScenarioPatch& overrides) {
+  YAML::Node root = parse_yaml(yaml, source_name);
+  return build(root, source_name, overrides, root);  // the tree is its own marks (overrides name their origin)
 }
 
 Scenario load_scenario_string(const std::string& yaml, const std::string& source_name,
                               const std::vector<std::string>& overrides) {
-  YAML::Node root = parse_yaml(yaml, source_name);
-  return build(root, source_name, overrides, root);  // the tree is its own marks (overrides are named --set)
+  return load_scenario_string(yaml, source_name, ScenarioPatch::parse(overrides));
 }
 
-Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+YAML::Node patch_tree(const ScenarioPatch& scenario) {
+  YAML::Node root(YAML::NodeType::Map);
+  Origins origins;
+  for (const auto& e : scenario.entries()) apply_entry(root, e, &origins);
+  return root;
+}
+
+Scenario load_scenario(const ScenarioPatch& scenario, const std::string& source_name) {
+  // Built from nothing: the entries without an origin are the scenario itself and cite `source_name`.
+  return build(YAML::Node(YAML::NodeType::Map), source_name, scenario, YAML::Node(YAML::NodeType::Undefined));
+}
+
+Scenario load_scenario_file(const std::string& path, const ScenarioPatch& overrides) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw ScenarioError(fmt::format("{}: is a directory; expected a scenario YAML file", path));
@@ -669,6 +687,10 @@ Scenario load_scenario_file(const std::string& path, const std::vector<std::stri
   std::stringstream ss;
   ss << in.rdbuf();
   return load_scenario_string(ss.str(), path, overrides);
+}
+
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  return load_scenario_file(path, ScenarioPatch::parse(overrides));
 }
 
 }  // namespace clustersim::scenarios

@@ -87,7 +87,7 @@ models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
   m.head_size = r.integer("head_dim", 0, 1, 65536);
   // Blame the value the user changed (--set/--vary model.hidden), not the preset's line.
   if (m.head_size == 0 && m.hidden % m.heads != 0)
-    r.fail(r.where("hidden").rfind("--set ", 0) == 0 ? "hidden" : "heads", fmt::format("hidden ({}) must be divisible by heads ({}), or give model.head_dim", m.hidden, m.heads));
+    r.fail(r.patched("hidden") ? "hidden" : "heads", fmt::format("hidden ({}) must be divisible by heads ({}), or give model.head_dim", m.hidden, m.heads));
   if (m.heads % m.kv_heads != 0)
     r.fail("kv_heads", fmt::format("heads ({}) must be a multiple of kv_heads ({})", m.heads, m.kv_heads));
   read_fidelity(r, &m);

@@ -8,14 +8,17 @@
 #include <vector>
 
 #include "scenarios/scenario.hpp"
+#include "scenarios/scenario_patch.hpp"
 
 namespace clustersim::scenarios {
 
 /// Parses YAML text; a syntax error becomes a ScenarioError naming source:line:column.
 YAML::Node parse_scenario_yaml(const std::string& text, const std::string& source);
-/// Applies `overrides` (key.path=value) to `root`, which it modifies, then validates. `marks`:
-/// the scenario as parsed, whose lines errors cite (root may be a copy that lost them).
-Scenario load_scenario_node(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides,
+/// The tree of a scenario written as a patch (its entries applied to an empty mapping).
+YAML::Node patch_tree(const ScenarioPatch& scenario);
+/// Applies `overrides` to `root`, which it modifies, then validates. `marks`: the scenario as
+/// parsed, whose lines errors cite (root may be a copy that lost them).
+Scenario load_scenario_node(YAML::Node root, const std::string& source, const ScenarioPatch& overrides,
                             const YAML::Node& marks);
 
 }  // namespace clustersim::scenarios

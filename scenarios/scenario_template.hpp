@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scenarios/scenario.hpp"
+#include "scenarios/scenario_patch.hpp"
 
 namespace clustersim::scenarios {
 
@@ -17,16 +18,21 @@ class ScenarioTemplate {
   /// (plan's), whose lines a user never sees; errors name `source_name` without a line.
   ScenarioTemplate(const std::string& yaml, const std::string& source_name, bool cite_lines = true);
   static ScenarioTemplate from_file(const std::string& path);
+  /// A scenario a program wrote as a patch (plan's base): built once, no YAML text; errors name
+  /// `source_name` without a line.
+  ScenarioTemplate(const ScenarioPatch& scenario, const std::string& source_name);
   ScenarioTemplate(const ScenarioTemplate& other);
   ScenarioTemplate& operator=(const ScenarioTemplate&) = delete;
   ScenarioTemplate(ScenarioTemplate&&) noexcept;
   ~ScenarioTemplate();
 
   /// Same result as load_scenario_string(yaml, source_name, overrides); throws ScenarioError.
+  Scenario instantiate(const ScenarioPatch& overrides = {}) const;
+  /// The same with "key.path=value" strings (--set), read by ScenarioPatch::parse.
   Scenario instantiate(const std::vector<std::string>& overrides) const;
   /// The scalar at a dotted key path of the file as written (no presets, no overrides).
   std::optional<std::string> scalar_at(const std::string& key_path) const;
-  const std::string& text() const;
+  const std::string& text() const;  ///< the YAML (a patch's as ScenarioPatch::yaml())
   const std::string& source() const;
 
  private:

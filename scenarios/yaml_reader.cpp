@@ -36,11 +36,18 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
+// `patched` ("--set a.b") names exactly the key path of `key`.
+bool YamlReader::names_key(const std::optional<std::string>& patched, const std::string& key) const {
+  const std::string full = key_path(key);
+  return patched && patched->size() > full.size() && patched->compare(patched->size() - full.size(), full.size(), full) == 0 &&
+         (*patched)[patched->size() - full.size() - 1] == ' ';
+}
+
 YamlReader::YamlReader(YAML::Node node, std::string path,
                        std::function<std::string(const std::string&)> source_of,
-                       const std::set<std::string>* overridden, YAML::Node marks)
+                       const Origins* origins, YAML::Node marks)
     : node_(std::move(node)), path_(std::move(path)), source_of_(std::move(source_of)),
-      overridden_(overridden), marks_(std::move(marks)) {}
+      origins_(origins), marks_(std::move(marks)) {}
 
 YAML::Node lookup(const YAML::Node& map, const std::string& key) {
   if (!map || !map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
@@ -48,12 +55,16 @@ YAML::Node lookup(const YAML::Node& map, const std::string& key) {
   return n ? n : YAML::Node(YAML::NodeType::Undefined);
 }
 
-std::string YamlReader::location(const std::string& key) const {
+std::optional<std::string> YamlReader::patched(const std::string& key) const {
   const std::string full = key_path(key);
-  if (overridden_) {
-    for (const auto& o : *overridden_)
-      if (full == o || full.rfind(o + ".", 0) == 0) return "--set " + o;
-  }
+  if (origins_)
+    for (const auto& [path, origin] : *origins_)
+      if (full == path || full.rfind(path + ".", 0) == 0) return origin + " " + path;
+  return std::nullopt;
+}
+
+std::string YamlReader::location(const std::string& key) const {
+  if (auto p = patched(key)) return *p;
   std::string file = source_of_(key);
   YAML::Mark mark = YAML::Mark::null_mark();
   const YAML::Node written = key.empty() ? YAML::Node(YAML::NodeType::Undefined) : lookup(marks_, key);
@@ -69,22 +80,23 @@ std::string YamlReader::location(const std::string& key) const {
 
 void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const std::string& message) const {
   std::string where = location(key);
-  if (!mark.is_null() && where.rfind("--set", 0) != 0) {
+  const auto p = patched(key);
+  if (!mark.is_null() && !p) {
     where = source_of_(key) + fmt::format(":{}:{}", mark.line + 1, mark.column + 1);
   }
-  if (!key.empty() && where == "--set " + key_path(key)) throw ScenarioError(fmt::format("{}: {}", where, message));
+  if (!key.empty() && names_key(p, key)) throw ScenarioError(fmt::format("{}: {}", where, message));
   throw ScenarioError(fmt::format("{}: {}: {}", where, key.empty() ? (path_.empty() ? "(top level)" : path_) : key_path(key), message));
 }
 
 std::string YamlReader::where(const std::string& key) const {
   const std::string w = location(key);
-  return w == "--set " + key_path(key) ? w : w + ": " + key_path(key);
+  return names_key(patched(key), key) ? w : w + ": " + key_path(key);
 }
 
 void YamlReader::fail(const std::string& key, const std::string& message) const {
   const std::string where = location(key);
   // "--set training.seq_len" already names the key; a file location needs the key path after it.
-  if (where == "--set " + key_path(key)) throw ScenarioError(fmt::format("{}: {}", where, message));
+  if (names_key(patched(key), key)) throw ScenarioError(fmt::format("{}: {}", where, message));
   throw ScenarioError(fmt::format("{}: {}: {}", where, key_path(key), message));
 }
 
@@ -130,11 +142,11 @@ bool YamlReader::has(const std::string& key) const { return value(key).has_value
 
 YamlReader YamlReader::child(const std::string& key) const {
   const auto n = value(key);
-  if (!n) return YamlReader(YAML::Node(YAML::NodeType::Map), key_path(key), source_of_, overridden_);
+  if (!n) return YamlReader(YAML::Node(YAML::NodeType::Map), key_path(key), source_of_, origins_);
   if (!n->IsMap()) fail(key, "expected a mapping of keys");
   auto parent_source = source_of_;
   return YamlReader(*n, key_path(key), [parent_source, key](const std::string&) { return parent_source(key); },
-                    overridden_, lookup(marks_, key));
+                    origins_, lookup(marks_, key));
 }
 
 std::string YamlReader::scalar(const std::string& key, const YAML::Node& n) const {

@@ -5,8 +5,8 @@
 
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,13 +15,16 @@
 
 namespace clustersim::scenarios {
 
+/// Key paths a patch set with an origin (scenarios/scenario_patch.hpp) → that origin ("--set").
+using Origins = std::map<std::string, std::string>;
+
 class YamlReader {
  public:
   /// `source_of(key)` names the file a top-level key came from (presets merged with user keys).
   /// `marks`: the same mapping as the user wrote it, whose keys' lines errors cite where `node`
   /// lost them (a sweep's copy of the scenario, a preset merged with inline keys).
   YamlReader(YAML::Node node, std::string path, std::function<std::string(const std::string&)> source_of,
-             const std::set<std::string>* overridden, YAML::Node marks = YAML::Node());
+             const Origins* origins, YAML::Node marks = YAML::Node());
 
   /// Rejects keys outside `allowed`, suggesting the nearest allowed one.
   void allow_only(const std::vector<std::string>& allowed) const;
@@ -42,10 +45,13 @@ class YamlReader {
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   /// "file:line:column: key.path" (or "--set key.path"), the prefix fail() writes.
   std::string where(const std::string& key) const;
+  /// "--vary model.hidden" when a patch set `key` (or a mapping above it) with an origin.
+  std::optional<std::string> patched(const std::string& key) const;
   const YAML::Node& node() const { return node_; }
 
  private:
   std::string location(const std::string& key) const;
+  bool names_key(const std::optional<std::string>& patched, const std::string& key) const;
   /// The entry at `key` (nullopt: absent); value(): also nullopt when it is null.
   std::optional<YAML::Node> entry(const std::string& key) const;
   std::optional<YAML::Node> value(const std::string& key) const;
@@ -54,7 +60,7 @@ class YamlReader {
   YAML::Node node_;
   std::string path_;
   std::function<std::string(const std::string&)> source_of_;
-  const std::set<std::string>* overridden_;
+  const Origins* origins_;
   YAML::Node marks_;  ///< read only through const access (which never inserts)
   mutable std::vector<std::pair<std::string, YAML::Node>> entries_;  ///< the scalar keys, listed on first lookup
   mutable bool indexed_ = false;

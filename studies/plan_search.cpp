@@ -29,11 +29,13 @@ using scenarios::ScenarioError;
 // Llama 2 (Touvron et al. 2023, §2.2) and close to GPT-3 175B's 3.2 M (Brown et al. 2020, Table 2.1).
 constexpr double kDefaultTokensPerStep = 4194304;
 
-std::string base_yaml(const PlanRequest& a, const std::string& hardware, int gpus, int global_batch, double tokens) {
-  return fmt::format(
-      "name: plan {} on {}\nmodel: {}\nhardware: {}\ncluster:\n  gpus: {}\n"
-      "training:\n  seq_len: {}\n  global_batch: {}\n  tokens: {:.17g}\n",
-      a.model, hardware, a.model, hardware, gpus, a.seq_len, global_batch, tokens);
+scenarios::ScenarioTemplate base_scenario(const PlanRequest& a, const std::string& hardware, int gpus, int global_batch,
+                                          double tokens) {
+  scenarios::ScenarioPatch s;
+  s.set("name", fmt::format("plan {} on {}", a.model, hardware)).set("model", a.model).set("hardware", hardware);
+  s.set("cluster.gpus", gpus).set("training.seq_len", a.seq_len).set("training.global_batch", global_batch);
+  s.set("training.tokens", tokens);
+  return scenarios::ScenarioTemplate(s, "plan");
 }
 
 // The request's --fix entries: plan dimensions restrict the grid, cluster.gpus fixes the size,
@@ -97,8 +99,8 @@ struct HwSearch {
 // of its GPU step up to the ceiling that tp·pp·cp·dp can form with one of the batches. When
 // there is none, `why` says so.
 int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& batches, HwSearch* h, std::string* why) {
-  const auto probe = scenarios::ScenarioTemplate(base_yaml(a, h->hw, 1, batches.front(), a.tokens), "plan", false)
-                         .instantiate(x.probe_sets);
+  const auto probe = base_scenario(a, h->hw, 1, batches.front(), a.tokens)
+                         .instantiate(scenarios::ScenarioPatch::parse(x.probe_sets, "--fix"));
   const double flops_total = a.tokens * models::flops_per_token(probe.model, probe.training).model;
   const double peak = probe.gpu.peak(probe.training.precision).si();
   const double bound_gpus = std::ceil(flops_total / (a.days * units::kSecondsPerDay * peak));
@@ -178,7 +180,7 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
           s.band_high = error_band(sc, confidence).high;
         }
       } catch (const ScenarioError& e) {
-        s = {Status::invalid, space.with_origin(e.what()), 0};
+        s = {Status::invalid, e.what(), 0};
       } catch (const std::exception& e) {
         s = {Status::error, fmt::format("internal error: {}", e.what()), 0};
       }
@@ -550,7 +552,7 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
     h.rank_rate = res.priced ? plan_costs(1, h.board_w, h.price, a.energy).total_cost_usd : 1;
     PlanGrid grid = fixes.grid;
     grid.layers = h.layers;
-    scenarios::ScenarioTemplate base(base_yaml(a, h.hw, *h.sizes.begin(), res.global_batch, a.tokens), "plan", false);
+    const scenarios::ScenarioTemplate base = base_scenario(a, h.hw, *h.sizes.begin(), res.global_batch, a.tokens);
     set_model_grid(base, {}, &grid);  // the model's rules; MoE models also search ep / etp
     for (const auto& f : fixes.fixed)   // a --fix model.KEY changes the model: the loader judges each plan
       if (f.rfind("model.", 0) == 0) grid.model.reset();

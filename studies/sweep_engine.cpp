@@ -58,7 +58,7 @@ Row evaluate_guarded(const SweepSpace& space, const Config& config, const SweepO
   try {
     return evaluate_loaded(load(), space, config, options);
   } catch (const scenarios::ScenarioError& e) {
-    return make_row(space, config, options, Status::invalid, space.with_origin(e.what()), nullptr);
+    return make_row(space, config, options, Status::invalid, e.what(), nullptr);
   } catch (const std::exception& e) {
     return make_row(space, config, options, Status::error, fmt::format("internal error: {}", e.what()), nullptr);
   }

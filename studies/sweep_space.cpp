@@ -240,21 +240,19 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
             for (int zero : g.zero_stage)
               for (const auto& rc : g.recompute) {
                 Plan p;
-                p.overrides = {fmt::format("parallelism.tp={}", tp), fmt::format("parallelism.pp={}", pp),
-                               fmt::format("parallelism.cp={}", cp)};
+                p.overrides.set("parallelism.tp", tp).set("parallelism.pp", pp).set("parallelism.cp", cp);
                 // Keys issue #3 adds; set only when they matter so that today's loader accepts
                 // the plans it can simulate.
-                if (tp > 1) p.overrides.push_back("parallelism.sequence_parallel=true");
-                if (vpp > 1) p.overrides.push_back(fmt::format("parallelism.vpp={}", vpp));
-                p.overrides.push_back("parallelism.schedule=" + schedule);
-                p.overrides.push_back(fmt::format("training.micro_batch={}", mb));
-                p.overrides.push_back(fmt::format("parallelism.zero_stage={}", zero));
-                p.overrides.push_back("training.recompute=" + rc);
+                if (tp > 1) p.overrides.set("parallelism.sequence_parallel", true);
+                if (vpp > 1) p.overrides.set("parallelism.vpp", vpp);
+                p.overrides.set("parallelism.schedule", schedule);
+                p.overrides.set("training.micro_batch", mb);
+                p.overrides.set("parallelism.zero_stage", zero);
+                p.overrides.set("training.recompute", rc);
                 p.values = {std::to_string(tp), std::to_string(pp), std::to_string(cp),  std::to_string(vpp),
                             schedule,           std::to_string(mb), std::to_string(zero), rc};
                 if (moe) {
-                  p.overrides.push_back(fmt::format("parallelism.ep={}", ep));
-                  p.overrides.push_back(fmt::format("parallelism.etp={}", etp));
+                  p.overrides.set("parallelism.ep", ep).set("parallelism.etp", etp);
                   p.values.push_back(std::to_string(ep));
                   p.values.push_back(std::to_string(etp));
                 }
@@ -263,19 +261,6 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
         }
       }
   return plans;
-}
-
-std::string SweepSpace::with_origin(const std::string& reason) const {
-  if (reason.rfind("--set ", 0) != 0) return reason;
-  const std::size_t colon = reason.find(':', 6);
-  if (colon == std::string::npos) return reason;
-  const std::string key = reason.substr(6, colon - 6);
-  const auto under = [&key](const std::string& k) { return key == k || key.rfind(k + ".", 0) == 0 || k.rfind(key + ".", 0) == 0; };
-  const std::string* label = nullptr;
-  if (std::any_of(fixed_keys_.begin(), fixed_keys_.end(), under)) label = &origins_.fixed;
-  else if (std::any_of(axes_.begin(), axes_.end(), [&](const Axis& a) { return under(a.key); })) label = &origins_.axis;
-  else if (std::any_of(columns_.begin(), columns_.end(), under)) label = &origins_.grid;
-  return label ? *label + reason.substr(5) : reason;
 }
 
 SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<std::string> fixed, int base_gpus,
@@ -290,6 +275,8 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
       throw ScenarioError(fmt::format("--vary {}: --auto-parallel already enumerates this key; fix one value "
                                       "with --set {}=V instead", a.key, a.key));
     if (a.key == "cluster.gpus") gpus_axis_ = int(i);
+    auto& typed = axis_values_.emplace_back();
+    for (const auto& v : a.values) typed.push_back(scenarios::value_of(v));
     columns_.push_back(a.key);
     if (combos_ > kMaxConfigs / a.values.size()) throw ScenarioError("the sweep has more than 2^62 configurations");
     combos_ *= a.values.size();
@@ -299,6 +286,8 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
     if (eq == std::string::npos || eq == 0)
       throw ScenarioError(fmt::format("--set {}: expected key.path=value", f));
     const std::string key = f.substr(0, eq), value = f.substr(eq + 1);
+    if (value.empty())
+      throw ScenarioError(fmt::format("--set {}: empty value; write {}=VALUE (or {}=null to remove the key)", f, key, key));
     for (const auto& a : axes_)
       if (a.key == key) throw ScenarioError(fmt::format("--set {}: the key is also varied (--vary {})", f, key));
     fixed_keys_.push_back(key);
@@ -310,7 +299,7 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
       if (!v || !is_whole(*v) || *v < 1) throw ScenarioError(fmt::format("--set {}: not a GPU count", f));
       base_gpus_ = int(*v);
     }
-    fixed_.push_back(f);
+    fixed_.add(scenarios::PatchEntry{key, scenarios::value_of(value), origins_.fixed});
   }
   if (!auto_parallel_) {
     size_ = combos_;
@@ -368,15 +357,18 @@ Config SweepSpace::at(std::uint64_t index) const {
     plan = index - first_of_combo_[std::size_t(combo)];
   }
   const auto digits = combo_digits(combo);
-  c.overrides = fixed_;
+  // Each override names the flag its value came from; a plan key the user fixed, that flag.
+  for (const auto& e : fixed_.entries()) c.overrides.add({e.path, e.value, origins_.fixed});
   for (std::size_t i = 0; i < axes_.size(); ++i) {
-    const std::string& v = axes_[i].values[digits[i]];
-    c.overrides.push_back(axes_[i].key + "=" + v);
-    c.values.push_back(v);
+    c.overrides.add({axes_[i].key, axis_values_[i][digits[i]], origins_.axis});
+    c.values.push_back(axes_[i].values[digits[i]]);
   }
   if (auto_parallel_) {
     const Plan& p = plans_.at(gpus_of(digits))[std::size_t(plan)];
-    c.overrides.insert(c.overrides.end(), p.overrides.begin(), p.overrides.end());
+    for (const auto& e : p.overrides.entries()) {
+      const bool fixed = std::find(fixed_keys_.begin(), fixed_keys_.end(), e.path) != fixed_keys_.end();
+      c.overrides.add({e.path, e.value, fixed ? origins_.fixed : origins_.grid});
+    }
     c.values.insert(c.values.end(), p.values.begin(), p.values.end());
   }
   return c;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "scenarios/scenario_patch.hpp"
+
 namespace clustersim::models {
 struct ModelSpec;
 }
@@ -86,9 +88,9 @@ void set_model_grid(const scenarios::ScenarioTemplate& base, const std::vector<s
 /// Restricts a grid dimension to one value when `key` is a plan key; false otherwise.
 bool fix_plan_dimension(PlanGrid* grid, const std::string& key, const std::string& value);
 
-/// One plan: its override assignments ("key=value") and its value per plan_keys() column.
+/// One plan: its typed overrides and its value per plan_keys() column.
 struct Plan {
-  std::vector<std::string> overrides;
+  scenarios::ScenarioPatch overrides;
   std::vector<std::string> values;
 };
 /// Every grid point with tp·pp·cp dividing `gpus` (dp = gpus / (tp·pp·cp)); vpp > 1 only with
@@ -98,10 +100,11 @@ struct Plan {
 /// loader's reason. Order: tp, pp, cp, vpp, schedule, micro_batch, zero, recompute.
 std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& grid);
 
-/// One configuration: overrides to apply to the base scenario, and its column values.
+/// One configuration: overrides to apply to the base scenario (each naming the flag it came
+/// from: SweepSpace::Origins), and its column values.
 struct Config {
   std::uint64_t index = 0;
-  std::vector<std::string> overrides;
+  scenarios::ScenarioPatch overrides;
   std::vector<std::string> values;  ///< one per SweepSpace::columns(); "" when not set
 };
 
@@ -124,8 +127,6 @@ class SweepSpace {
     std::string axis = "--vary", fixed = "--set", grid = "--auto-parallel";
   };
   void set_origins(Origins origins) { origins_ = std::move(origins); }
-  /// The loader names every override "--set key"; `reason` with the flag the key came from.
-  std::string with_origin(const std::string& reason) const;
 
  private:
   std::vector<std::size_t> combo_digits(std::uint64_t combo) const;
@@ -133,7 +134,8 @@ class SweepSpace {
 
   std::vector<Axis> axes_;
   bool auto_parallel_;
-  std::vector<std::string> fixed_;
+  scenarios::ScenarioPatch fixed_;
+  std::vector<std::vector<scenarios::PatchValue>> axis_values_;  // axes_[i].values, typed
   std::vector<std::string> fixed_keys_;      // every fixed key, also those that restrict the grid
   Origins origins_;
   int base_gpus_;

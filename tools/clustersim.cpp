@@ -123,7 +123,7 @@ int print_row_scenarios(const clustersim::studies::CsvTable& table, const std::s
                        rs.reason.empty() ? "" : ": not simulated: " + rs.reason);
     for (const auto& a : rs.assumptions) out += "# assumed: " + a + "\n";
     for (const auto& f : rs.flags) out += "# flagged: " + f + "\n";
-    out += rs.yaml;
+    out += rs.scenario.yaml();
   }
   if (out.empty()) throw scenarios::ScenarioError(fmt::format("{}: no row id starts with '{}'", csv, prefix));
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -34,23 +34,6 @@ CLI::App* add_mfu_command(CLI::App& app, MfuOptions& o) {
   return c;
 }
 
-namespace {
-
-std::string model_block(const std::string& model) {
-  if (model.size() > 5 && (model.ends_with(".yaml") || model.ends_with(".yml"))) {
-    std::ifstream in(model);
-    if (!in) throw scenarios::ScenarioError(fmt::format("{}: cannot open the model file", model));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string indented, line;
-    while (std::getline(ss, line)) indented += "  " + line + "\n";
-    return "model:\n" + indented;
-  }
-  return "model: " + model + "\n";
-}
-
-}  // namespace
-
 int run_mfu_command(const MfuOptions& o) {
   using scenarios::ScenarioError;
   if (o.gpus <= 0) throw ScenarioError("mfu: --gpus must be a positive integer");
@@ -78,11 +61,13 @@ int run_mfu_command(const MfuOptions& o) {
     throw ScenarioError("mfu: --model needs --seq-len for the attention FLOPs");
   // Resolve the hardware (and model) through the scenario loader so presets and errors match.
   const int seq = o.seq_len > 0 ? o.seq_len : 2048;
-  const std::string text = (o.model.empty() ? std::string("model: llama2-7b\n") : model_block(o.model)) +
-                           "hardware: " + o.gpu + "\ncluster: {gpus: 1}\ntraining:\n  seq_len: " +
-                           std::to_string(seq) + "\n  global_batch: 1\n  precision: " + o.precision +
-                           "\n" + (o.recompute.empty() ? "" : "  recompute: " + o.recompute + "\n");
-  const auto sc = scenarios::load_scenario_string(text, "clustersim mfu");
+  // A model file is read as the loader reads `model: FILE` in a scenario.
+  scenarios::ScenarioPatch scenario;
+  scenario.set("model", o.model.empty() ? std::string("llama2-7b") : o.model).set("hardware", o.gpu);
+  scenario.set("cluster.gpus", 1).set("training.seq_len", seq).set("training.global_batch", 1);
+  scenario.set("training.precision", o.precision);
+  if (!o.recompute.empty()) scenario.set("training.recompute", o.recompute);
+  const auto sc = scenarios::load_scenario(scenario, "clustersim mfu");
   const double peak = o.peak_flops > 0 ? o.peak_flops : sc.gpu.peak(sc.training.precision).si();
   const double per_gpu = tokens_per_s / o.gpus;
 

@@ -190,7 +190,7 @@ std::vector<FitRow> fit_rows(const CsvTable& table, const std::string& id_prefix
     const RowScenario rs = row_scenario(row);
     if (!rs.reason.empty() || !rs.flags.empty()) continue;
     try {
-      scenarios::Scenario sc = scenarios::load_scenario_string(rs.yaml, "published.csv:" + id);
+      scenarios::Scenario sc = scenarios::load_scenario(rs.scenario, "published.csv:" + id);
       FitRow fr;
       fr.id = id;
       fr.family = family_of(id);

@@ -36,7 +36,7 @@ CsvTable rows_on_base(const CsvTable& runs, OwnFit* fit) {
       continue;
     }
     try {
-      scenarios::Scenario sc = scenarios::load_scenario_string(rs.yaml, "runs:" + id);
+      scenarios::Scenario sc = scenarios::load_scenario(rs.scenario, "runs:" + id);
       const std::string profile = sc.hardware_preset.substr(0, sc.hardware_preset.find('+'));
       if (profile != fit->base) {
         fit->skipped.push_back(fmt::format("{}: gpu_type '{}' is profile {}, not {}", id, row.at("gpu_type"), profile, fit->base));

@@ -27,7 +27,7 @@ std::vector<Residual> residuals(const CsvTable& published, const std::vector<Row
   for (const auto& row : published.rows) {
     const auto it = by_id.find(row.at("id"));
     if (it == by_id.end()) continue;
-    const scenarios::Scenario sc = scenarios::load_scenario_string(row_scenario(row).yaml, "published.csv:" + it->first);
+    const scenarios::Scenario sc = scenarios::load_scenario(row_scenario(row).scenario, "published.csv:" + it->first);
     out.push_back({it->second->family, band_class(sc), std::log1p(it->second->error)});
   }
   // The MoE runs' headline rows: nothing is fitted on them, so their errors are out of sample as they are.
@@ -36,7 +36,7 @@ std::vector<Residual> residuals(const CsvTable& published, const std::vector<Row
   for (const auto& row : moe.rows) moe_rows[row.at("id")] = &row;
   for (const auto& o : validate_table(moe).rows) {
     if (!o.headline()) continue;
-    const scenarios::Scenario sc = scenarios::load_scenario_string(row_scenario(*moe_rows.at(o.id)).yaml,
+    const scenarios::Scenario sc = scenarios::load_scenario(row_scenario(*moe_rows.at(o.id)).scenario,
                                                                    "published_moe.csv:" + o.id);
     out.push_back({o.family, band_class(sc), std::log1p(o.error)});
   }

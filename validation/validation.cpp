@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 #include "models/memory.hpp"
 #include "models/pipeline.hpp"
@@ -115,8 +116,8 @@ bool screen_row(const Row& r, RowScenario* out, Hardware* hw_out) {
   return true;
 }
 
-// The model section of the row's YAML; false (with out->reason) when the architecture is incomplete.
-bool model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* layers_out) {
+// The model section of the row's scenario; false (with out->reason) when the architecture is incomplete.
+bool model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y, long* layers_out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   const std::string name = field(r, "model_name");
   // Architecture.
@@ -132,10 +133,10 @@ bool model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* layers_
   const bool rope = llama || contains(name, "nemotron");
   const bool tied = !llama && !contains(name, "nemotron");  // GPT (Megatron) and MPT tie them
   *layers_out = layers;
-  *yaml = fmt::format("model:\n  name: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  ffn_hidden: {}\n"
-                      "  vocab: {}\n  activation: {}\n  position: {}\n  tied_embeddings: {}\n",
-                      yaml_quote(name), layers, hidden, heads, kv_heads, ffn, vocab, llama ? "swiglu" : "gelu",
-                      rope ? "rope" : "learned", tied ? "true" : "false");
+  y->set("model.name", name).set("model.layers", layers).set("model.hidden", hidden).set("model.heads", heads);
+  y->set("model.kv_heads", kv_heads).set("model.ffn_hidden", ffn).set("model.vocab", vocab);
+  y->set("model.activation", llama ? "swiglu" : "gelu").set("model.position", rope ? "rope" : "learned");
+  y->set("model.tied_embeddings", tied);
   return true;
 }
 
@@ -183,10 +184,10 @@ long micro_batch_of(const Row& r, const std::string& family, long pp, long dp, l
 
 // The parallelism keys after tp, pp, cp, zero_stage and vpp: an uneven pipeline split, sequence
 // parallelism and TP overlap.
-std::string parallelism_extras(const Row& r, const FamilyConventions& conv, long tp, long pp, long vpp, long layers,
-                               RowScenario* out) {
+scenarios::ScenarioPatch parallelism_extras(const Row& r, const FamilyConventions& conv, long tp, long pp, long vpp,
+                                            long layers, RowScenario* out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
-  std::string y;
+  scenarios::ScenarioPatch y;
   // Megatron's account_for_embedding/loss_in_pipeline_split: the embedding and the loss each
   // take one layer's place, so 126 layers split as 128 over the virtual stages, one fewer on the
   // first and the last (the NeMo Llama-3.1-405B recipes).
@@ -197,7 +198,7 @@ std::string parallelism_extras(const Row& r, const FamilyConventions& conv, long
                                         ? models::uneven_stage_layers(int(layers), int(vstages))
                                         : models::UnevenSplit{};
   if (split.megatron) {
-    y += fmt::format("  pp_layers: [{}]\n", fmt::join(split.layers, ", "));
+    y.set("parallelism.pp_layers", scenarios::PatchList(split.layers.begin(), split.layers.end()));
     assume("uneven pipeline split: embedding and loss each counted as one layer (Megatron account_for_*_in_pipeline_split)");
   }
   if (tp > 1) {
@@ -206,9 +207,9 @@ std::string parallelism_extras(const Row& r, const FamilyConventions& conv, long
     if (sp == "y") sequence_parallel = true;
     else if (sp == "n") sequence_parallel = false;
     else if (sequence_parallel) assume("sequence parallelism not stated: on (stack default with tp > 1)");
-    if (sequence_parallel) y += "  sequence_parallel: true\n";
+    if (sequence_parallel) y.set("parallelism.sequence_parallel", true);
     if (conv.tp_comm_overlap) {
-      y += "  tp_comm_overlap: true\n";
+      y.set("parallelism.tp_comm_overlap", true);
       assume("TP communication overlapped with GEMMs (stack default, Transformer Engine userbuffers)");
     }
   }
@@ -220,17 +221,17 @@ std::string parallelism_extras(const Row& r, const FamilyConventions& conv, long
 // stage with which the memory model fits the row in HBM (every block when none fits), found by
 // bisection (the peak falls as more blocks are recomputed). Not fitted to throughput.
 void recompute_fewest_blocks(const std::string& id, RowScenario* out) {
-  const std::string from = "  recompute: selective\n";
-  const auto at = out->yaml.find(from);
-  if (at == std::string::npos) return;
-  out->yaml.replace(at, from.size(), "  recompute: full\n");
+  const auto* mode = out->scenario.find("training.recompute");
+  if (!mode || *mode != scenarios::PatchValue(std::string("selective"))) return;
+  out->scenario.set("training.recompute", "full");
   const auto fits = [&](int n) {
-    const std::vector<std::string> set{fmt::format("training.recompute_layers={}", n)};
-    const scenarios::Scenario sc = scenarios::load_scenario_string(out->yaml, "published.csv:" + id, set);
+    scenarios::ScenarioPatch blocks = out->scenario;
+    blocks.set("training.recompute_layers", n);
+    const scenarios::Scenario sc = scenarios::load_scenario(blocks, "published.csv:" + id);
     return models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu).fits();
   };
   try {
-    const scenarios::Scenario sc = scenarios::load_scenario_string(out->yaml, "published.csv:" + id);
+    const scenarios::Scenario sc = scenarios::load_scenario(out->scenario, "published.csv:" + id);
     const auto chunks = models::virtual_stage_layers(sc.model.layers, sc.parallel);
     const int most = *std::max_element(chunks.begin(), chunks.end());  // every block
     int lo = 0, hi = most;
@@ -244,7 +245,7 @@ void recompute_fewest_blocks(const std::string& id, RowScenario* out) {
       if (fits(mid)) hi = mid;
       else lo = mid + 1;
     }
-    out->yaml.insert(at + std::string("  recompute: full\n").size(), fmt::format("  recompute_layers: {}\n", lo));
+    out->scenario.set("training.recompute_layers", lo);
     out->assumptions.push_back(fmt::format("selective AC (whole blocks): {} of {} blocks per stage fully recomputed, the "
                                            "fewest that fit in memory", lo, most));
   } catch (const scenarios::ScenarioError&) {
@@ -263,16 +264,16 @@ RowScenario row_scenario(const Row& published) {
   auto assume = [&](std::string what) { out.assumptions.push_back(std::move(what)); };
   auto fail = [&](std::string why) {
     out.reason = std::move(why);
-    out.yaml.clear();
+    out.scenario = {};
     return out;
   };
   Hardware hw;
-  std::string model;
+  scenarios::ScenarioPatch model;
   long layers = 0;
   const bool moe = is_moe_row(r);
   if (!screen_row(r, &out, &hw)) return fail(out.reason);
-  const std::string precision = precision_yaml(r, conv, &out);
-  if (!(moe ? moe_model_yaml(r, &out, &model, &layers) : model_yaml(r, &out, &model, &layers))) return fail(out.reason);
+  const scenarios::ScenarioPatch precision = precision_patch(r, conv, &out);
+  if (!(moe ? moe_model_patch(r, &out, &model, &layers) : model_patch(r, &out, &model, &layers))) return fail(out.reason);
   const long seq = integer(r, "seq_len");
   if (!seq) return fail("seq_len blank");
 
@@ -308,43 +309,43 @@ RowScenario row_scenario(const Row& published) {
                      (contains(other, "techniques=") && !contains(other, "compile"));
   if (eager) assume("eager PyTorch (no torch.compile): reference RMSNorm/RoPE/SwiGLU run unfused");
 
-  std::string y;
-  y += fmt::format("name: {}\n", yaml_quote(id + " " + field(r, "model_name")));
-  y += model;
+  scenarios::ScenarioPatch& y = out.scenario;
+  y.set("name", id + " " + field(r, "model_name"));
+  y.append(model);
+  y.set("hardware", hw.profile);
   const units::BytesPerSecond node_bw = stated_node_network_bandwidth(field(r, "hw_notes"));
   if (node_bw.si() > 0) {
     // The profile's default topology, with the source's stated scale-out bandwidth over 8 NICs.
-    y += fmt::format("hardware: {}\nnetwork:\n  node:\n    nic_bandwidth: {} GB/s\n    nics_per_node: 8\n", hw.profile,
-                     (node_bw / 8.0).si() / 1e9);
-  } else {
-    y += fmt::format("hardware: {}\n", hw.profile);
+    y.set("network.node.nic_bandwidth", fmt::format("{} GB/s", (node_bw / 8.0).si() / 1e9));
+    y.set("network.node.nics_per_node", 8);
   }
   if (!conv.placement.empty()) {
-    y += fmt::format("{}  placement: [{}]\n", node_bw.si() > 0 ? "" : "network:\n", conv.placement);
+    scenarios::PatchList order;
+    std::stringstream names(conv.placement);
+    for (std::string dim; std::getline(names, dim, ',');) order.emplace_back(dim.substr(dim.find_first_not_of(' ')));
+    y.set("network.placement", order);
     assume(fmt::format("rank order {} innermost first (the stack's default)", conv.placement));
   }
-  y += fmt::format("cluster:\n  gpus: {}\n", gpus);
-  y += fmt::format("parallelism:\n  tp: {}\n  pp: {}\n  cp: {}\n  zero_stage: {}\n", tp, pp, cp, zero);
-  if (vpp > 1) y += fmt::format("  vpp: {}\n", vpp);
-  y += parallelism_extras(r, conv, tp, pp, vpp, layers, &out);
-  if (moe) y += moe_parallel_yaml(r, &out);
+  y.set("cluster.gpus", gpus);
+  y.set("parallelism.tp", tp).set("parallelism.pp", pp).set("parallelism.cp", cp).set("parallelism.zero_stage", zero);
+  if (vpp > 1) y.set("parallelism.vpp", vpp);
+  y.append(parallelism_extras(r, conv, tp, pp, vpp, layers, &out));
+  if (moe) y.append(moe_parallel_patch(r, &out));
+  y.set("training.seq_len", seq).set("training.global_batch", global_batch).set("training.micro_batch", micro);
+  y.append(precision);
+  y.set("training.recompute", recompute);
   if (moe) {
-    y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n{}  recompute: {}\n",
-                     seq, global_batch, micro, precision, recompute);
     if (const auto modules = moe_recompute_modules(r); !modules.empty())
-      y += fmt::format("  recompute_modules: [{}]\n", fmt::join(modules, ", "));
-    y += moe_training_yaml(r, conv, &out);
+      y.set("training.recompute_modules", scenarios::PatchList(modules.begin(), modules.end()));
+    y.append(moe_training_patch(r, conv, &out));
   } else {
-    y += fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n{}"
-                     "  recompute: {}\n  flash_attention: {}\n",
-                     seq, global_batch, micro, precision, recompute, conv.flash_attention ? "true" : "false");
+    y.set("training.flash_attention", conv.flash_attention);
     if (conv.flash_attention && !conv.attention_impl.empty()) {
-      y += fmt::format("  attention_impl: {}\n", conv.attention_impl);
+      y.set("training.attention_impl", conv.attention_impl);
       assume(fmt::format("attention kernel {} (the stack's default)", conv.attention_impl));
     }
   }
-  if (eager) y += "  fused_elementwise: false\n";
-  out.yaml = std::move(y);
+  if (eager) y.set("training.fused_elementwise", false);
   if (!moe && recompute == "selective" && conv.selective_recompute == "fewest_blocks_that_fit")
     recompute_fewest_blocks(id, &out);
   return out;
@@ -368,7 +369,7 @@ RowOutcome validate_row(const Row& r) {
     return o;
   }
   try {
-    const scenarios::Scenario sc = scenarios::load_scenario_string(rs.yaml, "published.csv:" + o.id);
+    const scenarios::Scenario sc = scenarios::load_scenario(rs.scenario, "published.csv:" + o.id);
     const scenarios::Report rep = scenarios::simulate(sc);
     if (sc.cluster.segment_assumed)  // the loader's NVL72 default (scenarios::nvl_segment_gpus)
       o.assumptions.push_back(fmt::format("SLURM --segment {} trays: {} GPUs per NVLink rack (the loader's default, "

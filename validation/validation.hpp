@@ -7,13 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/scenario_patch.hpp"
 #include "studies/csv_table.hpp"
 
 namespace clustersim::studies {
 
-/// One published row turned into scenario YAML, or the reason it cannot be.
+/// One published row turned into a scenario (a patch of an empty one, loaded with
+/// scenarios::load_scenario), or the reason it cannot be.
 struct RowScenario {
-  std::string yaml;                      ///< empty when `reason` is set
+  scenarios::ScenarioPatch scenario;     ///< empty when `reason` is set
   std::string reason;                    ///< why the row cannot be simulated
   std::vector<std::string> flags;        ///< why it stays out of the headline figures
   std::vector<std::string> assumptions;  ///< fields the source leaves blank that we filled
@@ -70,7 +72,7 @@ struct ValidationSummary {
 /// The id prefix (everything before the last '-').
 std::string family_of(const std::string& id);
 
-/// Builds the scenario YAML for one CSV row (column name → field).
+/// Builds the scenario of one CSV row (column name → field).
 RowScenario row_scenario(const std::map<std::string, std::string>& row);
 
 /// Converts, loads, simulates and compares one row. Never throws for a bad row: the loader's

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <regex>
 #include <tuple>
 #include <vector>
@@ -65,11 +66,11 @@ bool layer_frequency(const Row& r, RowScenario* out, long* frequency) {
 // README_moe: the MOE-* sources are the MoE rows, some (Nemotron 3 Super / Ultra) without an expert count.
 bool is_moe_row(const Row& row) { return integer(row, "num_experts") > 1 || field(row, "id").rfind("MOE-", 0) == 0; }
 
-bool moe_model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* layers_out) {
+bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y, long* layers_out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   if (std::string why = outside_contract(r); !why.empty()) return out->reason = why, false;
   if (const std::string preset = hybrid_preset(r); !preset.empty()) {
-    *yaml = fmt::format("model: {}\n", preset);
+    y->set("model", preset);
     *layers_out = contains(preset, "super") ? 88 : 52;
     out->assumptions.push_back(fmt::format("model: the {} preset (its HF config.json)", preset));
     return true;
@@ -87,40 +88,36 @@ bool moe_model_yaml(const Row& r, RowScenario* out, std::string* yaml, long* lay
   if (!ffn) ffn = expert_ffn;  // no dense layer uses it (the presets write the expert width too)
   *layers_out = layers;
 
-  std::string y = fmt::format("model:\n  name: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n", yaml_quote(name), layers,
-                              hidden, heads);
+  y->set("model.name", name).set("model.layers", layers).set("model.hidden", hidden).set("model.heads", heads);
   const std::string attn = field(r, "mla_details");
   const auto nums = attention_numbers(attn);
   if (attn.rfind("MLA:", 0) == 0) {
     for (const char* k : {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
       if (!nums.count(k)) return out->reason = fmt::format("mla_details lacks {}", k), false;
-    y += fmt::format("  mla: {{q_lora_rank: {}, kv_lora_rank: {}, qk_nope_head_dim: {}, qk_rope_head_dim: {}, v_head_dim: {}}}\n",
-                     nums.at("q_lora_rank"), nums.at("kv_lora_rank"), nums.at("qk_nope_head_dim"),
-                     nums.at("qk_rope_head_dim"), nums.at("v_head_dim"));
+    for (const char* k : {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+      y->set(std::string("model.mla.") + k, nums.at(k));
   } else {
     long kv_heads = integer(r, "kv_heads");
     if (!kv_heads) kv_heads = heads, assume("kv_heads not stated: heads (multi-head attention)");
-    y += fmt::format("  kv_heads: {}\n", kv_heads);
-    if (nums.count("head_dim")) y += fmt::format("  head_dim: {}\n", nums.at("head_dim"));
+    y->set("model.kv_heads", kv_heads);
+    if (nums.count("head_dim")) y->set("model.head_dim", nums.at("head_dim"));
   }
   static const std::regex window(R"((\d+)-token sliding-window)");
   std::smatch m;
   if (std::regex_search(attn, m, window)) {
     if (!contains(attn, "alternating")) return out->reason = "sliding-window layer pattern not stated", false;
-    y += fmt::format("  sliding_window: {{tokens: {}, every: 2}}\n", m[1].str());
+    y->set("model.sliding_window.tokens", scenarios::value_of(m[1].str())).set("model.sliding_window.every", 2);
   }
   // Architecture conventions every model of the table shares (their HF configs): SwiGLU experts,
   // RMSNorm, RoPE, untied embeddings; GPT-OSS alone has biases (model card: attention_bias true).
   const bool biased = contains(name, "gpt-oss");
-  y += fmt::format("  ffn_hidden: {}\n  vocab: {}\n  activation: swiglu\n  norm: rmsnorm\n  position: rope\n"
-                   "  tied_embeddings: false\n  bias: {}\n  dropout: 0\n",
-                   ffn, vocab, biased ? "true" : "false");
-  y += fmt::format("  moe: {{experts: {}, top_k: {}, shared_experts: {}, expert_ffn_hidden: {}, dense_layers: {}, frequency: {}}}\n",
-                   experts, top_k, integer(r, "shared_experts"), expert_ffn, dense_layers, frequency);
+  y->set("model.ffn_hidden", ffn).set("model.vocab", vocab).set("model.activation", "swiglu").set("model.norm", "rmsnorm");
+  y->set("model.position", "rope").set("model.tied_embeddings", false).set("model.bias", biased).set("model.dropout", 0);
+  y->set("model.moe.experts", experts).set("model.moe.top_k", top_k).set("model.moe.shared_experts", integer(r, "shared_experts"));
+  y->set("model.moe.expert_ffn_hidden", expert_ffn).set("model.moe.dense_layers", dense_layers).set("model.moe.frequency", frequency);
   const std::string mtp = lower(field(r, "mtp"));
-  if (mtp.rfind("yes", 0) == 0) y += "  mtp_layers: 1\n";
+  if (mtp.rfind("yes", 0) == 0) y->set("model.mtp_layers", 1);
   else if (mtp.empty() && contains(name, "deepseek-v3")) assume("MTP not stated: no MTP module");
-  *yaml = std::move(y);
   return true;
 }
 
@@ -137,19 +134,20 @@ long automodel_ep(const Row& r) {
   return 0;
 }
 
-std::string moe_parallel_yaml(const Row& r, RowScenario* out) {
+scenarios::ScenarioPatch moe_parallel_patch(const Row& r, RowScenario* out) {
   long ep = integer(r, "ep");
   if (!ep && (ep = automodel_ep(r)))
     out->assumptions.push_back(fmt::format("ep not stated: {} (NeMo AutoModel benchmark config of the page's date)", ep));
   if (!ep) ep = 1, out->assumptions.push_back("ep not stated: 1");
-  std::string y = fmt::format("  ep: {}\n", ep);
+  scenarios::ScenarioPatch y;
+  y.set("parallelism.ep", ep);
   const long tp = std::max(1L, integer(r, "tp")), pp = std::max(1L, integer(r, "pp")), cp = std::max(1L, integer(r, "cp"));
   const long fold = integer(r, "num_gpus") / (pp * cp) * cp;  // tp·cp·dp of one stage
   if (const long etp = integer(r, "etp")) {
-    y += fmt::format("  etp: {}\n", etp);
+    y.set("parallelism.etp", etp);
   } else if (tp > 1 && fold > 0 && fold % (tp * ep) != 0 && fold % ep == 0) {
     // The run existed, and Megatron's default etp = tp would not fold: it must have used etp 1.
-    y += "  etp: 1\n";
+    y.set("parallelism.etp", 1);
     out->assumptions.push_back(fmt::format("etp not stated: 1 (the default etp = tp = {} does not fold with ep {})", tp, ep));
   } else if (tp > 1) {
     out->assumptions.push_back("etp not stated: the loader's default (Megatron's etp = tp)");
@@ -203,22 +201,22 @@ std::string recipe_dispatcher(const Row& r) {
 // transformer_engine scope=['attn', 'mamba', ...]", "CUDA graphs: none ..."), as the simulator's
 // scope list; empty when the notes quote none. 'mamba' has no scope of its own here: a Mamba
 // block's host time is the dense block's, which 'attn' covers, so it is dropped and said.
-std::string quoted_graph_scope(const std::string& notes, std::vector<std::string>* assumptions) {
+std::optional<std::vector<std::string>> quoted_graph_scope(const std::string& notes, std::vector<std::string>* assumptions) {
   static const std::regex re(R"(CUDA graphs: (\w+) scope=\[([^\]]*)\])");
   std::smatch m;
-  if (!std::regex_search(notes, m, re) || m[1] == "full_iteration") return "";
-  if (m[1] == "none") return "[]";
+  if (!std::regex_search(notes, m, re) || m[1] == "full_iteration") return std::nullopt;
+  if (m[1] == "none") return std::vector<std::string>{};
   std::vector<std::string> kept;
   for (const char* name : {"attn", "moe_router", "moe_preprocess"})
     if (m[2].str().find(std::string("'") + name + "'") != std::string::npos) kept.push_back(name);
   if (m[2].str().find("'mamba'") != std::string::npos)
     assumptions->push_back("CUDA graph scope 'mamba' of the recipe not modelled on its own (a Mamba block's host time "
                            "is the dense block's, captured with 'attn')");
-  return fmt::format("[{}]", fmt::join(kept, ", "));
+  return kept;
 }
 
-std::string recipe_host(const Row& r, std::vector<std::string>* assumptions) {
-  if (family_of(field(r, "id")) != "MOE-MBRIDGE") return "";
+void recipe_host(const Row& r, std::vector<std::string>* assumptions, scenarios::ScenarioPatch* y) {
+  if (family_of(field(r, "id")) != "MOE-MBRIDGE") return;
   const std::string gpu = field(r, "gpu_type"), model = field(r, "model_name");
   const bool dsv3 = contains(model, "deepseek-v3"), qwen3 = contains(model, "qwen3"), kimi = contains(model, "kimi");
   const bool gptoss = contains(model, "gpt-oss");
@@ -226,27 +224,27 @@ std::string recipe_host(const Row& r, std::vector<std::string>* assumptions) {
   const bool b300 = contains(gpu, "b300") && !gb300, b200 = contains(gpu, "b200") && !gb200;
   // A row whose notes quote its release's recipe (read from that tag) says it; else the table.
   const std::string notes = field(r, "notes");
-  std::string y, scope;
-  if (dsv3 || qwen3 || kimi || contains(notes, "router fusion on")) y += "  moe_router_fusion: true\n";
-  if (dsv3 || qwen3 || contains(notes, "permute fusion on")) y += "  moe_permute_fusion: true\n";
-  const std::string quoted = quoted_graph_scope(notes, assumptions);
-  if (contains(notes, "cuda graphs: full_iteration")) scope = "[full_iteration]";
-  else if (!quoted.empty()) scope = quoted;
-  else if ((dsv3 && gb200) || (qwen3 && (b200 || gb200)) || (gptoss && b300)) scope = "[attn, moe_router, moe_preprocess]";
-  else if (qwen3 && b300) scope = "[moe_router, moe_preprocess]";
-  else if (gptoss && contains(model, "120b") && (gb200 || gb300)) scope = "[full_iteration]";
-  if (!scope.empty() && scope != "[]") y += "  cuda_graph_scope: " + scope + "\n";
-  if (!y.empty())
+  const bool router = dsv3 || qwen3 || kimi || contains(notes, "router fusion on");
+  const bool permute = dsv3 || qwen3 || contains(notes, "permute fusion on");
+  if (router) y->set("training.moe_router_fusion", true);
+  if (permute) y->set("training.moe_permute_fusion", true);
+  const auto quoted = quoted_graph_scope(notes, assumptions);
+  std::vector<std::string> scope;
+  if (contains(notes, "cuda graphs: full_iteration")) scope = {"full_iteration"};
+  else if (quoted) scope = *quoted;
+  else if ((dsv3 && gb200) || (qwen3 && (b200 || gb200)) || (gptoss && b300)) scope = {"attn", "moe_router", "moe_preprocess"};
+  else if (qwen3 && b300) scope = {"moe_router", "moe_preprocess"};
+  else if (gptoss && contains(model, "120b") && (gb200 || gb300)) scope = {"full_iteration"};
+  if (!scope.empty()) y->set("training.cuda_graph_scope", scenarios::PatchList(scope.begin(), scope.end()));
+  if (router || permute || !scope.empty())
     assumptions->push_back(fmt::format("MoE host recipe (Megatron-Bridge perf recipes): {}{}{}",
-                                       contains(y, "router_fusion") ? "router fusion" : "no router fusion",
-                                       contains(y, "permute_fusion") ? ", permute fusion" : "",
-                                       scope.empty() || scope == "[]" ? ", no CUDA graphs" : ", cuda_graph_scope " + scope));
-  return y;
+                                       router ? "router fusion" : "no router fusion", permute ? ", permute fusion" : "",
+                                       scope.empty() ? ", no CUDA graphs" : fmt::format(", cuda_graph_scope [{}]", fmt::join(scope, ", "))));
 }
 
 }  // namespace
 
-std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowScenario* out) {
+scenarios::ScenarioPatch moe_training_patch(const Row& r, const FamilyConventions& conv, RowScenario* out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   const std::string d = field(r, "dispatcher");
   std::string dispatcher = conv.moe_dispatcher;
@@ -259,8 +257,9 @@ std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowSc
   else if (!recipe.empty())
     dispatcher = recipe, assume("MoE dispatcher not stated: the release's DeepSeek-V3 recipes' flex dispatcher (Megatron-Bridge)");
   else assume(fmt::format("MoE dispatcher not stated: {} (the stack's default)", dispatcher));
-  std::string y = fmt::format("  moe_dispatcher: {}\n", dispatcher);
-  if (contains(d, "a2a overlap on")) y += "  moe_a2a_overlap: true\n";
+  scenarios::ScenarioPatch y;
+  y.set("training.moe_dispatcher", dispatcher);
+  if (contains(d, "a2a overlap on")) y.set("training.moe_a2a_overlap", true);
   // README_moe caveat 1: Megatron-Bridge's (tokendrop) rows route for real; the others of the
   // family are force-balanced (the family convention).
   std::string imbalance = conv.moe_load_imbalance;
@@ -268,8 +267,8 @@ std::string moe_training_yaml(const Row& r, const FamilyConventions& conv, RowSc
     imbalance = "auto";
     assume("token-dropping run with real routing: load imbalance auto, dropless (capacity factor not published)");
   }
-  y += fmt::format("  moe_load_imbalance: {}\n", imbalance);
-  y += recipe_host(r, &out->assumptions);
+  y.set("training.moe_load_imbalance", scenarios::value_of(imbalance));
+  recipe_host(r, &out->assumptions, &y);
   if (const RecipeRecompute recipe = recipe_recompute(r); !recipe.mode.empty())
     assume(fmt::format("recompute not stated: {}{} ({})", recipe.mode,
                        recipe.modules.empty() ? "" : fmt::format(" [{}]", fmt::join(recipe.modules, ", ")), recipe.source));

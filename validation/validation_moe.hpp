@@ -18,14 +18,15 @@ bool is_moe_row(const std::map<std::string, std::string>& row);
 
 /// The model: section of an MoE row; false with out->reason when the row is outside the contract
 /// (hybrid Mamba, compressed/sparse attention, latent MoE, incomplete architecture).
-bool moe_model_yaml(const std::map<std::string, std::string>& row, RowScenario* out, std::string* yaml, long* layers);
+bool moe_model_patch(const std::map<std::string, std::string>& row, RowScenario* out, scenarios::ScenarioPatch* model,
+                     long* layers);
 
-/// parallelism.ep / etp lines.
-std::string moe_parallel_yaml(const std::map<std::string, std::string>& row, RowScenario* out);
+/// parallelism.ep / etp.
+scenarios::ScenarioPatch moe_parallel_patch(const std::map<std::string, std::string>& row, RowScenario* out);
 
-/// training.moe_dispatcher, moe_load_imbalance, moe_a2a_overlap and recompute_modules lines.
-std::string moe_training_yaml(const std::map<std::string, std::string>& row, const FamilyConventions& conv,
-                              RowScenario* out);
+/// training.moe_dispatcher, moe_load_imbalance, moe_a2a_overlap and the host recipe's keys.
+scenarios::ScenarioPatch moe_training_patch(const std::map<std::string, std::string>& row, const FamilyConventions& conv,
+                                            RowScenario* out);
 
 /// Megatron recompute_modules of the row ("selective: mla_up_proj" → {mla_up_proj}); empty when none.
 /// A row with recompute blank takes its release's recipe modules (recipe_recompute_modules).

@@ -20,38 +20,40 @@ std::string stated_fp8_recipe(const std::string& p) {
   return "";
 }
 
-// The fp8_recipe line of an FP8 row: the recipe the cell names, else the family's, else none
-// (the loader's default, delayed scaling); the assumption recorded when the cell names none.
-std::string fp8_recipe_yaml(const std::string& p, const FamilyConventions& conv, RowScenario* out) {
+// The fp8_recipe of an FP8 row: the recipe the cell names, else the family's, else none (the
+// loader's default, delayed scaling: ""); the assumption recorded when the cell names none.
+std::string fp8_recipe_of(const std::string& p, const FamilyConventions& conv, RowScenario* out) {
   std::string recipe = stated_fp8_recipe(p);
-  if (!recipe.empty()) return fmt::format("  fp8_recipe: {}\n", recipe);
+  if (!recipe.empty()) return recipe;
   if (conv.fp8_recipe.empty()) {
     out->assumptions.push_back("FP8 scaling recipe not stated: delayed (Transformer Engine's and Megatron-LM's default)");
     return "";
   }
   out->assumptions.push_back(fmt::format("FP8 scaling recipe not stated: {} (the stack's)", conv.fp8_recipe));
-  return fmt::format("  fp8_recipe: {}\n", conv.fp8_recipe);
+  return conv.fp8_recipe;
 }
 
 }  // namespace
 
-std::string precision_yaml(const Row& r, const FamilyConventions& conv, RowScenario* out) {
+scenarios::ScenarioPatch precision_patch(const Row& r, const FamilyConventions& conv, RowScenario* out) {
   const std::string p = field(r, "precision");
   std::string name = "bf16", recipe;
   if (contains(p, "nvfp4")) name = "nvfp4";
   else if (contains(p, "mxfp8")) name = "mxfp8";
-  else if (contains(p, "fp8")) name = "fp8", recipe = fp8_recipe_yaml(p, conv, out);
+  else if (contains(p, "fp8")) name = "fp8", recipe = fp8_recipe_of(p, conv, out);
   else if (contains(p, "fp16") && !contains(p, "bf16")) name = "fp16";
   else if (!contains(p, "bf16")) out->assumptions.push_back("precision not stated: bf16");
-  std::string y = fmt::format("  precision: {}\n{}", name, recipe);
+  scenarios::ScenarioPatch y;
+  y.set("training.precision", name);
+  if (!recipe.empty()) y.set("training.fp8_recipe", recipe);
   const bool low = name == "fp8" || name == "mxfp8" || name == "nvfp4";
-  if (low && !conv.fp8_saved_inputs.empty()) y += fmt::format("  fp8_saved_inputs: {}\n", conv.fp8_saved_inputs);
+  if (low && !conv.fp8_saved_inputs.empty()) y.set("training.fp8_saved_inputs", conv.fp8_saved_inputs);
   if (name != "fp16" && !conv.grad_reduce_dtype.empty()) {
-    y += fmt::format("  grad_reduce_dtype: {}\n", conv.grad_reduce_dtype);
+    y.set("training.grad_reduce_dtype", conv.grad_reduce_dtype);
     out->assumptions.push_back(fmt::format("gradients reduced in {} (the stack's benchmark recipes)", conv.grad_reduce_dtype));
   }
   if (name != "fp16" && !conv.optimizer_dtype.empty() && conv.optimizer_dtype != "fp32") {
-    y += fmt::format("  optimizer_dtype: {}\n", conv.optimizer_dtype);
+    y.set("training.optimizer_dtype", conv.optimizer_dtype);
     out->assumptions.push_back(fmt::format("optimizer state in {} with no fp32 master (the stack's default)", conv.optimizer_dtype));
   }
   if (contains(p, "routed-expert grouped GEMMs"))

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "scenarios/scenario_patch.hpp"
 #include "validation/conventions.hpp"
 #include "validation/validation.hpp"
 
@@ -13,7 +14,8 @@ namespace clustersim::studies {
 /// Recipe words in the cell win (rowwise, tensorwise / current scaling / torchao Float8,
 /// blockwise, delayed); an FP8 cell without one takes conv.fp8_recipe, else the loader's default
 /// (delayed scaling), recorded as an assumption either way.
-std::string precision_yaml(const std::map<std::string, std::string>& row, const FamilyConventions& conv,
+/// The row's training.precision, fp8_recipe, fp8_saved_inputs and grad_reduce_dtype.
+scenarios::ScenarioPatch precision_patch(const std::map<std::string, std::string>& row, const FamilyConventions& conv,
                            RowScenario* out);
 
 }  // namespace clustersim::studies

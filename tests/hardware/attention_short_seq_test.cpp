@@ -33,7 +33,7 @@ double fwd_bwd_tflops(const hardware::GpuSpec& g, double seq, int head_dim, int 
 TEST_CASE("short-sequence FA2 on H100 follows the H100 rows instead of the H200 curve held flat", "[hardware][kernels]") {
   auto sc = scenarios::load_scenario_string(
       "model: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
-      "<test>", {});
+      "<test>");
   sc.gpu.in_step_rate_ratio = 1.0;  // a microbenchmark
   sc.gpu.compute_sustained_fraction = 1.0;
   // Measured FA2 fwd+bwd, causal (kernel_attention.csv): hd 128 163 at 512, 221 at 1k; hd 64 141 at 512.

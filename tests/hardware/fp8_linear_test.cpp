@@ -20,7 +20,7 @@ namespace {
 hardware::GpuSpec h100_isolated() {
   auto sc = scenarios::load_scenario_string(
       "model: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
-      "<test>", {});
+      "<test>");
   // A microbenchmark, not a training step: no in-step ratio, no fitted scalar.
   sc.gpu.in_step_rate_ratio = 1.0;
   sc.gpu.compute_sustained_fraction = 1.0;

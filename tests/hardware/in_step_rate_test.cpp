@@ -23,7 +23,7 @@ double fa_rate(const hardware::GpuSpec& gpu, hardware::AttentionImpl impl) {
 hardware::GpuSpec profile(const std::string& name) {
   auto sc = scenarios::load_scenario_string("model: llama2-7b\nhardware: " + name +
                                                 "\ncluster: {gpus: 8}\ntraining: {seq_len: 8192, global_batch: 8}\n",
-                                            "<test>", {});
+                                            "<test>");
   sc.gpu.compute_sustained_fraction = 1.0;  // the fitted remainder is not part of this check
   return sc.gpu;
 }

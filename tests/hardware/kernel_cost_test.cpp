@@ -18,7 +18,7 @@ scenarios::Scenario h100(const std::string& precision) {
 model: llama2-7b
 hardware: h100-sxm
 cluster: {gpus: 8}
-training: {seq_len: 4096, global_batch: 8, precision: )" + precision + "}\n", "<test>", {});
+training: {seq_len: 4096, global_batch: 8, precision: )" + precision + "}\n", "<test>");
 }
 
 double rate(const hardware::GpuSpec& g, Precision p, double m, double n, double k) {

@@ -57,7 +57,7 @@ const hardware::GpuSpec& profile(const std::string& name) {
   auto sc = scenarios::load_scenario_string(
       "model: llama2-7b\nhardware: " + name + "\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8, precision: " +
           (name.rfind("v100", 0) == 0 ? "fp16" : "bf16") + "}\n",
-      "<test>", {});
+      "<test>");
   // The profile's fitted scalar and in-step ratio describe training steps, not microbenchmarks.
   sc.gpu.compute_sustained_fraction = 1.0;
   sc.gpu.in_step_rate_ratio = 1.0;

@@ -38,7 +38,7 @@ cluster: {{gpus: {}}}
 parallelism: {{pp: {}{}}}
 training: {{seq_len: 2048, global_batch: {}, micro_batch: 1}}
 )", pp, pp, parallel_extra, micro_batches);
-  return scenarios::load_scenario_string(yaml, "<test>", {});
+  return scenarios::load_scenario_string(yaml, "<test>");
 }
 
 }  // namespace

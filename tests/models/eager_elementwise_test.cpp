@@ -12,7 +12,7 @@ scenarios::Scenario load(const std::string& model, bool fused) {
 hardware: h100-sxm
 cluster: {gpus: 8}
 training: {seq_len: 4096, global_batch: 8, fused_elementwise: )" + (fused ? "true" : "false") + "}\n",
-                                         "<test>", {});
+                                         "<test>");
 }
 
 models::KernelOp op(const models::PassCost& pc, const std::string& name) {

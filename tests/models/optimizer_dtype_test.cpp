@@ -16,7 +16,7 @@ scenarios::Scenario dense(const std::string& extra_training, int zero) {
   return scenarios::load_scenario_string(
       "model: llama3-8b\nhardware: h100-sxm\ncluster: {gpus: 8}\nparallelism: {zero_stage: " + std::to_string(zero) +
           "}\ntraining: {seq_len: 2048, global_batch: 8, micro_batch: 1" + extra_training + "}\n",
-      "<test>", {});
+      "<test>");
 }
 }  // namespace
 

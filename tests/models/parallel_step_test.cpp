@@ -20,7 +20,7 @@ cluster: {{gpus: {}}}
 parallelism: {{{}}}
 training: {{seq_len: {}, global_batch: {}, micro_batch: 1{}}}
 )", layers, gpus, parallelism, seq, global_batch, training_extra);
-  return scenarios::load_scenario_string(yaml, "<test>", {});
+  return scenarios::load_scenario_string(yaml, "<test>");
 }
 
 // The scenario's network, as simulate() builds it: the expected transfer times below come from it.

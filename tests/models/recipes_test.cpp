@@ -20,7 +20,7 @@ scenarios::Scenario load(const std::string& hw, const std::string& training, con
                          int gpus = 8) {
   return scenarios::load_scenario_string(fmt::format("model: {}\nhardware: {}\ncluster: {{gpus: {}}}\ntraining: {{{}}}\n",
                                                      model, hw, gpus, training),
-                                         "<test>", {});
+                                         "<test>");
 }
 
 std::string load_error(const std::string& hw, const std::string& training) {

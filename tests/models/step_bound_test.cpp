@@ -41,7 +41,7 @@ Tally check_plans(const std::string& yaml, int gpus, std::size_t stride, std::si
     }
     if (!models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu).fits()) continue;
     std::string label;
-    for (const auto& kv : plans[i].overrides) label += kv + " ";
+    for (const auto& kv : plans[i].overrides.assignments()) label += kv + " ";
     INFO(label);
     const double pass = studies::plan_step_network_bound_s(sc), kernels = studies::plan_step_lower_bound_s(sc);
     const double floor = studies::step_time_lower_bound_s(sc), step = scenarios::simulate(sc).step_time_s;

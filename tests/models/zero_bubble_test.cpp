@@ -37,7 +37,7 @@ cluster: {{gpus: {}}}
 parallelism: {{pp: {}, schedule: {}{}}}
 training: {{seq_len: 2048, global_batch: {}, micro_batch: 1}}
 )", pp, pp, schedule, extra, micro_batches);
-  return scenarios::load_scenario_string(yaml, "<test>", {});
+  return scenarios::load_scenario_string(yaml, "<test>");
 }
 
 // Seconds of micro-batch `mb`'s passes on stage `stage`, by pass kind, from a kernel-level run.
@@ -130,7 +130,7 @@ training: {seq_len: 4096, global_batch: GB, micro_batch: 1}
       y.replace(y.find("SCHED"), 5, sched);
       const int dp = 64 / (pp * tp);
       y.replace(y.find("GB"), 2, std::to_string(m * dp));
-      return scenarios::simulate(scenarios::load_scenario_string(y, "<test>", {}));
+      return scenarios::simulate(scenarios::load_scenario_string(y, "<test>"));
     };
     const auto z = load("zb-h1"), f = load("1f1b");
     INFO("pp " << pp << ", " << m << " micro-batches: zb-h1 " << z.step_time_s << " s, 1f1b " << f.step_time_s << " s");
@@ -192,7 +192,7 @@ cluster: {gpus: 8}
 parallelism: {pp: 2, dp: 4, zero_stage: 1, schedule: zb-h1}
 training: {seq_len: 2048, global_batch: 32, micro_batch: 1}
 )";
-  const auto sc = scenarios::load_scenario_string(yaml, "<test>", {});
+  const auto sc = scenarios::load_scenario_string(yaml, "<test>");
   std::vector<models::TimelineEntry> timeline;
   scenarios::simulate(sc, &timeline);
   const int last = sc.training.micro_batches(sc.parallel) - 1;

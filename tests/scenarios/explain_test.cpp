@@ -116,7 +116,7 @@ TEST_CASE("stage imbalance is its own bar: DeepSeek-V3's last stage (LM head, MT
   // 61 layers + MTP over pp 16: the last stage runs the BF16 LM head twice and the MTP block, about
   // twice a middle stage's work even with one layer (per-stage compute of the run with every other
   // cause removed). Before this bar, those ~45 points sat in the "FLOP-count convention" residual.
-  const auto sc = scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_1024xh100.yaml", {});
+  const auto sc = scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_1024xh100.yaml");
   const auto r = scenarios::simulate(sc);
   const auto ex = scenarios::explain(sc, r);
   double imbalance = -1, residual = 1;

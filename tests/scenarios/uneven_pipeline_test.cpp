@@ -29,7 +29,7 @@ hardware: h100-sxm
 cluster: {{gpus: {}}}
 parallelism: {{{}}}
 training: {{seq_len: 1024, global_batch: {}, micro_batch: 1}}
-)", layers, gpus, parallelism, global_batch), "<test>", {});
+)", layers, gpus, parallelism, global_batch), "<test>");
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ hardware: h100-sxm
 cluster: {gpus: 2048}
 parallelism: {tp: 8, pp: 16}
 training: {seq_len: 8192, global_batch: 256}
-)", "<test>", {});
+)", "<test>");
   REQUIRE(sc.parallel.pp_layers == llama3_405b_pp16());
   REQUIRE_THAT(models::describe_split(126, sc.parallel), Catch::Contains("account_for_embedding/loss"));
 }

@@ -45,7 +45,7 @@ TEST_CASE("auto-parallel searches ep and etp for an MoE grid, within the fold", 
     CHECK(fold % (ep * etp) == 0);
     CHECK(8 % ep == 0);               // ep divides the routed experts
     CHECK((etp == 1 || etp == tp));   // the common etp = 1 and Megatron's default etp = tp
-    CHECK(std::count(p.overrides.begin(), p.overrides.end(), "parallelism.ep=" + std::to_string(ep)) == 1);
+    CHECK(std::ranges::count(p.overrides.assignments(), "parallelism.ep=" + std::to_string(ep)) == 1);
     if (tp == 1 && pp == 1) seen_tp1_pp1.insert({ep, etp});
   }
   // tp1 pp1 on 8 GPUs: ep ∈ {1, 2, 4, 8}, etp = 1 only.
@@ -59,7 +59,7 @@ TEST_CASE("auto-parallel searches ep and etp for an MoE grid, within the fold", 
   // Dense grid: no expert columns, no expert overrides.
   for (const auto& p : auto_parallel_plans(8, small_grid())) {
     CHECK(p.values.size() == plan_keys().size());
-    CHECK(std::none_of(p.overrides.begin(), p.overrides.end(), [](const std::string& o) {
+    CHECK(std::ranges::none_of(p.overrides.assignments(), [](const std::string& o) {
       return o.rfind("parallelism.ep", 0) == 0;
     }));
   }

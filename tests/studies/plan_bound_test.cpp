@@ -118,7 +118,7 @@ TEST_CASE("the network pass bound is below the simulated step on every plan of a
     }
     if (!models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu).fits()) continue;
     std::string label;
-    for (const auto& kv : plan.overrides) label += kv + " ";
+    for (const auto& kv : plan.overrides.assignments()) label += kv + " ";
     INFO(label);
     const double network = plan_step_network_bound_s(sc), kernels = plan_step_lower_bound_s(sc);
     CHECK(network <= scenarios::simulate(sc).step_time_s);

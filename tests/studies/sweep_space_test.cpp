@@ -41,7 +41,7 @@ TEST_CASE("the space is the cartesian product, last axis fastest", "[tools][swee
   const SweepSpace space({{"a.x", {"1", "2"}}, {"b.y", {"p", "q", "r"}}}, false, {"c.z=7"}, 8);
   REQUIRE(space.size() == 6);
   CHECK(space.columns() == Strings{"a.x", "b.y"});
-  CHECK(space.at(0).overrides == Strings{"c.z=7", "a.x=1", "b.y=p"});
+  CHECK(space.at(0).overrides.assignments() == Strings{"c.z=7", "a.x=1", "b.y=p"});
   CHECK(space.at(1).values == Strings{"1", "q"});
   CHECK(space.at(5).values == Strings{"2", "r"});
   std::set<Strings> seen;
@@ -76,13 +76,14 @@ TEST_CASE("auto-parallel plans divide the GPU count, vpp only with pp", "[tools]
     const int tp = std::stoi(p.values[0]), pp = std::stoi(p.values[1]), vpp = std::stoi(p.values[3]);
     CHECK(2 % (tp * pp) == 0);
     CHECK((vpp == 1 || pp > 1));
-    const bool has_vpp = std::find(p.overrides.begin(), p.overrides.end(), "parallelism.vpp=2") != p.overrides.end();
+    const auto sets = p.overrides.assignments();
+    const bool has_vpp = std::find(sets.begin(), sets.end(), "parallelism.vpp=2") != sets.end();
     CHECK(has_vpp == (vpp == 2));
     if (has_vpp) {  // two chunks per rank: the interleaved schedule or a V-shaped one
-      const bool v = std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=dualpipev") != p.overrides.end() ||
-                     std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=zbv") != p.overrides.end();
+      const bool v = std::find(sets.begin(), sets.end(), "parallelism.schedule=dualpipev") != sets.end() ||
+                     std::find(sets.begin(), sets.end(), "parallelism.schedule=zbv") != sets.end();
       interleaved += !v;
-      CHECK((v || std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=interleaved") != p.overrides.end()));
+      CHECK((v || std::find(sets.begin(), sets.end(), "parallelism.schedule=interleaved") != sets.end()));
     }
   }
   CHECK(interleaved == 1);
@@ -152,7 +153,7 @@ TEST_CASE("the pipeline schedule is a plan dimension where it applies", "[tools]
     for (const auto& p : auto_parallel_plans(4, grid)) {
       out.emplace_back(p.values[1] + "/" + p.values[3], p.values[col]);
       // The column is the override the scenario gets.
-      CHECK(std::find(p.overrides.begin(), p.overrides.end(), "parallelism.schedule=" + p.values[col]) != p.overrides.end());
+      CHECK(std::ranges::count(p.overrides.assignments(), "parallelism.schedule=" + p.values[col]) == 1);
     }
     return out;
   };

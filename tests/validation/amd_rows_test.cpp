@@ -45,7 +45,7 @@ TEST_CASE("AMD rows: the projection table's 'Batch' becomes the micro-batch with
   std::map<std::string, std::map<std::string, std::string>> rows;
   for (const auto& r : t.rows) rows[r.at("id")] = r;
   REQUIRE(rows.size() == 8);
-  auto has = [](const RowScenario& rs, const std::string& line) { return rs.yaml.find(line) != std::string::npos; };
+  auto has = [](const RowScenario& rs, const std::string& line) { return rs.scenario.yaml().find(line) != std::string::npos; };
 
   // 8B FP8, Megatron DDP + distributed optimizer: MBS 2, 8 micro-batches per step (MBS=2 BS=128 on 8 GPUs).
   const RowScenario r1 = row_scenario(rows.at("DENSE-AMD-001"));

@@ -34,7 +34,7 @@ TEST_CASE("calibrate --runs recovers the fraction the runs were generated with (
   auto runs = h100_rows(10);
   REQUIRE(runs.rows.size() == 10);
   for (auto& row : runs.rows) {
-    auto sc = scenarios::load_scenario_string(studies::row_scenario(row).yaml, "row");
+    auto sc = scenarios::load_scenario(studies::row_scenario(row).scenario, "row");
     sc.gpu.compute_sustained_fraction = 0.6;
     row["measured_tps_gpu"] = std::to_string(scenarios::simulate(sc).tokens_per_s_per_gpu);
   }

@@ -13,7 +13,7 @@
 #include "validation/validation_moe.hpp"
 
 using namespace clustersim::studies;
-using clustersim::scenarios::load_scenario_string;
+using clustersim::scenarios::load_scenario;
 
 namespace {
 const CsvTable& moe_table() {
@@ -33,37 +33,37 @@ TEST_CASE("a DeepSeek-V3 Megatron-Bridge row maps to MLA, experts, EP and forced
   REQUIRE(moe_table().rows.size() == 210);
   const RowScenario rs = row_scenario(row("MOE-MBRIDGE-035"));  // GB200, 26.06, hybridep + A2A overlap
   REQUIRE(rs.reason.empty());
-  INFO(rs.yaml);
-  CHECK(has(rs.yaml, "mla: {q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128}"));
-  CHECK(has(rs.yaml, "moe: {experts: 256, top_k: 8, shared_experts: 1, expert_ffn_hidden: 2048, dense_layers: 3, frequency: 1}"));
-  CHECK(has(rs.yaml, "  ep: 64\n"));
-  CHECK(has(rs.yaml, "  precision: mxfp8\n"));
-  CHECK(has(rs.yaml, "  moe_dispatcher: deepep\n"));
-  CHECK(has(rs.yaml, "  moe_a2a_overlap: true\n"));
+  INFO(rs.scenario.yaml());
+  CHECK(has(rs.scenario.yaml(), "  mla:\n    q_lora_rank: 1536\n    kv_lora_rank: 512\n    qk_nope_head_dim: 128\n    qk_rope_head_dim: 64\n    v_head_dim: 128\n"));
+  CHECK(has(rs.scenario.yaml(), "  moe:\n    experts: 256\n    top_k: 8\n    shared_experts: 1\n    expert_ffn_hidden: 2048\n    dense_layers: 3\n    frequency: 1\n"));
+  CHECK(has(rs.scenario.yaml(), "  ep: 64\n"));
+  CHECK(has(rs.scenario.yaml(), "  precision: mxfp8\n"));
+  CHECK(has(rs.scenario.yaml(), "  moe_dispatcher: deepep\n"));
+  CHECK(has(rs.scenario.yaml(), "  moe_a2a_overlap: true\n"));
   // Forced balance is random router logits (Megatron-Core RandomSTE): the sampling floor, auto.
-  CHECK(has(rs.yaml, "  moe_load_imbalance: auto\n"));  // forced balance = random router logits: the sampling floor (family convention)
-  CHECK(has(rs.yaml, "  recompute: selective\n  recompute_modules: [mla_up_proj]\n"));
-  CHECK_NOTHROW(load_scenario_string(rs.yaml, "row"));
+  CHECK(has(rs.scenario.yaml(), "  moe_load_imbalance: auto\n"));  // forced balance = random router logits: the sampling floor (family convention)
+  CHECK(has(rs.scenario.yaml(), "  recompute: selective\n  recompute_modules: [mla_up_proj]\n"));
+  CHECK_NOTHROW(load_scenario(rs.scenario, "row"));
 }
 
 TEST_CASE("GPT-OSS rows get biases and alternating sliding windows and token-dropping rows route for real", "[validation][moe]") {
   const RowScenario oss = row_scenario(row("MOE-MBRIDGE-065"));
   REQUIRE(oss.reason.empty());
-  CHECK(has(oss.yaml, "  sliding_window: {tokens: 128, every: 2}\n"));
-  CHECK(has(oss.yaml, "  bias: true\n"));
-  CHECK(has(oss.yaml, "  head_dim: 64\n"));
-  CHECK_NOTHROW(load_scenario_string(oss.yaml, "row"));
+  CHECK(has(oss.scenario.yaml(), "  sliding_window:\n    tokens: 128\n    every: 2\n"));
+  CHECK(has(oss.scenario.yaml(), "  bias: true\n"));
+  CHECK(has(oss.scenario.yaml(), "  head_dim: 64\n"));
+  CHECK_NOTHROW(load_scenario(oss.scenario, "row"));
   const RowScenario drop = row_scenario(row("MOE-MBRIDGE-180"));  // 25.09 DeepSeekV3 (tokendrop)
   REQUIRE(drop.reason.empty());
-  CHECK(has(drop.yaml, "  moe_load_imbalance: auto\n"));
-  CHECK(has(drop.yaml, "  fp8_recipe: tensorwise\n"));
+  CHECK(has(drop.scenario.yaml(), "  moe_load_imbalance: auto\n"));
+  CHECK(has(drop.scenario.yaml(), "  fp8_recipe: tensorwise\n"));
 }
 
 TEST_CASE("rows outside the contract are listed with their reason", "[validation][moe]") {
   // Nemotron 3 Nano and Super are simulated from their presets (hybrid Mamba-2 stacks).
   const RowScenario nano = row_scenario(row("MOE-MBRIDGE-047"));
   CHECK(nano.reason.empty());
-  CHECK(has(nano.yaml, "model: nemotron3-nano-30b-a3b\n"));
+  CHECK(has(nano.scenario.yaml(), "model: nemotron3-nano-30b-a3b\n"));
   CHECK(row_scenario(row("MOE-MBRIDGE-015")).reason.empty());  // Nemotron 3 Super (latent MoE)
   CHECK(row_scenario(row("MOE-MBRIDGE-003")).reason.find("compressed") != std::string::npos);  // DeepSeek-V4-Flash
   CHECK(row_scenario(row("MOE-MBRIDGE-017")).reason.find("latent MoE") != std::string::npos);  // Nemotron 3 Ultra
@@ -91,14 +91,14 @@ TEST_CASE("Megatron-Bridge GB200 rows run on the racks their SLURM segment gives
   // The loader's default for NVL72 racks (scenarios::nvl_segment_gpus); the rows do not set it.
   const RowScenario big = row_scenario(row("MOE-MBRIDGE-002"));  // DeepSeek-V3, 256 GB200, EP 64
   REQUIRE(big.reason.empty());
-  CHECK_FALSE(has(big.yaml, "gpus_per_node"));
-  const auto sc = load_scenario_string(big.yaml, "row");
+  CHECK_FALSE(has(big.scenario.yaml(), "gpus_per_node"));
+  const auto sc = load_scenario(big.scenario, "row");
   CHECK(sc.network.topology.gpus_per_node == 64);
   CHECK(sc.cluster.segment_assumed);
   const RowScenario small = row_scenario(row("MOE-MBRIDGE-008"));  // Qwen3-30B-A3B, 8 GB200: 2 trays
-  CHECK(load_scenario_string(small.yaml, "row").network.topology.gpus_per_node == 8);
+  CHECK(load_scenario(small.scenario, "row").network.topology.gpus_per_node == 8);
   const RowScenario dgx = row_scenario(row("MOE-MBRIDGE-074"));  // B200: 8-GPU DGX nodes, no segment
-  const auto b200 = load_scenario_string(dgx.yaml, "row");
+  const auto b200 = load_scenario(dgx.scenario, "row");
   CHECK(b200.network.topology.gpus_per_node == 8);
   CHECK_FALSE(b200.cluster.segment_assumed);
 }
@@ -128,13 +128,13 @@ TEST_CASE("rows that leave recompute or the dispatcher blank take their release'
   };
   for (const auto& c : cases) {
     const RowScenario rs = row_scenario(row(c.id));
-    INFO(c.id << "\n" << rs.yaml);
+    INFO(c.id << "\n" << rs.scenario.yaml());
     REQUIRE(rs.reason.empty());
-    for (const auto& line : c.lines) CHECK(has(rs.yaml, line));
-    REQUIRE_NOTHROW(load_scenario_string(rs.yaml));
+    for (const auto& line : c.lines) CHECK(has(rs.scenario.yaml(), line));
+    REQUIRE_NOTHROW(load_scenario(rs.scenario, "row"));
   }
   // Qwen3 rows keep the stack's default (their recipes set no recompute).
-  CHECK_FALSE(has(row_scenario(row("MOE-MBRIDGE-176")).yaml, "recompute_modules"));
+  CHECK_FALSE(has(row_scenario(row("MOE-MBRIDGE-176")).scenario.yaml(), "recompute_modules"));
 }
 
 TEST_CASE("the optimizer-sharding text: 'distributed optimizer (FSDP=0)' is ZeRO-1, FSDP2 is ZeRO-3", "[validation][moe]") {
@@ -142,8 +142,8 @@ TEST_CASE("the optimizer-sharding text: 'distributed optimizer (FSDP=0)' is ZeRO
   // is off once made them ZeRO-3.
   const RowScenario mb = row_scenario(row("MOE-MBRIDGE-074"));
   REQUIRE(row("MOE-MBRIDGE-074").at("zero_or_dist_opt") == "Megatron distributed optimizer (FSDP=0)");
-  CHECK(has(mb.yaml, "  zero_stage: 1\n"));
+  CHECK(has(mb.scenario.yaml(), "  zero_stage: 1\n"));
   const RowScenario fsdp = row_scenario(row("MOE-AUTOMODEL-009"));
   REQUIRE(row("MOE-AUTOMODEL-009").at("zero_or_dist_opt") == "FSDP2 (sharding degree 64)");
-  CHECK(has(fsdp.yaml, "  zero_stage: 3\n"));
+  CHECK(has(fsdp.scenario.yaml(), "  zero_stage: 3\n"));
 }

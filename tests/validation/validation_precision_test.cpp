@@ -23,7 +23,8 @@ struct Mapped {
 Mapped map(const std::string& family, const std::string& cell) {
   RowScenario out;
   const std::map<std::string, std::string> row{{"id", family + "-001"}, {"precision", cell}};
-  const std::string yaml = precision_yaml(row, conventions_for(family), &out);
+  // The training: keys of the patch as YAML, without the section line.
+  const std::string yaml = precision_patch(row, conventions_for(family), &out).yaml().substr(std::string("training:\n").size());
   return {yaml, out.assumptions};
 }
 

@@ -28,10 +28,10 @@ std::map<std::string, std::string> llama_row() {
 TEST_CASE("a Llama row becomes a SwiGLU/RoPE scenario that loads and simulates", "[tools][validation]") {
   const RowScenario rs = row_scenario(llama_row());
   REQUIRE(rs.reason.empty());
-  CHECK(rs.yaml.find("activation: swiglu") != std::string::npos);
-  CHECK(rs.yaml.find("position: rope") != std::string::npos);
-  CHECK(rs.yaml.find("tied_embeddings: false") != std::string::npos);
-  CHECK(rs.yaml.find("zero_stage: 1") != std::string::npos);
+  CHECK(rs.scenario.yaml().find("activation: swiglu") != std::string::npos);
+  CHECK(rs.scenario.yaml().find("position: rope") != std::string::npos);
+  CHECK(rs.scenario.yaml().find("tied_embeddings: false") != std::string::npos);
+  CHECK(rs.scenario.yaml().find("zero_stage: 1") != std::string::npos);
   const RowOutcome o = validate_row(llama_row());
   REQUIRE(o.simulated);
   CHECK(o.predicted_tps_gpu > 0);
@@ -83,13 +83,13 @@ TEST_CASE("a stated inter-node bandwidth replaces the profile's NICs", "[tools][
   row["hw_notes"] = "A100-80G (400Gbps inter-node, GPUDirect RDMA)";
   row["gpu_type"] = "A100-80G";
   const RowScenario rs = row_scenario(row);
-  CHECK_THAT(rs.yaml, Catch::Contains("hardware: a100-80gb\nnetwork:"));
-  CHECK_THAT(rs.yaml, Catch::Contains("nic_bandwidth: 6.25 GB/s"));
+  CHECK_THAT(rs.scenario.yaml(), Catch::Contains("hardware: a100-80gb\nnetwork:"));
+  CHECK_THAT(rs.scenario.yaml(), Catch::Contains("nic_bandwidth: 6.25 GB/s"));
   row["hw_notes"] = "H100-80G (3.2Tbps inter-node)";
   row["gpu_type"] = "H100-SXM";
-  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("nic_bandwidth: 50 GB/s"));
+  CHECK_THAT(row_scenario(row).scenario.yaml(), Catch::Contains("nic_bandwidth: 50 GB/s"));
   row["hw_notes"] = "H100-SXM 80GB";
-  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("hardware: h100-sxm\n"));
+  CHECK_THAT(row_scenario(row).scenario.yaml(), Catch::Contains("hardware: h100-sxm\n"));
 }
 
 TEST_CASE("Mixture-of-Experts rows are never run as dense models", "[tools][validation]") {
@@ -97,11 +97,11 @@ TEST_CASE("Mixture-of-Experts rows are never run as dense models", "[tools][vali
   row["num_experts"] = "256";
   // Without top_k and the expert width the row is listed with its reason, not simulated dense.
   const RowScenario rs = row_scenario(row);
-  CHECK(rs.yaml.empty());
+  CHECK(rs.scenario.yaml().empty());
   CHECK_THAT(rs.reason, Catch::Contains("architecture incomplete"));
   row["top_k"] = "8";
   row["expert_ffn_hidden"] = "2048";
-  CHECK_THAT(row_scenario(row).yaml, Catch::Contains("moe: {experts: 256, top_k: 8"));
+  CHECK_THAT(row_scenario(row).scenario.yaml(), Catch::Contains("  moe:\n    experts: 256\n    top_k: 8\n"));
 }
 
 TEST_CASE("family conventions come from the cited data file", "[tools][validation]") {
@@ -131,12 +131,12 @@ TEST_CASE("a family's attention convention reaches the row's scenario (IBMFSDP o
   row["id"] = "IBMFSDP-999";
   const RowScenario rs = row_scenario(row);
   REQUIRE(rs.reason.empty());
-  CHECK_THAT(rs.yaml, Catch::Contains("attention_impl: flash2"));
-  const auto sc = clustersim::scenarios::load_scenario_string(rs.yaml, "<row>", {});
+  CHECK_THAT(rs.scenario.yaml(), Catch::Contains("attention_impl: flash2"));
+  const auto sc = clustersim::scenarios::load_scenario(rs.scenario, "<row>");
   CHECK(sc.training.attention_impl == clustersim::hardware::AttentionImpl::flash2);
   CHECK(sc.gpu.default_attention == clustersim::hardware::AttentionImpl::cudnn);  // not the profile's default
   row["id"] = "TEST-001";  // no convention: the profile's default
-  CHECK_THAT(row_scenario(row).yaml, !Catch::Contains("attention_impl"));
+  CHECK_THAT(row_scenario(row).scenario.yaml(), !Catch::Contains("attention_impl"));
 }
 
 TEST_CASE("IBM's selective AC is whole-block recompute of the fewest blocks that fit (family_conventions.csv)",
@@ -158,15 +158,18 @@ TEST_CASE("IBM's selective AC is whole-block recompute of the fewest blocks that
   REQUIRE(row.at("recompute") == "selective");
   const RowScenario rs = row_scenario(row);
   REQUIRE(rs.reason.empty());
-  CHECK_THAT(rs.yaml, Catch::Contains("recompute: full\n  recompute_layers: "));
+  CHECK_THAT(rs.scenario.yaml(), Catch::Contains("  recompute: full\n"));
+  CHECK_THAT(rs.scenario.yaml(), Catch::Contains("  recompute_layers: "));
   auto load = [&](int n) {
-    return cs::scenarios::load_scenario_string(rs.yaml, "<row>", {"training.recompute_layers=" + std::to_string(n)});
+    cs::scenarios::ScenarioPatch blocks = rs.scenario;
+    blocks.set("training.recompute_layers", n);
+    return cs::scenarios::load_scenario(blocks, "<row>");
   };
   auto fits = [&](int n) {
     const auto sc = load(n);
     return cs::models::estimate_memory(sc.model, sc.training, sc.parallel, sc.gpu).fits();
   };
-  const int chosen = cs::scenarios::load_scenario_string(rs.yaml, "<row>", {}).training.recompute_layers;
+  const int chosen = cs::scenarios::load_scenario(rs.scenario, "<row>").training.recompute_layers;
   INFO("recompute_layers " << chosen);
   CHECK(chosen > 0);
   CHECK(chosen < 80);  // not every block: a partial recompute
@@ -176,9 +179,9 @@ TEST_CASE("IBM's selective AC is whole-block recompute of the fewest blocks that
   auto megatron = row;
   megatron["id"] = "TEST-020";
   const RowScenario ms = row_scenario(megatron);
-  CHECK_THAT(ms.yaml, Catch::Contains("recompute: selective\n"));
-  const auto sel = cs::scenarios::load_scenario_string(ms.yaml, "<row>", {});
+  CHECK_THAT(ms.scenario.yaml(), Catch::Contains("recompute: selective\n"));
+  const auto sel = cs::scenarios::load_scenario(ms.scenario, "<row>");
   CHECK_FALSE(cs::models::estimate_memory(sel.model, sel.training, sel.parallel, sel.gpu).fits());
   // A row that fits without recompute (Llama-2-7B, which fms-fsdp's README lists as 'No AC') recomputes nothing.
-  CHECK_THAT(row_scenario(row_of("IBMFSDP-013")).yaml, Catch::Contains("recompute_layers: 0\n"));
+  CHECK_THAT(row_scenario(row_of("IBMFSDP-013")).scenario.yaml(), Catch::Contains("recompute_layers: 0\n"));
 }
