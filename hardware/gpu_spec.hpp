@@ -50,6 +50,14 @@ inline constexpr std::array<const char*, 7> kAttentionImplNames = {"cudnn",  "fl
                                                                    "flash1"};
 inline const char* name(AttentionImpl a) { return kAttentionImplNames[static_cast<std::size_t>(a)]; }
 
+/// The grouped-GEMM kernel an MoE rank's experts run in low precision (training.moe_grouped_gemm).
+/// cutlass: the CUTLASS/cuBLAS-class grouped kernels of Transformer Engine's GroupedLinear and
+/// torch._scaled_grouped_mm; deepgemm: DeepSeek's DeepGEMM (sm90, FP8 with 1x128/128x128 block
+/// scales), whose contiguous-layout grouped kernel is its dense kernel over M-concatenated groups.
+enum class GroupedGemmKernel { cutlass, deepgemm };
+inline constexpr std::array<const char*, 2> kGroupedGemmKernelNames = {"cutlass", "deepgemm"};
+inline const char* name(GroupedGemmKernel k) { return kGroupedGemmKernelNames[static_cast<std::size_t>(k)]; }
+
 /// A GEMM efficiency anchor: the best measured throughput ("MAMF") and the shape it was
 /// measured at, from which the per-SM main-loop efficiency is derived (kernel_cost.cpp).
 struct GemmAnchor {

@@ -34,6 +34,7 @@ struct Tiling {
   double groups = 1;
   bool routed = false;    ///< token counts are random (expected tiles and waves)
   bool tokens_in_m = true;
+  GroupedGemmKernel kernel = GroupedGemmKernel::cutlass;
 };
 
 double tile_count(double extent, double tile, bool expected) { return expected ? extent / tile + 0.5 : std::ceil(extent / tile); }
@@ -125,6 +126,15 @@ namespace {
 // training run: the MoE rows stay out of sample for it.
 constexpr double kGroupedLowPrecisionEfficiency = 0.77;
 
+// The routed group's low-precision efficiency relative to the dense low-precision anchor.
+// DeepGEMM's contiguous-layout grouped kernel is its dense FP8 kernel over the groups concatenated
+// in M (each aligned to the 128-row block): no grouped penalty. Not fitted: checked against
+// DeepGEMM's eight contiguous grouped rows on H800 (kernel_gemm.csv, README @a6d97a1c and @55ab91f7) in
+// tests/hardware/deepgemm_test.cpp, whose dense rows the anchor model already meets.
+double grouped_low_precision_efficiency(GroupedGemmKernel kernel) {
+  return kernel == GroupedGemmKernel::deepgemm ? 1.0 : kGroupedLowPrecisionEfficiency;
+}
+
 KernelCost tiled_gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k, const Tiling& g) {
   if (m <= 0 || n <= 0 || k <= 0) return {units::Seconds{}, Bound::latency, ""};
   const Precision run = run_precision(gpu, p);
@@ -132,7 +142,7 @@ KernelCost tiled_gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, 
   const units::Seconds compute = tiled_flop(gpu, m, n, k, ml.k_overhead, g) / (ml.rate_sm * gpu.sms);
   const units::Bytes bytes(g.groups * ((m * k + k * n) * gemm_operand_bytes(run) + m * n * storage_bytes(run)));
   const units::Seconds memory = bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency);
-  units::Seconds body = std::max(compute / (g.routed && is_low_precision(run) ? kGroupedLowPrecisionEfficiency : 1.0),
+  units::Seconds body = std::max(compute / (g.routed && is_low_precision(run) ? grouped_low_precision_efficiency(g.kernel) : 1.0),
                                  memory);
   // A routed token count is a mean, not a tensor extent: the stacks pad each expert's rows to the
   // alignment (Megatron moe_router_padding_for_fp8, TE Fp8Padding) and only the weight's
@@ -150,8 +160,9 @@ KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double
   return tiled_gemm_cost(gpu, p, m, n, k, Tiling{});
 }
 
-KernelCost routed_gemm_cost(const GpuSpec& gpu, Precision p, double groups, double m, double n, double k, bool tokens_in_m) {
-  return tiled_gemm_cost(gpu, p, m, n, k, Tiling{std::max(1.0, groups), true, tokens_in_m});
+KernelCost routed_gemm_cost(const GpuSpec& gpu, Precision p, double groups, double m, double n, double k, bool tokens_in_m,
+                            GroupedGemmKernel kernel) {
+  return tiled_gemm_cost(gpu, p, m, n, k, Tiling{std::max(1.0, groups), true, tokens_in_m, kernel});
 }
 
 KernelCost memory_cost(const GpuSpec& gpu, units::Bytes bytes) {

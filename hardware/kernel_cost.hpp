@@ -50,7 +50,9 @@ KernelCost gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double
 /// A[m,k]·B[k,n] with the token dimension (m when `tokens_in_m`, else k: wgrad) a random routed
 /// count of mean `m` (or `k`). Tile rows and the group's waves are expectations (a last row or
 /// wave half full on average), so the cost is continuous in the routing's load imbalance.
-KernelCost routed_gemm_cost(const GpuSpec& gpu, Precision p, double groups, double m, double n, double k, bool tokens_in_m);
+/// `kernel`: the grouped kernel's library (GroupedGemmKernel), which sets its low-precision efficiency.
+KernelCost routed_gemm_cost(const GpuSpec& gpu, Precision p, double groups, double m, double n, double k, bool tokens_in_m,
+                            GroupedGemmKernel kernel = GroupedGemmKernel::cutlass);
 
 /// A streaming (element-wise, norm, softmax, cast, optimizer) kernel moving `bytes` through HBM,
 /// at a bandwidth that depends on its size.

@@ -135,6 +135,8 @@ struct TrainingSpec {
   unsigned cuda_graph_scope = 0;
   bool captures(GraphScope g) const { return !cuda_graphs && (cuda_graph_scope >> static_cast<unsigned>(g) & 1u); }
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// training.moe_grouped_gemm: the library of the experts' low-precision grouped GEMMs.
+  hardware::GroupedGemmKernel moe_grouped_gemm = hardware::GroupedGemmKernel::cutlass;
   /// Megatron --moe-router-fusion / --moe-permute-fusion (TE fused router and permute kernels;
   /// both default off in Megatron-Core): they set the MoE block's kernel counts (models/moe_host.hpp).
   bool moe_router_fusion = false;
@@ -154,7 +156,7 @@ struct TrainingSpec {
   struct Assumed {
     bool attention_impl = true, fp8_recipe = true, cuda_graphs = true, fp8_auto_filter = true;
     bool moe_router_fusion = true, moe_permute_fusion = true;
-    bool moe_dispatcher = true, moe_load_imbalance = true, moe_a2a_overlap = true;
+    bool moe_dispatcher = true, moe_load_imbalance = true, moe_a2a_overlap = true, moe_grouped_gemm = true;
   } assumed;
   /// Element-wise ops fused into one kernel each (torch.compile, Transformer Engine, apex).
   /// false: eager PyTorch running the reference composite ops (see layer_ops.cpp).

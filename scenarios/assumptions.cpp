@@ -177,6 +177,11 @@ std::vector<Assumption> assumptions(const Report& r) {
       out.push_back({"training.moe_permute_fusion", "false",
                      "Megatron-Core's default (--moe-permute-fusion off): PyTorch permute/unpermute, whose masked_select "
                      "syncs the host (docs/moe.md)"});
+    if (t.assumed.moe_grouped_gemm && hardware::is_low_precision(t.precision))
+      out.push_back({"training.moe_grouped_gemm", "cutlass",
+                     "the experts' grouped GEMMs as Transformer Engine's GroupedLinear and torch._scaled_grouped_mm run "
+                     "them, at 0.77 of the dense low-precision GEMM's efficiency (8 kernel rows, hardware/kernel_cost.cpp); "
+                     "deepgemm (DeepSeek's kernel: Hopper, FP8 blockwise) runs them at the dense efficiency"});
   }
   const double wait = seconds_per_step(r, [](const models::KernelOp& op) { return op.name == "host_launch_wait"; });
   out.push_back({"stack.host_launch", fmt::format("{:.1f} us per op", 1e6 * models::host_launch_s(gpu)),

@@ -100,6 +100,24 @@ void read_graph_scope(const YamlReader& tr, Scenario* sc) {
   if (bits != 0) t.assumed.cuda_graphs = false;
 }
 
+// training.moe_grouped_gemm. DeepGEMM is an sm90 kernel for FP8 with DeepSeek's 1x128/128x128
+// block scales (deepseek-ai/DeepGEMM README); its measured rows are H800 ones (kernel_gemm.csv).
+void read_grouped_gemm(const YamlReader& tr, const Scenario& sc, models::TrainingSpec* t) {
+  t->moe_grouped_gemm = static_cast<hardware::GroupedGemmKernel>(tr.choice(
+      "moe_grouped_gemm", {std::begin(hardware::kGroupedGemmKernelNames), std::end(hardware::kGroupedGemmKernelNames)}, 0));
+  t->assumed.moe_grouped_gemm = !tr.has("moe_grouped_gemm");
+  if (t->moe_grouped_gemm != hardware::GroupedGemmKernel::deepgemm) return;
+  if (t->precision != hardware::Precision::fp8 || t->fp8_recipe != models::Fp8Recipe::blockwise)
+    tr.fail("moe_grouped_gemm", fmt::format("deepgemm runs FP8 with 1x128 block scales: it needs precision: fp8 and "
+                                            "fp8_recipe: blockwise (here {}{}); allowed: cutlass",
+                                            hardware::name(t->precision),
+                                            t->precision == hardware::Precision::fp8
+                                                ? std::string(", ") + models::name(t->fp8_recipe) : std::string()));
+  if (sc.gpu.die != "gh100")
+    tr.fail("moe_grouped_gemm", fmt::format("deepgemm is measured on Hopper (sm90: h100-sxm, h800, h200-sxm), not {} "
+                                            "(die {}); allowed: cutlass", sc.gpu.name, sc.gpu.die));
+}
+
 }  // namespace
 
 void read_moe_training(const YamlReader& tr, Scenario* sc) {
@@ -114,7 +132,8 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   }
   if (tr.has("cuda_graph_scope")) read_graph_scope(tr, sc);
   if (!sc->model.is_moe()) {
-    for (const char* k : {"moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap", "moe_router_fusion", "moe_permute_fusion"})
+    for (const char* k : {"moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap", "moe_router_fusion", "moe_permute_fusion",
+                          "moe_grouped_gemm"})
       if (tr.has(k)) tr.fail(k, fmt::format("'{}' is a dense model (no model.moe)", sc->model.name));
     return;
   }
@@ -137,6 +156,7 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   t.assumed.moe_router_fusion = !tr.has("moe_router_fusion");
   t.moe_permute_fusion = tr.boolean("moe_permute_fusion", false);
   t.assumed.moe_permute_fusion = !tr.has("moe_permute_fusion");
+  read_grouped_gemm(tr, *sc, &t);
 }
 
 }  // namespace clustersim::scenarios

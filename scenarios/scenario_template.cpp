@@ -19,7 +19,7 @@ struct ScenarioTemplate::Impl {
 };
 
 ScenarioTemplate::ScenarioTemplate(const std::string& yaml, const std::string& source_name, bool cite_lines)
-    : impl_(std::make_unique<Impl>(Impl{yaml, source_name, parse_scenario_yaml(yaml, source_name), cite_lines})) {}
+    : impl_(std::make_unique<Impl>(Impl{yaml, source_name, parse_scenario_yaml(yaml, source_name), cite_lines, std::nullopt})) {}
 
 ScenarioTemplate::ScenarioTemplate(const ScenarioPatch& scenario, const std::string& source_name)
     : impl_(std::make_unique<Impl>(Impl{scenario.yaml(), source_name, patch_tree(scenario), false, scenario})) {}

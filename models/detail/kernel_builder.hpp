@@ -14,6 +14,7 @@ struct KernelBuilder {
   const hardware::GpuSpec& gpu;
   hardware::Precision prec;
   TrainingSpec::Ideal ideal{};  ///< the explainer's what-ifs (TrainingSpec::Ideal), as layer_ops honours them
+  hardware::GroupedGemmKernel grouped_kernel = hardware::GroupedGemmKernel::cutlass;  ///< routed groups' library
 
   KernelOp gemm(std::string name, double m, double n, double k) const { return grouped(std::move(name), 1, m, n, k); }
   // `groups` GEMMs of [m, k]·[k, n] in one grouped-GEMM launch (one kernel gap). Not routed:
@@ -33,7 +34,7 @@ struct KernelBuilder {
       return {std::move(name), OpKind::gemm, flop, bytes, c.time.si(), c.bound};
     }
     if (routed) {
-      const auto c = hardware::routed_gemm_cost(gpu, prec, groups, m, n, k, tokens_in_m);
+      const auto c = hardware::routed_gemm_cost(gpu, prec, groups, m, n, k, tokens_in_m, grouped_kernel);
       return {std::move(name), OpKind::gemm, flop, bytes, c.time.si(), c.bound};
     }
     const auto c = hardware::gemm_cost(gpu, prec, m, n, k);
