@@ -12,7 +12,7 @@
 
 #include "hardware/csv.hpp"
 #include "hardware/kernel_cost.hpp"
-#include "scenarios/error.hpp"
+#include "support/scenario_fixture.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
@@ -62,15 +62,6 @@ const char* kDsv3 = "model: deepseek-v3\nhardware: h800\ncluster: {gpus: 256}\n"
                     "parallelism: {pp: 8, ep: 32, zero_stage: 1}\n"
                     "training: {seq_len: 4096, global_batch: 512, precision: fp8, fp8_recipe: blockwise, "
                     "recompute: full, moe_dispatcher: deepep";
-
-std::string load_error(const std::string& yaml) {
-  try {
-    scenarios::load_scenario_string(yaml, "s.yaml");
-  } catch (const scenarios::ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -124,20 +115,20 @@ TEST_CASE("moe_grouped_gemm: deepgemm makes the expert GEMMs faster, and only th
 TEST_CASE("moe_grouped_gemm: deepgemm is refused off Hopper FP8 blockwise, naming the key", "[moe][scenario]") {
   using Catch::Matchers::Contains;
   const std::string ok = std::string(kDsv3) + ", moe_grouped_gemm: deepgemm}\n";
-  CHECK(load_error(ok).empty());
+  CHECK(testing::load_error_of(ok).empty());
   std::string bf16 = ok;
   bf16.replace(bf16.find("precision: fp8, fp8_recipe: blockwise"), 37, "precision: bf16");
-  CHECK_THAT(load_error(bf16), Contains("training.moe_grouped_gemm") && Contains("fp8_recipe: blockwise"));
+  CHECK_THAT(testing::load_error_of(bf16), Contains("training.moe_grouped_gemm") && Contains("fp8_recipe: blockwise"));
   std::string delayed = ok;
   delayed.replace(delayed.find("blockwise"), 9, "delayed");
-  CHECK_THAT(load_error(delayed), Contains("training.moe_grouped_gemm") && Contains("fp8, delayed"));
+  CHECK_THAT(testing::load_error_of(delayed), Contains("training.moe_grouped_gemm") && Contains("fp8, delayed"));
   std::string b200 = ok;
   b200.replace(b200.find("h800"), 4, "b200");
-  CHECK_THAT(load_error(b200), Contains("training.moe_grouped_gemm") && Contains("Hopper"));
+  CHECK_THAT(testing::load_error_of(b200), Contains("training.moe_grouped_gemm") && Contains("Hopper"));
   std::string unknown = ok;
   unknown.replace(unknown.find("deepgemm"), 8, "triton");
-  CHECK_THAT(load_error(unknown), Contains("training.moe_grouped_gemm") && Contains("cutlass") && Contains("deepgemm"));
-  CHECK_THAT(load_error("model: llama2-7b\nhardware: h800\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8, "
+  CHECK_THAT(testing::load_error_of(unknown), Contains("training.moe_grouped_gemm") && Contains("cutlass") && Contains("deepgemm"));
+  CHECK_THAT(testing::load_error_of("model: llama2-7b\nhardware: h800\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8, "
                         "moe_grouped_gemm: cutlass}\n"),
              Contains("training.moe_grouped_gemm") && Contains("dense model"));
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <sys/wait.h>
 
+#include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
@@ -44,6 +45,16 @@ inline CommandResult run_command(const std::string& cmd) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+/// The loader's error for a scenario text, "" when it loads.
+inline std::string load_error_of(const std::string& yaml, const std::string& source = "s.yaml") {
+  try {
+    scenarios::load_scenario_string(yaml, source);
+  } catch (const scenarios::ScenarioError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace clustersim::testing
