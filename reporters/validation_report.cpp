@@ -66,6 +66,13 @@ std::string json_group(const GroupSummary& g) {
                      json_group_stats(g.in_sample), g.held_out ? json_group_stats(*g.held_out) : "null");
 }
 
+// The first out-of-sample figure: the held-out split by source and date, never fitted on.
+std::string holdout_split_line(const ValidationSummary& s) {
+  if (!s.holdout_split) return "\nHeld-out split: none of these rows\n";
+  const ErrorStats& e = *s.holdout_split;
+  return fmt::format("\nHeld-out split ({}; never fitted on): {}  bias {}\n", s.holdout_rule, stats_line(e), pct(e.bias));
+}
+
 }  // namespace
 
 std::string format_validation_text(const ValidationSummary& s) {
@@ -75,6 +82,7 @@ std::string format_validation_text(const ValidationSummary& s) {
                    "measured", "predicted", "error", "notes");
   for (const auto& r : s.rows) {
     std::vector<std::string> notes;
+    if (r.holdout) notes.push_back("held-out split");
     if (!r.simulated) notes.push_back("NOT SIMULATED: " + r.reason);
     for (const auto& f : r.flags) notes.push_back("excluded: " + f);
     if (r.simulated && !r.fits_memory) notes.push_back("our memory model says it does not fit");
@@ -84,6 +92,7 @@ std::string format_validation_text(const ValidationSummary& s) {
                      r.measured_tps_gpu, r.simulated ? fmt::format("{:.1f}", r.predicted_tps_gpu) : "-",
                      r.simulated ? pct(r.error) : "-", join(notes, "; "));
   }
+  o += holdout_split_line(s);
   o += "\nPer source family (headline: simulated rows without quality flags)\n";
   auto fam_line = [&](const FamilySummary& f) {
     std::string line = fmt::format("  {:<14} rows {:>3}  simulated {:>3}  headline {}", f.family, f.rows, f.simulated,
@@ -94,8 +103,9 @@ std::string format_validation_text(const ValidationSummary& s) {
   };
   for (const auto& f : s.families) o += fam_line(f);
   o += fam_line(s.overall);
+  o += holdout_split_line(s);
   if (s.overall.held_out)
-    o += fmt::format("\nHeadline MAPE out of sample (each family predicted with the fitted constants refitted without "
+    o += fmt::format("Headline MAPE out of sample (each family predicted with the fitted constants refitted without "
                      "it, {}): {:.1f}% over {} rows; in sample: {:.1f}%\n",
                      s.held_out_mode, 100 * s.overall.held_out->mape, s.overall.held_out->count,
                      100 * s.overall.headline.mape);
@@ -113,7 +123,11 @@ std::string format_validation_text(const ValidationSummary& s) {
 }
 
 std::string format_validation_json(const ValidationSummary& s, const ResidualGroups* groups) {
-  std::string o = "{\n  \"rows\": [\n";
+  std::string o = "{\n  \"holdout_split\": ";
+  o += s.holdout_split ? fmt::format("{{\"rule\": {}, \"headline\": {}}}", json_quote(s.holdout_rule),
+                                     json_group_stats(*s.holdout_split))
+                       : "null";
+  o += ",\n  \"rows\": [\n";
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const auto& r = s.rows[i];
     o += fmt::format("    {{\"id\": {}, \"family\": {}, \"measured_tps_gpu\": {:.6g}, \"simulated\": {}, ", json_quote(r.id),
@@ -123,7 +137,8 @@ std::string format_validation_json(const ValidationSummary& s, const ResidualGro
                        r.predicted_tps_gpu, r.error, r.predicted_mfu, r.fits_memory ? "true" : "false");
     else
       o += fmt::format("\"reason\": {}, ", json_quote(r.reason));
-    o += fmt::format("\"headline\": {}, \"flags\": {}, \"assumptions\": {}}}{}\n", r.headline() ? "true" : "false",
+    o += fmt::format("\"headline\": {}, \"holdout\": {}, \"flags\": {}, \"assumptions\": {}}}{}\n",
+                     r.headline() ? "true" : "false", r.holdout ? "true" : "false",
                      json_list(r.flags), json_list(r.assumptions), i + 1 < s.rows.size() ? "," : "");
   }
   o += "  ],\n  \"families\": [\n";

@@ -61,7 +61,8 @@ FittedDie read_die(const YamlReader& d) {
 
 FittedTable parse_fitted_yaml(const std::string& text, const std::string& source) {
   const YamlReader r(parse_scenario_yaml(text, source), "", [source](const std::string&) { return source; }, nullptr);
-  r.allow_only({"fitted_on", "commit", "source", "mode", "rows", "leave_one_family_out_mape", "global", "dies"});
+  r.allow_only({"fitted_on", "commit", "source", "mode", "rows", "leave_one_family_out_mape", "holdout_rows",
+                "holdout_split_mape", "global", "dies"});
   FittedTable t;
   t.fitted_on = r.text("fitted_on", "");
   t.commit = r.text("commit", "");
@@ -69,6 +70,8 @@ FittedTable parse_fitted_yaml(const std::string& text, const std::string& source
   t.mode = r.text("mode", "");
   t.rows = r.integer("rows", 0, 0, 1000000);
   t.out_of_sample_mape = r.number("leave_one_family_out_mape", 0, 0, 10);
+  t.holdout_rows = r.integer("holdout_rows", 0, 0, 1000000);
+  t.holdout_split_mape = r.number("holdout_split_mape", 0, 0, 10);
   const YamlReader g = r.child("global");
   for (const auto& k : keys_of(g, {})) t.global[k] = read_value(g, k);
   const YamlReader dies = r.child("dies");

@@ -28,6 +28,8 @@ struct FittedTable {
   std::string fitted_on, commit, source, mode;
   int rows = 0;                        ///< headline rows of the fit
   double out_of_sample_mape = 0;       ///< leave-one-family-out MAPE of the mode written (fraction)
+  int holdout_rows = 0;                ///< headline rows of the held-out split by source and date (not fitted on)
+  double holdout_split_mape = 0;       ///< their MAPE at the written values (fraction)
   std::map<std::string, FittedValue> global;
   std::map<std::string, FittedDie> dies;
 };

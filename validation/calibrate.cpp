@@ -13,6 +13,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
+#include "validation/holdout_split.hpp"
 
 namespace clustersim::studies {
 
@@ -30,6 +31,7 @@ std::size_t n_params() { return fitted_parameters().size(); }
 
 struct FitRow {
   std::string id, family, hardware;
+  bool holdout = false;  ///< in the held-out split by source and date: predicted, never fitted on
   std::string die;  ///< the profile's GPU die (GpuSpec::die): profiles of one die share their fit
   double measured = 0;
   std::vector<double> current;  ///< the profile's values when loaded
@@ -154,26 +156,34 @@ Values fit_mode(FitMode mode, const Rows& rows, const std::set<std::string>& pro
   return v;
 }
 
+// Fits on the tuning rows only; every row, held-out split included, is then predicted by a fit
+// without its family (leave-one-family-out), and the split also at the mode's values.
 ModeFit fit_and_hold_out(FitMode mode, const std::vector<FitRow>& rows, const std::set<std::string>& profiles) {
   ModeFit m;
-  Rows all;
+  Rows tuning, split;
   std::map<std::string, Rows> by_family;
-  for (const auto& r : rows) all.push_back(&r), by_family[r.family].push_back(&r);
-  m.values = fit_mode(mode, all, profiles);
-  m.in_sample = stats_at(all, m.values);
-  std::vector<RowOutcome> held;
+  for (const auto& r : rows) (r.holdout ? split : tuning).push_back(&r), by_family[r.family].push_back(&r);
+  m.values = fit_mode(mode, tuning, profiles);
+  m.in_sample = stats_at(tuning, m.values);
+  m.holdout_split = stats_at(split, m.values);
+  std::vector<RowOutcome> held, held_tuning;
   for (const auto& [fam, members] : by_family) {
     Rows others;
-    for (const auto& r : rows)
-      if (r.family != fam) others.push_back(&r);
+    for (const FitRow* r : tuning)
+      if (r->family != fam) others.push_back(r);
     if (others.empty()) continue;
     FamilyHoldout h;
     h.family = fam;
     h.fitted_without = fit_mode(mode, others, profiles);
     h.held_out = stats_at(members, h.fitted_without, &held);
+    Rows members_tuning;
+    for (const FitRow* r : members)
+      if (!r->holdout) members_tuning.push_back(r);
+    stats_at(members_tuning, h.fitted_without, &held_tuning);
     m.holdouts.push_back(std::move(h));
   }
   m.leave_one_family_out = stats_of(held);
+  m.leave_one_family_out_tuning = stats_of(held_tuning);
   m.held_out_rows = std::move(held);
   return m;
 }
@@ -194,6 +204,7 @@ std::vector<FitRow> fit_rows(const CsvTable& table, const std::string& id_prefix
       FitRow fr;
       fr.id = id;
       fr.family = family_of(id);
+      fr.holdout = in_holdout_split(row);
       fr.hardware = sc.hardware_preset.substr(0, sc.hardware_preset.find('+'));  // "x+overrides" → "x"
       fr.die = sc.gpu.die;
       fr.measured = std::stod(row.at("measured_tps_gpu"));
@@ -213,18 +224,23 @@ CalibrationResult calibrate(const CsvTable& table, const std::string& id_prefix)
   const std::vector<FitRow> rows = fit_rows(table, id_prefix);
   if (rows.empty()) throw scenarios::ScenarioError("calibrate: no simulated, unflagged rows to fit");
   CalibrationResult res;
-  res.rows = int(rows.size());
   std::set<std::string> profiles;
-  Rows all;
+  Rows all;  // the tuning rows: the held-out split is never fitted on
   std::vector<RowOutcome> now;
   for (const auto& r : rows) {
     profiles.insert(r.hardware);
+    if (r.holdout) {
+      ++res.holdout_rows;
+      continue;
+    }
     all.push_back(&r);
     RowOutcome o;
     o.id = r.id;
     o.error = r.error(r.current);
     now.push_back(o);
   }
+  if (all.empty()) throw scenarios::ScenarioError("calibrate: every fittable row is in the held-out split");
+  res.rows = int(all.size());
   res.at_profiles = stats_of(now);
   res.global = fit_all(all);
   res.global.rows = 0;
@@ -280,7 +296,7 @@ const char* name(FitMode m) {
 FitMode CalibrationResult::best_mode() const {
   FitMode best = FitMode::global;
   for (const auto& [m, fit] : modes)
-    if (fit.leave_one_family_out.mape < modes.at(best).leave_one_family_out.mape) best = m;
+    if (fit.leave_one_family_out_tuning.mape < modes.at(best).leave_one_family_out_tuning.mape) best = m;
   return best;
 }
 
@@ -307,7 +323,9 @@ std::string parameter_names() {
 
 std::string format_calibration_text(const CalibrationResult& r) {
   std::string o;
-  o += fmt::format("{}: least squares on log(predicted/measured) over {} headline rows\n", parameter_names(), r.rows);
+  o += fmt::format("{}: least squares on log(predicted/measured) over {} headline rows ({} more in the held-out split "
+                   "by source and date, never fitted on)\n",
+                   parameter_names(), r.rows, r.holdout_rows);
   o += fmt::format("  at the profiles' current values: {}\n", stats_line(r.at_profiles));
   o += fmt::format("  one global set {}\n", joined(r.global.values, "{:.4f}"));
   for (const auto& [mode, fit] : r.modes) {
@@ -316,7 +334,9 @@ std::string format_calibration_text(const CalibrationResult& r) {
       for (const auto& [hw, f] : fit.values)
         o += fmt::format("    {:<22} {}  ({} rows)\n", hw, joined(f.values, "{:.4f}"), f.rows);
     o += fmt::format("    in sample:            {}\n", stats_line(fit.in_sample));
-    o += fmt::format("    leave one family out: {}\n", stats_line(fit.leave_one_family_out));
+    o += fmt::format("    held-out split:       {}\n", stats_line(fit.holdout_split));
+    o += fmt::format("    leave one family out: {} (tuning rows: {})\n", stats_line(fit.leave_one_family_out),
+                     stats_line(fit.leave_one_family_out_tuning));
   }
   const FitMode best = r.best_mode();
   o += fmt::format("  leave one source family out, {} (fit on the other families, predict this one):\n", name(best));
@@ -343,7 +363,8 @@ std::string fitted_header() {
       "# (scenarios/fitted.cpp) takes a profile's value from its die here unless the profile sets the key\n"
       "# itself. value: what the loader uses (two decimals); fit: the least-squares value. A die with fewer\n"
       "# than 10 headline rows takes the global set (rows: 0). tests/validation/fitted_values_test.cpp refits\n"
-      "# on the checked-out tree and compares (within 0.005).\n";
+      "# on the checked-out tree and compares (within 0.005). The held-out split by source and date\n"
+      "# (data/validation/holdout_split.csv) is never fitted on: holdout_split_mape is its error at these values.\n";
   for (const auto& p : fitted_parameters()) o += fmt::format("#   {}: {}.\n", p.name, p.meaning);
   o += "#   Reading: what remains after the measured in-step kernel rate (in_step_rate_ratio): real shapes vs\n"
        "#   the benchmarks' best and what the simulator still lacks (framework/CPU overhead, unmodelled\n"
@@ -365,6 +386,7 @@ std::string fitted_yaml(const CalibrationResult& r, FitMode mode, const std::map
   std::string o = fitted_header();
   o += fmt::format("fitted_on: {}\ncommit: {}\nsource: {}\nmode: {}\nrows: {}\nleave_one_family_out_mape: {:.4f}\n",
                    p.date, p.commit, p.source, name(mode), r.rows, r.modes.at(mode).leave_one_family_out.mape);
+  o += fmt::format("holdout_rows: {}\nholdout_split_mape: {:.4f}\n", r.holdout_rows, r.modes.at(mode).holdout_split.mape);
   o += "global:\n" + fitted_values(r.global, "  ");
   std::map<std::string, std::vector<std::string>> profiles_of;
   for (const auto& [profile, die] : profile_dies) profiles_of[die].push_back(profile);

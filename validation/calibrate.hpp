@@ -52,24 +52,28 @@ inline constexpr int kMinRowsForOwnFit = 10;
 /// One way of fitting: its values, in-sample and leave-one-family-out errors.
 struct ModeFit {
   std::map<std::string, HardwareFit> values;  ///< per profile (global values where it has no rows)
-  ErrorStats in_sample;
-  std::vector<FamilyHoldout> holdouts;        ///< per family, fitted without it
+  ErrorStats in_sample;                       ///< the tuning rows at these values
+  ErrorStats holdout_split;                   ///< the held-out split (holdout_split.hpp) at these values
+  std::vector<FamilyHoldout> holdouts;        ///< per family, fitted on the other families' tuning rows
   ErrorStats leave_one_family_out;            ///< every row predicted by a fit that excluded its family
-  std::vector<RowOutcome> held_out_rows;      ///< those rows (id, family, signed error)
+  ErrorStats leave_one_family_out_tuning;     ///< the same, tuning rows only: what best_mode() compares
+  std::vector<RowOutcome> held_out_rows;      ///< every row so predicted (id, family, signed error)
 };
 
 struct CalibrationResult {
-  int rows = 0;
+  int rows = 0;          ///< tuning rows: the fits' rows
+  int holdout_rows = 0;  ///< headline rows of the held-out split by source and date: never fitted on
   HardwareFit global;            ///< one set for every profile
   ErrorStats at_profiles;        ///< at the profiles' current values
   std::map<FitMode, ModeFit> modes;
-  /// The mode with the lowest leave-one-family-out MAPE: the out-of-sample choice, what
-  /// `calibrate --write` writes by default.
+  /// The mode with the lowest leave-one-family-out MAPE over the tuning rows (the held-out split
+  /// has no say in it): the out-of-sample choice, what `calibrate --write` writes by default.
   FitMode best_mode() const;
 };
 
 /// Fits the parameters by minimizing Σ log²(predicted / measured) over the headline rows
-/// (simulated, not flagged) whose id starts with `id_prefix`, in every FitMode. Each row is
+/// (simulated, not flagged) whose id starts with `id_prefix` and which are not in the held-out
+/// split by source and date (validation/holdout_split.hpp), in every FitMode. Each row is
 /// simulated at all parameters 1 and at each parameter 0.5 in turn, and modelled as
 /// seconds per token = Σ_k C_k / x_k + B, so the Gauss-Newton fits (Eigen) and the
 /// leave-one-family-out refits need no further simulation. Throws ScenarioError when no row

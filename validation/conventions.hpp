@@ -50,5 +50,7 @@ inline constexpr const char* kPublishedCsvPath = "data/validation/published.csv"
 const char* published_csv_text();
 const char* family_conventions_text();
 const char* published_moe_csv_text();  ///< data/validation/published_moe.csv
+const char* source_dates_text();       ///< data/validation/source_dates.csv
+const char* holdout_split_text();      ///< data/validation/holdout_split.csv
 
 }  // namespace clustersim::studies

@@ -15,6 +15,7 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "validation/conventions.hpp"
+#include "validation/holdout_split.hpp"
 #include "validation/validation_amd.hpp"
 #include "validation/validation_moe.hpp"
 #include "validation/validation_precision.hpp"
@@ -361,6 +362,7 @@ RowOutcome validate_row(const Row& r) {
   o.layout = fmt::format("{}gpu tp{} pp{} cp{} dp{}", part("num_gpus"), part("tp"), part("pp"), part("cp"), part("dp"));
   if (is_moe_row(r)) o.layout += fmt::format(" ep{}", part("ep"));
   o.measured_tps_gpu = number(r, "measured_tps_gpu");
+  o.holdout = in_holdout_split(r);
   RowScenario rs = row_scenario(r);
   o.flags = rs.flags;
   o.assumptions = rs.assumptions;
@@ -445,6 +447,13 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
   for (const auto& r : s.rows) by_family[r.family].push_back(&r), all.push_back(&r);
   for (const auto& [fam, rows] : by_family) s.families.push_back(summarize(fam, rows));
   s.overall = summarize("overall", all);
+  std::vector<const RowOutcome*> split;
+  for (const auto& r : s.rows)
+    if (r.holdout && r.headline()) split.push_back(&r);
+  if (!split.empty()) {
+    s.holdout_split = error_stats(split);
+    s.holdout_rule = holdout_description(split.front()->id);
+  }
   return s;
 }
 

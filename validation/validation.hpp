@@ -36,6 +36,7 @@ struct RowOutcome {
   bool fits_memory = true;
   std::vector<std::string> flags;
   std::vector<std::string> assumptions;
+  bool holdout = false;      ///< in the held-out split by source and date (holdout_split.hpp): never fitted on
   bool headline() const { return simulated && flags.empty(); }
 };
 
@@ -67,6 +68,11 @@ struct ValidationSummary {
   FamilySummary overall;
   std::string held_out_mode;  ///< the calibration mode whose refits gave held_out (FitMode name)
   std::vector<RowOutcome> held_out_rows;  ///< each headline row predicted without its family (add_out_of_sample)
+  /// The headline rows of the held-out split by source and date (holdout_split.hpp) at the shipped
+  /// constants, which were fitted without them: the first out-of-sample figure. Empty when the
+  /// table has no such row.
+  std::optional<ErrorStats> holdout_split;
+  std::string holdout_rule;  ///< what the split holds (holdout_description of its first row)
 };
 
 /// The id prefix (everything before the last '-').

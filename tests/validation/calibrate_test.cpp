@@ -23,6 +23,8 @@ TEST_CASE("calibrate --write-source-tree writes hardware/fitted.yaml: every die,
   r.modes[FitMode::per_profile].values["gpu-b"] = r.global;   // fewer than 10 rows: the global set, rows 0
   r.modes[FitMode::per_profile].values["gpu-b"].rows = 0;
   r.modes[FitMode::per_profile].leave_one_family_out.mape = 0.123;
+  r.modes[FitMode::per_profile].holdout_split.mape = 0.081;
+  r.holdout_rows = 7;
   // gpu-a2 shares gpu-a's die without rows of its own; gpu-c has no rows at all.
   const std::map<std::string, std::string> dies = {{"gpu-a", "die-a"}, {"gpu-a2", "die-a"}, {"gpu-b", "die-b"}, {"gpu-c", "gpu-c"}};
   const std::string text = fitted_yaml(r, FitMode::per_profile, dies, {"2030-01-02", "abc1234", "runs.csv"});
@@ -35,6 +37,8 @@ TEST_CASE("calibrate --write-source-tree writes hardware/fitted.yaml: every die,
   CHECK(t.mode == name(FitMode::per_profile));
   CHECK(t.rows == 12);
   CHECK(t.out_of_sample_mape == Approx(0.123));
+  CHECK(t.holdout_rows == 7);
+  CHECK(t.holdout_split_mape == Approx(0.081));
   CHECK(t.global.at(p0).value == 0.65);
   CHECK(t.global.at(p0).fit == 0.6543);
   REQUIRE(t.dies.size() == 3);

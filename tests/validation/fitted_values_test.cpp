@@ -33,6 +33,8 @@ TEST_CASE("shipped fitted constants: hardware/fitted.yaml equals a fresh fit of 
   CHECK(shipped.mode == fresh.mode);
   CHECK(shipped.rows == fresh.rows);
   CHECK(shipped.out_of_sample_mape == Approx(fresh.out_of_sample_mape).margin(0.0005));
+  CHECK(shipped.holdout_rows == fresh.holdout_rows);
+  CHECK(shipped.holdout_split_mape == Approx(fresh.holdout_split_mape).margin(0.0005));
   check_values(shipped.global, fresh.global);
   REQUIRE(shipped.dies.size() == fresh.dies.size());
   for (const auto& [die, f] : fresh.dies) {

@@ -17,7 +17,10 @@
 using namespace clustersim::studies;
 
 namespace {
-constexpr double kMaxMoeHeadlineMape = 0.30;  // measured 0.293 on 51 headline rows on 2026-12-04 with FP8/MXFP8 grouped GEMMs at
+constexpr double kMaxMoeHeadlineMape = 0.35;  // measured 0.341 on 2026-12-05: the held-out split by source and date
+                                               // took every dense Blackwell row out of the fit, so B200/GB200 run at the
+                                               // global constant 0.97 (their own rows said 0.84); 0.293 before, on
+                                               // 51 headline rows on 2026-12-04 with FP8/MXFP8 grouped GEMMs at
                                                // their measured efficiency (kGroupedLowPrecisionEfficiency, kernel rows);
                                                // 0.325 before that, with one fitted constant per
                                                // GPU die (B200 takes GB200's 0.84, not the global 0.97); 0.358 before
@@ -47,13 +50,14 @@ constexpr int kHybridRows = 52;
 // 0.25: measured 0.249 on 2026-12-04 after the NeMo AutoModel Nemotron rows took their benchmark
 // configs' activation_checkpointing: true and BF16 Adam state (they did not fit before: 173 and
 // 135 GiB; now they fit and run full recompute, 31 and 24 % too slow). Before that, 0.211
-constexpr double kMaxHybridHeadlineMape = 0.25;  // on 12 headline rows with grouped FP8 GEMMs measured
+constexpr double kMaxHybridHeadlineMape = 0.28;  // 0.274 on 2026-12-05 (B200 at the global constant, held-out
+                                                 // split); 0.249 on 12 headline rows with grouped FP8 GEMMs measured
                                                  // (0.239 before), the fit per die (0.262
                                                  // before), the host CPU per op
                                                  // and the graph scope each row's notes quote (0.550 before both)
 }  // namespace
 
-TEST_CASE("published MoE runs: headline MAPE <= 30% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
+TEST_CASE("published MoE runs: headline MAPE <= 35% (issue target 12% not met), all out of sample", "[validation][moe_accuracy]") {
   const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
   ValidationSummary s = validate_table(table);
   add_out_of_sample(table, "", &s);
@@ -70,7 +74,7 @@ TEST_CASE("published MoE runs: headline MAPE <= 30% (issue target 12% not met), 
   for (const auto& r : s.rows) CHECK((r.simulated || !r.reason.empty()));
 }
 
-TEST_CASE("published hybrid Mamba-Transformer MoE runs are simulated: headline MAPE <= 56% (issue target 15% not met)",
+TEST_CASE("published hybrid Mamba-Transformer MoE runs are simulated: headline MAPE <= 28% (issue target 15% not met)",
           "[validation][moe_accuracy]") {
   const CsvTable table = parse_csv(published_moe_csv_text(), "published_moe.csv");
   const ValidationSummary s = validate_table(table);
