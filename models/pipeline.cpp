@@ -56,15 +56,21 @@ UnevenSplit uneven_stage_layers(int layers, int vstages, int last_extra) {
 
 UnevenSplit v_stage_layers(int layers, int pp, int last_extra) {
   UnevenSplit out;
-  if (pp < 1 || layers < 2 * pp) return out;
-  const int units = layers + 2 + last_extra;  // rank 0's embedding and loss take a layer's place each
-  const int first = std::max(2, units / pp - 2 - last_extra);
-  std::vector<int> rank(static_cast<std::size_t>(pp), 0);
-  rank[0] = std::min(first, layers - 2 * (pp - 1));
-  if (pp > 1) {
-    const UnevenSplit rest = uneven_stage_layers(layers - rank[0], pp - 1);
-    for (int r = 1; r < pp; ++r) rank[static_cast<std::size_t>(r)] = rest.layers[static_cast<std::size_t>(r - 1)];
+  if (pp < 2 || layers < 2 * (pp - 1)) return out;
+  // Rank 0 runs the embedding and the loss (one layer's place each, Megatron's account_for_*) and
+  // the MTP modules besides its own layers; the others need one layer per chunk. Rank 0 takes the
+  // most layers that keep the busiest rank least loaded; it may hold none in a chunk, as
+  // Megatron's pipeline layout lets a stage hold only the embedding or only the loss.
+  const int extras = 2 + last_extra, others = pp - 1;
+  int first = 0, best = 1 << 30;
+  for (int n = 0; n <= layers - 2 * others; ++n) {
+    const int load = std::max(n + extras, (layers - n + others - 1) / others);
+    if (load <= best) best = load, first = n;
   }
+  std::vector<int> rank(static_cast<std::size_t>(pp), 0);
+  rank[0] = first;
+  const UnevenSplit rest = uneven_stage_layers(layers - first, others);
+  for (int r = 1; r < pp; ++r) rank[static_cast<std::size_t>(r)] = rest.layers[static_cast<std::size_t>(r - 1)];
   out.layers.assign(static_cast<std::size_t>(2 * pp), 0);
   for (int r = 0; r < pp; ++r) {
     const int n = rank[static_cast<std::size_t>(r)];

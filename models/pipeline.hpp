@@ -77,10 +77,11 @@ struct UnevenSplit {
 UnevenSplit uneven_stage_layers(int layers, int vstages, int last_extra = 0);
 /// The split of the V schedules (dualpipev, zbv) in virtual-stage order (2·pp entries): rank 0 holds
 /// the first and the last virtual stage, so it also runs the embedding and the loss (one layer's
-/// place each, as Megatron's split counts them) and the MTP modules; the ranks' totals are
-/// balanced with that counted (rank 0 keeps at least one layer per chunk), the other ranks'
-/// remainder on the middle ranks, and each rank's layers halved between its chunks (the extra one
-/// to chunk 0). Empty when layers < 2·pp.
+/// place each, as Megatron's split counts them) and the MTP modules. Rank 0 takes the most layers
+/// that keep the busiest rank's load least (it may keep none in its last chunk, which then runs only
+/// the loss and the MTP modules: Megatron's pipeline layout allows such a stage), the other ranks
+/// at least one per chunk with the remainder on the middle ranks, and each rank's layers are
+/// halved between its chunks (the extra one to chunk 0). Empty when pp < 2 or layers < 2·(pp − 1).
 UnevenSplit v_stage_layers(int layers, int pp, int last_extra = 0);
 /// Layer-equivalents of a model's MTP modules on the last stage: each runs one Transformer block
 /// and the shared LM head again (DeepSeek-V3 §2.2), and Megatron's account_for_loss counts the

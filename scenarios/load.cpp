@@ -553,7 +553,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
     if (n != std::size_t(p.pp) && n != std::size_t(vstages))
       par.fail("pp_layers", fmt::format("expected a list of pp = {} (or pp*vpp = {}) layer counts", p.pp, vstages));
     int sum = 0;
-    for (double v : par.numbers("pp_layers", n, 1, 100000)) p.pp_layers.push_back(int(v)), sum += int(v);
+    for (double v : par.numbers("pp_layers", n, 0, 100000)) p.pp_layers.push_back(int(v)), sum += int(v);
     if (sum != md.layers)
       par.fail("pp_layers", fmt::format("the layer counts add up to {} but the model has {} layers", sum, md.layers));
     if (n != std::size_t(vstages)) {  // per stage: split each stage's layers evenly over its chunks
@@ -566,6 +566,13 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
       }
       p.pp_layers = per_vstage;
     }
+    // Only the virtual stages that hold the embedding or the loss may hold no layer (Megatron's
+    // pipeline layout: a stage of just "E" or just "L"); in the V both are rank 0's.
+    for (std::size_t i = 1; i + 1 < p.pp_layers.size(); ++i)
+      if (p.pp_layers[i] == 0)
+        par.fail("pp_layers", fmt::format("virtual stage {} holds no layer: only the first and the last (the "
+                                          "embedding's and the loss's) may",
+                                          i));
   } else if (const std::string why = pipeline_refusal(md, p.pp, p.vpp, &p.pp_layers, p.v_shape()); !why.empty()) {
     par.fail(p.vpp > 1 ? "vpp" : "pp", why);  // else pp_layers holds the automatic split, if uneven (models::describe_split)
   }

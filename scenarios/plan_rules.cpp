@@ -52,6 +52,9 @@ std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::v
     if (split) *split = std::move(layers);
     return "";
   }
+  if (v_shape)
+    return fmt::format("pp = {} needs at least 2·(pp − 1) = {} layers for the V (one per chunk off rank 0); the model has {}",
+                       pp, 2 * (pp - 1), m.layers);
   return fmt::format("pp*vpp = {} exceeds the model's {} layers (at least one layer per stage)", vstages, m.layers);
 }
 

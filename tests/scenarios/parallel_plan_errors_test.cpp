@@ -60,6 +60,12 @@ TEST_CASE("pp that does not divide the layers gets an automatic split unless pp_
   REQUIRE_THAT(error_of(plan("pp: 3, pp_layers: [26, 27, 28]", 48, 48)),
                Catch::Contains("parallelism.pp_layers") && Catch::Contains("81"));
   REQUIRE_THAT(error_of(plan("pp: 3, pp_layers: [40, 40]", 48, 48)), Catch::Contains("parallelism.pp_layers"));
+  // Only the stages holding the embedding or the loss may hold no layer (Megatron's pipeline layout).
+  REQUIRE(load_scenario_string(plan("pp: 3, pp_layers: [0, 40, 40]", 48, 48)).parallel.pp_layers ==
+          std::vector<int>{0, 40, 40});
+  REQUIRE_NOTHROW(load_scenario_string(plan("pp: 3, pp_layers: [40, 40, 0]", 48, 48)));
+  REQUIRE_THAT(error_of(plan("pp: 3, pp_layers: [40, 0, 40]", 48, 48)),
+               Catch::Contains("parallelism.pp_layers") && Catch::Contains("virtual stage 1 holds no layer"));
 }
 
 TEST_CASE("the product of the parallel sizes must match the GPUs", "[scenarios]") {
