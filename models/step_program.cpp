@@ -132,8 +132,8 @@ UnitProgram transformer_block(const ParallelSpec& p, const BlockParts& parts, co
   const bool split = p.splits_backward();
   const auto& BI = split ? parts.bwd_input : B;
   ProgramWriter b, w;
-  auto wgrad = [&](BlockPart x) {
-    if (split) w.compute(part(parts.wgrad, x), x);
+  auto wgrad = [&](BlockPart bp) {
+    if (split) w.compute(part(parts.wgrad, bp), bp);
   };
   if (routed) b.append(routed->backward), w.append(routed->weight_grad);
   if (sp && mlp_tp) b.comm(x.ag, TaskKind::tp_comm, !ov, 1);

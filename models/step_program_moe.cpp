@@ -257,7 +257,7 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
   if (m.hybrid()) prog.selective_recompute_s = 0;
   // A layer without a mixer: the MoE block's host waits count no attention kernels.
   StepCosts hollow = c;
-  for (BlockPart x : {norm_attn, qkv, core, attn_out, qkv_wgrad}) hollow.part_fwd[x] = {}, hollow.part_bwd[x] = {};
+  for (BlockPart bp : {norm_attn, qkv, core, attn_out, qkv_wgrad}) hollow.part_fwd[bp] = {}, hollow.part_bwd[bp] = {};
   // Kinds by (attention, MLP); blocks[0] stays the dense standard block. An MoE kind's host
   // waits come from its own kernel list (its attention kind included).
   std::vector<int> kind_of(kAttentionKinds * kMlpKinds, -1);

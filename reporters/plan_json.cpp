@@ -69,7 +69,7 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
     o += fmt::format(", \"days_to_train_high\": {:.10g}, \"error_band_basis\": {}, \"poorly_validated\": {}",
                      c.days_high, json_quote(c.band_basis), c.poorly_validated ? "true" : "false");
     std::string same;
-    for (const auto& e : equivalent_settings(header, c)) same += (same.empty() ? "" : ", ") + json_quote(e);
+    for (const auto& setting : equivalent_settings(header, c)) same += (same.empty() ? "" : ", ") + json_quote(setting);
     o += fmt::format(", \"equivalent_settings\": [{}]", same);
     return o + "}";
   };

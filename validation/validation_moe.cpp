@@ -269,9 +269,9 @@ scenarios::ScenarioPatch moe_training_patch(const Row& r, const FamilyConvention
   }
   y.set("training.moe_load_imbalance", scenarios::value_of(imbalance));
   recipe_host(r, &out->assumptions, &y);
-  if (const RecipeRecompute recipe = recipe_recompute(r); !recipe.mode.empty())
-    assume(fmt::format("recompute not stated: {}{} ({})", recipe.mode,
-                       recipe.modules.empty() ? "" : fmt::format(" [{}]", fmt::join(recipe.modules, ", ")), recipe.source));
+  if (const RecipeRecompute rec = recipe_recompute(r); !rec.mode.empty())
+    assume(fmt::format("recompute not stated: {}{} ({})", rec.mode,
+                       rec.modules.empty() ? "" : fmt::format(" [{}]", fmt::join(rec.modules, ", ")), rec.source));
   return y;
 }
 

@@ -14,7 +14,7 @@ int stage_moe_layers(const ModelSpec& m, const ParallelSpec& p, const std::vecto
   for (int ch = 0; ch < p.vpp; ++ch) {
     const int vs = ch * p.pp + stage;
     int first = 0;
-    for (int v = 0; v < vs; ++v) first += vlayers[static_cast<std::size_t>(v)];
+    for (int u = 0; u < vs; ++u) first += vlayers[static_cast<std::size_t>(u)];
     for (int l = 0; l < vlayers[static_cast<std::size_t>(vs)]; ++l) n += m.moe_layer(first + l) ? 1 : 0;
     if (vs == vstages - 1)
       for (int j = 0; j < m.mtp_layers; ++j) n += m.moe_layer(m.layers + j) ? 1 : 0;
@@ -64,7 +64,7 @@ GradientPlan plan_gradients(const ModelSpec& m, const TrainingSpec& t, const Par
   for (int ch = p.vpp - 1; ch >= 0; --ch) {
     const int vs = ch * p.pp + s;
     int first = 0;
-    for (int v = 0; v < vs; ++v) first += vlayers[static_cast<std::size_t>(v)];
+    for (int u = 0; u < vs; ++u) first += vlayers[static_cast<std::size_t>(u)];
     g.chunk_unit_offset[static_cast<std::size_t>(ch)] = int(g.unit_params.size());
     if (vs == vstages - 1) g.unit_params.push_back(head + mtp);
     for (int l = vlayers[static_cast<std::size_t>(vs)] - 1; l >= 0; --l)

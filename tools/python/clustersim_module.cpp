@@ -162,8 +162,8 @@ py::object plan(const std::string& model, const py::object& tokens, double days,
   in.global_batch = optional_int(global_batch);
   // A number (every hardware), "h100-sxm=2.5,gb200=6" or {"h100-sxm": 2.5, "gb200": 6}.
   if (py::isinstance<py::dict>(cost_per_gpu_hour)) {
-    for (const auto& [hw, price] : cost_per_gpu_hour.cast<py::dict>())
-      in.prices += (in.prices.empty() ? "" : ",") + py::str(hw).cast<std::string>() + "=" + py::str(price).cast<std::string>();
+    for (const auto& [name, price] : cost_per_gpu_hour.cast<py::dict>())
+      in.prices += (in.prices.empty() ? "" : ",") + py::str(name).cast<std::string>() + "=" + py::str(price).cast<std::string>();
   } else if (py::isinstance<py::str>(cost_per_gpu_hour)) {
     in.prices = cost_per_gpu_hour.cast<std::string>();
   } else if (!cost_per_gpu_hour.is_none()) {
