@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -43,18 +44,30 @@ std::vector<bool> eval_layer_list(const std::string& s, const std::string& flag,
 }
 
 MoeLayerPattern moe_pattern_of(const std::vector<bool>& is_moe) {
+  // The scenario's rule (ModelSpec::moe_layer): after dense_layers, the last layer of every
+  // `frequency` is MoE. Read off the first two MoE layers, then checked against the whole list.
   MoeLayerPattern p;
   const int n = static_cast<int>(is_moe.size());
-  while (p.dense_layers < n && !is_moe[static_cast<std::size_t>(p.dense_layers)]) ++p.dense_layers;
-  int moe = 0;
-  for (bool b : is_moe) moe += b ? 1 : 0;
-  if (moe == 0) return p;
-  p.frequency = std::max(1, static_cast<int>(std::lround(static_cast<double>(n - p.dense_layers) / moe)));
-  int expected = 0;
-  for (int i = p.dense_layers; i < n; i += p.frequency) ++expected;
-  if (expected != moe)
-    p.note = fmt::format("MoE layer pattern ({} MoE of {} layers) approximated as {} dense layers then every {}-th layer MoE",
-                         moe, n, p.dense_layers, p.frequency);
+  std::vector<int> at;
+  for (int i = 0; i < n; ++i)
+    if (is_moe[static_cast<std::size_t>(i)]) at.push_back(i);
+  if (at.empty()) {
+    p.dense_layers = n;
+    return p;
+  }
+  p.frequency = at.size() > 1 ? at[1] - at[0] : 1;
+  p.dense_layers = std::max(0, at[0] - (p.frequency - 1));
+  int ruled = 0;
+  bool exact = true;
+  for (int i = 0; i < n; ++i) {
+    const bool moe = i >= p.dense_layers && (i - p.dense_layers) % p.frequency == p.frequency - 1;
+    ruled += moe ? 1 : 0;
+    exact = exact && moe == is_moe[static_cast<std::size_t>(i)];
+  }
+  if (!exact)
+    p.note = fmt::format("MoE layer pattern ({} MoE of {} layers) approximated as {} dense layers then the last of every {} "
+                         "layers MoE ({} MoE)",
+                         at.size(), n, p.dense_layers, p.frequency, ruled);
   return p;
 }
 

@@ -8,7 +8,7 @@ namespace clustersim::scenarios::importers {
 
 struct MoeLayerPattern {
   int dense_layers = 0;  ///< leading dense layers
-  int frequency = 1;     ///< after them, one layer in `frequency` is MoE
+  int frequency = 1;     ///< after them, the last layer of every `frequency` is MoE (ModelSpec::moe_layer)
   std::string note;      ///< set when the pattern is only approximated by (dense_layers, frequency)
 };
 
