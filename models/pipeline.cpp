@@ -87,8 +87,9 @@ std::string describe_split(int layers, const ParallelSpec& p, int last_extra) {
   if (p.v_shape()) {
     const UnevenSplit v = v_stage_layers(layers, p.pp, last_extra);
     if (!automatic_split(layers, n, last_extra) || v.layers != p.pp_layers) return "as given in parallelism.pp_layers";
-    return "the V's split: rank 0 (the first and the last virtual stage) also runs the embedding, the loss" +
-           std::string(last_extra > 0 ? " and the MTP modules" : "") + ", the ranks' totals balanced with them";
+    return "the V's split: rank 0 (the first and the last virtual stage) also runs the embedding" +
+           std::string(last_extra > 0 ? ", the loss and the MTP modules" : " and the loss") +
+           "; the ranks' totals balanced with them";
   }
   const UnevenSplit rule = automatic_split(layers, n, last_extra) ? uneven_stage_layers(layers, n, last_extra) : UnevenSplit{};
   if (rule.layers.empty() || rule.layers != p.pp_layers) return "as given in parallelism.pp_layers";

@@ -574,7 +574,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
                                           "embedding's and the loss's) may",
                                           i));
   } else if (const std::string why = pipeline_refusal(md, p.pp, p.vpp, &p.pp_layers, p.v_shape()); !why.empty()) {
-    par.fail(p.vpp > 1 ? "vpp" : "pp", why);  // else pp_layers holds the automatic split, if uneven (models::describe_split)
+    par.fail(p.vpp > 1 && !p.v_shape() ? "vpp" : "pp", why);  // else pp_layers holds the automatic split, if uneven (models::describe_split)
   }
   const long model_parallel = long(p.tp) * p.pp * p.cp;
   if (sc.cluster.gpus % model_parallel != 0)

@@ -86,3 +86,19 @@ TEST_CASE("schedule, vpp, fsdp and cp combinations are checked", "[scenarios]") 
   REQUIRE_THAT(error_of(plan("schedule: zigzag")), Catch::Contains("parallelism.schedule"));
   REQUIRE_THAT(error_of(plan("pipline: 2")), Catch::Contains("pipline"));
 }
+
+TEST_CASE("a V schedule with fewer than one layer per chunk off rank 0 is refused on parallelism.pp", "[scenarios]") {
+  auto with_layers = [](int n) {
+    return fmt::format(R"(
+model: {{layers: {}, hidden: 1024, heads: 16, ffn_hidden: 4096, vocab: 32000, activation: swiglu, norm: rmsnorm, position: rope}}
+hardware: h100-sxm
+cluster: {{gpus: 4}}
+parallelism: {{pp: 4, schedule: dualpipev}}
+training: {{seq_len: 2048, global_batch: 16}}
+)",
+                       n);
+  };
+  // 6 layers: rank 0 keeps only the embedding and the loss, every other rank one layer per chunk.
+  REQUIRE(load_scenario_string(with_layers(6)).parallel.pp_layers == std::vector<int>{0, 1, 1, 1, 1, 1, 1, 0});
+  REQUIRE_THAT(error_of(with_layers(5)), Catch::Contains("parallelism.pp:") && Catch::Contains("2·(pp − 1) = 6"));
+}
