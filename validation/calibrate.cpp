@@ -75,6 +75,7 @@ ErrorStats stats_at(const Rows& rows, const Values& v, std::vector<RowOutcome>* 
     RowOutcome o;
     o.id = r->id;
     o.family = r->family;
+    o.holdout = r->holdout;
     o.simulated = true;
     o.error = r->error(v.at(r->hardware).values);
     out.push_back(o);
@@ -166,7 +167,7 @@ ModeFit fit_and_hold_out(FitMode mode, const std::vector<FitRow>& rows, const st
   m.values = fit_mode(mode, tuning, profiles);
   m.in_sample = stats_at(tuning, m.values);
   m.holdout_split = stats_at(split, m.values);
-  std::vector<RowOutcome> held, held_tuning;
+  std::vector<RowOutcome> held;
   for (const auto& [fam, members] : by_family) {
     Rows others;
     for (const FitRow* r : tuning)
@@ -176,14 +177,13 @@ ModeFit fit_and_hold_out(FitMode mode, const std::vector<FitRow>& rows, const st
     h.family = fam;
     h.fitted_without = fit_mode(mode, others, profiles);
     h.held_out = stats_at(members, h.fitted_without, &held);
-    Rows members_tuning;
-    for (const FitRow* r : members)
-      if (!r->holdout) members_tuning.push_back(r);
-    stats_at(members_tuning, h.fitted_without, &held_tuning);
     m.holdouts.push_back(std::move(h));
   }
   m.leave_one_family_out = stats_of(held);
-  m.leave_one_family_out_tuning = stats_of(held_tuning);
+  std::vector<const RowOutcome*> tuning_held;
+  for (const auto& o : held)
+    if (!o.holdout) tuning_held.push_back(&o);
+  m.leave_one_family_out_tuning = error_stats(tuning_held);
   m.held_out_rows = std::move(held);
   return m;
 }

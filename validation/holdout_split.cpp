@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <initializer_list>
 #include <vector>
 
 #include "scenarios/error.hpp"
@@ -30,45 +32,39 @@ bool valid_date(const std::string& d) {
   return d.size() == 7 && digits(0, 4) && d[4] == '-' && digits(5, 2) && d.substr(5) >= "01" && d.substr(5) <= "12";
 }
 
-std::string required(const std::map<std::string, std::string>& r, const char* col, const std::string& where) {
-  const auto it = r.find(col);
-  if (it == r.end()) throw scenarios::ScenarioError(fmt::format("{}: missing column '{}'", where, col));
-  return it->second;
+// The rows of a compiled-in table (`name` in errors), each made by make(row, "name:line"), after
+// checking that every column of `columns` is there.
+template <class T, class Make>
+std::vector<T> read_table(const char* text, const std::string& name, std::initializer_list<const char*> columns, Make make) {
+  const CsvTable t = parse_csv(text, name);
+  for (const char* col : columns)
+    if (std::find(t.columns.begin(), t.columns.end(), col) == t.columns.end())
+      throw scenarios::ScenarioError(fmt::format("{}:1: missing column '{}'", name, col));
+  std::vector<T> out;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) out.push_back(make(t.rows[i], fmt::format("{}:{}", name, i + 2)));
+  return out;
+}
+
+const std::string& checked_date(const std::string& d, const std::string& where, const char* key) {
+  if (!valid_date(d)) throw scenarios::ScenarioError(fmt::format("{}: {}: '{}' is not YYYY or YYYY-MM", where, key, d));
+  return d;
 }
 
 const std::vector<SourceDate>& source_dates() {
-  static const std::vector<SourceDate> table = [] {
-    const std::string name = "data/validation/source_dates.csv";
-    const CsvTable t = parse_csv(source_dates_text(), name);
-    std::vector<SourceDate> out;
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      const std::string where = fmt::format("{}:{}", name, i + 2);
-      SourceDate d{required(t.rows[i], "family", where), required(t.rows[i], "source_contains", where),
-                   required(t.rows[i], "published", where)};
-      if (!valid_date(d.published))
-        throw scenarios::ScenarioError(fmt::format("{}: published: '{}' is not YYYY or YYYY-MM", where, d.published));
-      out.push_back(std::move(d));
-    }
-    return out;
-  }();
+  static const std::vector<SourceDate> table = read_table<SourceDate>(
+      source_dates_text(), "data/validation/source_dates.csv", {"family", "source_contains", "published"},
+      [](const auto& r, const std::string& where) {
+        return SourceDate{r.at("family"), r.at("source_contains"), checked_date(r.at("published"), where, "published")};
+      });
   return table;
 }
 
 const std::vector<Cutoff>& cutoffs() {
-  static const std::vector<Cutoff> table = [] {
-    const std::string name = "data/validation/holdout_split.csv";
-    const CsvTable t = parse_csv(holdout_split_text(), name);
-    std::vector<Cutoff> out;
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      const std::string where = fmt::format("{}:{}", name, i + 2);
-      Cutoff c{required(t.rows[i], "id_prefix", where), required(t.rows[i], "held_out_from", where),
-               required(t.rows[i], "why", where)};
-      if (!valid_date(c.from))
-        throw scenarios::ScenarioError(fmt::format("{}: held_out_from: '{}' is not YYYY or YYYY-MM", where, c.from));
-      out.push_back(std::move(c));
-    }
-    return out;
-  }();
+  static const std::vector<Cutoff> table = read_table<Cutoff>(
+      holdout_split_text(), "data/validation/holdout_split.csv", {"id_prefix", "held_out_from", "why"},
+      [](const auto& r, const std::string& where) {
+        return Cutoff{r.at("id_prefix"), checked_date(r.at("held_out_from"), where, "held_out_from"), r.at("why")};
+      });
   return table;
 }
 
@@ -83,8 +79,9 @@ const Cutoff& cutoff_of(const std::string& id) {
 }  // namespace
 
 std::optional<std::string> source_published(const std::map<std::string, std::string>& row) {
-  const std::string id = required(row, "id", "published row");
-  const std::string family = family_of(id);
+  const auto id_it = row.find("id");
+  if (id_it == row.end()) return std::nullopt;
+  const std::string family = family_of(id_it->second);
   const auto source_it = row.find("source");
   if (source_it == row.end()) return std::nullopt;
   const std::string& source = source_it->second;
@@ -97,7 +94,7 @@ std::string holdout_from(const std::string& id) { return cutoff_of(id).from; }
 
 bool in_holdout_split(const std::map<std::string, std::string>& row) {
   const auto published = source_published(row);
-  return published && *published >= holdout_from(required(row, "id", "published row"));
+  return published && *published >= holdout_from(row.at("id"));
 }
 
 std::string holdout_description(const std::string& id) {

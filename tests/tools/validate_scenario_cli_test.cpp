@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "support/published_rows.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 #include "validation/conventions.hpp"
@@ -18,10 +19,7 @@ const std::string kBin = CLUSTERSIM_BINARY;
 
 const std::map<std::string, std::string>& published_row(const std::string& id) {
   static const studies::CsvTable table = studies::parse_csv(studies::published_csv_text(), "published.csv");
-  for (const auto& r : table.rows)
-    if (r.at("id") == id) return r;
-  FAIL("no published row " << id);
-  return table.rows.front();
+  return testing::row_with_id(table, id);
 }
 }  // namespace
 

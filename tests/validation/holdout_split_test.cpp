@@ -5,17 +5,11 @@
 #include "validation/calibrate.hpp"
 #include "validation/conventions.hpp"
 #include "validation/holdout_split.hpp"
+#include "support/published_rows.hpp"
 
 using namespace clustersim::studies;
 
-namespace {
-const std::map<std::string, std::string>& row_of(const CsvTable& t, const std::string& id) {
-  for (const auto& r : t.rows)
-    if (r.at("id") == id) return r;
-  FAIL("no row " << id);
-  return t.rows.front();
-}
-}  // namespace
+using clustersim::testing::row_with_id;
 
 TEST_CASE("held-out split: every published row, dense and MoE, has its source's date", "[validation][holdout]") {
   for (const char* text : {published_csv_text(), published_moe_csv_text()})
@@ -28,17 +22,17 @@ TEST_CASE("held-out split: every published row, dense and MoE, has its source's 
 TEST_CASE("held-out split: the newest sources by date, per table", "[validation][holdout]") {
   const CsvTable dense = parse_csv(published_csv_text(), "published.csv");
   const CsvTable moe = parse_csv(published_moe_csv_text(), "published_moe.csv");
-  CHECK(in_holdout_split(row_of(dense, "MBRIDGE-001")));
-  CHECK(in_holdout_split(row_of(dense, "DGXC-L405B25-001")));
-  CHECK(in_holdout_split(row_of(dense, "TORCHTITAN-019")));    // asyncTP tables, Jun 2025
-  CHECK_FALSE(in_holdout_split(row_of(dense, "TORCHTITAN-001")));  // Dec 2024, same family
-  CHECK_FALSE(in_holdout_split(row_of(dense, "DGXC-L405B-001")));  // v24.11.1
-  CHECK_FALSE(in_holdout_split(row_of(dense, "MEG-SC21-001")));
-  CHECK(source_published(row_of(dense, "TORCHTITAN-033")) == "2024-08");
-  CHECK(in_holdout_split(row_of(moe, "MOE-MBRIDGE-001")));        // 26.08
-  CHECK(in_holdout_split(row_of(moe, "MOE-MBRIDGE-019")));        // 26.06.01
-  CHECK_FALSE(in_holdout_split(row_of(moe, "MOE-MBRIDGE-163")));  // 25.11
-  CHECK_FALSE(in_holdout_split(row_of(moe, "MOE-DSREPORT-001")));
+  CHECK(in_holdout_split(row_with_id(dense, "MBRIDGE-001")));
+  CHECK(in_holdout_split(row_with_id(dense, "DGXC-L405B25-001")));
+  CHECK(in_holdout_split(row_with_id(dense, "TORCHTITAN-019")));    // asyncTP tables, Jun 2025
+  CHECK_FALSE(in_holdout_split(row_with_id(dense, "TORCHTITAN-001")));  // Dec 2024, same family
+  CHECK_FALSE(in_holdout_split(row_with_id(dense, "DGXC-L405B-001")));  // v24.11.1
+  CHECK_FALSE(in_holdout_split(row_with_id(dense, "MEG-SC21-001")));
+  CHECK(source_published(row_with_id(dense, "TORCHTITAN-033")) == "2024-08");
+  CHECK(in_holdout_split(row_with_id(moe, "MOE-MBRIDGE-001")));        // 26.08
+  CHECK(in_holdout_split(row_with_id(moe, "MOE-MBRIDGE-019")));        // 26.06.01
+  CHECK_FALSE(in_holdout_split(row_with_id(moe, "MOE-MBRIDGE-163")));  // 25.11
+  CHECK_FALSE(in_holdout_split(row_with_id(moe, "MOE-DSREPORT-001")));
   CHECK(holdout_from("MOE-MBRIDGE-001") == "2026-06");
   CHECK(holdout_from("MBRIDGE-001") == "2025-05");
   // A user's own table (no dated source) is never in the split.
