@@ -2,6 +2,7 @@
 
 #include "studies/json_text.hpp"
 #include "reporters/svg.hpp"
+#include "units/units.hpp"
 
 #include <fmt/format.h>
 
@@ -41,7 +42,7 @@ std::string format_explain_text(const scenarios::Explanation& ex, const scenario
   if (ex.advice.empty()) o += "    none: no searched change beats this plan\n";
   for (const auto& a : ex.advice) {
     // Peak memory per GPU where the change moves it by at least the 0.1 GiB shown.
-    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const double gib = units::kBytesPerGiB;
     const bool memory_moves = std::abs(a.memory_after_bytes - a.memory_before_bytes) >= 0.05 * gib;
     o += fmt::format("    {}\n      → {}: MFU {:.1f} % → {:.1f} %, step {:.3f} s → {:.3f} s{}{}\n", a.symptom, a.change,
                      100 * a.mfu_before, 100 * a.mfu_after, a.step_before_s, a.step_after_s,

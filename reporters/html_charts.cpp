@@ -10,11 +10,10 @@
 #include <utility>
 
 #include "reporters/svg.hpp"
+#include "units/units.hpp"
 
 namespace clustersim::reporters {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Round tick steps (1, 2, 5 × 10^k) covering [lo, hi] with about `n` intervals.
 std::vector<double> nice_ticks(double lo, double hi, int n) {
@@ -74,7 +73,7 @@ std::string memory_chart_svg(const std::vector<models::MemoryEstimate>& stages) 
   const int height = top + int(stages.size()) * bar_h + 70;
   double hi = 0;
   for (const auto& s : stages) hi = std::max({hi, s.total_bytes, s.capacity_bytes});
-  const auto ticks = nice_ticks(0, hi / kGiB, 8);
+  const auto ticks = nice_ticks(0, hi / units::kBytesPerGiB, 8);
   const double x_max = ticks.back();
   auto x_of = [&](double gib) { return left + gib / x_max * plot_w; };
   std::string o = svg_open(left + plot_w + 40, height);
@@ -93,12 +92,12 @@ std::string memory_chart_svg(const std::vector<models::MemoryEstimate>& stages) 
     double at = 0;
     for (int k = 0; k < 6; ++k) {
       o += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>stage {}: {} {:.2f} GiB</title></rect>\n",
-                       x_of(at), y + 3, x_of(at + parts[k] / kGiB) - x_of(at), bar_h - 6, colors[k], s.stage, names[k], parts[k] / kGiB);
-      at += parts[k] / kGiB;
+                       x_of(at), y + 3, x_of(at + parts[k] / units::kBytesPerGiB) - x_of(at), bar_h - 6, colors[k], s.stage, names[k], parts[k] / units::kBytesPerGiB);
+      at += parts[k] / units::kBytesPerGiB;
     }
     o += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\" stroke-width=\"2\">"
                      "<title>capacity {3:.2f} GiB</title></line>\n",
-                     x_of(s.capacity_bytes / kGiB), y + 1, y + bar_h - 1, s.capacity_bytes / kGiB);
+                     x_of(s.capacity_bytes / units::kBytesPerGiB), y + 1, y + bar_h - 1, s.capacity_bytes / units::kBytesPerGiB);
   }
   for (int k = 0; k < 6; ++k) o += legend_item(left + k * 110, 12, colors[k], names[k]);
   o += fmt::format("<line x1=\"{0}\" y1=\"12\" x2=\"{0}\" y2=\"24\" stroke=\"black\" stroke-width=\"2\"/>"

@@ -9,11 +9,10 @@
 #include "reporters/report.hpp"
 #include "reporters/svg.hpp"
 #include "studies/error_band.hpp"
+#include "units/units.hpp"
 
 namespace clustersim::reporters {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 constexpr const char* kStyle = R"(body{font-family:sans-serif;margin:24px auto;max-width:1280px;color:#222}
 h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc;padding-bottom:3px}
@@ -56,7 +55,7 @@ std::string summary_section(const scenarios::Report& r) {
   o += kv_row("HFU", "hfu", r.hfu, fmt::format("{:.1f} %", 100 * r.hfu));
   o += kv_row("model FLOP/s per GPU", "tflops_per_gpu", r.tflops_per_gpu, fmt::format("{:.0f} TFLOP/s", r.tflops_per_gpu));
   o += kv_row("peak memory per GPU", "peak_memory_bytes", r.memory.total_bytes,
-              fmt::format("{:.1f} GiB of {:.1f} GiB{}", r.memory.total_bytes / kGiB, r.memory.capacity_bytes / kGiB,
+              fmt::format("{:.1f} GiB of {:.1f} GiB{}", r.memory.total_bytes / units::kBytesPerGiB, r.memory.capacity_bytes / units::kBytesPerGiB,
                           r.memory.fits() ? "" : " (does not fit)"));
   if (sc.training.tokens > 0) {
     o += kv_row("days to train", "days_to_train", r.days_to_train,
@@ -82,7 +81,7 @@ std::string memory_section(const scenarios::Report& r) {
     o += fmt::format("<tr><td>{}</td>", s.stage);
     for (double v : {s.weights_bytes, s.gradients_bytes, s.optimizer_bytes, s.activations_bytes, s.logits_bytes,
                      s.reserved_bytes, s.total_bytes, s.capacity_bytes})
-      o += fmt::format("<td data-value=\"{:.17g}\">{:.2f}</td>", v, v / kGiB);
+      o += fmt::format("<td data-value=\"{:.17g}\">{:.2f}</td>", v, v / units::kBytesPerGiB);
     o += "</tr>\n";
   }
   return o + "</table><p class=\"note\">GiB (2<sup>30</sup> bytes).</p>\n</section>\n";

@@ -8,11 +8,10 @@
 #include "studies/sweep_table.hpp"
 #include "reporters/html_report.hpp"
 #include "reporters/svg.hpp"
+#include "units/units.hpp"
 
 namespace clustersim::reporters {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 bool read_number(const std::string& cell, double* v) {
   if (cell.empty()) return false;
@@ -33,7 +32,7 @@ const MetricColumn kMetrics[] = {
     {"days_to_train", "days", [](double v) { return fmt::format("{:.2f}", v); }},
     {"gpu_hours", "GPU-hours", [](double v) { return v >= 1e4 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v); }},
     {"cost_usd", "cost (USD)", [](double v) { return fmt::format("{:.0f}", v); }},
-    {"peak_memory_bytes", "memory (GiB)", [](double v) { return fmt::format("{:.1f}", v / kGiB); }},
+    {"peak_memory_bytes", "memory (GiB)", [](double v) { return fmt::format("{:.1f}", v / units::kBytesPerGiB); }},
 };
 
 std::string cell_or_blank(const std::vector<std::string>& header, const std::vector<std::string>& cells, const char* key) {

@@ -14,13 +14,13 @@
 #include "studies/error_band.hpp"
 #include "studies/json_text.hpp"
 #include "studies/metrics.hpp"
+#include "units/units.hpp"
 
 namespace clustersim::reporters {
 namespace {
 
 using studies::json_quote;
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string si(double v, const char* unit) {
   const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
@@ -188,16 +188,16 @@ std::string format_text(const scenarios::Report& r) {
     o += fmt::format("    (MoE: EP {} x ETP {} x EDP {}, {} dispatcher; its all-to-alls ran {:.4f} s)\n", p.ep, p.etp, p.edp(),
                      models::name(r.scenario.training.moe_dispatcher), r.step.ep_comm_busy_s);
   const auto& m = r.memory;
-  o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}{}\n", m.total_bytes / kGiB, m.capacity_bytes / kGiB,
+  o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}{}\n", m.total_bytes / units::kBytesPerGiB, m.capacity_bytes / units::kBytesPerGiB,
                    m.fits() ? "fits" : "DOES NOT FIT",
                    p.pp > 1 ? fmt::format("  (peak stage {}, {} block-micro-batches of activations)", m.stage, m.layers_in_flight)
                             : std::string());
   o += fmt::format("    weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB\n",
-                   m.weights_bytes / kGiB, m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB,
-                   m.activations_bytes / kGiB, m.logits_bytes / kGiB, m.reserved_bytes / kGiB);
+                   m.weights_bytes / units::kBytesPerGiB, m.gradients_bytes / units::kBytesPerGiB, m.optimizer_bytes / units::kBytesPerGiB,
+                   m.activations_bytes / units::kBytesPerGiB, m.logits_bytes / units::kBytesPerGiB, m.reserved_bytes / units::kBytesPerGiB);
   if (r.memory_per_stage.size() > 1) {
     o += "    by pipeline stage:";
-    for (const auto& st : r.memory_per_stage) o += fmt::format(" {:.1f}", st.total_bytes / kGiB);
+    for (const auto& st : r.memory_per_stage) o += fmt::format(" {:.1f}", st.total_bytes / units::kBytesPerGiB);
     o += " GiB\n";
   }
   o += assumptions_text(r);

@@ -6,12 +6,9 @@
 #include <vector>
 
 #include "models/memory.hpp"
+#include "units/units.hpp"
 
 namespace clustersim::studies {
-namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-}  // namespace
-
 std::string memory_error(const scenarios::Report& r) { return memory_error(r.scenario, r.memory); }
 
 std::optional<std::string> memory_prescreen(const scenarios::Scenario& sc) {
@@ -34,12 +31,12 @@ std::string memory_error(const scenarios::Scenario& sc, const models::MemoryEsti
   tries.push_back("a larger parallelism.tp / parallelism.pp");
   std::string hint;
   for (std::size_t i = 0; i < tries.size(); ++i) hint += (i == 0 ? "" : i + 1 == tries.size() ? " or " : ", ") + tries[i];
+  const auto gib = [](double bytes) { return bytes / units::kBytesPerGiB; };
   return fmt::format(
       "{}: plan does not fit in memory: needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, "
       "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, logits {:.1f}, reserved {:.1f} GiB); try {}",
-      sc.source, m.total_bytes / kGiB, m.capacity_bytes / kGiB, m.weights_bytes / kGiB,
-      m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB, m.activations_bytes / kGiB, m.logits_bytes / kGiB,
-      m.reserved_bytes / kGiB, hint);
+      sc.source, gib(m.total_bytes), gib(m.capacity_bytes), gib(m.weights_bytes), gib(m.gradients_bytes),
+      gib(m.optimizer_bytes), gib(m.activations_bytes), gib(m.logits_bytes), gib(m.reserved_bytes), hint);
 }
 
 }  // namespace clustersim::studies

@@ -54,6 +54,8 @@ inline constexpr double kBitsPerByte = 8.0;
 /// A rate quoted in bit/s (network links, "400 Gb/s") as bytes per second.
 constexpr BytesPerSecond from_bits_per_second(double bits_per_s) { return BytesPerSecond(bits_per_s / kBitsPerByte); }
 inline constexpr double kSecondsPerDay = 86400.0;
+/// Memory is reported in GiB (2^30 bytes), never GB: what nvidia-smi and PyTorch's allocator print.
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// The unit a reported number is in; the suffix its key carries.
 enum class Unit { none, seconds, bytes, flop, bytes_per_s, flop_per_s, days, tokens, tokens_per_s, gpu_hours, usd };
