@@ -52,5 +52,6 @@ const char* family_conventions_text();
 const char* published_moe_csv_text();  ///< data/validation/published_moe.csv
 const char* source_dates_text();       ///< data/validation/source_dates.csv
 const char* holdout_split_text();      ///< data/validation/holdout_split.csv
+const char* row_recipes_text();        ///< data/validation/row_recipes.csv
 
 }  // namespace clustersim::studies

@@ -16,6 +16,7 @@
 #include "scenarios/simulate.hpp"
 #include "validation/conventions.hpp"
 #include "validation/holdout_split.hpp"
+#include "validation/row_recipes.hpp"
 #include "validation/validation_amd.hpp"
 #include "validation/validation_moe.hpp"
 #include "validation/validation_precision.hpp"
@@ -349,6 +350,8 @@ RowScenario row_scenario(const Row& published) {
   if (eager) y.set("training.fused_elementwise", false);
   if (!moe && recompute == "selective" && conv.selective_recompute == "fewest_blocks_that_fit")
     recompute_fewest_blocks(id, &out);
+  const scenarios::ScenarioPatch recipe = row_recipe_patch(id, &out.assumptions);
+  for (const auto& e : recipe.entries()) y.set(e.path, e.value);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "validation/row_recipes.hpp"
 #include "validation/validation_row.hpp"
 
 namespace clustersim::studies {
@@ -73,6 +74,14 @@ bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y
     y->set("model", preset);
     *layers_out = contains(preset, "super") ? 88 : 52;
     out->assumptions.push_back(fmt::format("model: the {} preset (its HF config.json)", preset));
+    if (contains(preset, "super") && family_of(field(r, "id")) == "MOE-MBRIDGE") {
+      // Megatron-Bridge runs the one MTP block of the HF config twice (mtp_num_layers = 2 with
+      // mtp_use_repeated_layer = True: src/megatron/bridge/recipes/nemotronh/nemotron_3_super.py at
+      // v0.4.2 and v0.5.1, perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0). Two modules here:
+      // the same work; their parameters counted twice (one block of 88, in the memory only).
+      y->set("model.mtp_layers", 2);
+      out->assumptions.push_back("MTP: the shared block run twice (Megatron-Bridge Nemotron 3 Super recipes, mtp_num_layers 2)");
+    }
     return true;
   }
   const std::string name = field(r, "model_name");
@@ -117,7 +126,8 @@ bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y
   y->set("model.moe.expert_ffn_hidden", expert_ffn).set("model.moe.dense_layers", dense_layers).set("model.moe.frequency", frequency);
   const std::string mtp = lower(field(r, "mtp"));
   if (mtp.rfind("yes", 0) == 0) y->set("model.mtp_layers", 1);
-  else if (mtp.empty() && contains(name, "deepseek-v3")) assume("MTP not stated: no MTP module");
+  else if (mtp.empty() && contains(name, "deepseek-v3") && !row_recipe_sets(field(r, "id"), "model.mtp_layers"))
+    assume("MTP not stated: no MTP module");
   return true;
 }
 
@@ -192,7 +202,10 @@ std::string recipe_dispatcher(const Row& r) {
 // DeepSeek-V3 GB200 and Qwen3 MoE B200/GB200 [attn, moe_router, moe_preprocess], Qwen3 MoE B300
 // [moe_router, moe_preprocess], GPT-OSS-120B GB200/GB300 full_iteration (gpt_oss/common.py
 // _apply_gpt_oss_120b_full_iter_fp8mx_configs), GPT-OSS B300 [attn, moe_router, moe_preprocess],
-// none elsewhere. GPT-OSS's fusion flags are not set there (Megatron-Core's default: off). The
+// none elsewhere. GPT-OSS-120B runs both fusions at every tag read (v0.2.2, v0.3.1, v0.4.2, v0.5.1):
+// moe_router_fusion = True in scripts/performance/configs/gpt_oss/gpt_oss_llm_pretrain.py
+// set_gpt_oss_common_configs, moe_permute_fusion = True in src/megatron/bridge/recipes/gpt_oss/
+// gpt_oss.py (only the 20B's perf defaults turn both off). The
 // recipes are those of the commits read, applied to every release of the row's model and GPU,
 // except where a row's notes quote its own release's recipe ("CUDA graphs: full_iteration",
 // "router fusion on", "permute fusion on": the 26.06.x rows from tags v0.5.0/v0.5.1 and the 26.08
@@ -224,22 +237,27 @@ void recipe_host(const Row& r, std::vector<std::string>* assumptions, scenarios:
   const bool b300 = contains(gpu, "b300") && !gb300, b200 = contains(gpu, "b200") && !gb200;
   // A row whose notes quote its release's recipe (read from that tag) says it; else the table.
   const std::string notes = field(r, "notes");
-  const bool router = dsv3 || qwen3 || kimi || contains(notes, "router fusion on");
-  const bool permute = dsv3 || qwen3 || contains(notes, "permute fusion on");
+  const bool gptoss120 = gptoss && contains(model, "120b");
+  const bool router = dsv3 || qwen3 || kimi || gptoss120 || contains(notes, "router fusion on");
+  const bool permute = dsv3 || qwen3 || gptoss120 || contains(notes, "permute fusion on");
   if (router) y->set("training.moe_router_fusion", true);
   if (permute) y->set("training.moe_permute_fusion", true);
   const auto quoted = quoted_graph_scope(notes, assumptions);
+  const bool own_scope = row_recipe_sets(field(r, "id"), "training.cuda_graph_scope");  // data/validation/row_recipes.csv
   std::vector<std::string> scope;
-  if (contains(notes, "cuda graphs: full_iteration")) scope = {"full_iteration"};
+  if (own_scope) scope = {};
+  else if (contains(notes, "cuda graphs: full_iteration")) scope = {"full_iteration"};
   else if (quoted) scope = *quoted;
   else if ((dsv3 && gb200) || (qwen3 && (b200 || gb200)) || (gptoss && b300)) scope = {"attn", "moe_router", "moe_preprocess"};
   else if (qwen3 && b300) scope = {"moe_router", "moe_preprocess"};
-  else if (gptoss && contains(model, "120b") && (gb200 || gb300)) scope = {"full_iteration"};
+  else if (gptoss120 && (gb200 || gb300)) scope = {"full_iteration"};
   if (!scope.empty()) y->set("training.cuda_graph_scope", scenarios::PatchList(scope.begin(), scope.end()));
   if (router || permute || !scope.empty())
     assumptions->push_back(fmt::format("MoE host recipe (Megatron-Bridge perf recipes): {}{}{}",
                                        router ? "router fusion" : "no router fusion", permute ? ", permute fusion" : "",
-                                       scope.empty() ? ", no CUDA graphs" : fmt::format(", cuda_graph_scope [{}]", fmt::join(scope, ", "))));
+                                       own_scope       ? ""
+                                       : scope.empty() ? ", no CUDA graphs"
+                                                       : fmt::format(", cuda_graph_scope [{}]", fmt::join(scope, ", "))));
 }
 
 }  // namespace
@@ -269,7 +287,8 @@ scenarios::ScenarioPatch moe_training_patch(const Row& r, const FamilyConvention
   }
   y.set("training.moe_load_imbalance", scenarios::value_of(imbalance));
   recipe_host(r, &out->assumptions, &y);
-  if (const RecipeRecompute rec = recipe_recompute(r); !rec.mode.empty())
+  if (const RecipeRecompute rec = recipe_recompute(r);
+      !rec.mode.empty() && !row_recipe_sets(field(r, "id"), "training.recompute_modules"))
     assume(fmt::format("recompute not stated: {}{} ({})", rec.mode,
                        rec.modules.empty() ? "" : fmt::format(" [{}]", fmt::join(rec.modules, ", ")), rec.source));
   return y;

@@ -1,0 +1,62 @@
+#include "validation/row_recipes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "scenarios/error.hpp"
+#include "studies/csv_table.hpp"
+#include "validation/conventions.hpp"
+
+namespace clustersim::studies {
+namespace {
+
+struct RecipeSetting {
+  std::string id;
+  scenarios::ScenarioPatch patch;  ///< the one assignment, naming its table line in errors
+  std::string assignment, source;
+};
+
+const std::vector<RecipeSetting>& settings() {
+  static const std::vector<RecipeSetting> table = [] {
+    const std::string name = "data/validation/row_recipes.csv";
+    const CsvTable t = parse_csv(row_recipes_text(), name);
+    for (const char* col : {"id", "set", "source"})
+      if (std::find(t.columns.begin(), t.columns.end(), col) == t.columns.end())
+        throw scenarios::ScenarioError(fmt::format("{}:1: missing column '{}'", name, col));
+    std::vector<RecipeSetting> out;
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const auto& r = t.rows[i];
+      const std::string where = fmt::format("{}:{}", name, i + 2);
+      if (r.at("source").empty()) throw scenarios::ScenarioError(where + ": source: empty; every setting names where it was read");
+      out.push_back({r.at("id"), scenarios::ScenarioPatch::parse({r.at("set")}, where), r.at("set"), r.at("source")});
+    }
+    return out;
+  }();
+  return table;
+}
+
+}  // namespace
+
+scenarios::ScenarioPatch row_recipe_patch(const std::string& id, std::vector<std::string>* assumptions) {
+  scenarios::ScenarioPatch out = scenarios::ScenarioPatch::from("data/validation/row_recipes.csv");
+  for (const auto& s : settings()) {
+    if (s.id != id) continue;
+    for (const auto& e : s.patch.entries()) out.add(e);
+    assumptions->push_back(fmt::format("the release's recipe: {} ({})", s.assignment, s.source));
+  }
+  return out;
+}
+
+bool row_recipe_sets(const std::string& id, const std::string& path) {
+  return std::any_of(settings().begin(), settings().end(),
+                     [&](const RecipeSetting& s) { return s.id == id && s.patch.find(path) != nullptr; });
+}
+
+std::vector<std::string> row_recipe_ids() {
+  std::vector<std::string> ids;
+  for (const auto& s : settings()) ids.push_back(s.id);
+  return ids;
+}
+
+}  // namespace clustersim::studies
