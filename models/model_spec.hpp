@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/enum_names.hpp"
+
 namespace clustersim::models {
 
 /// MLP activation. gelu and relu2 (squared ReLU, So et al. 2021 "Primer"; Nemotron-4) are
@@ -14,6 +16,12 @@ namespace clustersim::models {
 enum class Activation { gelu, swiglu, relu2, geglu };
 enum class Position { learned, rope };
 enum class Norm { layernorm, rmsnorm };
+inline constexpr NameTable<Activation, 4> kActivationNames{{{Activation::gelu, "gelu"},
+                                                            {Activation::swiglu, "swiglu"},
+                                                            {Activation::relu2, "relu2"},
+                                                            {Activation::geglu, "geglu"}}};
+inline constexpr NameTable<Position, 2> kPositionNames{{{Position::learned, "learned"}, {Position::rope, "rope"}}};
+inline constexpr NameTable<Norm, 2> kNormNames{{{Norm::layernorm, "layernorm"}, {Norm::rmsnorm, "rmsnorm"}}};
 
 inline bool gated(Activation a) { return a == Activation::swiglu || a == Activation::geglu; }
 
@@ -62,6 +70,7 @@ struct MambaSpec {
 ///   (rank value_head_dim) plus dt_bias (key_dim) and A_log (heads), b_proj h → heads, a low-rank
 ///   output gate g_a/g_b, the gated RMSNorm, o_proj.
 enum class LinearKind : std::uint8_t { gated_deltanet, kda };
+inline constexpr NameTable<LinearKind, 2> kLinearKindNames{{{LinearKind::gated_deltanet, "gated_deltanet"}, {LinearKind::kda, "kda"}}};
 struct LinearAttentionSpec {
   LinearKind kind = LinearKind::gated_deltanet;
   int heads = 0;           ///< value heads (Qwen3-Next linear_num_value_heads; KDA num_heads)

@@ -41,10 +41,8 @@ FailureRates llama3_failure_rates() {
 
 double llama3_planned_rate() { return 47 / kLlama3GpuSeconds; }
 
-const char* name(CheckpointMode m) { return m == CheckpointMode::sync ? "sync" : "async"; }
-const char* name(Packing p) {
-  return p == Packing::none ? "none" : p == Packing::bucketed ? "bucketed" : "packed";
-}
+const char* name(CheckpointMode m) { return name_in(kCheckpointModeNames, m).data(); }
+const char* name(Packing p) { return name_in(kPackingNames, p).data(); }
 
 double useful_token_fraction(const DataSpec& d, int seq_len) {
   if (d.packing == Packing::packed) return 1.0;

@@ -36,6 +36,9 @@ constexpr double kLlama3StorageBpsPerGpu = 2e12 / 16384;
 
 enum class CheckpointMode { sync, async };
 enum class Packing { none, bucketed, packed };
+inline constexpr NameTable<CheckpointMode, 2> kCheckpointModeNames{{{CheckpointMode::sync, "sync"}, {CheckpointMode::async, "async"}}};
+inline constexpr NameTable<Packing, 3> kPackingNames{
+    {{Packing::none, "none"}, {Packing::bucketed, "bucketed"}, {Packing::packed, "packed"}}};
 const char* name(CheckpointMode m);
 const char* name(Packing p);
 

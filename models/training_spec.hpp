@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
+#include "models/enum_names.hpp"
 #include "topologies/placement.hpp"
 
 namespace clustersim::models {
@@ -15,6 +16,16 @@ enum class FlopsFormula { megatron, palm };
 /// zb_h1: ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism" (ICLR 2024, arXiv 2401.10241
 /// §2.1): 1F1B with each backward split into B (input gradients) and W (weight gradients).
 enum class PipelineSchedule { one_f_one_b, gpipe, interleaved, zb_h1, dualpipev, zbv };
+inline constexpr NameTable<Recompute, 3> kRecomputeNames{
+    {{Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}}};
+inline constexpr NameTable<FlopsFormula, 2> kFlopsFormulaNames{{{FlopsFormula::megatron, "megatron"}, {FlopsFormula::palm, "palm"}}};
+/// parallelism.schedule and --schedules.
+inline constexpr NameTable<PipelineSchedule, 6> kPipelineScheduleNames{{{PipelineSchedule::one_f_one_b, "1f1b"},
+                                                                        {PipelineSchedule::gpipe, "gpipe"},
+                                                                        {PipelineSchedule::interleaved, "interleaved"},
+                                                                        {PipelineSchedule::zb_h1, "zb-h1"},
+                                                                        {PipelineSchedule::dualpipev, "dualpipev"},
+                                                                        {PipelineSchedule::zbv, "zbv"}}};
 /// How FP8 GEMM inputs get their scales (training.fp8_recipe; docs/recipes.md). delayed: from an
 /// amax history (Transformer Engine DelayedScaling, Megatron's default --fp8-recipe); tensorwise:
 /// current per-tensor amax (TE Float8CurrentScaling, torchao tensorwise); rowwise: per row
@@ -44,6 +55,8 @@ inline constexpr const char* kGraphScopeNames[] = {"attn", "mlp", "moe_router", 
 /// torchtitan's default ("for PP, do not reshard after forward to avoid per-microbatch
 /// all-gathers").
 enum class FsdpReshard { automatic, always, never };
+inline constexpr NameTable<FsdpReshard, 3> kFsdpReshardNames{
+    {{FsdpReshard::automatic, "auto"}, {FsdpReshard::always, "always"}, {FsdpReshard::never, "never"}}};
 
 struct ParallelSpec {
   int tp = 1;
@@ -215,21 +228,12 @@ struct TrainingSpec {
   }
 };
 
-inline const char* name(PipelineSchedule s) {
-  return s == PipelineSchedule::one_f_one_b ? "1f1b"
-         : s == PipelineSchedule::gpipe     ? "gpipe"
-         : s == PipelineSchedule::zb_h1     ? "zb-h1"
-         : s == PipelineSchedule::dualpipev ? "dualpipev"
-         : s == PipelineSchedule::zbv       ? "zbv"
-                                            : "interleaved";
-}
+inline const char* name(PipelineSchedule s) { return name_in(kPipelineScheduleNames, s).data(); }
 
 inline const char* name(MoeDispatcher d) { return kMoeDispatcherNames[static_cast<int>(d)]; }
 
 inline const char* name(Fp8Recipe r) { return kFp8RecipeNames[static_cast<int>(r)]; }
 
-inline const char* name(Recompute r) {
-  return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";
-}
+inline const char* name(Recompute r) { return name_in(kRecomputeNames, r).data(); }
 
 }  // namespace clustersim::models

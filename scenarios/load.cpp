@@ -506,13 +506,13 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
   p.tp_comm_overlap = par.boolean("tp_comm_overlap", false);
   p.tp_across_nodes = par.boolean("tp_across_nodes", false);
   p.fsdp_reshard_after_forward =
-      static_cast<models::FsdpReshard>(par.choice("fsdp_reshard_after_forward", {"auto", "always", "never"}, 0));
+      par.enum_choice("fsdp_reshard_after_forward", models::kFsdpReshardNames, models::FsdpReshard::automatic);
   if (par.has("fsdp_reshard_after_forward") && p.zero_stage != 3)
     par.fail("fsdp_reshard_after_forward",
              fmt::format("applies to ZeRO-3 (fsdp: true) only, but zero_stage is {}", p.zero_stage));
   p.vpp = par.integer("vpp", 1, 1, 1024);
-  p.schedule = static_cast<models::PipelineSchedule>(
-      par.choice("schedule", {"1f1b", "gpipe", "interleaved", "zb-h1", "dualpipev", "zbv"}, p.vpp > 1 ? 2 : 0));
+  p.schedule = par.enum_choice("schedule", models::kPipelineScheduleNames,
+                               p.vpp > 1 ? models::PipelineSchedule::interleaved : models::PipelineSchedule::one_f_one_b);
   if (p.v_shape()) {
     // DualPipeV and ZB-V: two model chunks per rank in a V (vpp 2 whether given or not).
     const char* sched = models::name(p.schedule);
@@ -599,7 +599,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
   t.micro_batch = tr.integer("micro_batch", 1, 1, 1000000);
   t.precision = static_cast<hardware::Precision>(
       tr.choice("precision", {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"}, 2));
-  t.recompute = static_cast<models::Recompute>(tr.choice("recompute", {"none", "selective", "full"}, 0));
+  t.recompute = tr.enum_choice("recompute", models::kRecomputeNames, models::Recompute::none);
   if (tr.has("recompute_layers")) {
     // Megatron's --recompute-method block: the first N blocks of each model chunk (a pipeline
     // stage's layers, or one of its vpp chunks) are recomputed in full.
@@ -624,7 +624,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
     tr.fail("optimizer_dtype", "bf16 optimizer state needs 16-bit or lower-precision training (precision is fp32/tf32); allowed: fp32");
   t.grad_bucket_params = tr.number("grad_bucket_params", 0, 0, 1e13);
   t.tokens = tr.number("tokens", 0, 0, 1e17);
-  t.flops_formula = static_cast<models::FlopsFormula>(tr.choice("flops_formula", {"megatron", "palm"}, 0));
+  t.flops_formula = tr.enum_choice("flops_formula", models::kFlopsFormulaNames, models::FlopsFormula::megatron);
   if (tr.has("batch_ramp")) read_batch_ramp(tr, p, &t);
   if (t.global_batch % (long(t.micro_batch) * p.dp) != 0)
     tr.fail("global_batch", fmt::format("global_batch ({}) must be a multiple of micro_batch × dp ({} × {} = {})",

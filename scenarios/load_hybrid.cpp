@@ -104,7 +104,7 @@ models::LinearAttentionSpec read_linear(const YamlReader& r) {
   for (const char* k : {"kind", "heads"})
     if (!r.has(k)) r.fail(k, "is required in model.linear_attention");
   models::LinearAttentionSpec x;
-  x.kind = static_cast<models::LinearKind>(r.choice("kind", {"gated_deltanet", "kda"}, 0));
+  x.kind = r.enum_choice("kind", models::kLinearKindNames, models::LinearKind::gated_deltanet);
   x.heads = r.integer("heads", 0, 1, 65536);
   x.key_heads = r.integer("key_heads", x.heads, 1, 65536);
   x.head_dim = r.integer("head_dim", 128, 1, 65536);

@@ -52,7 +52,7 @@ models::MlaSpec read_mla(const YamlReader& r) {
 // defaults; Llama for the others: RMSNorm, no biases, no dropout). Presets state them.
 void read_fidelity(const YamlReader& r, models::ModelSpec* m) {
   const bool gpt = m->activation == models::Activation::gelu;
-  m->norm = static_cast<models::Norm>(r.choice("norm", {"layernorm", "rmsnorm"}, gpt ? 0 : 1));
+  m->norm = r.enum_choice("norm", models::kNormNames, gpt ? models::Norm::layernorm : models::Norm::rmsnorm);
   m->bias = r.boolean("bias", gpt);
   m->qkv_bias = r.boolean("qkv_bias", m->bias);
   if (m->bias && !m->qkv_bias)
@@ -79,9 +79,9 @@ models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
   m.kv_heads = r.integer("kv_heads", m.heads, 1, 4096);
   m.ffn_hidden = r.integer("ffn_hidden", 0, 1, 1048576);
   m.vocab = r.integer("vocab", 0, 1, 10000000);
-  m.activation = static_cast<models::Activation>(r.choice("activation", {"gelu", "swiglu", "relu2", "geglu"}, 0));
+  m.activation = r.enum_choice("activation", models::kActivationNames, models::Activation::gelu);
   m.tied_embeddings = r.boolean("tied_embeddings", false);
-  m.position = static_cast<models::Position>(r.choice("position", {"learned", "rope"}, 0));
+  m.position = r.enum_choice("position", models::kPositionNames, models::Position::learned);
   if (r.has("mla") && r.has("head_dim"))
     r.fail("head_dim", "cannot be given together with model.mla; set mla.qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
   m.head_size = r.integer("head_dim", 0, 1, 65536);

@@ -34,7 +34,7 @@ models::ReliabilitySpec read_reliability(const YamlReader& r) {
   s.planned_rate_per_gpu_s = r.number("planned_per_gpu_hour", s.planned_rate_per_gpu_s * 3600, 0, 1) / 3600;
   s.checkpoint_write_bps = r.quantity("checkpoint_write_bw", Dimension::bandwidth, s.checkpoint_write_bps, 1e6, kMaxBandwidthBps);
   s.checkpoint_read_bps = r.quantity("checkpoint_read_bw", Dimension::bandwidth, s.checkpoint_read_bps, 1e6, kMaxBandwidthBps);
-  s.checkpoint_mode = static_cast<models::CheckpointMode>(r.choice("checkpoint_mode", {"sync", "async"}, 0));
+  s.checkpoint_mode = r.enum_choice("checkpoint_mode", models::kCheckpointModeNames, models::CheckpointMode::sync);
   if (r.has("checkpoint_interval") && r.node()["checkpoint_interval"].IsScalar() &&
       r.node()["checkpoint_interval"].Scalar() == "auto") {
     s.checkpoint_interval_s = 0;
@@ -55,7 +55,7 @@ models::ReliabilitySpec read_reliability(const YamlReader& r) {
 models::DataSpec read_data(const YamlReader& r, int seq_len) {
   r.allow_only({"mean_seq_len", "seq_len_histogram", "packing", "buckets"});
   models::DataSpec d;
-  d.packing = static_cast<models::Packing>(r.choice("packing", {"none", "bucketed", "packed"}, 2));
+  d.packing = r.enum_choice("packing", models::kPackingNames, models::Packing::packed);
   d.mean_seq_len = r.number("mean_seq_len", 0, 1, seq_len);
   if (r.has("seq_len_histogram")) {
     if (r.has("mean_seq_len")) r.fail("seq_len_histogram", "give either mean_seq_len or seq_len_histogram, not both");

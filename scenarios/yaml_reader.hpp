@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/enum_names.hpp"
 #include "scenarios/quantity.hpp"
 
 namespace clustersim::scenarios {
@@ -38,6 +39,13 @@ class YamlReader {
   std::string text(const std::string& key, const std::string& fallback) const;
   /// One of `choices`; returns its index.
   int choice(const std::string& key, const std::vector<std::string>& choices, int fallback) const;
+  /// One of the names of `table` (models/enum_names.hpp); returns its value.
+  template <class E, std::size_t N>
+  E enum_choice(const std::string& key, const models::NameTable<E, N>& table, E fallback) const {
+    int at = 0;
+    while (at < int(N) && table[std::size_t(at)].value != fallback) ++at;
+    return table[std::size_t(choice(key, models::names_in(table), at))].value;
+  }
   std::vector<double> numbers(const std::string& key, std::size_t count, double lo, double hi) const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/training_spec.hpp"
 #include "scenarios/scenario_patch.hpp"
 
 namespace clustersim::models {
@@ -78,7 +79,7 @@ std::vector<int> vpp_values(int layers, int pp, int max_vpp);
 /// kScheduleNames, none twice. Throws ScenarioError naming `what` and the allowed values.
 std::vector<std::string> parse_schedules(const std::string& text, const std::string& what);
 /// Every name parallelism.schedule takes (scenarios/load.cpp).
-inline const std::vector<std::string> kScheduleNames{"1f1b", "gpipe", "interleaved", "zb-h1", "dualpipev", "zbv"};
+inline const std::vector<std::string> kScheduleNames = models::names_in(models::kPipelineScheduleNames);
 /// Scenario keys of the plan dimensions, in column order (with parallelism.ep and
 /// parallelism.etp last for an MoE grid).
 const std::vector<std::string>& plan_keys(bool moe = false);
