@@ -12,6 +12,7 @@
 #include "hardware/csv.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/simulate.hpp"
+#include "units/units.hpp"
 
 namespace clustersim::studies {
 namespace {
@@ -305,7 +306,7 @@ std::string format_top_table(const std::vector<std::string>& header, const std::
                   }});
   cols.push_back({"mem GiB", column_of(header, "peak_memory_bytes"), +[](const std::string& s) {
                     const double v = to_double(s);
-                    return std::isfinite(v) ? fmt::format("{:.1f}", v / (1024.0 * 1024 * 1024)) : std::string("-");
+                    return std::isfinite(v) ? fmt::format("{:.1f}", v / units::kBytesPerGiB) : std::string("-");
                   }});
   std::vector<std::vector<std::string>> table;
   std::vector<std::string> titles;

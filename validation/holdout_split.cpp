@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <initializer_list>
 #include <vector>
 
 #include "scenarios/error.hpp"
-#include "studies/csv_table.hpp"
 #include "validation/conventions.hpp"
+#include "validation/data_table.hpp"
 #include "validation/validation.hpp"
 
 namespace clustersim::studies {
@@ -30,19 +29,6 @@ bool valid_date(const std::string& d) {
   };
   if (d.size() == 4) return digits(0, 4);
   return d.size() == 7 && digits(0, 4) && d[4] == '-' && digits(5, 2) && d.substr(5) >= "01" && d.substr(5) <= "12";
-}
-
-// The rows of a compiled-in table (`name` in errors), each made by make(row, "name:line"), after
-// checking that every column of `columns` is there.
-template <class T, class Make>
-std::vector<T> read_table(const char* text, const std::string& name, std::initializer_list<const char*> columns, Make make) {
-  const CsvTable t = parse_csv(text, name);
-  for (const char* col : columns)
-    if (std::find(t.columns.begin(), t.columns.end(), col) == t.columns.end())
-      throw scenarios::ScenarioError(fmt::format("{}:1: missing column '{}'", name, col));
-  std::vector<T> out;
-  for (std::size_t i = 0; i < t.rows.size(); ++i) out.push_back(make(t.rows[i], fmt::format("{}:{}", name, i + 2)));
-  return out;
 }
 
 const std::string& checked_date(const std::string& d, const std::string& where, const char* key) {

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "scenarios/error.hpp"
-#include "studies/csv_table.hpp"
 #include "validation/conventions.hpp"
+#include "validation/data_table.hpp"
 
 namespace clustersim::studies {
 namespace {
@@ -18,21 +18,12 @@ struct RecipeSetting {
 };
 
 const std::vector<RecipeSetting>& settings() {
-  static const std::vector<RecipeSetting> table = [] {
-    const std::string name = "data/validation/row_recipes.csv";
-    const CsvTable t = parse_csv(row_recipes_text(), name);
-    for (const char* col : {"id", "set", "source"})
-      if (std::find(t.columns.begin(), t.columns.end(), col) == t.columns.end())
-        throw scenarios::ScenarioError(fmt::format("{}:1: missing column '{}'", name, col));
-    std::vector<RecipeSetting> out;
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      const auto& r = t.rows[i];
-      const std::string where = fmt::format("{}:{}", name, i + 2);
-      if (r.at("source").empty()) throw scenarios::ScenarioError(where + ": source: empty; every setting names where it was read");
-      out.push_back({r.at("id"), scenarios::ScenarioPatch::parse({r.at("set")}, where), r.at("set"), r.at("source")});
-    }
-    return out;
-  }();
+  static const std::vector<RecipeSetting> table = read_table<RecipeSetting>(
+      row_recipes_text(), "data/validation/row_recipes.csv", {"id", "set", "source"},
+      [](const auto& r, const std::string& where) {
+        if (r.at("source").empty()) throw scenarios::ScenarioError(where + ": source: empty; every setting names where it was read");
+        return RecipeSetting{r.at("id"), scenarios::ScenarioPatch::parse({r.at("set")}, where), r.at("set"), r.at("source")};
+      });
   return table;
 }
 

@@ -63,6 +63,11 @@ TEST_CASE("enum name tables: the loader reads every schedule and recompute name 
     const auto sc = scenarios::load_scenario_string(std::string(kBase), "base", {"training.recompute=" + std::string(n.name)});
     CHECK(sc.training.recompute == n.value);
   }
+  // The names users write, as Megatron, torchtitan and the docs spell them.
+  CHECK(models::value_named(models::kPipelineScheduleNames, "zb-h1") == models::PipelineSchedule::zb_h1);
+  CHECK(models::value_named(models::kPipelineScheduleNames, "1f1b") == models::PipelineSchedule::one_f_one_b);
+  CHECK(models::value_named(models::kFsdpReshardNames, "auto") == models::FsdpReshard::automatic);
+  CHECK(std::string(models::name(models::Recompute::selective)) == "selective");
   CHECK_THROWS_WITH(scenarios::load_scenario_string(std::string(kBase), "base", {"parallelism.schedule=zbh1"}),
                     Catch::Contains("1f1b, gpipe, interleaved, zb-h1, dualpipev, zbv"));
 }
