@@ -73,6 +73,31 @@ std::string holdout_split_line(const ValidationSummary& s) {
   return fmt::format("\nHeld-out split ({}; never fitted on): {}  bias {}\n", s.holdout_rule, stats_line(e), pct(e.bias));
 }
 
+// Republished configurations: how much of the error the release explains (release_spread.hpp).
+std::string release_spread_text(const ValidationSummary& s) {
+  if (!s.release_spread) return "";
+  const ReleaseSpread& r = *s.release_spread;
+  return fmt::format(
+      "\nSame job and layout, another release: {} configurations (model, GPUs, precision, sequence, batch and "
+      "tp/pp/ep/cp/vpp/micro-batch) were published by two or more releases ({} simulated rows, superseded ones "
+      "included).\n  Their fastest release is a median {:.2f}x their slowest ({} of {} over 1.2x; "
+      "widest {:.2f}x: {}).\n  Each row taken as its configuration's geometric mean over the releases misses by {:.1f}% "
+      "MAPE (a description of the data, not a predictor): the error that knowing the job and its layout but not the release's software leaves. The simulator: {:.1f}% on the same "
+      "rows.\n",
+      r.configurations, r.rows, r.median_ratio, r.over_20_percent, r.configurations, r.widest_ratio,
+      r.widest_configuration, 100 * r.release_blind_mape, 100 * r.simulator_mape);
+}
+
+std::string release_spread_json(const ValidationSummary& s) {
+  if (!s.release_spread) return "null";
+  const ReleaseSpread& r = *s.release_spread;
+  return fmt::format("{{\"configurations\": {}, \"rows\": {}, \"median_ratio\": {:.6g}, \"over_20_percent\": {}, "
+                     "\"widest_ratio\": {:.6g}, \"widest_configuration\": {}, \"release_blind_mape\": {:.6g}, "
+                     "\"simulator_mape\": {:.6g}}}",
+                     r.configurations, r.rows, r.median_ratio, r.over_20_percent, r.widest_ratio,
+                     json_quote(r.widest_configuration), r.release_blind_mape, r.simulator_mape);
+}
+
 }  // namespace
 
 std::string format_validation_text(const ValidationSummary& s) {
@@ -109,6 +134,7 @@ std::string format_validation_text(const ValidationSummary& s) {
                      "it, {}): {:.1f}% over {} rows; in sample: {:.1f}%\n",
                      s.held_out_mode, 100 * s.overall.held_out->mape, s.overall.held_out->count,
                      100 * s.overall.headline.mape);
+  o += release_spread_text(s);
   std::map<std::string, int> reasons;
   for (const auto& r : s.rows)
     if (!r.simulated) ++reasons[r.reason];
@@ -145,6 +171,7 @@ std::string format_validation_json(const ValidationSummary& s, const ResidualGro
   for (std::size_t i = 0; i < s.families.size(); ++i)
     o += "    " + json_family(s.families[i]) + (i + 1 < s.families.size() ? ",\n" : "\n");
   o += "  ],\n  \"overall\": " + json_family(s.overall);
+  o += ",\n  \"release_spread\": " + release_spread_json(s);
   if (groups) {
     o += fmt::format(",\n  \"groups\": {{\"column\": {}, \"values\": [\n", json_quote(groups->column));
     for (std::size_t i = 0; i < groups->groups.size(); ++i)

@@ -17,6 +17,7 @@
 #include "validation/conventions.hpp"
 #include "validation/holdout_split.hpp"
 #include "validation/row_recipes.hpp"
+#include "validation/release_spread.hpp"
 #include "validation/validation_amd.hpp"
 #include "validation/validation_moe.hpp"
 #include "validation/validation_precision.hpp"
@@ -457,6 +458,7 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
     s.holdout_split = error_stats(split);
     s.holdout_rule = holdout_description(split.front()->id);
   }
+  s.release_spread = release_spread(table, s.rows);
   return s;
 }
 

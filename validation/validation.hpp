@@ -62,6 +62,24 @@ struct FamilySummary {
   std::optional<ErrorStats> held_out;
 };
 
+/// How far one published configuration's measured throughput moves from release to release
+/// (release_spread.hpp): the part of the error that the software release, not the configuration,
+/// explains.
+struct ReleaseSpread {
+  /// Jobs (model, GPU type and count, precision, sequence, batch) published with the same layout
+  /// (tp, pp, ep, cp, vpp, micro-batch) by at least two releases, each with a simulated, measured row.
+  int configurations = 0;
+  int rows = 0;               ///< their simulated, measured rows, every release
+  double median_ratio = 1;    ///< median over configurations of fastest / slowest release (measured)
+  int over_20_percent = 0;    ///< configurations whose fastest release is over 1.2x the slowest
+  double widest_ratio = 1;
+  std::string widest_configuration;  ///< "model, GPU count x GPU, precision"
+  /// Each row "predicted" by the geometric mean of its configuration's measurements over the
+  /// releases: what a prediction that knows the configuration but not the release would miss by.
+  double release_blind_mape = 0;
+  double simulator_mape = 0;  ///< the simulator's MAPE on the same rows
+};
+
 struct ValidationSummary {
   std::vector<RowOutcome> rows;
   std::vector<FamilySummary> families;  ///< sorted by family name
@@ -73,6 +91,7 @@ struct ValidationSummary {
   /// table has no such row.
   std::optional<ErrorStats> holdout_split;
   std::string holdout_rule;  ///< what the split holds (holdout_description of its first row)
+  std::optional<ReleaseSpread> release_spread;  ///< configurations republished by later releases
 };
 
 /// The id prefix (everything before the last '-').

@@ -350,38 +350,41 @@ std::vector<std::string> moe_recompute_modules(const Row& r) {
   return modules;
 }
 
-std::map<std::string, std::string> superseded_rows(const CsvTable& table) {
+std::vector<ReleasedRow> released_rows(const CsvTable& table) {
   static const std::regex release(R"((\d\d)\.(\d\d)(?:\.(\d\d))? container)");
-  using Version = std::array<int, 3>;
-  struct Best {
-    Version version;
-    std::string id;
-  };
   auto precision_class = [](const std::string& p) {
     if (contains(p, "nvfp4")) return "nvfp4";
     if (contains(p, "mxfp8")) return "mxfp8";
     if (contains(p, "fp8")) return contains(p, "blockwise") ? "fp8-blockwise" : "fp8";
     return "bf16";
   };
-  std::map<std::string, Best> best;
-  std::vector<std::pair<std::string, std::string>> keyed;  // (id, configuration), table order
+  std::vector<ReleasedRow> out;
   for (const auto& row : table.rows) {
     std::smatch m;
     const std::string framework = field(row, "framework");
     if (!is_moe_row(row) || !std::regex_search(framework, m, release)) continue;
-    const Version v{std::stoi(m[1].str()), std::stoi(m[2].str()), m[3].matched ? std::stoi(m[3].str()) : 0};
     const std::string id = field(row, "id");
-    const std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", family_of(id), field(row, "model_name"),
-                                        field(row, "gpu_type"), field(row, "num_gpus"),
-                                        precision_class(field(row, "precision")), field(row, "seq_len"),
-                                        field(row, "global_batch"));
-    keyed.emplace_back(id, key);
-    auto it = best.find(key);
-    if (it == best.end() || v > it->second.version) best[key] = Best{v, id};
+    out.push_back({id,
+                   fmt::format("{}|{}|{}|{}|{}|{}|{}", family_of(id), field(row, "model_name"), field(row, "gpu_type"),
+                               field(row, "num_gpus"), precision_class(field(row, "precision")), field(row, "seq_len"),
+                               field(row, "global_batch")),
+                   fmt::format("tp{} pp{} ep{} cp{} vpp{} mb{}", field(row, "tp"), field(row, "pp"), field(row, "ep"),
+                               field(row, "cp"), field(row, "vpp"), field(row, "micro_batch")),
+                   {std::stoi(m[1].str()), std::stoi(m[2].str()), m[3].matched ? std::stoi(m[3].str()) : 0}});
+  }
+  return out;
+}
+
+std::map<std::string, std::string> superseded_rows(const CsvTable& table) {
+  const std::vector<ReleasedRow> rows = released_rows(table);
+  std::map<std::string, const ReleasedRow*> newest;  // configuration → its latest release's row
+  for (const ReleasedRow& r : rows) {
+    auto it = newest.find(r.configuration);
+    if (it == newest.end() || r.release > it->second->release) newest[r.configuration] = &r;
   }
   std::map<std::string, std::string> out;
-  for (const auto& [id, key] : keyed)
-    if (best.at(key).id != id) out[id] = best.at(key).id;
+  for (const ReleasedRow& r : rows)
+    if (newest.at(r.configuration)->id != r.id) out[r.id] = newest.at(r.configuration)->id;
   return out;
 }
 

@@ -3,6 +3,7 @@
 // docs/reference/validation/README_moe.md): architecture, expert parallelism, dispatcher, routing
 // balance and recompute modules in the issue-15 scenario contract, and which release of a
 // configuration is the figure of record.
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +41,18 @@ struct RecipeRecompute {
   std::string source;
 };
 RecipeRecompute recipe_recompute(const std::map<std::string, std::string>& row);
+
+/// An MoE row of a versioned source: its configuration (source family, model, GPU, GPU count,
+/// precision, sequence length, global batch) and its release, the container version "YY.MM[.PP]"
+/// in the framework column, and its published layout (tp, pp, ep, cp, vpp, micro-batch), which a
+/// release's recipe may change. Rows without a release are left out.
+struct ReleasedRow {
+  std::string id;
+  std::string configuration;
+  std::string layout;
+  std::array<int, 3> release{};
+};
+std::vector<ReleasedRow> released_rows(const CsvTable& table);
 
 /// Rows whose configuration a later release of the same source republished (README_moe caveat 2:
 /// the latest release is the figure of record): id → the id of the row that supersedes it.
