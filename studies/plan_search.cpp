@@ -140,16 +140,17 @@ int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& 
 }
 
 
-// Columns of a plan's Config: hardware, cluster.gpus, [training.global_batch], then plan_keys().
+// A plan's batch and layout, read from its typed overrides (the plan keys, cluster.gpus and, on a
+// batch axis, training.global_batch).
 struct Layout {
   bool batch_axis = false;
   int global_batch = 0;  // when no batch axis
-  int batch_of(const Config& c) const { return batch_axis ? std::stoi(c.values[2]) : global_batch; }
-  int plan_value(const Config& c, int k) const { return std::stoi(c.values[std::size_t((batch_axis ? 3 : 2) + k)]); }
+  int batch_of(const Config& c) const { return batch_axis ? int(config_integer(c, "training.global_batch")) : global_batch; }
   // Whether dp·micro_batch divides the batch (dp = GPUs / (tp·pp·cp)).
   bool formable(const Config& c) const {
-    const long mp = long(plan_value(c, 0)) * plan_value(c, 1) * plan_value(c, 2);
-    const long dp = std::stol(c.values[1]) / mp, mb = plan_value(c, 5);  // 5: training.micro_batch
+    const long long mp = config_integer(c, "parallelism.tp") * config_integer(c, "parallelism.pp") *
+                         config_integer(c, "parallelism.cp");
+    const long long dp = config_integer(c, "cluster.gpus") / mp, mb = config_integer(c, "training.micro_batch");
     return batch_of(c) % (dp * mb) == 0;
   }
 };
@@ -201,20 +202,20 @@ RankKey rank_key(PlanRank rank, bool misses_high, double days, double gpu_hours,
   return {misses_high, gpu_hours * rank_rate, days};
 }
 
-PlanCandidate candidate(const PlanRequest& a, const std::vector<std::string>& header, const Layout& layout,
+PlanCandidate candidate(const PlanRequest& a, const Layout& layout,
                         const HwSearch& h, Row& r) {
-  const auto num = [&](const char* col) { return std::stod(r.cells[*column_of(header, col)]); };
+  const RowFigures& f = r.figures.value();
   PlanCandidate c;
   c.index = r.index;
   const Config cfg = h.space->at(r.index);
   c.hardware = h.hw;
-  c.gpus = std::stoi(cfg.values[1]);
+  c.gpus = int(config_integer(cfg, "cluster.gpus"));
   c.global_batch = layout.batch_of(cfg);
-  c.days = num("days_to_train");
-  c.gpu_hours = num("gpu_hours");
-  c.mfu = num("mfu");
-  c.step_time = units::Seconds(num("step_time_s"));
-  c.peak_memory = units::Bytes(num("peak_memory_bytes"));
+  c.days = f.days_to_train;
+  c.gpu_hours = f.gpu_hours;
+  c.mfu = f.mfu;
+  c.step_time = units::Seconds(f.step_time_s);
+  c.peak_memory = units::Bytes(f.peak_memory_bytes);
   c.costs = plan_costs(c.gpu_hours, h.board_w, h.price, a.energy);
   const ErrorBand band = error_band(h.bases.front().instantiate(cfg.overrides), band_confidence(a));
   c.days_high = c.days * band.high;
@@ -285,7 +286,7 @@ bool prune(const PlanRequest& a, HwSearch& h, const Kept& kept, const Item& it) 
   if (a.exhaustive) return false;
   Screened* s = &h.screened[std::size_t(it.index)];
   const Config c = h.space->at(it.index);
-  const int gpus = std::stoi(c.values[1]);
+  const int gpus = int(config_integer(c, "cluster.gpus"));
   const double bound_hours = it.bound_days * 24.0 * gpus;
   const auto best = kept.fastest.find({h.hw, gpus});
   const bool may_be_fastest = best == kept.fastest.end() || it.bound_days < best->second.days;
@@ -389,7 +390,7 @@ Kept simulate_plans(const PlanRequest& a, const Layout& layout, PlanResult& res,
       }
       ++res.stats.ok;
       res.stats.events += r.events;
-      PlanCandidate c = candidate(a, res.header, layout, h, r);
+      PlanCandidate c = candidate(a, layout, h, r);
       for (auto& cell : cost_cells(&c, res.priced)) c.cells.push_back(std::move(cell));
       kept.offer(a, chosen[j].hw, h.rank_rate, std::move(c));
     }

@@ -86,6 +86,8 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
     metrics = report_metrics(*report);
     gpu_hours = report->days_to_train * 24.0 * report->num_gpus;
     row.events = report->step.events;
+    if (status == Status::ok)
+      row.figures = RowFigures{report->mfu, report->step_time_s, report->days_to_train, gpu_hours, report->memory.total_bytes};
   }
   const std::string hours = gpu_hours > 0 ? fmt::format("{:.10g}", gpu_hours) : "";
   const std::string cost =

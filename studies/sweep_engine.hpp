@@ -4,12 +4,14 @@
 // memory, else simulated. Results reach the caller in index order whatever the thread count.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
 #include "studies/sweep_space.hpp"
+#include "studies/sweep_table.hpp"
 
 namespace clustersim::studies {
 
@@ -21,6 +23,7 @@ struct Row {
   std::uint64_t index = 0;
   Status status = Status::invalid;
   std::vector<std::string> cells;
+  std::optional<RowFigures> figures;  ///< the simulated figures, typed (status ok only)
   std::string json;  ///< one JSON line, when SweepOptions::jsonl
   std::uint64_t events = 0;
 };

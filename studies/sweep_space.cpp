@@ -346,6 +346,13 @@ int SweepSpace::gpus_of(const std::vector<std::size_t>& digits) const {
   return int(*to_number(axis.values[digits[std::size_t(gpus_axis_)]]));
 }
 
+long long config_integer(const Config& config, const std::string& path) {
+  const scenarios::PatchValue* v = config.overrides.find(path);
+  if (!v || !std::holds_alternative<long long>(*v))
+    throw std::logic_error(fmt::format("configuration {} sets no whole number at {}", config.index, path));
+  return std::get<long long>(*v);
+}
+
 Config SweepSpace::at(std::uint64_t index) const {
   Config c;
   c.index = index;

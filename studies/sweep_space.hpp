@@ -109,6 +109,11 @@ struct Config {
   std::vector<std::string> values;  ///< one per SweepSpace::columns(); "" when not set
 };
 
+/// The whole number `config` sets at `path` (its last override there), read from the typed
+/// overrides. Throws std::logic_error when it sets none or another type: callers ask only for keys
+/// their space always sets as numbers.
+long long config_integer(const Config& config, const std::string& path);
+
 class SweepSpace {
  public:
   /// `fixed` ("key=value") apply to every configuration; with auto_parallel a fixed plan key

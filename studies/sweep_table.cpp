@@ -242,21 +242,37 @@ std::optional<std::size_t> column_of(const std::vector<std::string>& header, con
   return std::size_t(it - header.begin());
 }
 
-TopK::TopK(const std::vector<std::string>& header, RankBy by, std::size_t k) : descending_(by == RankBy::mfu), k_(k) {
-  const char* key = by == RankBy::mfu ? "mfu" : by == RankBy::step_time ? "step_time_s"
-                  : by == RankBy::days ? "days_to_train" : "gpu_hours";
-  const auto s = column_of(header, "status"), c = column_of(header, key);
-  if (!s || !c) throw scenarios::ScenarioError(fmt::format("the table has no 'status' or '{}' column to rank by", key));
-  status_col_ = *s;
-  key_col_ = *c;
+double RowFigures::rank_value(RankBy by) const {
+  switch (by) {
+    case RankBy::mfu: return mfu;
+    case RankBy::step_time: return step_time_s;
+    case RankBy::days: return days_to_train;
+    case RankBy::cost: break;
+  }
+  return gpu_hours;
 }
 
-void TopK::offer(std::uint64_t index, const std::vector<std::string>& cells) {
-  if (k_ == 0 || cells.size() <= std::max(status_col_, key_col_) || cells[status_col_] != "ok") return;
-  const double v = to_double(cells[key_col_]);
+std::optional<RowFigures> figures_from_cells(const std::vector<std::string>& header, const std::vector<std::string>& cells) {
+  const auto at = [&](const char* key) {
+    const auto c = column_of(header, key);
+    if (!c) throw scenarios::ScenarioError(fmt::format("the table has no '{}' column to rank by", key));
+    return *c;
+  };
+  const std::size_t status = at("status");
+  const std::size_t mfu = at("mfu"), step = at("step_time_s"), days = at("days_to_train"), hours = at("gpu_hours");
+  const auto memory = column_of(header, "peak_memory_bytes");
+  if (cells.size() != header.size() || cells[status] != "ok") return std::nullopt;
+  RowFigures f{to_double(cells[mfu]), to_double(cells[step]), to_double(cells[days]), to_double(cells[hours]),
+               memory ? to_double(cells[*memory]) : 0.0};
+  return f;
+}
+
+void TopK::offer(std::uint64_t index, const std::optional<RowFigures>& figures, const std::vector<std::string>& cells) {
+  if (k_ == 0 || !figures) return;
+  const double v = figures->rank_value(by_);
   if (!std::isfinite(v) || v <= 0) return;
   ++considered_;
-  const double order_key = descending_ ? -v : v;
+  const double order_key = by_ == RankBy::mfu ? -v : v;
   if (best_.size() == k_) {
     const Entry& worst = *best_.rbegin();
     if (!(Entry{order_key, index, {}} < worst)) return;

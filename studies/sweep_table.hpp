@@ -32,14 +32,32 @@ enum class RankBy { mfu, step_time, days, cost };
 RankBy parse_rank_by(const std::string& text);  ///< throws ScenarioError
 const char* name(RankBy by);
 
-/// Rows are ranked by a header-named column: mfu (highest first), step_time_s, days_to_train
-/// or gpu_hours (lowest first; cost ranks by GPU-hours, which orders plans as cost does at
-/// one price). Only rows with status "ok" and a positive finite value take part; ties go to
-/// the lower index, so the ranking is deterministic.
+/// The figures a sweep row is ranked and planned by, typed: set from the simulated report
+/// (Row::figures), so ranking, bounds and plans never read them back from text.
+struct RowFigures {
+  double mfu = 0;
+  double step_time_s = 0;
+  double days_to_train = 0;
+  double gpu_hours = 0;  ///< days_to_train · 24 · GPUs
+  double peak_memory_bytes = 0;
+  /// The figure `by` orders on: mfu, step_time_s, days_to_train, or gpu_hours for cost (cost
+  /// orders plans as GPU-hours do at one price).
+  double rank_value(RankBy by) const;
+};
+
+/// A row of a file written by `sweep --csv` / `--jsonl` read back as figures (`merge`: the one place
+/// a sweep's figures come from text); nullopt unless its status is "ok". Throws ScenarioError when
+/// `header` lacks a status or figure column.
+std::optional<RowFigures> figures_from_cells(const std::vector<std::string>& header, const std::vector<std::string>& cells);
+
+/// The best k rows by RankBy: mfu highest first, the others lowest first. Only rows with figures
+/// (status ok) and a positive finite value take part; ties go to the lower index, so the ranking
+/// is deterministic.
 class TopK {
  public:
-  TopK(const std::vector<std::string>& header, RankBy by, std::size_t k);
-  void offer(std::uint64_t index, const std::vector<std::string>& cells);
+  TopK(RankBy by, std::size_t k) : by_(by), k_(k) {}
+  /// `cells` are kept, as written, for the rows that rank.
+  void offer(std::uint64_t index, const std::optional<RowFigures>& figures, const std::vector<std::string>& cells);
   /// Ranked rows, best first.
   std::vector<std::vector<std::string>> rows() const;
   std::size_t considered() const { return considered_; }
@@ -51,8 +69,7 @@ class TopK {
     std::vector<std::string> cells;
     bool operator<(const Entry& o) const { return order_key != o.order_key ? order_key < o.order_key : index < o.index; }
   };
-  std::size_t status_col_, key_col_;
-  bool descending_;
+  RankBy by_;
   std::size_t k_;
   std::set<Entry> best_;
   std::size_t considered_ = 0;

@@ -67,7 +67,7 @@ int run_sweep_command(const SweepArgs& a) {
   if (!a.jsonl.empty()) jsonl.emplace(a.jsonl);
   ProgressBar bar("sweep", !a.no_progress && stderr_is_terminal());
   opt.on_progress = [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
-  TopK top(header, by, a.top);
+  TopK top(by, a.top);
   ReasonTally reasons;
   const std::size_t reason_col = *column_of(header, "reason");
   // --plot: the ranking metric against the first swept key.
@@ -83,10 +83,13 @@ int run_sweep_command(const SweepArgs& a) {
   const auto stats = run_sweep(base, space, opt, [&](const Row& r) {
     if (csv) csv->stream() << csv_line(r.cells);
     if (jsonl) jsonl->stream() << r.json << '\n';
-    top.offer(r.index, r.cells);
+    top.offer(r.index, r.figures, r.cells);
     if (r.status != Status::ok) reasons.add(r.cells[reason_col]);
-    if (!a.plot.empty() && r.status == Status::ok && !r.cells[*metric_col].empty())
-      points.push_back({r.cells[*x_col], std::stod(r.cells[*metric_col])});
+    // cost_usd is blank without a price: no point, as in the CSV.
+    const bool plotted = r.figures && (by != RankBy::cost || (a.cost_per_gpu_hour > 0 && r.figures->gpu_hours > 0));
+    if (!a.plot.empty() && plotted)
+      points.push_back({r.cells[*x_col], by == RankBy::cost ? r.figures->gpu_hours * a.cost_per_gpu_hour
+                                                            : r.figures->rank_value(by)});
     if (page) page->offer(r.cells);
   });
   bar.finish();
@@ -207,13 +210,13 @@ int run_merge_command(const MergeArgs& a) {
     if (a.top > 0) {
       auto cells = cells_of(r.line);
       if (!top) {
-        top.emplace(header, parse_rank_by(a.by), a.top);
+        top.emplace(parse_rank_by(a.by), a.top);
         if (!json_lines) {
           const auto s = column_of(header, "status");
           for (std::size_t i = 1; s && i < *s; ++i) config_columns.push_back(header[i]);
         }
       }
-      top->offer(r.index, cells);
+      top->offer(r.index, figures_from_cells(header, cells), cells);
     }
     if (!r.next()) readers.erase(it);
   }

@@ -44,23 +44,33 @@ TEST_CASE("CSV cells round-trip through quoting", "[tools][sweep]") {
   CHECK(parse_csv_line(line) == cells);
 }
 
-TEST_CASE("top-k ranks ok rows, ties to the lower index", "[tools][sweep]") {
+TEST_CASE("top-k ranks ok rows by their typed figures, ties to the lower index", "[tools][sweep]") {
   const Strings header{"index", "status", "mfu", "step_time_s", "days_to_train", "gpu_hours"};
-  TopK by_mfu(header, RankBy::mfu, 2);
-  TopK by_step(header, RankBy::step_time, 2);
+  TopK by_mfu(RankBy::mfu, 2);
+  TopK by_step(RankBy::step_time, 2);
+  TopK by_cost(RankBy::cost, 1);
   const std::vector<Strings> rows{{"0", "ok", "0.5", "2", "10", "100"},
                                   {"1", "invalid", "", "", "", ""},
                                   {"2", "ok", "0.6", "3", "9", "90"},
                                   {"3", "ok", "0.5", "1", "8", "80"},
                                   {"4", "out_of_memory", "", "", "", ""}};
-  for (std::size_t i = 0; i < rows.size(); ++i) by_mfu.offer(i, rows[i]), by_step.offer(i, rows[i]);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto f = figures_from_cells(header, rows[i]);
+    CHECK(f.has_value() == (rows[i][1] == "ok"));
+    by_mfu.offer(i, f, rows[i]), by_step.offer(i, f, rows[i]), by_cost.offer(i, f, rows[i]);
+  }
   REQUIRE(by_mfu.rows().size() == 2);
   CHECK(by_mfu.rows()[0][0] == "2");
   CHECK(by_mfu.rows()[1][0] == "0");
   CHECK(by_step.rows()[0][0] == "3");
+  CHECK(by_cost.rows()[0][0] == "3");  // fewest GPU-hours
   CHECK(by_mfu.considered() == 3);
+  // A figure that is not positive and finite does not rank.
+  TopK zero(RankBy::days, 3);
+  zero.offer(7, RowFigures{0.4, 1.0, 0.0, 0.0, 0.0}, {"7"});
+  CHECK(zero.considered() == 0);
   CHECK_THROWS_AS(parse_rank_by("speed"), clustersim::scenarios::ScenarioError);
-  CHECK_THROWS_AS(TopK(Strings{"index"}, RankBy::mfu, 3), clustersim::scenarios::ScenarioError);
+  CHECK_THROWS_AS(figures_from_cells(Strings{"index", "status"}, Strings{"0", "ok"}), clustersim::scenarios::ScenarioError);
 }
 
 TEST_CASE("rejection reasons that differ only in numbers are counted together", "[tools][sweep]") {
