@@ -35,6 +35,10 @@ double ssd_flop_per_token(const MambaSpec& x) {
   return 2 * Q * N * G + 2 * Q * P * H + 4 * N * P * H + 2 * H * P * N / Q;
 }
 
+double mamba_scan_flop_per_token(const MambaSpec& x) {
+  return x.mamba1() ? 7.0 * x.inner() * x.state_dim : ssd_flop_per_token(x);
+}
+
 double delta_rule_flop_per_token(const LinearAttentionSpec& x) {
   const double C = x.chunk, K = x.head_dim, V = x.v_dim(), H = x.heads;
   return H * (2 * C * (3 * K + 2 * V) + 2 * C * C / 3 + 6 * K * V);
@@ -44,7 +48,7 @@ FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double 
   const ParamCount p = count_params(m, t.seq_len);
   const double s = t.seq_len;
   const double core_fwd = attention_fwd_per_token(m, s);  // what selective recompute (core_attn) reruns
-  const double attn_fwd = core_fwd + m.mixer_count(Mixer::mamba) * ssd_flop_per_token(m.mamba) +
+  const double attn_fwd = core_fwd + m.mixer_count(Mixer::mamba) * mamba_scan_flop_per_token(m.mamba) +
                           m.mixer_count(Mixer::linear) * delta_rule_flop_per_token(m.linear_attention);
   // An MTP module's block attends over the full sequence like a main-stack layer.
   const double mtp_attn_fwd = m.mtp_layers * (m.sparse_attention.enabled() ? dsa_flop_per_token(m, s)

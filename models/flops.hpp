@@ -37,6 +37,11 @@ FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double 
 /// The full Q×Q square counted, as the paper's algorithm computes it. The MFU numerators add
 /// 3× this per Mamba layer (forward + backward), as they add the attention core's.
 double ssd_flop_per_token(const MambaSpec& x);
+/// Forward FLOPs per token of a Mamba layer's scan: ssd_flop_per_token for mamba2; for mamba1's
+/// selective scan, 7 per channel and state (Megatron-LM's mamba_layer_flops scan term,
+/// 7·d_in·state_dim: the discretization exp(Δ·A) and Δ·B·x, the recurrence, the C·h readout). It
+/// is not a matmul, so the MFU numerators add it as they add the SSD scan (3× per layer).
+double mamba_scan_flop_per_token(const MambaSpec& x);
 
 /// Forward FLOPs per token of one chunked gated-delta-rule scan (gated DeltaNet and KDA), in the
 /// WY form of Yang et al. 2024 ("Parallelizing Linear Transformers with the Delta Rule over

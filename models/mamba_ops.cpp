@@ -29,6 +29,7 @@ KernelOp ssd_kernel(const KernelBuilder& k, std::string name, double m, double n
 }  // namespace
 
 MambaOps mamba_mixer_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {
+  if (m.mamba.mamba1()) return mamba1_mixer_ops(m, t, p, gpu);
   // in_proj and out_proj are Transformer Engine linears (the training precision, as the MLA
   // projections: models/mla_ops.cpp); conv1d, scan and norm stay BF16.
   const KernelBuilder k{gpu, t.precision, t.ideal};

@@ -1,5 +1,5 @@
 #pragma once
-// The kernels of one Mamba-2 mixer (models::MambaSpec) for one micro-batch on one rank, as data
+// The kernels of one Mamba mixer (models::MambaSpec; Mamba-2 here, Mamba-1 in mamba1_ops.cpp) for one micro-batch on one rank, as data
 // for the step builder: in_proj and conv1d (the block's `qkv` part), the chunked SSD scan and
 // its gated norm (`core`), out_proj (`attn_out`). Megatron-Core MambaMixer with TP: in_proj
 // column-parallel and out_proj row-parallel over heads (heads, groups and the inner width split
@@ -26,7 +26,12 @@ struct MambaOps {
   double state_bytes = 0;
 };
 
-/// One Mamba-2 mixer of `m` under `t` and `p` (tokens b·s/cp; heads/tp on this rank).
+/// One Mamba mixer of `m` under `t` and `p` (tokens b·s/cp; heads/tp on this rank): Mamba-2's
+/// SSD kernels, or mamba1_mixer_ops for a Mamba-1 model.
 MambaOps mamba_mixer_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu);
+/// One Mamba-1 mixer (models/mamba1_ops.cpp): in_proj, conv1d, x_proj with the dt/B/C norms,
+/// dt_proj and the selective scan (`core`), out_proj. The chunk states of `state_bytes` are the
+/// scan's saved per-chunk states.
+MambaOps mamba1_mixer_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu);
 
 }  // namespace clustersim::models

@@ -82,7 +82,7 @@ Block mixer_block(const ModelSpec& m, Mixer x) {
     b.matmul = b.active_matmul = m.linear_attention.matmul_params(m.hidden);
   } else {
     b.total = b.active = mamba_params(m) + norm;
-    b.matmul = b.active_matmul = m.hidden * (m.mamba.in_proj_width() + m.mamba.inner());
+    b.matmul = b.active_matmul = m.mamba.matmul_params(m.hidden);
   }
   return b;
 }
@@ -133,7 +133,10 @@ double attention_params(const ModelSpec& m) {
 double mamba_params(const ModelSpec& m) {
   const MambaSpec& x = m.mamba;
   const double conv = x.conv_dim() * (x.conv_kernel + 1.0);  // depthwise taps + bias
-  return m.hidden * x.in_proj_width() + conv + 3.0 * x.heads + x.inner() + x.inner() * m.hidden;
+  // mamba1: dt_proj's bias, A_log (channels × state) and D, and Jamba's RMSNorms on dt, B and C.
+  if (x.mamba1()) return x.matmul_params(m.hidden) + conv + x.inner() * (x.state_dim + 2.0) + x.x_proj_width();
+  // mamba2: A_log, D and dt_bias per head, the gated norm's weight.
+  return x.matmul_params(m.hidden) + conv + 3.0 * x.heads + x.inner();
 }
 
 double linear_attention_params(const ModelSpec& m) {

@@ -42,21 +42,41 @@ struct MoeSpec {
   bool enabled() const { return experts > 0; }
 };
 
-/// Mamba-2 mixer (Dao & Gu 2024, arXiv 2405.21060; Megatron-Core MambaMixer): in_proj h →
-/// [z, x, B, C, dt] (2·heads·head_dim + 2·groups·state_dim + heads), a depthwise causal conv1d
-/// of conv_kernel taps over x, B and C, the chunked SSD scan (chunks of `chunk` tokens), a gated
-/// RMSNorm over groups, out_proj heads·head_dim → h.
+/// Which Mamba mixer a model's Mamba layers run.
+/// - mamba2: Mamba-2 (Dao & Gu 2024, arXiv 2405.21060; Megatron-Core MambaMixer): in_proj h →
+///   [z, x, B, C, dt] (2·heads·head_dim + 2·groups·state_dim + heads), a depthwise causal conv1d
+///   of conv_kernel taps over x, B and C, the chunked SSD scan (chunks of `chunk` tokens), a gated
+///   RMSNorm over groups, out_proj heads·head_dim → h.
+/// - mamba1: Mamba-1 (Gu & Dao 2023, arXiv 2312.00752), as Jamba runs it (transformers
+///   JambaMambaMixer with mamba_ssm's selective_scan_cuda): in_proj h → [x, z] (2·channels), the
+///   depthwise conv1d over x (with bias), x_proj channels → [dt, B, C] (dt_rank + 2·state_dim) with
+///   Jamba's RMSNorms on dt, B and C, dt_proj dt_rank → channels (with bias), the selective scan
+///   of every channel's own state_dim-wide state (gated by z inside the kernel), out_proj
+///   channels → h. channels = expand · h.
+enum class MambaKind : std::uint8_t { mamba2, mamba1 };
+inline constexpr NameTable<MambaKind, 2> kMambaKindNames{{{MambaKind::mamba2, "mamba2"}, {MambaKind::mamba1, "mamba1"}}};
+
 struct MambaSpec {
-  int state_dim = 0;   ///< N (ssm_state_size)
-  int heads = 0;       ///< mamba_num_heads
-  int head_dim = 64;   ///< P (mamba_head_dim)
-  int groups = 1;      ///< n_groups: B and C are shared by heads/groups heads
+  int state_dim = 0;   ///< N (ssm_state_size, mamba_d_state)
+  int heads = 0;       ///< mamba2: mamba_num_heads
+  int head_dim = 64;   ///< mamba2: P (mamba_head_dim)
+  int groups = 1;      ///< mamba2: n_groups: B and C are shared by heads/groups heads
   int conv_kernel = 4;
-  int chunk = 128;     ///< Q, the SSD chunk length
-  bool enabled() const { return heads > 0; }
-  double inner() const { return double(heads) * head_dim; }
-  double conv_dim() const { return inner() + 2.0 * groups * state_dim; }
-  double in_proj_width() const { return 2 * inner() + 2.0 * groups * state_dim + heads; }
+  int chunk = 128;     ///< mamba2: Q, the SSD chunk length
+  MambaKind kind = MambaKind::mamba2;
+  int channels = 0;    ///< mamba1: expand · hidden (d_inner)
+  int dt_rank = 0;     ///< mamba1: the width of dt before dt_proj
+  bool mamba1() const { return kind == MambaKind::mamba1; }
+  bool enabled() const { return mamba1() ? channels > 0 : heads > 0; }
+  double inner() const { return mamba1() ? double(channels) : double(heads) * head_dim; }
+  double conv_dim() const { return mamba1() ? inner() : inner() + 2.0 * groups * state_dim; }
+  double in_proj_width() const { return mamba1() ? 2 * inner() : 2 * inner() + 2.0 * groups * state_dim + heads; }
+  /// mamba1: x_proj's output, [dt, B, C].
+  double x_proj_width() const { return mamba1() ? dt_rank + 2.0 * state_dim : 0.0; }
+  /// The mixer's matmul weights: in_proj, out_proj and, for mamba1, x_proj and dt_proj.
+  double matmul_params(double hidden) const {
+    return hidden * (in_proj_width() + inner()) + (mamba1() ? inner() * x_proj_width() + double(dt_rank) * inner() : 0.0);
+  }
 };
 
 /// Linear attention with the gated delta rule, in its chunked (WY) form, as flash-linear-attention

@@ -62,7 +62,7 @@ struct Explanation {
 Explanation explain(const Scenario& sc, const Report& actual);
 
 /// The layer part a kernel belongs to, from its name's first segment: "attention mixers",
-/// "Mamba-2 mixers", "linear-attention mixers", "MoE MLPs", "dense MLPs" or "other".
+/// "Mamba mixers", "linear-attention mixers", "MoE MLPs", "dense MLPs" or "other".
 const char* part_of_kernel(const std::string& name);
 
 }  // namespace clustersim::scenarios

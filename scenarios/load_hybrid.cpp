@@ -82,10 +82,26 @@ std::vector<LayerKind> read_pattern(const YamlReader& r, int layers) {
   return out;
 }
 
-models::MambaSpec read_mamba(const YamlReader& r) {
-  r.allow_only({"state_dim", "heads", "head_dim", "groups", "conv_kernel", "chunk"});
+// Mamba-1 (kind: mamba1): channels = expand · hidden; dt_rank defaults to ceil(hidden / 16), as
+// mamba_ssm's and transformers' "auto".
+models::MambaSpec read_mamba1(const YamlReader& r, int hidden) {
+  r.allow_only({"kind", "state_dim", "expand", "dt_rank", "conv_kernel"});
+  if (!r.has("state_dim")) r.fail("state_dim", "is required in model.mamba");
+  models::MambaSpec x;
+  x.kind = models::MambaKind::mamba1;
+  x.state_dim = r.integer("state_dim", 0, 1, 65536);
+  x.channels = r.integer("expand", 2, 1, 64) * hidden;
+  x.dt_rank = r.integer("dt_rank", (hidden + 15) / 16, 1, 65536);
+  x.conv_kernel = r.integer("conv_kernel", 4, 1, 64);
+  return x;
+}
+
+models::MambaSpec read_mamba(const YamlReader& r, int hidden) {
+  if (r.enum_choice("kind", models::kMambaKindNames, models::MambaKind::mamba2) == models::MambaKind::mamba1)
+    return read_mamba1(r, hidden);
+  r.allow_only({"kind", "state_dim", "heads", "head_dim", "groups", "conv_kernel", "chunk"});
   for (const char* k : {"state_dim", "heads"})
-    if (!r.has(k)) r.fail(k, "is required in model.mamba");
+    if (!r.has(k)) r.fail(k, "is required in model.mamba (kind mamba2)");
   models::MambaSpec x;
   x.state_dim = r.integer("state_dim", 0, 1, 65536);
   x.heads = r.integer("heads", 0, 1, 65536);
@@ -134,7 +150,7 @@ models::SparseAttentionSpec read_sparse(const YamlReader& r) {
 }  // namespace
 
 void read_hybrid(const YamlReader& r, models::ModelSpec* m) {
-  if (r.has("mamba")) m->mamba = read_mamba(r.child("mamba"));
+  if (r.has("mamba")) m->mamba = read_mamba(r.child("mamba"), m->hidden);
   if (r.has("linear_attention")) m->linear_attention = read_linear(r.child("linear_attention"));
   if (r.has("sparse_attention")) {
     m->sparse_attention = read_sparse(r.child("sparse_attention"));

@@ -15,8 +15,15 @@ std::string tp_refusal(const models::ModelSpec& m, int tp, std::string* model_ke
       if (model_key) *model_key = key;
       return fmt::format("tp = {} must divide the model's {} ({})", tp, key, n);
     }
+  // Mamba-1 channels could be split over TP, but x_proj's [dt, B, C] would then be partial sums that
+  // need an all-reduce over TP per layer, which the step program does not place.
+  if (m.mamba.mamba1() && tp > 1) {
+    if (model_key) *model_key = "mamba.kind";
+    return fmt::format("tp = {} with Mamba-1 layers (model.mamba.kind: mamba1) is not modelled (x_proj's partial sums "
+                       "would need an all-reduce over TP); use tp: 1 with ep, pp and ZeRO", tp);
+  }
   // Megatron-Core MambaMixer splits the SSM heads and the B/C groups over TP.
-  if (m.mamba.enabled())
+  if (m.mamba.enabled() && !m.mamba.mamba1())
     for (const auto& [key, n] : {std::pair<const char*, int>{"mamba.heads", m.mamba.heads}, {"mamba.groups", m.mamba.groups}})
       if (n % tp != 0) {
         if (model_key) *model_key = key;

@@ -28,7 +28,8 @@ std::string memory_error(const scenarios::Scenario& sc, const models::MemoryEsti
   if (t.recompute == models::Recompute::full && t.recompute_layers >= 0)
     tries.push_back(fmt::format("a larger training.recompute_layers (now {})", t.recompute_layers));
   if (t.micro_batch > 1) tries.push_back("a smaller training.micro_batch");
-  tries.push_back("a larger parallelism.tp / parallelism.pp");
+  // Mamba-1 layers are not split over TP (scenarios/plan_rules.cpp tp_refusal).
+  tries.push_back(sc.model.mamba.mamba1() ? "a larger parallelism.pp or parallelism.ep" : "a larger parallelism.tp / parallelism.pp");
   std::string hint;
   for (std::size_t i = 0; i < tries.size(); ++i) hint += (i == 0 ? "" : i + 1 == tries.size() ? " or " : ", ") + tries[i];
   const auto gib = [](double bytes) { return bytes / units::kBytesPerGiB; };

@@ -41,7 +41,7 @@ struct Config {
 const std::set<std::string> kLlamaLike = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
                                           "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
                                           "gpt_oss", "llama4_text", "granite", "olmo2", "phi3",
-                                          "qwen3_next", "kimi_linear", "granitemoehybrid"};
+                                          "qwen3_next", "kimi_linear", "granitemoehybrid", "jamba"};
 // Families whose word embeddings are tied unless the config says otherwise (their config class default).
 const std::set<std::string> kTiedByDefault = {"gemma", "gemma2", "gemma3_text", "gpt2"};
 
@@ -218,6 +218,10 @@ std::string mixers_of(const Config& c, long long layers, std::string* origin) {
       mixer += ch;
     }
     *origin = "\"layer_types\"";
+  } else if (c.type == "jamba") {  // JambaConfig: attention where (i − offset) % period == 0, Mamba-1 elsewhere
+    const long long every = c.integer_or("attn_layer_period", 8), offset = c.integer_or("attn_layer_offset", 4);
+    for (long long i = 0; i < layers; ++i) mixer += (i - offset) % every == 0 ? 'a' : 'm';
+    *origin = "\"attn_layer_period\" and \"attn_layer_offset\"";
   } else if (c.type == "qwen3_next" && c.has("full_attention_interval")) {
     const long long every = c.integer("full_attention_interval");
     for (long long i = 0; i < layers; ++i) mixer += (i + 1) % every == 0 ? 'a' : 'l';
@@ -227,6 +231,17 @@ std::string mixers_of(const Config& c, long long layers, std::string* origin) {
   if (static_cast<long long>(mixer.size()) != layers)
     throw ScenarioError(format("{}: {} lists {} layers but \"num_hidden_layers\" is {}", c.opt.source, *origin, mixer.size(), layers));
   return mixer;
+}
+
+// Jamba's Mamba-1 mixer (JambaConfig mamba_* keys; mamba_dt_rank "auto" is ceil(hidden / 16), as
+// the loader's default), and its missing position embedding.
+void import_mamba1(const Config& c) {
+  c.out.set("model.mamba.kind", "mamba1", format("model_type {} (Mamba-1 layers)", c.type));
+  c.out.set("model.mamba.state_dim", format("{}", c.integer_or("mamba_d_state", 16)), c.has("mamba_d_state") ? "\"mamba_d_state\"" : "the JambaConfig default");
+  c.out.set("model.mamba.expand", format("{}", c.integer_or("mamba_expand", 2)), c.has("mamba_expand") ? "\"mamba_expand\"" : "the JambaConfig default");
+  if (c.has("mamba_dt_rank") && c.n["mamba_dt_rank"].as<std::string>() != "auto") c.set_int("model.mamba.dt_rank", "mamba_dt_rank");
+  c.out.set("model.mamba.conv_kernel", format("{}", c.integer_or("mamba_d_conv", 4)), c.has("mamba_d_conv") ? "\"mamba_d_conv\"" : "the JambaConfig default");
+  c.out.warn("Jamba trains without position embeddings; imported as rope (one rotary kernel per attention layer, no parameters)");
 }
 
 // Linear-attention and Granite-style Mamba hybrids: model.layer_pattern as a list (each layer's
@@ -241,15 +256,23 @@ void import_layer_types(const Config& c) {
   const ImportedKey* dense = c.out.find("model.moe.dense_layers");
   const ImportedKey* freq = c.out.find("model.moe.frequency");
   const long long first = dense ? std::stoll(dense->value) : 0, every = freq ? std::stoll(freq->value) : 1;
+  // JambaConfig: MoE where (i − expert_layer_offset) % expert_layer_period == 0.
+  const bool jamba = c.type == "jamba";
+  const long long expert_every = c.integer_or("expert_layer_period", 2), expert_offset = c.integer_or("expert_layer_offset", 1);
   std::string list;
   for (long long i = 0; i < layers; ++i) {
     const char m = mixer[static_cast<std::size_t>(i)];
-    const bool is_moe = moe && i >= first && (i - first) % every == every - 1;
+    const bool is_moe = moe && (jamba ? (i - expert_offset) % expert_every == 0 : i >= first && (i - first) % every == every - 1);
     list += format("{}{}+{}", i ? ", " : "[", m == 'l' ? "linear" : m == 'm' ? "mamba" : "attention", is_moe ? "moe" : "mlp");
   }
-  c.out.set("model.layer_pattern", list + "]", origin + " with the MoE layer rule");
+  c.out.set("model.layer_pattern", list + "]",
+            origin + (jamba ? " with \"expert_layer_period\" and \"expert_layer_offset\"" : " with the MoE layer rule"));
   c.out.erase("model.moe.dense_layers");
   c.out.erase("model.moe.frequency");
+  if (jamba) {
+    import_mamba1(c);
+    return;
+  }
   if (mixer.find('m') != std::string::npos) {
     c.set_int("model.mamba.state_dim", "mamba_d_state");
     c.set_int("model.mamba.heads", "mamba_n_heads");

@@ -168,7 +168,7 @@ TEST_CASE("explain: the time by layer part puts each mixer's kernels under its k
       INFO(op.name);
       CHECK(std::string(scenarios::part_of_kernel(op.name)) == "linear-attention mixers");
     }
-  CHECK(std::string(scenarios::part_of_kernel("ssd.chunk_scan")) == "Mamba-2 mixers");
+  CHECK(std::string(scenarios::part_of_kernel("ssd.chunk_scan")) == "Mamba mixers");
   CHECK(std::string(scenarios::part_of_kernel("dsa.indexer.scores")) == "attention mixers");
   CHECK(std::string(scenarios::part_of_kernel("experts.fc1.wgrad")) == "MoE MLPs");
   CHECK(std::string(scenarios::part_of_kernel("mlp_gate_up.dgrad")) == "dense MLPs");
