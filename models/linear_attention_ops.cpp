@@ -1,5 +1,7 @@
 #include "models/linear_attention_ops.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <string>
 
@@ -27,6 +29,30 @@ KernelOp fla_kernel(const KernelBuilder& k, std::string name, double m, std::ini
   }
   if (mem.time_s > op.time_s) op.time_s = mem.time_s, op.bound = hardware::Bound::memory;
   return op;
+}
+
+// The chunk-state passes (fla chunk_gated_delta_rule_fwd_h, its rerun in the backward, and the
+// reverse bwd_dhu) walk a sequence's chunks one after another: each step needs the previous
+// state. Their grid is (sequence, value head, V / kStateBlockV) blocks, so with few sequences and
+// heads the GPU is not filled and the kernel takes chunks × (one step's latency) per wave of
+// blocks, however little work a step holds. kStateStepLatency: FITTED on the 7 forward rows with 8
+// value heads of hardware/kernels/fla_gdn_h200.csv (fla 0.5.1 on H200, one to four sequences of
+// 2,048 to 32,768 tokens: measured minus the model's other kernels, per chunk step); every other
+// row of that table, forward and backward, is out of sample for it (tests/models/fla_rates_test.cpp).
+// Used for every GPU: a dependent step is a fixed count of cycles, and the Hopper and Blackwell
+// parts run within 10 % of H200's clock.
+constexpr double kStateStepLatency = 1.13e-6;  // seconds per chunk step
+// The reverse pass forms dh from q and the output gradient, and dv from it, each step: twice the
+// forward step's dependent work (an estimate from the kernel's structure, not fitted).
+constexpr double kReverseStepWork = 2.0;
+constexpr double kStateBlockV = 64;  // fla's value-block width for the state kernels (BV)
+
+void recurrent_floor(KernelOp* op, const hardware::GpuSpec& gpu, double sequences, double chunks_per_sequence,
+                     double heads, double v, double step_work) {
+  const double blocks = sequences * heads * std::ceil(v / kStateBlockV);
+  const double waves = std::ceil(blocks / std::max(1, gpu.sms));
+  const double floor = waves * chunks_per_sequence * kStateStepLatency * step_work + gpu.kernel_gap.si();
+  if (floor > op->time_s) op->time_s = floor, op->bound = hardware::Bound::latency;
 }
 
 }  // namespace
@@ -60,14 +86,21 @@ MambaOps linear_attention_ops(const ModelSpec& m, const TrainingSpec& t, const P
   o.core_fwd.add(fla_kernel(scan, n + ".kkt", M, {{C, K}}, qb + gb + ab));
   o.core_fwd.add(fla_kernel(scan, n + ".solve_tril", M, {{C, C / 3}}, 2 * ab));
   o.core_fwd.add(fla_kernel(scan, n + ".wy", M, {{K, C}, {V, C}}, ab + qb + vb + gb + qb + vb));
-  o.core_fwd.add(fla_kernel(scan, n + ".state_pass", M, {{V, K}, {V, K}}, 2 * qb + 2 * vb + gb + states));
+  const double sequences = t.micro_batch, steps = t.seq_len / p.cp / C;
+  KernelOp state_pass = fla_kernel(scan, n + ".state_pass", M, {{V, K}, {V, K}}, 2 * qb + 2 * vb + gb + states);
+  recurrent_floor(&state_pass, gpu, sequences, steps, H, V, 1.0);
+  o.core_fwd.add(state_pass);
   o.core_fwd.add(fla_kernel(scan, n + ".output", M, {{V, K}, {C, K}, {V, C}}, 2 * qb + vb + gb + states + vb));
   // Backward (fla chunk_gated_delta_rule_bwd / chunk_kda_bwd): W, U and the states recomputed,
   // the local dV, the reverse state pass (dS, dV'), dQ/dK/dW, the WY backward through T, dA·K.
   o.core_bwd.add(fla_kernel(scan, n + ".bwd.recompute_wy", M, {{K, C}, {V, C}}, ab + 2 * qb + 2 * vb + gb));
-  o.core_bwd.add(fla_kernel(scan, n + ".bwd.recompute_h", M, {{V, K}, {V, K}}, 2 * qb + 2 * vb + gb + states));
+  KernelOp recompute_h = fla_kernel(scan, n + ".bwd.recompute_h", M, {{V, K}, {V, K}}, 2 * qb + 2 * vb + gb + states);
+  recurrent_floor(&recompute_h, gpu, sequences, steps, H, V, 1.0);
+  o.core_bwd.add(recompute_h);
   o.core_bwd.add(fla_kernel(scan, n + ".bwd.dv_local", M, {{C, K}, {V, C}}, 2 * qb + 2 * vb + gb));
-  o.core_bwd.add(fla_kernel(scan, n + ".bwd.dhu", M, {{V, K}, {V, K}, {V, K}}, 3 * qb + 3 * vb + gb + 2 * states));
+  KernelOp dhu = fla_kernel(scan, n + ".bwd.dhu", M, {{V, K}, {V, K}, {V, K}}, 3 * qb + 3 * vb + gb + 2 * states);
+  recurrent_floor(&dhu, gpu, sequences, steps, H, V, kReverseStepWork);
+  o.core_bwd.add(dhu);
   o.core_bwd.add(fla_kernel(scan, n + ".bwd.dqkwg", M, {{K, V}, {K, V}, {K, V}, {C, V}, {K, C}, {K, C}},
                             4 * qb + 3 * vb + 2 * gb + 2 * states + 3 * qb));
   o.core_bwd.add(fla_kernel(scan, n + ".bwd.wy", M, {{C, K}, {C, V}, {K, C}, {V, C}, {C, C}, {C, C}},
