@@ -160,4 +160,28 @@ units::FlopPerSecond measured_attention_rate(const std::string& gpu, const Atten
   return units::FlopPerSecond((same_f > 0 && other_f > 0) ? other * same_f / other_f : other);
 }
 
+namespace {
+
+// FlashAttention-2's share of the data GPU's dense BF16 peak at a long causal sequence; 0 without rows.
+double warp_mma_share(const std::string& data_gpu) {
+  const double peak = attention_data_peak(data_gpu).si();
+  if (peak <= 0) return 0;
+  AttentionQuery q;
+  q.impl = AttentionImpl::flash2;
+  q.seq = 16384;
+  const double fwd = measured_attention_rate(data_gpu, q, nullptr).si();
+  q.backward = true;
+  const double bwd = measured_attention_rate(data_gpu, q, nullptr).si();
+  return fwd > 0 && bwd > 0 ? (fwd + bwd) / 2 / peak : 0.0;
+}
+
+}  // namespace
+
+double warp_mma_slowdown(const std::vector<std::string>& attention_data) {
+  static const double hopper = warp_mma_share("H200");
+  for (const std::string& d : attention_data)
+    if (const double share = warp_mma_share(d); share > 0) return std::max(1.0, hopper / share);
+  return 1.0;
+}
+
 }  // namespace clustersim::hardware

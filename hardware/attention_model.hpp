@@ -29,6 +29,15 @@ units::FlopPerSecond measured_attention_rate(const std::string& data_gpu, const 
 /// another GPU of the same architecture; 0 when unknown.
 units::FlopPerSecond attention_data_peak(const std::string& data_gpu);
 
+/// How much slower than the GEMM shape model a kernel built on warp-level MMA tiles runs on a GPU
+/// whose attention rows are `attention_data` (in order): Triton's tl.dot tiles in fla's chunked
+/// scans and mamba_ssm's SSD, like FlashAttention-2's mma.sync. Measured by FlashAttention-2 itself:
+/// its share of the dense BF16 peak (causal, head width 128, 16K tokens, forward and backward
+/// averaged) on H200, where the fla and SSD costings were checked against their own measurements
+/// (hardware/kernels/fla_gdn.csv, ssd_h200.csv), over its share on this GPU; never below 1.
+/// Blackwell: about 1.7 (FA2 runs near Hopper's rate there while the dense peak is 2.3x higher).
+double warp_mma_slowdown(const std::vector<std::string>& attention_data);
+
 /// Every row of the table, for the tests.
 struct AttentionRow {
   std::string gpu, impl, dtype, pass;

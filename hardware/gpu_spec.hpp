@@ -113,6 +113,9 @@ struct GpuSpec {
   /// for this GPU, in order of preference; rates scale by this GPU's BF16 peak over theirs.
   /// Empty: no rows, the `attention` curve above is used.
   std::vector<std::string> attention_data;
+  /// Warp-level-MMA kernels (Triton tiles, FlashAttention-2) over the GEMM shape model on this GPU,
+  /// from its FlashAttention-2 rows (hardware::warp_mma_slowdown; derived when the profile loads).
+  double warp_mma_slowdown = 1.0;
   /// Rate of a typical well-shaped GEMM over the best-shape MAMF anchor: the MAMF is the best of a
   /// brute-force shape search (a library kernel choice at its best), fitted on kernel rows
   /// (kernel_cost.cpp, docs/kernels.md). 1 = every shape as good as the anchor.

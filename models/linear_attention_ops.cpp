@@ -25,7 +25,8 @@ KernelOp fla_kernel(const KernelBuilder& k, std::string name, double m, std::ini
   KernelOp op{std::move(name), OpKind::attention, 0, bytes, k.gpu.kernel_gap.si(), hardware::Bound::compute};
   for (const Tile& t : tiles) {
     const KernelOp g = k.gemm(op.name, m, t.n, t.k);
-    op.flop += g.flop, op.time_s += g.time_s - k.gpu.kernel_gap.si();
+    // Triton tiles: warp-level MMA, not the GEMM libraries' (hardware::warp_mma_slowdown).
+    op.flop += g.flop, op.time_s += (g.time_s - k.gpu.kernel_gap.si()) * k.gpu.warp_mma_slowdown;
   }
   if (mem.time_s > op.time_s) op.time_s = mem.time_s, op.bound = hardware::Bound::memory;
   return op;
@@ -36,7 +37,7 @@ KernelOp fla_kernel(const KernelBuilder& k, std::string name, double m, std::ini
 // state. Their grid is (sequence, value head, V / kStateBlockV) blocks, so with few sequences and
 // heads the GPU is not filled and the kernel takes chunks × (one step's latency) per wave of
 // blocks, however little work a step holds. kStateStepLatency: FITTED on the 7 forward rows with 8
-// value heads of hardware/kernels/fla_gdn_h200.csv (fla 0.5.1 on H200, one to four sequences of
+// value heads of hardware/kernels/fla_gdn.csv (fla 0.5.1 on H200, one to four sequences of
 // 2,048 to 32,768 tokens: measured minus the model's other kernels, per chunk step); every other
 // row of that table, forward and backward, is out of sample for it (tests/models/fla_rates_test.cpp).
 // Used for every GPU: a dependent step is a fixed count of cycles, and the Hopper and Blackwell

@@ -245,6 +245,7 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
                                              "Blackwell-2.5PF, Blackwell-sm100", d));
       g.attention_data.push_back(d);
     }
+    g.warp_mma_slowdown = hardware::warp_mma_slowdown(g.attention_data);
   }
   g.memory_latency = units::Seconds(r.quantity("memory_latency", Dimension::time, 0, 0, 1e-3));
   g.sustained_clock_ratio = r.number("sustained_clock_ratio", 1.0, 0.1, 1.0);

@@ -1,9 +1,9 @@
 // The gated-delta-rule scan against flash-linear-attention's measured kernel times on H200
-// (hardware/kernels/fla_gdn_h200.csv: fla 0.5.1 chunk_gated_delta_rule_fwd / _bwd, head_dim 128,
+// (hardware/kernels/fla_gdn.csv: fla 0.5.1 chunk_gated_delta_rule_fwd / _bwd, head_dim 128,
 // CUDA-graph replay, from QwenLM/FlashQLA's benchmark table). The model's scan kernels of the
 // benchmarked calls (the gate cumsum, A = KKᵀ, its triangular solve, W/U, the chunk-state pass and
 // the output; the backward's eight) are summed per row; the l2 norms and the gated norm sit outside
-// those calls. No constant is fitted on these rows.
+// those calls. One constant is fitted on 7 of these rows (below); the rest are out of sample.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -23,6 +23,7 @@ using namespace clustersim;
 namespace {
 
 struct Row {
+  std::string gpu;
   bool backward;
   int key_heads, value_heads, sequences, tokens;
   double measured_ms;
@@ -30,15 +31,15 @@ struct Row {
 };
 
 std::vector<Row> rows() {
-  std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/hardware/kernels/fla_gdn_h200.csv");
+  std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/hardware/kernels/fla_gdn.csv");
   REQUIRE(in);
   std::stringstream text;
   text << in.rdbuf();
   std::vector<Row> out;
-  const auto records = hardware::parse_csv_records(text.str(), "fla_gdn_h200.csv");
+  const auto records = hardware::parse_csv_records(text.str(), "fla_gdn.csv");
   for (const auto& r : records) {
-    if (r.empty() || r[0].rfind("#", 0) == 0 || r[0] == "pass") continue;  // the source line, the header
-    out.push_back({r[0] == "bwd", std::stoi(r[1]), std::stoi(r[2]), std::stoi(r[3]), std::stoi(r[4]), std::stod(r[5]), r[6]});
+    if (r.empty() || r[0].rfind("#", 0) == 0 || r[0] == "gpu") continue;  // the source line, the header
+    out.push_back({r[0], r[1] == "bwd", std::stoi(r[2]), std::stoi(r[3]), std::stoi(r[4]), std::stoi(r[5]), std::stod(r[6]), r[7]});
   }
   return out;
 }
@@ -58,7 +59,7 @@ double predicted_ms(const Row& row) {
   m.linear_attention.chunk = 64;  // fla's chunk size for the gated delta rule
   models::TrainingSpec t;
   t.seq_len = row.tokens, t.micro_batch = row.sequences, t.precision = hardware::Precision::bf16;
-  const auto gpu = scenarios::load_scenario_string("name: t\nmodel: qwen3-next-80b-a3b\nhardware: h200-sxm\ncluster: {gpus: 8}\n"
+  const auto gpu = scenarios::load_scenario_string("name: t\nmodel: qwen3-next-80b-a3b\nhardware: " + row.gpu + "\ncluster: {gpus: 8}\n"
                                                    "parallelism: {ep: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
                                                    "m.yaml")
                        .gpu;
@@ -74,15 +75,16 @@ double predicted_ms(const Row& row) {
 TEST_CASE("fla gated-delta-rule scan: predicted against measured kernel times on H200", "[models][linear][fla]") {
   // The chunk-state passes' step latency (linear_attention_ops.cpp kStateStepLatency) is fitted on
   // the forward rows with 8 value heads; every other row is out of sample.
-  std::vector<double> fwd, bwd;
-  std::printf("fla chunk_gated_delta_rule on H200 (hardware/kernels/fla_gdn_h200.csv): predicted / measured\n");
+  std::vector<double> fwd, bwd, gb200_fwd, gb200_bwd;
+  std::printf("fla chunk_gated_delta_rule on H200 (hardware/kernels/fla_gdn.csv): predicted / measured\n");
   for (const Row& r : rows()) {
     const double ratio = predicted_ms(r) / r.measured_ms;
-    std::printf("  %s hk%-2d hv%-2d %dx%-6d measured %6.3f ms  predicted %6.3f ms  %+6.1f %%%s\n", r.backward ? "bwd" : "fwd",
+    std::printf("  %-8s %s hk%-2d hv%-2d %dx%-6d measured %6.3f ms  predicted %6.3f ms  %+6.1f %%%s\n", r.gpu.c_str(), r.backward ? "bwd" : "fwd",
                 r.key_heads, r.value_heads, r.sequences, r.tokens, r.measured_ms, predicted_ms(r), 100 * (ratio - 1),
-                !r.backward && r.value_heads == 8 ? "  (fitted)" : "");
-    if (!r.backward && r.value_heads == 8) continue;
-    (r.backward ? bwd : fwd).push_back(ratio);
+                r.gpu == "h200-sxm" && !r.backward && r.value_heads == 8 ? "  (fitted)" : "");
+    if (r.gpu == "h200-sxm" && !r.backward && r.value_heads == 8) continue;
+    if (r.gpu == "h200-sxm") (r.backward ? bwd : fwd).push_back(ratio);
+    else (r.backward ? gb200_bwd : gb200_fwd).push_back(ratio);
   }
   auto geomean = [](const std::vector<double>& v) {
     double s = 0;
@@ -99,4 +101,15 @@ TEST_CASE("fla gated-delta-rule scan: predicted against measured kernel times on
   for (double x : fwd) CHECK(x == Approx(1.0).epsilon(0.20));
   CHECK(geomean(bwd) == Approx(1.0).epsilon(0.20));
   for (double x : bwd) CHECK(x == Approx(1.0).epsilon(0.25));
+  // GB200, nothing fitted there: its Tensor-Core work at FlashAttention-2's Blackwell share of the
+  // peak (hardware::warp_mma_slowdown, 1.7x the GEMM model's time). Measured 2026-12-05: forward
+  // 0.80 (rows -33 % .. -9 %), backward 0.75 (-30 % .. -21 %), a listed gap: fla on GB200 runs at
+  // about H200's speed, and what still holds its memory-bound kernels there is not measured.
+  REQUIRE(gb200_fwd.size() == 56);
+  REQUIRE(gb200_bwd.size() == 8);
+  std::printf("  GB200 (out of sample): forward geometric mean %.3f over %zu rows, backward %.3f over %zu rows\n",
+              geomean(gb200_fwd), gb200_fwd.size(), geomean(gb200_bwd), gb200_bwd.size());
+  CHECK(geomean(gb200_fwd) == Approx(1.0).epsilon(0.25));
+  CHECK(geomean(gb200_bwd) == Approx(1.0).epsilon(0.30));
+  for (double x : gb200_fwd) CHECK(x == Approx(1.0).epsilon(0.35));
 }

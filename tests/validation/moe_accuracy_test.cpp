@@ -51,7 +51,8 @@ constexpr int kHybridRows = 52;
 // configs' activation_checkpointing: true and BF16 Adam state (they did not fit before: 173 and
 // 135 GiB; now they fit and run full recompute, 31 and 24 % too slow). Before that, 0.211
 // 0.30: measured 0.289 on 2026-12-05 after the GB200 Super rows 015/016 (26.08) took their
-// release's hybridep dispatcher, graphs and TP overlap off (row_recipes.csv): −17 → +38/+41 %.
+// release's hybridep dispatcher, graphs and TP overlap off (row_recipes.csv): −17 → +38/+41 %;
+// then 0.272 once the Triton SSD kernels run at their Blackwell rate (hardware::warp_mma_slowdown).
 constexpr double kMaxHybridHeadlineMape = 0.30;  // 0.274 on 2026-12-05 (B200 at the global constant, held-out
                                                  // split); 0.249 on 12 headline rows with grouped FP8 GEMMs measured
                                                  // (0.239 before), the fit per die (0.262
