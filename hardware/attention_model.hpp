@@ -35,7 +35,7 @@ units::FlopPerSecond attention_data_peak(const std::string& data_gpu);
 /// its share of the dense BF16 peak (causal, head width 128, 16K tokens, forward and backward
 /// averaged) on H200, where the fla and SSD costings were checked against their own measurements
 /// (hardware/kernels/fla_gdn.csv, ssd_h200.csv), over its share on this GPU; never below 1.
-/// Blackwell: about 1.7 (FA2 runs near Hopper's rate there while the dense peak is 2.3x higher).
+/// Blackwell: about 1.9 (FA2 runs near Hopper's rate there while the dense peak is 2.3x higher).
 double warp_mma_slowdown(const std::vector<std::string>& attention_data);
 
 /// Every row of the table, for the tests.

@@ -102,7 +102,7 @@ TEST_CASE("fla gated-delta-rule scan: predicted against measured kernel times on
   CHECK(geomean(bwd) == Approx(1.0).epsilon(0.20));
   for (double x : bwd) CHECK(x == Approx(1.0).epsilon(0.25));
   // GB200, nothing fitted there: its Tensor-Core work at FlashAttention-2's Blackwell share of the
-  // peak (hardware::warp_mma_slowdown, 1.7x the GEMM model's time). Measured 2026-12-05: forward
+  // peak (hardware::warp_mma_slowdown, 1.9x the GEMM model's time). Measured 2026-12-05: forward
   // 0.80 (rows -33 % .. -9 %), backward 0.75 (-30 % .. -21 %), a listed gap: fla on GB200 runs at
   // about H200's speed, and what still holds its memory-bound kernels there is not measured.
   REQUIRE(gb200_fwd.size() == 56);
