@@ -189,7 +189,7 @@ class StepBuilder {
   void add_merged(int s, TaskKind kind, int profile, std::vector<TaskId>* deps) {
     const double seconds = merger_.total_s(profile);
     const PassProfile& pr = merger_.profiles()[static_cast<std::size_t>(profile)];
-    const double transfers_alone = pr.tp_exposed_s + pr.cp_exposed_s + pr.ep_exposed_s;
+    const double transfers_alone = pr.exposed[Channel::tp] + pr.exposed[Channel::cp] + pr.exposed[Channel::ep];
     const double kernel_share = seconds > 0 ? std::clamp(1 - transfers_alone / seconds, 0.0, 1.0) : 1.0;
     const TaskId id = g_.add_compute(s, kind, seconds, deps, false, kernel_share);
     if (seconds > 0) g_.mark_merged(id, profile);

@@ -4,6 +4,7 @@
 // pipeline schedule's micro-batch passes over block parts, with tensor-parallel collectives,
 // ring-attention K/V exchange, stage-to-stage sends, data-parallel / ZeRO collectives and the
 // optimizer, all run on the event engine in one graph so that the pipeline bubble emerges.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -18,6 +19,17 @@
 
 namespace clustersim::models {
 
+/// A communication class of the step. Exposed and busy times are arrays indexed by it, so a new
+/// class is one enumerator, the rule that attributes it (step_attribution.cpp) and its writers.
+enum class Channel : std::uint8_t { tp, cp, pp, dp, ep };
+inline constexpr std::size_t kChannels = 5;
+
+/// Seconds per channel.
+struct ChannelSeconds {
+  std::array<double, kChannels> s{};
+  double& operator[](Channel c) { return s[static_cast<std::size_t>(c)]; }
+  double operator[](Channel c) const { return s[static_cast<std::size_t>(c)]; }
+};
 
 /// Where each of a step's seconds went on one stage's compute stream. The parts add up to
 /// step_time_s exactly. Time with the compute stream idle goes to the first of: a TP
@@ -29,13 +41,12 @@ struct StepBreakdown {
   double backward_s = 0;
   double recompute_s = 0;
   double optimizer_s = 0;
-  double dp_comm_exposed_s = 0;  ///< DP communication with the compute stream idle
   double idle_s = 0;             ///< nothing running (kernel gaps are inside compute)
-  double tp_comm_exposed_s = 0;
-  double cp_comm_exposed_s = 0;
-  double pp_comm_exposed_s = 0;  ///< waiting for an activation / gradient send in flight
   double bubble_s = 0;           ///< pipeline stage waiting for other stages' work
-  double ep_comm_exposed_s = 0;  ///< MoE dispatch / combine (and ETP gathers) with compute idle
+  /// Each channel's communication with the compute stream idle: TP collectives, CP K/V transfers,
+  /// waiting for a pipeline send in flight (pp), DP collectives, MoE dispatch / combine and ETP
+  /// gathers (ep).
+  ChannelSeconds comm_exposed;
 };
 
 struct StepResult {
@@ -45,11 +56,9 @@ struct StepResult {
   std::vector<StepBreakdown> stages;  ///< one per pipeline stage
   int micro_batches = 0;
   int grad_buckets = 0;             ///< on stage 0
-  double dp_comm_busy_s = 0;        ///< total time DP collectives were running
   double compute_slowdown_s = 0;    ///< compute time lost to SMs taken by communication
-  double tp_comm_busy_s = 0;        ///< total time TP collectives were running (that stage)
-  double cp_comm_busy_s = 0;
-  double ep_comm_busy_s = 0;        ///< total time MoE all-to-alls were running (that stage)
+  /// Total time each channel's transfers were running on the reported stage (pp: not tallied).
+  ChannelSeconds comm_busy;
   std::size_t tasks = 0;
   std::uint64_t events = 0;
 };

@@ -171,22 +171,22 @@ std::string format_text(const scenarios::Report& r) {
   row("backward compute", b.backward_s);
   if (b.recompute_s > 0) row("recompute", b.recompute_s);
   row("optimizer", b.optimizer_s);
-  if (p.tp > 1) row("exposed TP communication", b.tp_comm_exposed_s);
-  if (p.cp > 1) row("exposed CP communication", b.cp_comm_exposed_s);
-  if (p.pp > 1) row("exposed PP communication", b.pp_comm_exposed_s);
-  if (r.scenario.model.is_moe()) row("exposed EP communication", b.ep_comm_exposed_s);
-  row("exposed DP communication", b.dp_comm_exposed_s);
+  if (p.tp > 1) row("exposed TP communication", b.comm_exposed[models::Channel::tp]);
+  if (p.cp > 1) row("exposed CP communication", b.comm_exposed[models::Channel::cp]);
+  if (p.pp > 1) row("exposed PP communication", b.comm_exposed[models::Channel::pp]);
+  if (r.scenario.model.is_moe()) row("exposed EP communication", b.comm_exposed[models::Channel::ep]);
+  row("exposed DP communication", b.comm_exposed[models::Channel::dp]);
   if (p.pp > 1) row("pipeline bubble", b.bubble_s);
   row("idle", b.idle_s);
   if (p.pp > 1) o += fmt::format("    (pipeline stage {} of {}: the one with the most compute)\n", r.step.stage, p.pp);
   o += fmt::format("    (DP collectives ran {:.4f} s in {} buckets; compute lost {:.4f} s to SMs they held)\n",
-                   r.step.dp_comm_busy_s, r.step.grad_buckets, r.step.compute_slowdown_s);
+                   r.step.comm_busy[models::Channel::dp], r.step.grad_buckets, r.step.compute_slowdown_s);
   if (p.tp > 1 || p.cp > 1)
-    o += fmt::format("    (TP collectives ran {:.4f} s, CP ring transfers {:.4f} s)\n", r.step.tp_comm_busy_s,
-                     r.step.cp_comm_busy_s);
+    o += fmt::format("    (TP collectives ran {:.4f} s, CP ring transfers {:.4f} s)\n", r.step.comm_busy[models::Channel::tp],
+                     r.step.comm_busy[models::Channel::cp]);
   if (r.scenario.model.is_moe())
     o += fmt::format("    (MoE: EP {} x ETP {} x EDP {}, {} dispatcher; its all-to-alls ran {:.4f} s)\n", p.ep, p.etp, p.edp(),
-                     models::name(r.scenario.training.moe_dispatcher), r.step.ep_comm_busy_s);
+                     models::name(r.scenario.training.moe_dispatcher), r.step.comm_busy[models::Channel::ep]);
   const auto& m = r.memory;
   o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}{}\n", m.total_bytes / units::kBytesPerGiB, m.capacity_bytes / units::kBytesPerGiB,
                    m.fits() ? "fits" : "DOES NOT FIT",

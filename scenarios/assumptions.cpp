@@ -80,11 +80,11 @@ void add_moe_routing(const Report& r, std::vector<Assumption>* out) {
     out->push_back({"training.moe_a2a_overlap", "true",
                     fmt::format("DualPipeV's forward/backward pairs run one micro-batch's dispatch/combine against another's "
                                 "compute (DeepSeek-V3 report §3.2.1); exposed EP communication is {}",
-                                share(r, r.step.breakdown.ep_comm_exposed_s))});
+                                share(r, r.step.breakdown.comm_exposed[models::Channel::ep]))});
   else if (t.assumed.moe_a2a_overlap && p.ep > 1)
     out->push_back({"training.moe_a2a_overlap", t.moe_a2a_overlap ? "true" : "false",
                     fmt::format("Megatron-Core's default (--overlap-moe-expert-parallel-comm off): dispatch/combine wait "
-                                "for compute; exposed EP communication is {}", share(r, r.step.breakdown.ep_comm_exposed_s))});
+                                "for compute; exposed EP communication is {}", share(r, r.step.breakdown.comm_exposed[models::Channel::ep]))});
 }
 
 // Where the ranks sit: the rank order and, on NVL72 racks, the GPUs of each rack the job gets.
@@ -97,7 +97,7 @@ void add_placement(const Report& r, std::vector<Assumption>* out) {
   if (sc.pp_comm_overlap_assumed)
     out->push_back({"parallelism.pp_comm_overlap", sc.parallel.pp_comm_overlap ? "true" : "false",
                     fmt::format("Megatron-LM's default (--overlap-p2p-communication, on for the interleaved schedule only); "
-                                "exposed pipeline sends are {}", share(r, r.step.breakdown.pp_comm_exposed_s))});
+                                "exposed pipeline sends are {}", share(r, r.step.breakdown.comm_exposed[models::Channel::pp]))});
   if (sc.cluster.segment_assumed)
     out->push_back({"cluster.gpus_per_node", fmt::format("{}", sc.cluster.gpus_per_node),
                     fmt::format("{} GPUs per NVLink rack: SLURM --segment of {} 4-GPU trays, the largest divisor of the "

@@ -57,13 +57,13 @@ void add_step(std::vector<Metric>& m, const scenarios::Report& r) {
   m.emplace_back("breakdown.backward_s", s(b.backward_s));
   m.emplace_back("breakdown.recompute_s", s(b.recompute_s));
   m.emplace_back("breakdown.optimizer_s", s(b.optimizer_s));
-  m.emplace_back("breakdown.dp_comm_exposed_s", s(b.dp_comm_exposed_s));
+  m.emplace_back("breakdown.dp_comm_exposed_s", s(b.comm_exposed[models::Channel::dp]));
   m.emplace_back("breakdown.idle_s", s(b.idle_s));
-  m.emplace_back("breakdown.tp_comm_exposed_s", s(b.tp_comm_exposed_s));
-  m.emplace_back("breakdown.cp_comm_exposed_s", s(b.cp_comm_exposed_s));
-  m.emplace_back("breakdown.pp_comm_exposed_s", s(b.pp_comm_exposed_s));
+  m.emplace_back("breakdown.tp_comm_exposed_s", s(b.comm_exposed[models::Channel::tp]));
+  m.emplace_back("breakdown.cp_comm_exposed_s", s(b.comm_exposed[models::Channel::cp]));
+  m.emplace_back("breakdown.pp_comm_exposed_s", s(b.comm_exposed[models::Channel::pp]));
   m.emplace_back("breakdown.bubble_s", s(b.bubble_s));
-  if (r.scenario.model.is_moe()) m.emplace_back("breakdown.ep_comm_exposed_s", s(b.ep_comm_exposed_s));
+  if (r.scenario.model.is_moe()) m.emplace_back("breakdown.ep_comm_exposed_s", s(b.comm_exposed[models::Channel::ep]));
 }
 
 void add_memory(std::vector<Metric>& m, const scenarios::Report& r) {
@@ -184,10 +184,10 @@ std::vector<Metric> report_metrics(const scenarios::Report& r) {
   add_run(m, r);
   m.emplace_back("memory_per_stage", stages_json(r));
   const auto s = [](double v) { return units::Seconds(v); };
-  m.emplace_back("dp_comm_busy_s", s(r.step.dp_comm_busy_s));
+  m.emplace_back("dp_comm_busy_s", s(r.step.comm_busy[models::Channel::dp]));
   m.emplace_back("compute_slowdown_s", s(r.step.compute_slowdown_s));
-  m.emplace_back("tp_comm_busy_s", s(r.step.tp_comm_busy_s));
-  m.emplace_back("cp_comm_busy_s", s(r.step.cp_comm_busy_s));
+  m.emplace_back("tp_comm_busy_s", s(r.step.comm_busy[models::Channel::tp]));
+  m.emplace_back("cp_comm_busy_s", s(r.step.comm_busy[models::Channel::cp]));
   m.emplace_back("breakdown_stage", Unit::none, r.step.stage);
   m.emplace_back("simulated_tasks", Unit::none, double(r.step.tasks));
   m.emplace_back("simulated_events", Unit::none, double(r.step.events));

@@ -43,10 +43,7 @@ StepResult step_result(const StepTally& t, const std::vector<PassProfile>& profi
   r.breakdown = st[pick].breakdown;
   for (const auto& x : st) r.stages.push_back(x.breakdown);
   r.compute_slowdown_s = st[pick].slowdown_s;
-  r.dp_comm_busy_s = st[pick].dp_busy_s;
-  r.tp_comm_busy_s = st[pick].tp_busy_s;
-  r.cp_comm_busy_s = st[pick].cp_busy_s;
-  r.ep_comm_busy_s = st[pick].ep_busy_s;
+  r.comm_busy = st[pick].busy;
   return r;
 }
 

@@ -64,11 +64,11 @@ void account_idle(const std::vector<Edge>& ev, Time makespan, Time last_pass_end
     if (to <= from || active[kCatCompute] > 0) return;
     const std::int64_t d = (to - from).ps();
     const bool tail = from >= last_pass_end;
-    if (active[kCatTp] > 0) t->ps[kTallyTpExposed] += d;
-    else if (active[kCatCp] > 0) t->ps[kTallyCpExposed] += d;
-    else if (active[kCatEp] > 0) t->ps[kTallyEpExposed] += d;
-    else if (active[kCatPp] > 0) t->ps[kTallyPpExposed] += d;
-    else if (active[kCatDpGather] > 0 || (tail && active[kCatDpReduce] > 0)) t->ps[kTallyDpExposed] += d;
+    if (active[kCatTp] > 0) t->ps[tally_field(kTallyExposed, Channel::tp)] += d;
+    else if (active[kCatCp] > 0) t->ps[tally_field(kTallyExposed, Channel::cp)] += d;
+    else if (active[kCatEp] > 0) t->ps[tally_field(kTallyExposed, Channel::ep)] += d;
+    else if (active[kCatPp] > 0) t->ps[tally_field(kTallyExposed, Channel::pp)] += d;
+    else if (active[kCatDpGather] > 0 || (tail && active[kCatDpReduce] > 0)) t->ps[tally_field(kTallyExposed, Channel::dp)] += d;
     else t->ps[kTallyIdle] += d;
   };
   for (const Edge& e : ev) {
@@ -127,17 +127,17 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
       case TaskKind::weight_grad: ps[kTallyBackward] += dur; break;  // W passes are backward compute
       case TaskKind::recompute: ps[kTallyRecompute] += dur; break;
       case TaskKind::optimizer: ps[kTallyOptimizer] += dur; break;
-      case TaskKind::tp_comm: cat = kCatTp; ps[kTallyTpBusy] += dur; break;
-      case TaskKind::cp_comm: cat = kCatCp; ps[kTallyCpBusy] += dur; break;
-      case TaskKind::ep_comm: cat = kCatEp; ps[kTallyEpBusy] += dur; break;
+      case TaskKind::tp_comm: cat = kCatTp; ps[tally_field(kTallyBusy, Channel::tp)] += dur; break;
+      case TaskKind::cp_comm: cat = kCatCp; ps[tally_field(kTallyBusy, Channel::cp)] += dur; break;
+      case TaskKind::ep_comm: cat = kCatEp; ps[tally_field(kTallyBusy, Channel::ep)] += dur; break;
       case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
         cat = kCatPp;
         if (sends_block_sender) edges[s].push(task.stream, tm.start, tm.end, cat);
         s = static_cast<std::size_t>(g.receiver(sim::TaskId(i)));
         break;
       }
-      case TaskKind::dp_param_gather: cat = kCatDpGather; ps[kTallyDpBusy] += dur; break;
-      case TaskKind::dp_grad_reduce: cat = kCatDpReduce; ps[kTallyDpBusy] += dur; break;
+      case TaskKind::dp_param_gather: cat = kCatDpGather; ps[tally_field(kTallyBusy, Channel::dp)] += dur; break;
+      case TaskKind::dp_grad_reduce: cat = kCatDpReduce; ps[tally_field(kTallyBusy, Channel::dp)] += dur; break;
       case TaskKind::sync: break;
     }
     if (cat == kCatCompute) {
@@ -158,13 +158,12 @@ StageTime stage_time(const StageTally& t, const std::vector<PassProfile>& profil
   auto& b = st.breakdown;
   b.forward_s = seconds(t.ps[kTallyForward]), b.backward_s = seconds(t.ps[kTallyBackward]);
   b.recompute_s = seconds(t.ps[kTallyRecompute]), b.optimizer_s = seconds(t.ps[kTallyOptimizer]);
-  b.tp_comm_exposed_s = seconds(t.ps[kTallyTpExposed]), b.cp_comm_exposed_s = seconds(t.ps[kTallyCpExposed]);
-  b.ep_comm_exposed_s = seconds(t.ps[kTallyEpExposed]), b.pp_comm_exposed_s = seconds(t.ps[kTallyPpExposed]);
-  b.dp_comm_exposed_s = seconds(t.ps[kTallyDpExposed]);
+  for (std::size_t c = 0; c < kChannels; ++c) {
+    b.comm_exposed.s[c] = seconds(t.ps[kTallyExposed + c]);
+    st.busy.s[c] = seconds(t.ps[kTallyBusy + c]);
+  }
   (pipelined ? b.bubble_s : b.idle_s) = seconds(t.ps[kTallyIdle]);
   st.compute_busy_s = seconds(t.ps[kTallyComputeBusy]), st.slowdown_s = seconds(t.ps[kTallySlowdown]);
-  st.dp_busy_s = seconds(t.ps[kTallyDpBusy]), st.tp_busy_s = seconds(t.ps[kTallyTpBusy]);
-  st.cp_busy_s = seconds(t.ps[kTallyCpBusy]), st.ep_busy_s = seconds(t.ps[kTallyEpBusy]);
   for (std::size_t k = 0; k < t.merged_n.size(); ++k) {
     const auto n = double(t.merged_n[k]);
     if (n == 0) continue;
@@ -174,9 +173,10 @@ StageTime stage_time(const StageTally& t, const std::vector<PassProfile>& profil
     const double stretch = kernels > 0 ? n + seconds(t.merged_excess[k]) / kernels : n;
     b.forward_s += prof.forward_s * stretch, b.backward_s += prof.backward_s * stretch;
     b.recompute_s += prof.recompute_s * stretch;
-    b.tp_comm_exposed_s += prof.tp_exposed_s * n, b.cp_comm_exposed_s += prof.cp_exposed_s * n;
-    b.ep_comm_exposed_s += prof.ep_exposed_s * n;
-    st.tp_busy_s += prof.tp_busy_s * n, st.cp_busy_s += prof.cp_busy_s * n, st.ep_busy_s += prof.ep_busy_s * n;
+    for (std::size_t c = 0; c < kChannels; ++c) {
+      b.comm_exposed.s[c] += prof.exposed.s[c] * n;
+      st.busy.s[c] += prof.busy.s[c] * n;
+    }
     st.slowdown_s += prof.slowdown_s * n;
   }
   return st;
@@ -196,9 +196,7 @@ PassProfile profile_of(const StepGraph& g, const sim::RunResult& run) {
   p.total_s = run.makespan.seconds();
   p.forward_s = st.breakdown.forward_s, p.backward_s = st.breakdown.backward_s;
   p.recompute_s = st.breakdown.recompute_s;
-  p.tp_exposed_s = st.breakdown.tp_comm_exposed_s, p.cp_exposed_s = st.breakdown.cp_comm_exposed_s;
-  p.tp_busy_s = st.tp_busy_s, p.cp_busy_s = st.cp_busy_s;
-  p.ep_exposed_s = st.breakdown.ep_comm_exposed_s, p.ep_busy_s = st.ep_busy_s;
+  for (Channel c : {Channel::tp, Channel::cp, Channel::ep}) p.exposed[c] = st.breakdown.comm_exposed[c], p.busy[c] = st.busy[c];
   p.slowdown_s = st.slowdown_s;
   sim::Time last_other{}, first_ep = run.makespan;
   const sim::TaskGraph& graph = g.graph();
@@ -211,7 +209,8 @@ PassProfile profile_of(const StepGraph& g, const sim::RunResult& run) {
   // on the EP stream (StepGraph::add_tail), so it is taken out of the total and the EP tallies.
   p.tail_s = std::max(0.0, (run.makespan - last_other).seconds());
   p.total_s -= p.tail_s;
-  p.ep_exposed_s = std::max(0.0, p.ep_exposed_s - p.tail_s), p.ep_busy_s = std::max(0.0, p.ep_busy_s - p.tail_s);
+  p.exposed[Channel::ep] = std::max(0.0, p.exposed[Channel::ep] - p.tail_s);
+  p.busy[Channel::ep] = std::max(0.0, p.busy[Channel::ep] - p.tail_s);
   return p;
 }
 

@@ -17,8 +17,8 @@ namespace clustersim::models {
 struct PassProfile {
   double total_s = 0;
   double forward_s = 0, backward_s = 0, recompute_s = 0;
-  double tp_exposed_s = 0, cp_exposed_s = 0, ep_exposed_s = 0;  ///< transfer time with no kernel running
-  double tp_busy_s = 0, cp_busy_s = 0, ep_busy_s = 0;
+  ChannelSeconds exposed;  ///< transfer time with no kernel running (tp, cp, ep)
+  ChannelSeconds busy;
   double slowdown_s = 0;  ///< kernel time lost to SMs taken by the overlapped transfers
   /// Time the unit's last task outlasts its last non-EP task: a detached (A2A-overlapped) exchange
   /// still in flight after the compute is done, which the next unit's compute does not wait for.
@@ -31,16 +31,18 @@ struct StageTime {
   StepBreakdown breakdown;
   double compute_busy_s = 0;   ///< compute stream busy (the stage with the most is reported)
   double slowdown_s = 0;       ///< compute time lost to SMs taken by communication
-  double dp_busy_s = 0, tp_busy_s = 0, cp_busy_s = 0, ep_busy_s = 0;
+  ChannelSeconds busy;         ///< each channel's transfers running (pp: not tallied)
 };
 
 /// A stage's time as integer picoseconds, so that a step whose schedule repeats has tallies
 /// exactly affine in its micro-batches (models/pipeline_steady.hpp extrapolates them).
-enum TallyField {
+/// kTallyExposed and kTallyBusy start kChannels fields each, indexed by Channel (tally_field).
+enum TallyField : std::size_t {
   kTallyForward, kTallyBackward, kTallyRecompute, kTallyOptimizer,  ///< unmerged compute tasks
-  kTallyTpExposed, kTallyCpExposed, kTallyEpExposed, kTallyPpExposed, kTallyDpExposed, kTallyIdle,
-  kTallyComputeBusy, kTallySlowdown, kTallyDpBusy, kTallyTpBusy, kTallyCpBusy, kTallyEpBusy, kTallyFields
+  kTallyIdle, kTallyComputeBusy, kTallySlowdown,
+  kTallyExposed, kTallyBusy = kTallyExposed + kChannels, kTallyFields = kTallyBusy + kChannels
 };
+constexpr std::size_t tally_field(TallyField first, Channel c) { return first + static_cast<std::size_t>(c); }
 struct StageTally {
   std::array<std::int64_t, kTallyFields> ps{};
   std::vector<std::int64_t> merged_n;       ///< per pass profile: merged tasks that ran

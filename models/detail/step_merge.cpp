@@ -45,15 +45,14 @@ int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units) 
     const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, kind))];
     // The EP stream is in order: this unit's first exchange waits for the previous unit's tail.
     const double delay = std::max(0.0, sum.tail_s - u.ep_lead_s);
-    sum.total_s += u.total_s + delay, sum.ep_exposed_s += delay, sum.tail_s = u.tail_s, tails += u.tail_s;
-    sum.forward_s += u.forward_s, sum.backward_s += u.backward_s;
-    sum.recompute_s += u.recompute_s, sum.tp_exposed_s += u.tp_exposed_s, sum.cp_exposed_s += u.cp_exposed_s;
-    sum.tp_busy_s += u.tp_busy_s, sum.cp_busy_s += u.cp_busy_s, sum.slowdown_s += u.slowdown_s;
-    sum.ep_exposed_s += u.ep_exposed_s, sum.ep_busy_s += u.ep_busy_s;
+    sum.total_s += u.total_s + delay, sum.exposed[Channel::ep] += delay, sum.tail_s = u.tail_s, tails += u.tail_s;
+    sum.forward_s += u.forward_s, sum.backward_s += u.backward_s, sum.recompute_s += u.recompute_s;
+    for (Channel c : {Channel::tp, Channel::cp, Channel::ep}) sum.exposed[c] += u.exposed[c], sum.busy[c] += u.busy[c];
+    sum.slowdown_s += u.slowdown_s;
   }
-  sum.ep_busy_s += tails - sum.tail_s;  // the hidden tails: busy beside the next unit's kernels
-  const double queued = std::max(0.0, sum.ep_busy_s - sum.total_s);
-  sum.total_s += queued, sum.ep_exposed_s += queued;
+  sum.busy[Channel::ep] += tails - sum.tail_s;  // the hidden tails: busy beside the next unit's kernels
+  const double queued = std::max(0.0, sum.busy[Channel::ep] - sum.total_s);
+  sum.total_s += queued, sum.exposed[Channel::ep] += queued;
   profiles_.push_back(sum);
   return entry(passes_, slot) = int(profiles_.size()) - 1;
 }

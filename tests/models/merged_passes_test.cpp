@@ -25,13 +25,13 @@ void check_same_story(const scenarios::Scenario& sc) {
   CHECK(merged.step.tasks < fine.step.tasks);
   for (const auto* r : {&merged, &fine}) {
     const auto& b = r->step.breakdown;
-    const double sum = b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.dp_comm_exposed_s + b.idle_s +
-                       b.tp_comm_exposed_s + b.cp_comm_exposed_s + b.pp_comm_exposed_s + b.bubble_s;
+    const double sum = b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.comm_exposed[models::Channel::dp] + b.idle_s +
+                       b.comm_exposed[models::Channel::tp] + b.comm_exposed[models::Channel::cp] + b.comm_exposed[models::Channel::pp] + b.bubble_s;
     CHECK(sum == Approx(r->step.step_time_s).epsilon(1e-9));
   }
   // Exposed TP time is carried inside merged passes by their profiles.
-  CHECK(merged.step.breakdown.tp_comm_exposed_s == Approx(fine.step.breakdown.tp_comm_exposed_s).epsilon(0.02).margin(1e-4));
-  CHECK(merged.step.tp_comm_busy_s == Approx(fine.step.tp_comm_busy_s).epsilon(0.05).margin(1e-4));
+  CHECK(merged.step.breakdown.comm_exposed[models::Channel::tp] == Approx(fine.step.breakdown.comm_exposed[models::Channel::tp]).epsilon(0.02).margin(1e-4));
+  CHECK(merged.step.comm_busy[models::Channel::tp] == Approx(fine.step.comm_busy[models::Channel::tp]).epsilon(0.05).margin(1e-4));
 }
 
 scenarios::Scenario load(const std::string& yaml, const std::vector<std::string>& sets = {}) {

@@ -73,20 +73,20 @@ TEST_CASE("the dispatch/combine time follows the network's all-to-all over the E
   const std::string tr = ", moe_load_imbalance: 1.0";
   const auto in_node = testing::run_text(moe_scenario(16, "ep: 8", tr));
   const auto across = testing::run_text(moe_scenario(16, "ep: 16", tr));
-  REQUIRE(in_node.step.ep_comm_busy_s > 0);
+  REQUIRE(in_node.step.comm_busy[models::Channel::ep] > 0);
   const double bytes = 4096.0 * 2 * 2048 * 2;  // T·k·h per micro-batch in bf16: every exchange of a layer
   const double ratio_network = a2a(across.scenario, bytes) / a2a(in_node.scenario, bytes);
   CHECK(ratio_network > 3);  // 8 NVLink peers vs half the peers behind one 400G NIC per GPU
-  CHECK(across.step.ep_comm_busy_s / in_node.step.ep_comm_busy_s == Approx(ratio_network).epsilon(0.02));
+  CHECK(across.step.comm_busy[models::Channel::ep] / in_node.step.comm_busy[models::Channel::ep] == Approx(ratio_network).epsilon(0.02));
   CHECK(across.step_time_s > in_node.step_time_s);
 }
 
 TEST_CASE("ep = 1 has no all-to-all, ep > 1 shards the experts' memory and adds the exchange", "[models][moe]") {
   const auto one = testing::run_text(moe_scenario(8, "ep: 1", ", moe_load_imbalance: 1.0"));
   const auto eight = testing::run_text(moe_scenario(8, "ep: 8", ", moe_load_imbalance: 1.0"));
-  CHECK(one.step.ep_comm_busy_s == 0);
-  CHECK(one.step.breakdown.ep_comm_exposed_s == 0);
-  CHECK(eight.step.ep_comm_busy_s > 0);
+  CHECK(one.step.comm_busy[models::Channel::ep] == 0);
+  CHECK(one.step.breakdown.comm_exposed[models::Channel::ep] == 0);
+  CHECK(eight.step.comm_busy[models::Channel::ep] > 0);
   // 16 experts of 3·2048·1024 parameters per layer, 4 layers: ep 8 keeps 2 of 16 per rank.
   const double expert_weights = 4 * 16 * 3.0 * 2048 * 1024 * 2;  // bf16
   CHECK(one.memory.weights_bytes - eight.memory.weights_bytes == Approx(expert_weights * 7 / 8).epsilon(1e-6));
@@ -100,7 +100,7 @@ TEST_CASE("auto load imbalance makes the busiest rank slower than forced-balance
   CHECK(skewed.step_time_s > automatic.step_time_s);
   // The busiest rank receives 1.5x the tokens: every exchange is the network's all-to-all of 1.5x the buffer.
   const double bytes = 4096.0 * 2 * 2048 * 2;
-  CHECK(skewed.step.ep_comm_busy_s / balanced.step.ep_comm_busy_s ==
+  CHECK(skewed.step.comm_busy[models::Channel::ep] / balanced.step.comm_busy[models::Channel::ep] ==
         Approx(a2a(skewed.scenario, 1.5 * bytes) / a2a(balanced.scenario, bytes)).epsilon(0.02));
   CHECK(skewed.memory.activations_bytes > balanced.memory.activations_bytes);
 }
@@ -145,7 +145,7 @@ parallelism: {{tp: 1, pp: {}, ep: 64, zero_stage: 1}}
 training: {{seq_len: 4096, global_batch: {}, micro_batch: 1, precision: fp8, fp8_recipe: blockwise}}
 )", 64 * pp, pp, 64 * pp));
     CHECK(r.step_time_s > 0);
-    CHECK(r.step.ep_comm_busy_s > 0);
+    CHECK(r.step.comm_busy[models::Channel::ep] > 0);
     CHECK(r.step.stages.size() == std::size_t(pp));
   }
 }
@@ -209,12 +209,12 @@ training: {seq_len: 4096, global_batch: 1280, micro_batch: 4, precision: bf16, r
 )";
   const auto on = testing::run_text(yaml);
   const auto off = testing::run_text(yaml, {"training.overlap_grad_reduce=false"});
-  INFO("exposed DP: overlap on " << on.step.breakdown.dp_comm_exposed_s << " s, off " << off.step.breakdown.dp_comm_exposed_s << " s");
+  INFO("exposed DP: overlap on " << on.step.breakdown.comm_exposed[models::Channel::dp] << " s, off " << off.step.breakdown.comm_exposed[models::Channel::dp] << " s");
   // Off: everything waits for the last backward. On: the reduce-scatters run under the last
   // micro-batch's backward, and only what outlasts it trails (FP32 gradients: ~1.1 s of traffic
   // against a ~0.5 s backward). Reduced at the end, as before, both were ~1.1 s.
-  CHECK(on.step.breakdown.dp_comm_exposed_s < 0.7 * off.step.breakdown.dp_comm_exposed_s);
+  CHECK(on.step.breakdown.comm_exposed[models::Channel::dp] < 0.7 * off.step.breakdown.comm_exposed[models::Channel::dp]);
   CHECK(on.step.step_time_s < off.step.step_time_s);
   // The traffic itself is the same either way.
-  CHECK(on.step.dp_comm_busy_s == Approx(off.step.dp_comm_busy_s).epsilon(0.02));
+  CHECK(on.step.comm_busy[models::Channel::dp] == Approx(off.step.comm_busy[models::Channel::dp]).epsilon(0.02));
 }

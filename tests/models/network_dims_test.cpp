@@ -51,9 +51,9 @@ TEST_CASE("issue 14 acceptance: TP traffic on PCIe boxes is as slow as `collecti
   const double expected = cost_ratio(eth, dgx, [&](const topologies::Network& n) {
     return n.cost(Collective::all_gather, GroupDim::tp, units::Bytes(act)).time.si();
   });
-  INFO("TP busy: dgx " << rd.step.tp_comm_busy_s << " s, ethernet " << re.step.tp_comm_busy_s << " s");
+  INFO("TP busy: dgx " << rd.step.comm_busy[models::Channel::tp] << " s, ethernet " << re.step.comm_busy[models::Channel::tp] << " s");
   CHECK(expected >= 3.0);
-  CHECK(re.step.tp_comm_busy_s / rd.step.tp_comm_busy_s == Approx(expected).epsilon(0.005));
+  CHECK(re.step.comm_busy[models::Channel::tp] / rd.step.comm_busy[models::Channel::tp] == Approx(expected).epsilon(0.005));
 }
 
 TEST_CASE("a topology change moves CP ring time by the CP send ratio", "[models][network]") {
@@ -70,9 +70,9 @@ TEST_CASE("a topology change moves CP ring time by the CP send ratio", "[models]
   const double expected = cost_ratio(eth, dgx, [&](const topologies::Network& n) {
     return n.cost(Collective::send_recv, GroupDim::cp, units::Bytes(kv)).time.si() + n.cost(Collective::send_recv, GroupDim::cp, units::Bytes(2 * kv)).time.si();
   });
-  INFO("CP busy: dgx " << rd.step.cp_comm_busy_s << " s, ethernet " << re.step.cp_comm_busy_s << " s");
+  INFO("CP busy: dgx " << rd.step.comm_busy[models::Channel::cp] << " s, ethernet " << re.step.comm_busy[models::Channel::cp] << " s");
   CHECK(expected > 3.0);
-  CHECK(re.step.cp_comm_busy_s / rd.step.cp_comm_busy_s == Approx(expected).epsilon(0.005));
+  CHECK(re.step.comm_busy[models::Channel::cp] / rd.step.comm_busy[models::Channel::cp] == Approx(expected).epsilon(0.005));
 }
 
 TEST_CASE("a topology change moves pipeline sends by the PP send ratio", "[models][network]") {
@@ -116,8 +116,8 @@ TEST_CASE("a topology change moves DP traffic by the DP all-reduce ratio", "[mod
   const double bytes = rd.params.total * 4;
   const double t_dgx = network_of(dgx).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si();
   const double t_eth = network_of(eth).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si();
-  CHECK(rd.step.dp_comm_busy_s == Approx(t_dgx).epsilon(1e-6));
-  CHECK(re.step.dp_comm_busy_s == Approx(t_eth).epsilon(1e-6));
+  CHECK(rd.step.comm_busy[models::Channel::dp] == Approx(t_dgx).epsilon(1e-6));
+  CHECK(re.step.comm_busy[models::Channel::dp] == Approx(t_eth).epsilon(1e-6));
   CHECK(t_eth / t_dgx > 3.0);
 }
 

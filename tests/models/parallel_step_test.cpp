@@ -27,8 +27,8 @@ training: {{seq_len: {}, global_batch: {}, micro_batch: 1{}}}
 double compute_s(const models::StepBreakdown& b) { return b.forward_s + b.backward_s + b.recompute_s; }
 
 double sum(const models::StepBreakdown& b) {
-  return b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.dp_comm_exposed_s + b.idle_s +
-         b.tp_comm_exposed_s + b.cp_comm_exposed_s + b.pp_comm_exposed_s + b.bubble_s;
+  return b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.comm_exposed[models::Channel::dp] + b.idle_s +
+         b.comm_exposed[models::Channel::tp] + b.comm_exposed[models::Channel::cp] + b.comm_exposed[models::Channel::pp] + b.bubble_s;
 }
 
 }  // namespace
@@ -77,10 +77,10 @@ TEST_CASE("TP all-reduces: four per block and micro-batch, two of them exposed i
   const double act = 2048.0 * 4096 * 2;  // [b·s, h] bf16
   const double ar = network_of(sc).cost(topologies::Collective::all_reduce, topologies::GroupDim::tp, units::Bytes(act)).time.si();
   // 4 micro-batches × 4 blocks × (2 forward + 2 backward), + embedding and head (1 each) per micro-batch.
-  REQUIRE(r.step.tp_comm_busy_s == Approx(4 * (4 * 4 + 2) * ar).epsilon(0.01));
+  REQUIRE(r.step.comm_busy[models::Channel::tp] == Approx(4 * (4 * 4 + 2) * ar).epsilon(0.01));
   // Forward all-reduces block the next part; backward ones overlap the wgrad GEMMs.
-  REQUIRE(r.step.breakdown.tp_comm_exposed_s >= 4 * (4 * 2 + 2) * ar * 0.99);
-  REQUIRE(r.step.breakdown.tp_comm_exposed_s < r.step.tp_comm_busy_s);
+  REQUIRE(r.step.breakdown.comm_exposed[models::Channel::tp] >= 4 * (4 * 2 + 2) * ar * 0.99);
+  REQUIRE(r.step.breakdown.comm_exposed[models::Channel::tp] < r.step.comm_busy[models::Channel::tp]);
 }
 
 TEST_CASE("sequence parallelism keeps TP traffic but shards norm work and activations", "[models]") {
@@ -89,8 +89,8 @@ TEST_CASE("sequence parallelism keeps TP traffic but shards norm work and activa
   // Reduce-scatter + all-gather move what one all-reduce moves (all on the ring with 4 GPUs;
   // NVLS only from 5, hardware.md §3.6), but they are twice as many collectives, each paying
   // NCCL's per-collective launch latency (§3.8), which is large next to a 17 MB transfer.
-  REQUIRE(sp.step.tp_comm_busy_s >= tp.step.tp_comm_busy_s);
-  REQUIRE(sp.step.tp_comm_busy_s < 1.35 * tp.step.tp_comm_busy_s);
+  REQUIRE(sp.step.comm_busy[models::Channel::tp] >= tp.step.comm_busy[models::Channel::tp]);
+  REQUIRE(sp.step.comm_busy[models::Channel::tp] < 1.35 * tp.step.comm_busy[models::Channel::tp]);
   // With 8 GPUs on dgx-h100 the all-reduce takes NVLS (≈480 GB/s busbw, hardware.md §3.6) while
   // reduce-scatter and all-gather stay on the ring (≈367) and pay two launch latencies: every
   // all-reduce of the TP run is one reduce-scatter and one all-gather of the SP run (blocks,
@@ -104,13 +104,13 @@ TEST_CASE("sequence parallelism keeps TP traffic but shards norm work and activa
   REQUIRE(ar8.algorithm == topologies::Algorithm::nvls);
   const double ratio = (net8.cost(Collective::reduce_scatter, topologies::GroupDim::tp, units::Bytes(act8)).time.si() +
                         net8.cost(Collective::all_gather, topologies::GroupDim::tp, units::Bytes(act8)).time.si()) / ar8.time.si();
-  REQUIRE(sp8.step.tp_comm_busy_s / tp8.step.tp_comm_busy_s == Approx(ratio).epsilon(0.01));
+  REQUIRE(sp8.step.comm_busy[models::Channel::tp] / tp8.step.comm_busy[models::Channel::tp] == Approx(ratio).epsilon(0.01));
   REQUIRE(sp.costs.layer_fwd.time_s < tp.costs.layer_fwd.time_s);
   // Korthikanti et al. 2022: 34·sbh/t + 5as²b/t (SP) vs 10·sbh + 24·sbh/t + 5as²b/t; with flash
   // the s² terms vanish, so the ratio is (10 + 24/4) / (34/4) ≈ 1.88 for t = 4.
   REQUIRE(tp.memory.activations_bytes / sp.memory.activations_bytes == Approx(16.0 / 8.5).epsilon(0.08));
   const auto overlap = scenarios::simulate(scenario("tp: 4, sequence_parallel: true, tp_comm_overlap: true", 4, 4, "", 4));
-  REQUIRE(overlap.step.breakdown.tp_comm_exposed_s < 0.5 * sp.step.breakdown.tp_comm_exposed_s);
+  REQUIRE(overlap.step.breakdown.comm_exposed[models::Channel::tp] < 0.5 * sp.step.breakdown.comm_exposed[models::Channel::tp]);
   REQUIRE(overlap.step_time_s < sp.step_time_s);
 }
 
@@ -124,9 +124,9 @@ TEST_CASE("context parallelism splits attention and overlaps the K/V ring", "[mo
   const auto net = network_of(two.scenario);
   const double hop = net.cost(topologies::Collective::send_recv, topologies::GroupDim::cp, units::Bytes(kv)).time.si();
   const double hop2 = net.cost(topologies::Collective::send_recv, topologies::GroupDim::cp, units::Bytes(2 * kv)).time.si();
-  REQUIRE(two.step.cp_comm_busy_s == Approx(2 * 4 * (hop + hop2)).epsilon(0.01));
+  REQUIRE(two.step.comm_busy[models::Channel::cp] == Approx(2 * 4 * (hop + hop2)).epsilon(0.01));
   // Ring transfers hide behind the attention steps; each rank does half the work.
-  REQUIRE(two.step.breakdown.cp_comm_exposed_s < 0.3 * two.step.cp_comm_busy_s);
+  REQUIRE(two.step.breakdown.comm_exposed[models::Channel::cp] < 0.3 * two.step.comm_busy[models::Channel::cp]);
   REQUIRE(compute_s(two.step.breakdown) / compute_s(one.step.breakdown) == Approx(0.5).epsilon(0.05));
 }
 
@@ -144,9 +144,9 @@ TEST_CASE("ZeRO stages shard optimizer, gradients, then parameters, with their t
   REQUIRE(z3.memory.weights_bytes == Approx(2 * block * 2));
   REQUIRE(z3.memory.optimizer_bytes == Approx(z1.memory.optimizer_bytes));
   // ZeRO-2 reduce-scatters every micro-batch's gradients (4 here), ZeRO-1 only the last's.
-  REQUIRE(z2.step.dp_comm_busy_s > 2.5 * z1.step.dp_comm_busy_s);
+  REQUIRE(z2.step.comm_busy[models::Channel::dp] > 2.5 * z1.step.comm_busy[models::Channel::dp]);
   // ZeRO-3 adds two parameter all-gathers per block and micro-batch.
-  REQUIRE(z3.step.dp_comm_busy_s > z2.step.dp_comm_busy_s);
+  REQUIRE(z3.step.comm_busy[models::Channel::dp] > z2.step.comm_busy[models::Channel::dp]);
   const auto fsdp = scenarios::simulate(scenario("fsdp: true", 16, 64, "", 8));
   REQUIRE(fsdp.step_time_s == z3.step_time_s);
 }
@@ -166,7 +166,7 @@ TEST_CASE("pipeline sends block the sender unless overlapped", "[models]") {
   const auto blocking = scenarios::simulate(sc);
   sc.parallel.pp_comm_overlap = true;
   const auto overlapped = scenarios::simulate(sc);
-  REQUIRE(blocking.step.breakdown.pp_comm_exposed_s > 0);
+  REQUIRE(blocking.step.breakdown.comm_exposed[models::Channel::pp] > 0);
   REQUIRE(overlapped.step_time_s < blocking.step_time_s);
   REQUIRE(sum(blocking.step.breakdown) == Approx(blocking.step_time_s).epsilon(1e-9));
 }

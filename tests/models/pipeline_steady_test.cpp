@@ -20,13 +20,13 @@ void check_same(const models::StepBreakdown& a, const models::StepBreakdown& b) 
   CHECK(a.backward_s == b.backward_s);
   CHECK(a.recompute_s == b.recompute_s);
   CHECK(a.optimizer_s == b.optimizer_s);
-  CHECK(a.dp_comm_exposed_s == b.dp_comm_exposed_s);
+  CHECK(a.comm_exposed[models::Channel::dp] == b.comm_exposed[models::Channel::dp]);
   CHECK(a.idle_s == b.idle_s);
-  CHECK(a.tp_comm_exposed_s == b.tp_comm_exposed_s);
-  CHECK(a.cp_comm_exposed_s == b.cp_comm_exposed_s);
-  CHECK(a.pp_comm_exposed_s == b.pp_comm_exposed_s);
+  CHECK(a.comm_exposed[models::Channel::tp] == b.comm_exposed[models::Channel::tp]);
+  CHECK(a.comm_exposed[models::Channel::cp] == b.comm_exposed[models::Channel::cp]);
+  CHECK(a.comm_exposed[models::Channel::pp] == b.comm_exposed[models::Channel::pp]);
   CHECK(a.bubble_s == b.bubble_s);
-  CHECK(a.ep_comm_exposed_s == b.ep_comm_exposed_s);
+  CHECK(a.comm_exposed[models::Channel::ep] == b.comm_exposed[models::Channel::ep]);
 }
 
 // simulate_step (steady state, which the plan must qualify for) against simulate_step_full.
@@ -51,11 +51,11 @@ void check_extrapolation_exact(const std::string& yaml, const std::vector<std::s
   CHECK(steady.stage == full.stage);
   CHECK(steady.micro_batches == full.micro_batches);
   CHECK(steady.grad_buckets == full.grad_buckets);
-  CHECK(steady.dp_comm_busy_s == full.dp_comm_busy_s);
+  CHECK(steady.comm_busy[models::Channel::dp] == full.comm_busy[models::Channel::dp]);
   CHECK(steady.compute_slowdown_s == full.compute_slowdown_s);
-  CHECK(steady.tp_comm_busy_s == full.tp_comm_busy_s);
-  CHECK(steady.cp_comm_busy_s == full.cp_comm_busy_s);
-  CHECK(steady.ep_comm_busy_s == full.ep_comm_busy_s);
+  CHECK(steady.comm_busy[models::Channel::tp] == full.comm_busy[models::Channel::tp]);
+  CHECK(steady.comm_busy[models::Channel::cp] == full.comm_busy[models::Channel::cp]);
+  CHECK(steady.comm_busy[models::Channel::ep] == full.comm_busy[models::Channel::ep]);
   check_same(steady.breakdown, full.breakdown);
   REQUIRE(steady.stages.size() == full.stages.size());
   for (std::size_t s = 0; s < full.stages.size(); ++s) check_same(steady.stages[s], full.stages[s]);

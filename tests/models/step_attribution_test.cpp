@@ -49,19 +49,19 @@ TEST_CASE("attribution splits idle compute time by the transfers in flight, acro
   // Stage 0: busy 0-10, its own send 10-15 holds it up, then idle until the step ends at 25.
   CHECK(t[0].ps[models::kTallyForward] == 10 * kUs);
   CHECK(t[0].ps[models::kTallyComputeBusy] == 10 * kUs);
-  CHECK(t[0].ps[models::kTallyPpExposed] == 5 * kUs);
+  CHECK(t[0].ps[models::tally_field(models::kTallyExposed, models::Channel::pp)] == 5 * kUs);
   CHECK(t[0].ps[models::kTallyIdle] == 10 * kUs);
   // Stage 1: TP 0-4 exposed, idle 4-10, waiting for the incoming send 10-15, busy 15-25.
-  CHECK(t[1].ps[models::kTallyTpExposed] == 4 * kUs);
-  CHECK(t[1].ps[models::kTallyTpBusy] == 4 * kUs);
+  CHECK(t[1].ps[models::tally_field(models::kTallyExposed, models::Channel::tp)] == 4 * kUs);
+  CHECK(t[1].ps[models::tally_field(models::kTallyBusy, models::Channel::tp)] == 4 * kUs);
   CHECK(t[1].ps[models::kTallyIdle] == 6 * kUs);
-  CHECK(t[1].ps[models::kTallyPpExposed] == 5 * kUs);
+  CHECK(t[1].ps[models::tally_field(models::kTallyExposed, models::Channel::pp)] == 5 * kUs);
   CHECK(t[1].ps[models::kTallyComputeBusy] == 10 * kUs);
 }
 
 TEST_CASE("an overlapped send does not hold up its sender", "[models][step]") {
   const auto t = tally(false);
-  CHECK(t[0].ps[models::kTallyPpExposed] == 0);
+  CHECK(t[0].ps[models::tally_field(models::kTallyExposed, models::Channel::pp)] == 0);
   CHECK(t[0].ps[models::kTallyIdle] == 15 * kUs);
-  CHECK(t[1].ps[models::kTallyPpExposed] == 5 * kUs);  // the receiver still waits for it
+  CHECK(t[1].ps[models::tally_field(models::kTallyExposed, models::Channel::pp)] == 5 * kUs);  // the receiver still waits for it
 }

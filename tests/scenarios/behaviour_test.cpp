@@ -8,8 +8,8 @@ using testing::run_main_scenario;
 TEST_CASE("more micro-batches per step amortize the exposed gradient reduction", "[scenarios]") {
   const auto few = run_main_scenario({"training.global_batch=256"});   // 1 micro-batch
   const auto many = run_main_scenario({"training.global_batch=4096"});  // 16 micro-batches
-  const double exposed_few = few.step.breakdown.dp_comm_exposed_s / few.step_time_s;
-  const double exposed_many = many.step.breakdown.dp_comm_exposed_s / many.step_time_s;
+  const double exposed_few = few.step.breakdown.comm_exposed[models::Channel::dp] / few.step_time_s;
+  const double exposed_many = many.step.breakdown.comm_exposed[models::Channel::dp] / many.step_time_s;
   REQUIRE(exposed_many < exposed_few);
   REQUIRE(many.mfu > few.mfu);
 }
@@ -17,7 +17,7 @@ TEST_CASE("more micro-batches per step amortize the exposed gradient reduction",
 TEST_CASE("without overlap the whole gradient reduction is exposed", "[scenarios]") {
   const auto overlapped = run_main_scenario();
   const auto serial = run_main_scenario({"training.overlap_grad_reduce=false"});
-  REQUIRE(serial.step.breakdown.dp_comm_exposed_s > overlapped.step.breakdown.dp_comm_exposed_s);
+  REQUIRE(serial.step.breakdown.comm_exposed[models::Channel::dp] > overlapped.step.breakdown.comm_exposed[models::Channel::dp]);
   REQUIRE(serial.step_time_s > overlapped.step_time_s);
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("the step breakdown adds up to the step time", "[scenarios]") {
   for (const char* rc : {"none", "selective", "full"}) {
     const auto r = run_main_scenario({std::string("training.recompute=") + rc});
     const auto& b = r.step.breakdown;
-    REQUIRE(b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.dp_comm_exposed_s + b.idle_s ==
+    REQUIRE(b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.comm_exposed[models::Channel::dp] + b.idle_s ==
             Approx(r.step_time_s).epsilon(1e-9));
   }
 }

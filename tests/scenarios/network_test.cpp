@@ -87,7 +87,7 @@ TEST_CASE("the scenario's network section selects the topology", "[scenarios][ne
 TEST_CASE("swapping in an oversubscribed Ethernet fabric exposes DP communication", "[scenarios][network]") {
   const Report ib = simulate(load_scenario_string(kBase, "<s>", {"network.topology=dgx-h100"}));
   const Report eth = simulate(load_scenario_string(kBase, "<s>", {"network.topology=h100-pcie-ethernet"}));
-  CHECK(eth.step.breakdown.dp_comm_exposed_s > 10 * ib.step.breakdown.dp_comm_exposed_s);
+  CHECK(eth.step.breakdown.comm_exposed[clustersim::models::Channel::dp] > 10 * ib.step.breakdown.comm_exposed[clustersim::models::Channel::dp]);
   CHECK(eth.step_time_s > ib.step_time_s);
 }
 

@@ -53,7 +53,7 @@ TEST_CASE("random valid scenarios keep the physical invariants", "[scenarios][pr
     // tokens_per_s, which is defined from it).
     REQUIRE(r.tokens_per_step == Approx(double(r.scenario.training.global_batch) * r.scenario.training.seq_len));
     const auto& b = r.step.breakdown;
-    REQUIRE(b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.dp_comm_exposed_s + b.idle_s ==
+    REQUIRE(b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.comm_exposed[models::Channel::dp] + b.idle_s ==
             Approx(r.step_time_s).epsilon(1e-9));
   }
 }
@@ -85,7 +85,7 @@ TEST_CASE("more GPUs at a fixed per-GPU batch never lose more throughput than th
       const auto r = testing::run_text(testing::scenario_text(model, "h100-sxm", gpus, 2048, gpus * 4,
                                                               "  zero_stage: 1\n"));
       INFO(model << " on " << gpus);
-      const double comm_free_tps = r.tokens_per_step / (r.step_time_s - r.step.breakdown.dp_comm_exposed_s -
+      const double comm_free_tps = r.tokens_per_step / (r.step_time_s - r.step.breakdown.comm_exposed[models::Channel::dp] -
                                                         r.step.compute_slowdown_s);
       REQUIRE(r.tokens_per_s > previous_total);  // cluster throughput still grows
       REQUIRE(r.tokens_per_s <= comm_free_tps * (1 + 1e-9));
