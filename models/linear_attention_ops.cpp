@@ -24,9 +24,8 @@ KernelOp fla_kernel(const KernelBuilder& k, std::string name, double m, std::ini
   KernelOp mem = k.memory(name, bytes);
   KernelOp op{std::move(name), OpKind::attention, 0, bytes, k.gpu.kernel_gap.si(), hardware::Bound::compute};
   for (const Tile& t : tiles) {
-    const KernelOp g = k.gemm(op.name, m, t.n, t.k);
-    // Triton tiles: warp-level MMA, not the GEMM libraries' (hardware::warp_mma_slowdown).
-    op.flop += g.flop, op.time_s += (g.time_s - k.gpu.kernel_gap.si()) * k.gpu.warp_mma_slowdown;
+    const KernelOp g = k.warp_mma_gemm(op.name, m, t.n, t.k);
+    op.flop += g.flop, op.time_s += g.time_s - k.gpu.kernel_gap.si();
   }
   if (mem.time_s > op.time_s) op.time_s = mem.time_s, op.bound = hardware::Bound::memory;
   return op;

@@ -19,9 +19,7 @@ namespace {
 KernelOp ssd_kernel(const KernelBuilder& k, std::string name, double m, double n, double kk, double bytes) {
   KernelOp mem = k.memory(name, bytes);
   if (m <= 0) return mem;
-  KernelOp g = k.gemm(name, m, n, kk);
-  // Triton tiles: warp-level MMA, not the GEMM libraries' (hardware::warp_mma_slowdown).
-  g.time_s = k.gpu.kernel_gap.si() + (g.time_s - k.gpu.kernel_gap.si()) * k.gpu.warp_mma_slowdown;
+  KernelOp g = k.warp_mma_gemm(name, m, n, kk);
   g.kind = OpKind::attention;
   g.bytes = bytes;
   if (mem.time_s > g.time_s) g.time_s = mem.time_s, g.bound = hardware::Bound::memory;

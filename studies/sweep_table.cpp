@@ -252,19 +252,23 @@ double RowFigures::rank_value(RankBy by) const {
   return gpu_hours;
 }
 
-std::optional<RowFigures> figures_from_cells(const std::vector<std::string>& header, const std::vector<std::string>& cells) {
-  const auto at = [&](const char* key) {
-    const auto c = column_of(header, key);
-    if (!c) throw scenarios::ScenarioError(fmt::format("the table has no '{}' column to rank by", key));
-    return *c;
-  };
-  const std::size_t status = at("status");
-  const std::size_t mfu = at("mfu"), step = at("step_time_s"), days = at("days_to_train"), hours = at("gpu_hours");
-  const auto memory = column_of(header, "peak_memory_bytes");
-  if (cells.size() != header.size() || cells[status] != "ok") return std::nullopt;
-  RowFigures f{to_double(cells[mfu]), to_double(cells[step]), to_double(cells[days]), to_double(cells[hours]),
-               memory ? to_double(cells[*memory]) : 0.0};
-  return f;
+namespace {
+std::size_t rank_column(const std::vector<std::string>& header, const char* key) {
+  const auto c = column_of(header, key);
+  if (!c) throw scenarios::ScenarioError(fmt::format("the table has no '{}' column to rank by", key));
+  return *c;
+}
+}  // namespace
+
+FigureColumns::FigureColumns(const std::vector<std::string>& header)
+    : width_(header.size()), status_(rank_column(header, "status")), mfu_(rank_column(header, "mfu")),
+      step_(rank_column(header, "step_time_s")), days_(rank_column(header, "days_to_train")),
+      hours_(rank_column(header, "gpu_hours")), memory_(column_of(header, "peak_memory_bytes")) {}
+
+std::optional<RowFigures> FigureColumns::read(const std::vector<std::string>& cells) const {
+  if (cells.size() != width_ || cells[status_] != "ok") return std::nullopt;
+  return RowFigures{to_double(cells[mfu_]), to_double(cells[step_]), to_double(cells[days_]), to_double(cells[hours_]),
+                    memory_ ? to_double(cells[*memory_]) : 0.0};
 }
 
 void TopK::offer(std::uint64_t index, const std::optional<RowFigures>& figures, const std::vector<std::string>& cells) {

@@ -45,10 +45,19 @@ struct RowFigures {
   double rank_value(RankBy by) const;
 };
 
-/// A row of a file written by `sweep --csv` / `--jsonl` read back as figures (`merge`: the one place
-/// a sweep's figures come from text); nullopt unless its status is "ok". Throws ScenarioError when
-/// `header` lacks a status or figure column.
-std::optional<RowFigures> figures_from_cells(const std::vector<std::string>& header, const std::vector<std::string>& cells);
+/// The rows of a file written by `sweep --csv` / `--jsonl` read back as figures (`merge`: the one
+/// place a sweep's figures come from text). The columns are found once, from the header.
+class FigureColumns {
+ public:
+  /// Throws ScenarioError when `header` lacks a status or figure column.
+  explicit FigureColumns(const std::vector<std::string>& header);
+  /// nullopt unless the row's status is "ok".
+  std::optional<RowFigures> read(const std::vector<std::string>& cells) const;
+
+ private:
+  std::size_t width_, status_, mfu_, step_, days_, hours_;
+  std::optional<std::size_t> memory_;
+};
 
 /// The best k rows by RankBy: mfu highest first, the others lowest first. Only rows with figures
 /// (status ok) and a positive finite value take part; ties go to the lower index, so the ranking

@@ -146,6 +146,28 @@ struct ShardReader {
   }
 };
 
+// One JSON line of a sweep shard as cells in CSV column order. The first line fixes the columns
+// (`header`: config keys, then result keys unprefixed) and the config columns.
+std::vector<std::string> json_row_cells(const std::string& line, std::vector<std::string>* header,
+                                        std::vector<std::string>* config_columns) {
+  std::vector<std::pair<std::string, std::string>> flat = flatten_json(line);
+  if (header->empty()) {
+    for (auto& [k, v] : flat)
+      if (k.rfind("config.", 0) == 0) config_columns->push_back(k.substr(7));
+    *header = {"index"};
+    header->insert(header->end(), config_columns->begin(), config_columns->end());
+    header->insert(header->end(), {"status", "reason"});
+    header->insert(header->end(), metric_columns().begin(), metric_columns().end());
+    header->insert(header->end(), {"gpu_hours", "cost_usd"});
+  }
+  std::vector<std::string> cells(header->size());
+  for (auto& [k, v] : flat) {
+    const bool prefixed = k.rfind("config.", 0) == 0 || k.rfind("result.", 0) == 0;
+    if (const auto at = column_of(*header, prefixed ? k.substr(7) : k)) cells[*at] = v == "null" ? "" : v;
+  }
+  return cells;
+}
+
 int run_merge_command(const MergeArgs& a) {
   std::vector<std::unique_ptr<ShardReader>> readers;
   std::optional<std::string> header_line;
@@ -176,26 +198,10 @@ int run_merge_command(const MergeArgs& a) {
     if (header_line) out->stream() << *header_line << '\n';
   }
   std::optional<TopK> top;
+  std::optional<FigureColumns> figures;
   std::uint64_t rows = 0, missing = 0, expected = 0;
   auto cells_of = [&](const std::string& line) {
-    if (!json_lines) return parse_csv_line(line);
-    // JSON lines: the first row fixes the columns (config keys, then result keys unprefixed).
-    std::vector<std::pair<std::string, std::string>> flat = flatten_json(line);
-    if (header.empty()) {
-      for (auto& [k, v] : flat)
-        if (k.rfind("config.", 0) == 0) config_columns.push_back(k.substr(7));
-      header = {"index"};
-      header.insert(header.end(), config_columns.begin(), config_columns.end());
-      header.insert(header.end(), {"status", "reason"});
-      header.insert(header.end(), metric_columns().begin(), metric_columns().end());
-      header.insert(header.end(), {"gpu_hours", "cost_usd"});
-    }
-    std::vector<std::string> cells(header.size());
-    for (auto& [k, v] : flat) {
-      const bool prefixed = k.rfind("config.", 0) == 0 || k.rfind("result.", 0) == 0;
-      if (const auto at = column_of(header, prefixed ? k.substr(7) : k)) cells[*at] = v == "null" ? "" : v;
-    }
-    return cells;
+    return json_lines ? json_row_cells(line, &header, &config_columns) : parse_csv_line(line);
   };
   while (!readers.empty()) {
     // Shards are written in index order, so the smallest current row comes next (k-way merge).
@@ -211,12 +217,13 @@ int run_merge_command(const MergeArgs& a) {
       auto cells = cells_of(r.line);
       if (!top) {
         top.emplace(parse_rank_by(a.by), a.top);
+        figures.emplace(header);
         if (!json_lines) {
           const auto s = column_of(header, "status");
           for (std::size_t i = 1; s && i < *s; ++i) config_columns.push_back(header[i]);
         }
       }
-      top->offer(r.index, figures_from_cells(header, cells), cells);
+      top->offer(r.index, figures->read(cells), cells);
     }
     if (!r.next()) readers.erase(it);
   }

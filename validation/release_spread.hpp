@@ -6,12 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "studies/csv_table.hpp"
 #include "validation/validation.hpp"
+#include "validation/validation_moe.hpp"
 
 namespace clustersim::studies {
 
-/// Empty when no configuration of `table` has two releases among `rows`' simulated outcomes.
-std::optional<ReleaseSpread> release_spread(const CsvTable& table, const std::vector<RowOutcome>& rows);
+/// Empty when no configuration of `released` (released_rows of the table) has two releases among
+/// `rows`' simulated outcomes.
+std::optional<ReleaseSpread> release_spread(const std::vector<ReleasedRow>& released, const std::vector<RowOutcome>& rows);
 
 }  // namespace clustersim::studies

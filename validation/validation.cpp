@@ -442,7 +442,8 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
     s.rows.push_back(validate_row(row));
   }
   // README_moe caveat 2: the latest release of a configuration is the figure of record.
-  const auto superseded = superseded_rows(table);
+  const std::vector<ReleasedRow> released = released_rows(table);
+  const auto superseded = superseded_rows(released);
   for (auto& r : s.rows)
     if (auto it = superseded.find(r.id); it != superseded.end())
       r.flags.push_back(fmt::format("older release (superseded by {})", it->second));
@@ -458,7 +459,7 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
     s.holdout_split = error_stats(split);
     s.holdout_rule = holdout_description(split.front()->id);
   }
-  s.release_spread = release_spread(table, s.rows);
+  s.release_spread = release_spread(released, s.rows);
   return s;
 }
 

@@ -73,7 +73,7 @@ struct ReleaseSpread {
   double median_ratio = 1;    ///< median over configurations of fastest / slowest release (measured)
   int over_20_percent = 0;    ///< configurations whose fastest release is over 1.2x the slowest
   double widest_ratio = 1;
-  std::string widest_configuration;  ///< "model, GPU count x GPU, precision"
+  std::string widest_configuration;  ///< "model, GPUs x GPU, precision, seq, batch, layout"
   /// Each row "predicted" by the geometric mean of its configuration's measurements over the
   /// releases: what a prediction that knows the configuration but not the release would miss by.
   double release_blind_mape = 0;

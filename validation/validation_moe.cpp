@@ -364,10 +364,11 @@ std::vector<ReleasedRow> released_rows(const CsvTable& table) {
     const std::string framework = field(row, "framework");
     if (!is_moe_row(row) || !std::regex_search(framework, m, release)) continue;
     const std::string id = field(row, "id");
-    out.push_back({id,
-                   fmt::format("{}|{}|{}|{}|{}|{}|{}", family_of(id), field(row, "model_name"), field(row, "gpu_type"),
-                               field(row, "num_gpus"), precision_class(field(row, "precision")), field(row, "seq_len"),
-                               field(row, "global_batch")),
+    const std::string model = field(row, "model_name"), gpu = field(row, "gpu_type"), gpus = field(row, "num_gpus");
+    const std::string precision = precision_class(field(row, "precision")), seq = field(row, "seq_len");
+    const std::string batch = field(row, "global_batch");
+    out.push_back({id, fmt::format("{}|{}|{}|{}|{}|{}|{}", family_of(id), model, gpu, gpus, precision, seq, batch),
+                   fmt::format("{}, {} x {}, {}, seq {}, batch {}", model, gpus, gpu, precision, seq, batch),
                    fmt::format("tp{} pp{} ep{} cp{} vpp{} mb{}", field(row, "tp"), field(row, "pp"), field(row, "ep"),
                                field(row, "cp"), field(row, "vpp"), field(row, "micro_batch")),
                    {std::stoi(m[1].str()), std::stoi(m[2].str()), m[3].matched ? std::stoi(m[3].str()) : 0}});
@@ -375,8 +376,9 @@ std::vector<ReleasedRow> released_rows(const CsvTable& table) {
   return out;
 }
 
-std::map<std::string, std::string> superseded_rows(const CsvTable& table) {
-  const std::vector<ReleasedRow> rows = released_rows(table);
+std::map<std::string, std::string> superseded_rows(const CsvTable& table) { return superseded_rows(released_rows(table)); }
+
+std::map<std::string, std::string> superseded_rows(const std::vector<ReleasedRow>& rows) {
   std::map<std::string, const ReleasedRow*> newest;  // configuration → its latest release's row
   for (const ReleasedRow& r : rows) {
     auto it = newest.find(r.configuration);

@@ -48,8 +48,9 @@ RecipeRecompute recipe_recompute(const std::map<std::string, std::string>& row);
 /// release's recipe may change. Rows without a release are left out.
 struct ReleasedRow {
   std::string id;
-  std::string configuration;
-  std::string layout;
+  std::string configuration;  ///< the grouping key
+  std::string label;          ///< the configuration for a reader: "model, 16 x GPU, fp8, seq 4096, batch 512"
+  std::string layout;         ///< "tp1 pp1 ep8 cp1 vpp mb4"
   std::array<int, 3> release{};
 };
 std::vector<ReleasedRow> released_rows(const CsvTable& table);
@@ -59,5 +60,7 @@ std::vector<ReleasedRow> released_rows(const CsvTable& table);
 /// A configuration is (source family, model, GPU, GPU count, precision, sequence length, global
 /// batch); the release is the container version "YY.MM[.PP]" in the framework column.
 std::map<std::string, std::string> superseded_rows(const CsvTable& table);
+/// The same from the table's released_rows.
+std::map<std::string, std::string> superseded_rows(const std::vector<ReleasedRow>& released);
 
 }  // namespace clustersim::studies

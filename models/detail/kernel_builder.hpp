@@ -17,6 +17,13 @@ struct KernelBuilder {
   hardware::GroupedGemmKernel grouped_kernel = hardware::GroupedGemmKernel::cutlass;  ///< routed groups' library
 
   KernelOp gemm(std::string name, double m, double n, double k) const { return grouped(std::move(name), 1, m, n, k); }
+  // The same product as a Triton tile on warp-level MMA (fla's scans, mamba_ssm's SSD) rather than
+  // a GEMM library's kernel: its body takes hardware::warp_mma_slowdown times as long.
+  KernelOp warp_mma_gemm(std::string name, double m, double n, double k) const {
+    KernelOp g = gemm(std::move(name), m, n, k);
+    g.time_s = gpu.kernel_gap.si() + (g.time_s - gpu.kernel_gap.si()) * gpu.warp_mma_slowdown;
+    return g;
+  }
   // `groups` GEMMs of [m, k]·[k, n] in one grouped-GEMM launch (one kernel gap). Not routed:
   // each group is costed by the shape model at its own M, so a small M per expert runs at small-M
   // efficiency. Routed (an MoE rank's experts, whose token dimension — M, or K in wgrad when

@@ -55,7 +55,7 @@ TEST_CASE("top-k ranks ok rows by their typed figures, ties to the lower index",
                                   {"3", "ok", "0.5", "1", "8", "80"},
                                   {"4", "out_of_memory", "", "", "", ""}};
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto f = figures_from_cells(header, rows[i]);
+    const auto f = FigureColumns(header).read(rows[i]);
     CHECK(f.has_value() == (rows[i][1] == "ok"));
     by_mfu.offer(i, f, rows[i]), by_step.offer(i, f, rows[i]), by_cost.offer(i, f, rows[i]);
   }
@@ -70,7 +70,7 @@ TEST_CASE("top-k ranks ok rows by their typed figures, ties to the lower index",
   zero.offer(7, RowFigures{0.4, 1.0, 0.0, 0.0, 0.0}, {"7"});
   CHECK(zero.considered() == 0);
   CHECK_THROWS_AS(parse_rank_by("speed"), clustersim::scenarios::ScenarioError);
-  CHECK_THROWS_AS(figures_from_cells(Strings{"index", "status"}, Strings{"0", "ok"}), clustersim::scenarios::ScenarioError);
+  CHECK_THROWS_AS(FigureColumns(Strings{"index", "status"}), clustersim::scenarios::ScenarioError);
 }
 
 TEST_CASE("rejection reasons that differ only in numbers are counted together", "[tools][sweep]") {

@@ -8,6 +8,7 @@
 
 #include "validation/conventions.hpp"
 #include "validation/release_spread.hpp"
+#include "validation/validation_moe.hpp"
 
 using namespace clustersim::studies;
 
@@ -20,12 +21,7 @@ std::string row(const std::string& id, const std::string& release, const std::st
 }
 
 RowOutcome outcome(const std::string& id, double measured, double error) {
-  RowOutcome o;
-  o.id = id;
-  o.simulated = true;
-  o.measured_tps_gpu = measured;
-  o.error = error;
-  return o;
+  return {.id = id, .measured_tps_gpu = measured, .simulated = true, .error = error};
 }
 
 }  // namespace
@@ -41,7 +37,7 @@ TEST_CASE("release spread: one job and layout over three releases", "[validation
   unsimulated.simulated = false;
   const std::vector<RowOutcome> rows = {outcome("MOE-X-001", 100, 0.10), outcome("MOE-X-002", 100, -0.30),
                                         outcome("MOE-X-003", 200, 0.20), outcome("MOE-X-004", 300, 0.90), unsimulated};
-  const auto s = release_spread(t, rows);
+  const auto s = release_spread(released_rows(t), rows);
   REQUIRE(s);
   CHECK(s->configurations == 1);
   CHECK(s->rows == 3);
@@ -56,7 +52,7 @@ TEST_CASE("release spread: one job and layout over three releases", "[validation
 
 TEST_CASE("release spread: nothing republished gives no figure", "[validation][moe]") {
   const CsvTable t = parse_csv(std::string(kHeader) + row("MOE-X-001", "26.02") + row("MOE-X-002", "26.04", "2"), "toy");
-  CHECK_FALSE(release_spread(t, {outcome("MOE-X-001", 100, 0), outcome("MOE-X-002", 120, 0)}));
+  CHECK_FALSE(release_spread(released_rows(t), {outcome("MOE-X-001", 100, 0), outcome("MOE-X-002", 120, 0)}));
 }
 
 TEST_CASE("release spread of the shipped MoE table", "[validation][moe]") {
@@ -70,7 +66,7 @@ TEST_CASE("release spread of the shipped MoE table", "[validation][moe]") {
     const std::string measured = r.at("measured_tps_gpu");
     if (!measured.empty()) rows.push_back(outcome(r.at("id"), std::stod(measured), 0));
   }
-  const auto s = release_spread(t, rows);
+  const auto s = release_spread(released_rows(t), rows);
   REQUIRE(s);
   CHECK(s->configurations >= 45);
   CHECK(s->widest_ratio > 1.9);
