@@ -8,6 +8,8 @@
 #include "hardware/kernel_cost.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -43,3 +45,5 @@ TEST_CASE("short-sequence FA2 on H100 follows the H100 rows instead of the H200 
   // Inside the H200 rows' range the preferred data GPU still decides.
   CHECK(fwd_bwd_tflops(sc.gpu, 8192, 128, 16) > fwd_bwd_tflops(sc.gpu, 512, 128, 16) * 1.5);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -16,6 +16,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using hardware::GroupedGemmKernel;
 using hardware::Precision;
@@ -132,3 +134,5 @@ TEST_CASE("moe_grouped_gemm: deepgemm is refused off Hopper FP8 blockwise, namin
                         "moe_grouped_gemm: cutlass}\n"),
              Contains("training.moe_grouped_gemm") && Contains("dense model"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -12,6 +12,8 @@
 #include "models/detail/layer_ops_recipe.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using hardware::Precision;
 
@@ -68,3 +70,5 @@ TEST_CASE("FP8 tensorwise linear speed-up vs torchao's H100 microbenchmark rows"
   CHECK(small < 1.0);
   CHECK(small > 0.4);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

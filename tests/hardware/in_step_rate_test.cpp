@@ -3,6 +3,8 @@
 #include "hardware/kernel_cost.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -55,3 +57,5 @@ TEST_CASE("in_step_rate_ratio reproduces the attention rates measured inside a t
     CHECK(alone / c.in_step - 1 > 0.15);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

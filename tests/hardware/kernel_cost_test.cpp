@@ -8,6 +8,8 @@
 #include "models/layer_ops.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using hardware::Precision;
 
@@ -75,3 +77,5 @@ TEST_CASE("FP8 linears add memory-bound cast-transpose kernels, BF16 ones do not
   CHECK(find(c16.layer_fwd, "qkv.quantize").name.empty());
   CHECK(c8.layer_fwd.time_s < c16.layer_fwd.time_s);  // still faster overall
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -14,6 +14,8 @@
 #include "hardware/kernel_cost.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using hardware::Precision;
 
@@ -281,3 +283,5 @@ TEST_CASE("a GPU without its own attention rows borrows a same-architecture GPU'
   CHECK(v.attention_data.empty());
   CHECK(rate(v) < v.peak(Precision::fp16).si());
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

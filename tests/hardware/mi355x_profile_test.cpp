@@ -3,6 +3,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 // The MI355X profile's peaks follow from its CU count and clock (256 CU x 2.4 GHz x 4096 BF16 /
@@ -24,3 +26,5 @@ TEST_CASE("mi355x: peaks from CUs x clock, 288 GiB, its own full-mesh node", "[h
       "training:\n  seq_len: 8192\n  global_batch: 32\n  micro_batch: 1\n");
   CHECK(scenarios::simulate(sc).step_time_s < scenarios::simulate(mi325).step_time_s);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -14,6 +14,8 @@
 #include "scenarios/presets.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -80,3 +82,5 @@ TEST_CASE("a profile at least as good as another in every figure never predicts 
     }
   CHECK(h200_over_h100);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -10,6 +10,8 @@
 #include "scenarios/load.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using hardware::Precision;
 
@@ -136,3 +138,5 @@ TEST_CASE("routed FP8 grouped GEMMs vs torch._scaled_grouped_mm (rowwise) on H20
     CHECK(model == Approx(r.fp8).epsilon(0.30));
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

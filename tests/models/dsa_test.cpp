@@ -10,6 +10,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/load_model.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -95,3 +97,5 @@ TEST_CASE("model.sparse_attention: inconsistent values are errors naming the key
         std::string::npos);
   CHECK(load_error(base + mla + dsa + ", sliding_window: {tokens: 128}}").find("model.sparse_attention") != std::string::npos);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -16,6 +16,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using models::PassKind;
 using models::PipelineSchedule;
@@ -219,3 +221,5 @@ TEST_CASE("the V's split balances ranks with rank 0's embedding, loss and MTP co
   CHECK(models::v_stage_layers(6, 4).layers == std::vector<int>{0, 1, 1, 1, 1, 1, 1, 0});
   CHECK(models::v_stage_layers(5, 4).layers.empty());  // fewer than one layer per chunk off rank 0
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

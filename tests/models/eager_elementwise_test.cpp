@@ -3,6 +3,8 @@
 #include "models/layer_ops.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -44,3 +46,5 @@ TEST_CASE("GPT blocks (LayerNorm, GELU, learned positions) are single kernels in
   CHECK(eager.layer_fwd.time_s == Approx(fused.layer_fwd.time_s));
   CHECK(eager.layer_bwd.time_s == Approx(fused.layer_bwd.time_s));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

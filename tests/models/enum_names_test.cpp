@@ -10,6 +10,8 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -71,3 +73,5 @@ TEST_CASE("enum name tables: the loader reads every schedule and recompute name 
   CHECK_THROWS_WITH(scenarios::load_scenario_string(std::string(kBase), "base", {"parallelism.schedule=zbh1"}),
                     Catch::Contains("1f1b, gpipe, interleaved, zb-h1, dualpipev, zbv"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -18,6 +18,8 @@
 #include "scenarios/load_model.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -113,3 +115,5 @@ TEST_CASE("fla gated-delta-rule scan: predicted against measured kernel times on
   CHECK(geomean(gb200_bwd) == Approx(1.0).epsilon(0.30));
   for (double x : gb200_fwd) CHECK(x == Approx(1.0).epsilon(0.35));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

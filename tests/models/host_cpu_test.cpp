@@ -10,6 +10,8 @@
 #include "scenarios/error.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -52,3 +54,5 @@ TEST_CASE("a hardware host_launch outside its range is refused, naming the key",
   y.replace(y.find("hardware: b200"), 14, "hardware: {base: gb200, host_launch: 0 us}");
   CHECK_THROWS_WITH(testing::run_text(y), Catch::Contains("hardware.host_launch"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

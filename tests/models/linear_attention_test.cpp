@@ -11,6 +11,8 @@
 #include "scenarios/load_model.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -174,3 +176,5 @@ TEST_CASE("explain: the time by layer part puts each mixer's kernels under its k
   CHECK(std::string(scenarios::part_of_kernel("mlp_gate_up.dgrad")) == "dense MLPs");
   CHECK(std::string(scenarios::part_of_kernel("norm1")) == "other");
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

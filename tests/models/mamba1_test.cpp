@@ -14,6 +14,8 @@
 #include "studies/memory_advice.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -112,3 +114,5 @@ TEST_CASE("hf: a Jamba config.json gives Mamba-1 layers, its attention and MoE p
   CHECK(models::count_params(sc.model, 4096).total == Approx(models::count_params(p.model, 4096).total));
   CHECK(sc.model.layer_pattern == p.model.layer_pattern);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

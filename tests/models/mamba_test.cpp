@@ -11,6 +11,8 @@
 #include "studies/sweep_engine.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -156,3 +158,5 @@ TEST_CASE("the plan search's step-time lower bounds stay below a hybrid stack's 
   CHECK(studies::plan_step_lower_bound_s(sc) <= step);
   CHECK(studies::plan_step_network_bound_s(sc) <= step);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -12,6 +12,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -61,3 +63,5 @@ TEST_CASE("merged blocks match the kernel-level graph: ZeRO-2 with context paral
                         {"parallelism.tp=2", "parallelism.cp=2", "parallelism.sequence_parallel=true",
                          "parallelism.zero_stage=2"}));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

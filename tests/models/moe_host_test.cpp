@@ -12,6 +12,8 @@
 #include "scenarios/simulate.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using models::HostItem;
 
@@ -151,3 +153,5 @@ TEST_CASE("MoE host keys: bad input is a one-line error naming the key", "[model
   CHECK(load_error(", cuda_graph_scope: [attn, moe_router, moe_preprocess], moe_router_fusion: true").empty());
   CHECK(load_error(", cuda_graph_scope: [attn, mlp]", "").empty());
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -10,6 +10,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/load_model.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -282,3 +284,5 @@ TEST_CASE("MoE and MLA memory in FP8: linear inputs kept as the 1-B quantized co
   const auto a8 = models::mla_attention_ops(m, t8, p, gpu), a16 = models::mla_attention_ops(m, t16, p, gpu);
   CHECK(a16.saved_bytes - a8.saved_bytes == Approx(4096.0 * (1536 + 512) * 1.0));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -3,6 +3,8 @@
 #include "models/flops.hpp"
 #include "scenarios/load_model.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -129,3 +131,5 @@ TEST_CASE("sliding-window attention fraction matches a brute-force causal key co
   const double saved = 18 * full_layer * (1 - models::attention_keys_fraction(128, 8192));
   REQUIRE(models::flops_per_token(full, t).model - models::flops_per_token(oss, t).model == Approx(saved).epsilon(1e-9));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

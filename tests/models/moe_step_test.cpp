@@ -13,6 +13,8 @@
 #include "topologies/network.hpp"
 #include "topologies/placement.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using topologies::GroupDim;
 
@@ -218,3 +220,5 @@ training: {seq_len: 4096, global_batch: 1280, micro_batch: 4, precision: bf16, r
   // The traffic itself is the same either way.
   CHECK(on.step.comm_busy[models::Channel::dp] == Approx(off.step.comm_busy[models::Channel::dp]).epsilon(0.02));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

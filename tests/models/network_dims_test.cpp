@@ -8,6 +8,8 @@
 #include "scenarios/simulate.hpp"
 #include "topologies/network.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 namespace units = clustersim::units;
 using namespace clustersim;
 using topologies::Collective;
@@ -138,3 +140,5 @@ TEST_CASE("pipeline sends and DP collectives share the stage's NICs", "[models][
     if (e.kind == models::TaskKind::pp_send) longest = std::max(longest, e.end_s - e.start_s);
   CHECK(longest > 1.05 * alone);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

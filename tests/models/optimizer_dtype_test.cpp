@@ -9,6 +9,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -46,3 +48,5 @@ TEST_CASE("optimizer_dtype: bf16 with fp32 training is refused naming the key", 
   CHECK_THROWS_WITH(dense(", precision: fp32, optimizer_dtype: bf16", 1), Catch::Contains("optimizer_dtype"));
   CHECK_THROWS_WITH(dense(", optimizer_dtype: fp16", 1), Catch::Contains("optimizer_dtype"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -5,6 +5,8 @@
 #include "models/memory.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -90,3 +92,5 @@ TEST_CASE("model states per stage: the first holds the embedding, the last its t
   REQUIRE(st[3].logits_bytes > 0);
   REQUIRE(st[1].logits_bytes == 0);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

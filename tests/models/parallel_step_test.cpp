@@ -6,6 +6,8 @@
 #include "scenarios/simulate.hpp"
 #include "topologies/network.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -170,3 +172,5 @@ TEST_CASE("pipeline sends block the sender unless overlapped", "[models]") {
   REQUIRE(overlapped.step_time_s < blocking.step_time_s);
   REQUIRE(sum(blocking.step.breakdown) == Approx(blocking.step_time_s).epsilon(1e-9));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -3,6 +3,8 @@
 #include "models/flops.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -48,3 +50,5 @@ TEST_CASE("full recompute adds about a third of the FLOPs (HFU/MFU ≈ 4/3)", "[
   const auto f = models::flops_per_token(sc.model, sc.training);
   REQUIRE(f.hardware / f.model == Approx(4.0 / 3.0).epsilon(0.01));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

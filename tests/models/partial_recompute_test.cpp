@@ -10,6 +10,8 @@
 #include "scenarios/simulate.hpp"
 #include "studies/memory_advice.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -114,3 +116,5 @@ training: {seq_len: 4096, global_batch: 16, micro_batch: 2, recompute: full, rec
   REQUIRE_FALSE(r.memory.fits());
   CHECK_THAT(studies::memory_error(r), Catch::Contains("a larger training.recompute_layers (now 0)"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include "models/detail/pipeline_steady.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -190,3 +192,5 @@ TEST_CASE("emit_pipeline refuses an invalid schedule with the rule it breaks", "
   p.pp = 0;
   CHECK_THROWS_AS(models::emit_pipeline(p, 8, emit), std::invalid_argument);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -6,6 +6,8 @@
 
 #include "models/pipeline.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::models;
 
 namespace {
@@ -132,3 +134,5 @@ TEST_CASE("the pipeline emitter adds every pass once, after the pass it consumes
   });
   CHECK(order == 2 * m * p.pp * p.vpp);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

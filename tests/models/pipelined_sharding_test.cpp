@@ -10,6 +10,8 @@
 #include "models/memory.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -95,3 +97,5 @@ TEST_CASE("fsdp_reshard_after_forward without ZeRO-3 is refused with the reason"
                                                     "<test>"),
                     Catch::Contains("always") && Catch::Contains("never"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -12,6 +12,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -236,3 +238,5 @@ TEST_CASE("Blackwell recipes on the TE tutorial model: FP8, MXFP8 and NVFP4 spee
   // fails when the gap closes, so that the note goes with it.
   CHECK(bf16.total / nv.total > 1.15 * (306.192 / 154.869));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

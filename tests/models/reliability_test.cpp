@@ -5,6 +5,8 @@
 
 #include "models/reliability.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::models;
 
 namespace {
@@ -212,3 +214,5 @@ TEST_CASE("Monte-Carlo replay also puts the auto interval below its neighbours",
     CHECK(at_other > at_best);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -6,6 +6,8 @@
 #include "models/detail/step_attribution.hpp"
 #include "sim/runner.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using models::StageTally;
 
@@ -65,3 +67,5 @@ TEST_CASE("an overlapped send does not hold up its sender", "[models][step]") {
   CHECK(t[0].ps[models::kTallyIdle] == 15 * kUs);
   CHECK(t[1].ps[models::tally_field(models::kTallyExposed, models::Channel::pp)] == 5 * kUs);  // the receiver still waits for it
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -16,6 +16,8 @@
 #include "studies/sweep_engine.hpp"
 #include "studies/sweep_space.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -90,3 +92,5 @@ TEST_CASE("the bounds stay below the simulated step on a sample of the 70B sweep
                               1024, 61, 5);
   CHECK(n.simulated >= 50);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

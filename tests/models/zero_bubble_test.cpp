@@ -15,6 +15,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using models::PassKind;
 using models::PipelineSchedule;
@@ -211,3 +213,5 @@ training: {seq_len: 2048, global_batch: 32, micro_batch: 1}
     CHECK(first_w > first_b_end);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -6,6 +6,8 @@
 #include "studies/counted.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using clustersim::testing::run_command;
 
@@ -64,3 +66,5 @@ TEST_CASE("the waterfall writes every cause in full, in lines that fit left of t
   }
   CHECK(lines > 20);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include "support/scenario_fixture.hpp"
 #include "reporters/html_report.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -196,3 +198,5 @@ TEST_CASE("clustersim plan --html: the deadline among the plans, the front and b
   CHECK(html.find("<h2>fastest plan per GPU count</h2>") != std::string::npos);
   CHECK(html.find("http") == std::string::npos);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -15,6 +15,8 @@
 #include "scenarios/simulate.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using clustersim::testing::run_command;
 
@@ -97,3 +99,5 @@ TEST_CASE("run --trace warns before writing over 100 MB and folds to a small fil
   CHECK(r.exit_code == 2);
   CHECK(r.out.find("--trace") != std::string::npos);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

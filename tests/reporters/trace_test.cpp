@@ -10,6 +10,8 @@
 #include "scenarios/simulate.hpp"
 #include "reporters/trace.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -251,3 +253,5 @@ TEST_CASE("a linear-attention hybrid's trace names the gated DeltaNet kernels in
   CHECK(by_layer[3].count("attention") == 1);
   CHECK(by_layer[3].count("gdn.state_pass") == 0);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

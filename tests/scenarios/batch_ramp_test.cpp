@@ -6,6 +6,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -52,3 +54,5 @@ TEST_CASE("training.batch_ramp: inconsistent values are errors naming the key", 
   CHECK(load_error(", batch_ramp: {from: 64, tokens: 5.0e10, step: 2}").find("training.batch_ramp") != std::string::npos);
   CHECK(load_error(", batch_ramp: {from: 64, to: 512, tokens: 5.0e10}").empty());
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

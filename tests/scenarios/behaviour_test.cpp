@@ -2,6 +2,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using testing::run_main_scenario;
 
@@ -91,3 +93,5 @@ TEST_CASE("the same scenario gives identical results", "[scenarios]") {
   REQUIRE(a.step_time_s == b.step_time_s);
   REQUIRE(a.step.events == b.step.events);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -10,6 +10,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/plan_rules.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -226,3 +228,5 @@ TEST_CASE("A2A overlap is advised only where Megatron-Core accepts it", "[scenar
   CHECK(scenarios::a2a_overlap_refusal(gather.model, gather.parallel, gather.training) ==
         "needs moe_dispatcher alltoall or deepep (Megatron: alltoall or flex), not allgather");
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

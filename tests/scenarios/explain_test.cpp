@@ -7,6 +7,8 @@
 #include "scenarios/explain.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -145,3 +147,5 @@ TEST_CASE("explain's kernel table shows MoE and MLA blocks as they run", "[scena
   for (const auto& op : ex.ops) CHECK(op.calls_per_step > 0);
   CHECK(seconds < r.step_time_s);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/presets.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -71,3 +73,5 @@ TEST_CASE("a malformed fitted.yaml names the file, line and key", "[scenarios][f
   no_value.replace(no_value.find("value: 0.84, "), 13, "");
   CHECK_THAT(error_of(no_value), Catch::Contains("value") && Catch::Contains("is required"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -13,6 +13,8 @@
 #include "scenarios/import/importers.hpp"
 #include "scenarios/import/shell_words.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 namespace im = clustersim::scenarios::importers;
 using clustersim::scenarios::ScenarioError;
 
@@ -545,3 +547,5 @@ TEST_CASE("a scenario that repeats a key, or names a directory, is an error nami
   CHECK_THROWS_WITH(clustersim::scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios"),
                     Catch::Contains("is a directory"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -9,6 +9,8 @@
 #include "scenarios/load_model.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -134,3 +136,5 @@ TEST_CASE("relu2 and geglu models simulate with their own activation kernels", "
   const auto geglu = testing::run_text(scenario(d + "geglu}"));
   REQUIRE(relu2.params.total < geglu.params.total);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

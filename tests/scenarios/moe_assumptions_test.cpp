@@ -10,6 +10,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -47,3 +49,5 @@ TEST_CASE("run lists the MoE dispatcher, routing balance and A2A overlap it assu
     CHECK_FALSE(find(set, k));
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

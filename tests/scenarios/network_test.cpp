@@ -10,6 +10,8 @@
 #include "scenarios/simulate.hpp"
 #include "scenarios/topology_load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::scenarios;
 
 namespace {
@@ -124,3 +126,5 @@ TEST_CASE("clustersim collective prints nccl-tests rows", "[tools][network]") {
   CHECK(WEXITSTATUS(status) == 2);
   CHECK(text.find("did you mean 'dgx-h100'") != std::string::npos);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

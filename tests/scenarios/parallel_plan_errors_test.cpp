@@ -5,6 +5,8 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::scenarios;
 
 namespace {
@@ -102,3 +104,5 @@ training: {{seq_len: 2048, global_batch: 16}}
   REQUIRE(load_scenario_string(with_layers(6)).parallel.pp_layers == std::vector<int>{0, 1, 1, 1, 1, 1, 1, 0});
   REQUIRE_THAT(error_of(with_layers(5)), Catch::Contains("parallelism.pp:") && Catch::Contains("2·(pp − 1) = 6"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -6,6 +6,8 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 namespace fs = std::filesystem;
 
@@ -67,3 +69,5 @@ TEST_CASE("a model file's base: is resolved the same way", "[scenarios][preset_f
   CHECK(half.model.vocab == full.model.vocab);
   CHECK(half.model_preset == "llama2-7b-half");
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -5,6 +5,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -104,3 +106,5 @@ TEST_CASE("the same random scenario twice gives identical reports", "[scenarios]
     REQUIRE(a.memory.total_bytes == b.memory.total_bytes);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

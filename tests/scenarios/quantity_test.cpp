@@ -2,6 +2,8 @@
 
 #include "scenarios/quantity.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::scenarios;
 
 TEST_CASE("quantities parse with decimal and binary prefixes, bits and bytes", "[sim]") {
@@ -23,3 +25,5 @@ TEST_CASE("wrong units are rejected with a reason", "[sim]") {
   REQUIRE_FALSE(parse_quantity("fast", Dimension::bandwidth, &why));
   REQUIRE_FALSE(parse_quantity("nan", Dimension::count, &why));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

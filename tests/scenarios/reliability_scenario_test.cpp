@@ -9,6 +9,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -140,3 +142,5 @@ TEST_CASE("checkpoint interval in minutes or steps is honoured", "[scenarios][re
   CHECK(steps.run.checkpoint_interval_steps == 100);
   CHECK(steps.run.checkpoint_interval_s == Approx(100 * steps.step_time_s));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -10,6 +10,8 @@
 #include "scenarios/scenario_patch.hpp"
 #include "scenarios/scenario_template.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::scenarios;
 
 namespace {
@@ -95,3 +97,5 @@ TEST_CASE("a patched value fails with the loader's error, naming its origin", "[
   CHECK_THROWS_WITH(load_scenario(bad, "published.csv:X-1"),
                     Catch::StartsWith("published.csv:X-1: parallelism.cp: 0 is out of range"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

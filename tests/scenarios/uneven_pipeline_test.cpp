@@ -12,6 +12,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -117,3 +119,5 @@ TEST_CASE("MTP modules lighten the last stages of the automatic split", "[scenar
   p.pp_layers = s.layers;
   CHECK_THAT(models::describe_split(61, p, 2), Catch::Contains("MTP modules"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

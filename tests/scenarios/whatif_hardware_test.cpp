@@ -9,6 +9,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/topology_load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -50,3 +52,5 @@ TEST_CASE("an NVL72 job gets the racks NVIDIA's launchers give it: the largest t
   CHECK(scenarios::nvl_segment_gpus(nvl, 6) == 72);  // not whole trays: the rack as it is
   CHECK(scenarios::nvl_segment_gpus(scenarios::topology_preset("dgx-h100"), 256) == 8);  // not a rack-scale domain
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -9,6 +9,8 @@
 #include "scenarios/assumptions.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -31,3 +33,5 @@ TEST_CASE("ZeRO-2/3 under pipeline parallelism: ZeRO-1's memory, and the report 
   const auto flat = testing::run_main_scenario({"parallelism.zero_stage=3"});
   CHECK(zero_line(scenarios::assumptions(flat)) == nullptr);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

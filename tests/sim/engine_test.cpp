@@ -2,6 +2,8 @@
 
 #include "sim/engine.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::sim::Engine;
 using clustersim::sim::Time;
 
@@ -31,3 +33,5 @@ TEST_CASE("plain handler events and stored callables share one time order", "[si
   REQUIRE(order == std::vector<std::uint64_t>{1, 2, 3, 4});
   REQUIRE(e.events_processed() == 4);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

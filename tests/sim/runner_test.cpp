@@ -4,6 +4,8 @@
 
 #include "sim/runner.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::sim;
 
 namespace {
@@ -99,3 +101,5 @@ TEST_CASE("a reused runner gives what a fresh one gives, also after failed runs"
   CHECK(again.events == fresh.events);
   CHECK(fresh.makespan > Time::from_ps(1000));  // the sharing slowed something down
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

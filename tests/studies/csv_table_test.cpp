@@ -5,6 +5,8 @@
 #include "studies/csv_table.hpp"
 #include "studies/sweep_table.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::scenarios::ScenarioError;
 using clustersim::studies::parse_csv;
 
@@ -43,3 +45,5 @@ TEST_CASE("one CSV reader: a malformed file is a CsvError, not a scenario error,
   CHECK(clustersim::studies::parse_csv_line(line) == std::vector<std::string>{"1", "a, \"b\"", "", "x"});
   CHECK(clustersim::studies::parse_csv_line("").size() == 1);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

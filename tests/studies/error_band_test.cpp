@@ -7,6 +7,8 @@
 #include "validation/conventions.hpp"
 #include "studies/error_band.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -45,3 +47,5 @@ TEST_CASE("error_band widens to a broader class when the narrow one has few rows
   CHECK(b.basis.rfind("A100-class, ZeRO-3/FSDP;", 0) == 0);  // widened past the model scale ...
   CHECK_THAT(b.basis, Catch::Contains("published rows are A100-class, ZeRO-3/FSDP, over 150B"));  // ... and says so
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

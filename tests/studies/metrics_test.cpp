@@ -6,6 +6,8 @@
 #include "studies/sweep_table.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using namespace clustersim::studies;
 
@@ -59,3 +61,5 @@ TEST_CASE("a Monte Carlo summary does not blank the CSV metrics", "[studies][met
   const auto cells = metric_cells(report_metrics(r));
   CHECK(std::all_of(cells.begin(), cells.end(), [](const std::string& c) { return !c.empty(); }));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

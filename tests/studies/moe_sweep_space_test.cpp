@@ -11,6 +11,8 @@
 #include "studies/auto_grid.hpp"
 #include "studies/sweep_space.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 using clustersim::scenarios::ScenarioError;
 using clustersim::scenarios::ScenarioTemplate;
@@ -145,3 +147,5 @@ TEST_CASE("the auto-parallel grid leaves out the plans the loader refuses for th
   for (std::uint64_t i = 0; i < varied.size() && !cp2; ++i) cp2 = varied.at(i).values[3] == "2";  // model, tp, pp, cp
   CHECK(cp2);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -17,6 +17,8 @@
 #include "studies/sweep_engine.hpp"
 #include "studies/sweep_space.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using namespace clustersim::studies;
 
@@ -160,3 +162,5 @@ TEST_CASE("skipping plans by the bound returns the tables of the search that sim
   same(skipping.cheapest, every.cheapest);
   same(skipping.fastest_per_gpu_count, every.fastest_per_gpu_count);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -15,6 +15,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 using clustersim::scenarios::ScenarioError;
 
@@ -389,3 +391,5 @@ TEST_CASE("a global batch that leaves no gradient accumulation is named as the b
   REQUIRE(!roomy.cheapest.empty());
   CHECK(batch_binding_note(easy, roomy).empty());
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include "studies/sweep_engine.hpp"
 #include "studies/sweep_table.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using namespace clustersim::studies;
 
@@ -127,3 +129,5 @@ TEST_CASE("the step-time bound used to skip plans is below the simulated step ti
     CHECK(step_time_lower_bound_s(sc) <= scenarios::simulate(sc).step_time_s);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

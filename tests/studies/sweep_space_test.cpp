@@ -6,6 +6,8 @@
 #include "scenarios/error.hpp"
 #include "studies/sweep_space.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 using clustersim::scenarios::ScenarioError;
 using Strings = std::vector<std::string>;
@@ -174,3 +176,5 @@ TEST_CASE("the pipeline schedule is a plan dimension where it applies", "[tools]
   // Varying it under --auto-parallel is refused like every other plan key.
   CHECK_THROWS_AS(SweepSpace({{"parallelism.schedule", {"1f1b", "zb-h1"}}}, true, {}, 8, g), ScenarioError);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

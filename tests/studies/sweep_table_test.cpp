@@ -4,6 +4,8 @@
 #include "studies/metrics.hpp"
 #include "studies/sweep_table.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 using Strings = std::vector<std::string>;
 
@@ -83,3 +85,5 @@ TEST_CASE("rejection reasons that differ only in numbers are counted together", 
   CHECK(common[0] == std::make_pair(std::uint64_t(2), std::string("needs 81.2 GiB of 80")));
   CHECK(common[1].first == 1);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -4,6 +4,8 @@
 
 #include "units/units.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::units;
 
 TEST_CASE("tagged quantities: the arithmetic that makes sense, with the right types", "[units]") {
@@ -31,3 +33,5 @@ TEST_CASE("a link quoted in bits per second becomes bytes per second once", "[un
   CHECK(from_bits_per_second(400e9).si() == 50e9);  // 400 Gb/s NDR InfiniBand = 50 GB/s
   CHECK(name(Unit::bytes_per_s) == "B/s");
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

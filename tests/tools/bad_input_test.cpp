@@ -5,6 +5,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -112,3 +114,5 @@ TEST_CASE("inputs that once crashed the fuzzer are clean errors now", "[tools][b
     CHECK(r.out.rfind("error: ", 0) == 0);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

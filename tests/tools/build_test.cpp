@@ -5,6 +5,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 TEST_CASE("the tested build keeps assertions on", "[tools][build]") {
 #ifdef NDEBUG
   FAIL("NDEBUG is defined: CI would test a build without assertions (CLUSTERSIM_ASSERTS=OFF?)");
@@ -18,3 +20,5 @@ TEST_CASE("clustersim --version names the program and its version", "[tools][cli
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("clustersim ") && Catch::Contains("."));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

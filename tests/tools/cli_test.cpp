@@ -9,6 +9,8 @@
 #include "support/json_fixture.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::json_number;
 using clustersim::testing::run_command;
 
@@ -217,3 +219,5 @@ TEST_CASE("collective --json quotes a topology file's name as a JSON string", "[
   const YAML::Node rows = YAML::Load(r.out);  // JSON is YAML: the row still parses
   CHECK(rows[0]["topology"].as<std::string>() == R"(lab "B" \ fabric)");
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -19,6 +19,8 @@
 #include "support/scenario_fixture.hpp"
 #include "topologies/network.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using clustersim::testing::json_number;
 using clustersim::testing::json_text;
@@ -214,3 +216,5 @@ TEST_CASE("collective: a bad --dispatcher request is a one-line exit-2 error nam
     CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -7,6 +7,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -69,3 +71,5 @@ TEST_CASE("plan searches no cluster above the simulation cap and says so", "[too
   CHECK(r.out.find("2 plans") != std::string::npos);                      // 32,768 and 65,536 GPUs
   CHECK(r.out.find("not searched: h100-sxm clusters above 65536 GPUs") != std::string::npos);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

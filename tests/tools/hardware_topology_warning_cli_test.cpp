@@ -8,6 +8,8 @@
 #include "scenarios/load.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -50,3 +52,5 @@ TEST_CASE("the hardware/topology rule is the profile's default_topology against 
   CHECK(hardware_topology_warning(load_scenario_file(dir + "7b_256xh100.yaml", {"network.topology=dgx-h100"})).empty());
   CHECK(!hardware_topology_warning(load_scenario_file(dir + "7b_256xh100.yaml", {"network.topology=dgx-a100"})).empty());
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -8,6 +8,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -227,3 +229,5 @@ TEST_CASE("import: bad input is one line and exit 2", "[import][tools]") {
   CHECK(gpus.exit_code == 2);
   CHECK(gpus.out.find("--gpus N") != std::string::npos);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

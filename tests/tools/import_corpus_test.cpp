@@ -12,6 +12,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -206,3 +208,5 @@ TEST_CASE("corpus: Megatron-LM's Megatron-FSDP Llama 3 8B FP8 and GPT-3 175B exa
             {"parallelism.pp", "16"}, {"training.precision", "fp16"}, {"training.seq_len", "2048"}, {"training.global_batch", "1536"}});
   CHECK(run(g).exit_code == 0);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

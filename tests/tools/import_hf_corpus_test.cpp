@@ -13,6 +13,8 @@
 #include "scenarios/import/importers.hpp"
 #include "scenarios/load.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -97,3 +99,5 @@ TEST_CASE("corpus: Grok-1's HF port (custom code, no model_type) is refused by n
   CHECK_THROWS_WITH(scenarios::importers::import_hf(slurp(kHf + "grok-1.json"), o),
                     Catch::Contains("hf/grok-1.json") && Catch::Contains("model_type"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -6,6 +6,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -58,3 +60,5 @@ TEST_CASE("a swept value's error names the --vary argument, not a file position"
   INFO(f.out);
   CHECK(f.out.find("like: --vary model.ffn_hidden: tp = 8 must divide the model's ffn_hidden (28671)") != std::string::npos);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -165,3 +167,5 @@ TEST_CASE("tools/ (argument parsing and printing) stays within 2,500 lines", "[t
   CHECK(total > 500);
   CHECK(total <= 2500);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

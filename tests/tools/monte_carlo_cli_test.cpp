@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 namespace {
 
 std::string run_cli(const std::string& args) {
@@ -28,3 +30,5 @@ TEST_CASE("clustersim run --monte-carlo is deterministic for a seed and reports 
     CHECK_THAT(a, Catch::Contains(key));
   CHECK(run_cli(args + " --seed 6") != a);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

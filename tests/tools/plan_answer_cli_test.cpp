@@ -7,6 +7,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -63,3 +65,5 @@ TEST_CASE("plan says when the global batch is what keeps it from more GPUs and s
   const auto roomy = run_command(kSmallPlan + " 2>/dev/null");
   CHECK(roomy.out.find("the global batch binds") == std::string::npos);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -9,6 +9,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -64,3 +66,5 @@ TEST_CASE("sweep --auto-parallel --top prints ep and etp for an MoE scenario", "
   CHECK(std::find(header.begin(), header.end(), "ep") != header.end());
   CHECK(std::find(header.begin(), header.end(), "etp") != header.end());
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -8,6 +8,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 TEST_CASE("plan --json is byte-identical for every order of the three --hardware profiles h100-sxm gb200 b200 with per-hardware prices", "[tools][plan]") {
@@ -39,3 +41,5 @@ TEST_CASE("plan --json is byte-identical for every order of the three --hardware
   }
   CHECK(orders == 6);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

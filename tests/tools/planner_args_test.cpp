@@ -6,6 +6,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -64,3 +66,5 @@ TEST_CASE("a sweep with no ok configuration exits non-zero", "[tools][sweep]") {
   CHECK(bad.out.find("none of the 1 configurations is ok") != std::string::npos);
   CHECK(run_command(kBin + " sweep " + kMain + " --vary training.micro_batch=3,1 --no-progress >/dev/null 2>&1").exit_code == 0);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

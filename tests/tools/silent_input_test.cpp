@@ -9,6 +9,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using clustersim::testing::run_command;
 
 namespace {
@@ -79,3 +81,5 @@ TEST_CASE("JSON counts are exact integers and numbers carry no float noise", "[t
     CHECK(digits.size() <= 10);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

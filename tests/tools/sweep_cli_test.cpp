@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 namespace {
 
 struct Result {
@@ -153,3 +155,5 @@ TEST_CASE("plan answers with the schedule, and its step time is run's with that 
   }
   std::remove((dir + "base.yaml").c_str());
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -8,6 +8,8 @@
 #include "support/json_fixture.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -56,3 +58,5 @@ TEST_CASE("validate --group-by refuses an unknown column before simulating", "[t
   const auto s = testing::run_command(kBin + " validate --group-by pp --scenario 2>&1");
   CHECK(s.exit_code == 2);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

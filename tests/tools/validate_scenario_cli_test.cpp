@@ -12,6 +12,8 @@
 #include "validation/validation.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -51,3 +53,5 @@ TEST_CASE("validate --scenario lists a row it cannot simulate with the reason, a
   CHECK(with_json.exit_code != 0);
   CHECK_THAT(with_json.out, Catch::Contains("excludes"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -14,6 +14,8 @@
 #include "studies/csv_table.hpp"
 #include "support/network_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -84,3 +86,5 @@ TEST_CASE("all-reduce busbw from 1 MiB up follows the measured nccl-tests curves
   INFO(within << " of " << compared << " sizes within 15 %");
   CHECK(compared == 45);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

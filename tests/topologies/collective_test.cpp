@@ -7,6 +7,8 @@
 #include "topologies/network.hpp"
 #include "support/network_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 namespace units = clustersim::units;
 using namespace clustersim::topologies;
 
@@ -207,3 +209,5 @@ TEST_CASE("a session's plan cache is its own, and keys on every field of the spe
   k2.spec.oversubscription = 2;
   CHECK_FALSE(k1 == k2);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

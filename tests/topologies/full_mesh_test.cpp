@@ -5,6 +5,8 @@
 #include "scenarios/topology_load.hpp"
 #include "topologies/network.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 namespace units = clustersim::units;
 using namespace clustersim::topologies;
 
@@ -45,3 +47,5 @@ TEST_CASE("in a full mesh a GPU pair gets one link, behind a switch the GPU whol
   mesh.nvls_efficiency = 0.5;
   CHECK_THROWS_WITH(Topology::validate(mesh, 1), Catch::Contains("nvls_efficiency"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

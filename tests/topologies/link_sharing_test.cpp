@@ -3,6 +3,8 @@
 #include "sim/runner.hpp"
 #include "topologies/network.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using namespace clustersim::topologies;
 
@@ -121,3 +123,5 @@ TEST_CASE("plans shared between networks never mix up fabrics", "[topologies]") 
   CHECK(Network(slower_nvlink, 1, one_node).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si() >
         1.5 * Network(small_fabric(1), 1, one_node).cost(Collective::all_reduce, GroupDim::dp, units::Bytes(bytes)).time.si());
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

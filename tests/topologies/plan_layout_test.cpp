@@ -6,6 +6,8 @@
 
 #include "topologies/network.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::topologies;
 
 TEST_CASE("plan_layout keeps each dimension's communicators", "[topologies]") {
@@ -74,3 +76,5 @@ TEST_CASE("a Network on a reused topology costs collectives as on a fresh graph"
   }
   CHECK(checked == 27);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

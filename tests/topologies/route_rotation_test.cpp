@@ -9,6 +9,8 @@
 #include "topologies/collective.hpp"
 #include "topologies/topology.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::topologies;
 using clustersim::testing::routes;
 
@@ -76,3 +78,5 @@ TEST_CASE("a plan routed with rotation equals the plan routed from every GPU", "
       }
     }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -12,6 +12,8 @@
 #include "topologies/route_symmetry.hpp"
 #include "topologies/topology.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::topologies;
 using clustersim::testing::routes;
 
@@ -138,3 +140,5 @@ TEST_CASE("an expert all-to-all plan routed by shape equals the plan routed from
     }
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

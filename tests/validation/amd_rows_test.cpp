@@ -12,6 +12,8 @@
 #include "validation/validation.hpp"
 #include "validation/validation_amd.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 namespace {
@@ -121,3 +123,5 @@ TEST_CASE("AMD rows: the reading the sources leave open (micro-batches per step)
   REQUIRE(compared == 6);
   CHECK(other_mape / compared <= 0.285);  // measured 0.278
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include "validation/conventions.hpp"
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 namespace fs = std::filesystem;
 
@@ -123,3 +125,5 @@ TEST_CASE("clustersim calibrate --runs writes a new profile that run accepts, an
   std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
   CHECK(text == "kept: 1\n");
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

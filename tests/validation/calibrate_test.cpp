@@ -5,6 +5,8 @@
 #include "scenarios/fitted.hpp"
 #include "validation/calibrate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 TEST_CASE("calibrate --write-source-tree writes hardware/fitted.yaml: every die, own fit or the global set, read back by the loader", "[tools][calibrate]") {
@@ -53,3 +55,5 @@ TEST_CASE("calibrate --write-source-tree writes hardware/fitted.yaml: every die,
   CHECK(g.dies.at("die-a").rows == 0);
   CHECK(g.dies.at("die-a").values.at(p0).value == 0.65);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -21,6 +21,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -120,3 +122,5 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   // target; a regression guard, not a fit
   CHECK(mape <= 0.45);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

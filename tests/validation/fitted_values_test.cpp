@@ -9,6 +9,8 @@
 #include "validation/calibrate.hpp"
 #include "validation/conventions.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using namespace clustersim::studies;
 
@@ -45,3 +47,5 @@ TEST_CASE("shipped fitted constants: hardware/fitted.yaml equals a fresh fit of 
     check_values(shipped.dies.at(die).values, f.values);
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -189,3 +191,5 @@ TEST_CASE("golden: DeepSeek-V3 on 2048 H800 as its report trained it, batch ramp
   flat.training.batch_ramp = {};
   CHECK(r.days_to_train_ideal > scenarios::simulate(flat).days_to_train_ideal);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

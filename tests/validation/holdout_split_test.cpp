@@ -7,6 +7,8 @@
 #include "validation/holdout_split.hpp"
 #include "support/published_rows.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 using clustersim::testing::row_with_id;
@@ -60,3 +62,5 @@ TEST_CASE("held-out split: the calibration never fits on it (its measurements ca
   // The tuning rows do move the fit (the check above can fail): measured 30 % slower, fitted lower.
   CHECK(scaled(false, 0.7).global.values[0] < 0.85 * base.global.values[0]);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

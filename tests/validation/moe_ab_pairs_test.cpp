@@ -16,6 +16,8 @@
 
 #include "support/scenario_fixture.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -131,3 +133,5 @@ TEST_CASE("MoE A/B pairs the model misses: listed gaps that must stay misses", "
     CHECK_FALSE(p.predicted / p.measured == Approx(1.0).epsilon(0.10));
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

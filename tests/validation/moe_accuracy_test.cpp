@@ -14,6 +14,8 @@
 #include "validation/conventions.hpp"
 #include "validation/validation.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 namespace {
@@ -95,3 +97,5 @@ TEST_CASE("published hybrid Mamba-Transformer MoE runs are simulated: headline M
   INFO("hybrid headline MAPE " << 100 * sum / headline << "% on " << headline << " rows");
   CHECK(sum / headline <= kMaxHybridHeadlineMape);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -12,6 +12,8 @@
 #include "validation/validation.hpp"
 #include "validation/validation_moe.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 using clustersim::scenarios::load_scenario;
 
@@ -148,3 +150,5 @@ TEST_CASE("the optimizer-sharding text: 'distributed optimizer (FSDP=0)' is ZeRO
   REQUIRE(row("MOE-AUTOMODEL-009").at("zero_or_dist_opt") == "FSDP2 (sharding degree 64)");
   CHECK(has(fsdp.scenario.yaml(), "  zero_stage: 3\n"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

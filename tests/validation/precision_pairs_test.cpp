@@ -18,6 +18,8 @@
 
 #include "validation/validation.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 namespace {
@@ -75,3 +77,5 @@ TEST_CASE("published FP8/NVFP4 vs 16-bit pairs: predicted speed-ups within 7 % o
                                // P2P-overlap and NVL72-segment defaults shortened the 16-bit steps' exposed
                                // communication more than the FP8 ones')
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -18,6 +18,8 @@
 #include "validation/error_band_fit.hpp"
 #include "validation/validation.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 namespace {
@@ -136,3 +138,4 @@ TEST_CASE("clustersim validate prints the table and writes the SVG plot", "[vali
   std::remove(out.c_str());
 }
 
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -10,6 +10,8 @@
 #include "validation/release_spread.hpp"
 #include "validation/validation_moe.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 namespace {
@@ -72,3 +74,5 @@ TEST_CASE("release spread of the shipped MoE table", "[validation][moe]") {
   CHECK(s->widest_ratio > 1.9);
   CHECK(s->simulator_mape == 0);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -10,6 +10,8 @@
 #include "studies/csv_table.hpp"
 #include "validation/validation.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 
 namespace {
@@ -58,3 +60,5 @@ TEST_CASE("every row's scenario YAML loads as its patch does", "[validation][pat
   }
   CHECK(rows > 300);
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

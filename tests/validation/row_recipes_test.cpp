@@ -10,6 +10,8 @@
 #include "validation/validation.hpp"
 #include "support/published_rows.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 using clustersim::testing::row_with_id;
@@ -57,3 +59,5 @@ TEST_CASE("row recipes: the DeepSeek-V3 B200 26.04.01 row runs its recipe's MTP 
   CHECK(sc.parallel.pp_layers.back() == 1);
   CHECK_FALSE(mentions(rs.assumptions, "MTP not stated"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -6,6 +6,8 @@
 #include "scenarios/error.hpp"
 #include "validation/validation_groups.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim;
 using studies::group_value;
 
@@ -73,3 +75,5 @@ TEST_CASE("an unknown --group-by column names the table and the allowed columns"
     CHECK(std::string(e.what()) == "--group-by pipeline: not a column of published.csv; allowed: id, pp, gpu_type");
   }
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include "validation/conventions.hpp"
 #include "validation/validation_precision.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 namespace {
@@ -81,3 +83,5 @@ TEST_CASE("a convention's family cell may name several families of one source, s
   CHECK(dense.tp_comm_overlap);
   CHECK(dense.fp8_recipe == "tensorwise");
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID

@@ -11,6 +11,8 @@
 #include "validation/conventions.hpp"
 #include "validation/validation.hpp"
 
+namespace { namespace CLUSTERSIM_TEST_ID {
+
 using namespace clustersim::studies;
 
 namespace {
@@ -185,3 +187,5 @@ TEST_CASE("IBM's selective AC is whole-block recompute of the fewest blocks that
   // A row that fits without recompute (Llama-2-7B, which fms-fsdp's README lists as 'No AC') recomputes nothing.
   CHECK_THAT(row_scenario(row_of("IBMFSDP-013")).scenario.yaml(), Catch::Contains("recompute_layers: 0\n"));
 }
+
+}}  // namespace CLUSTERSIM_TEST_ID
