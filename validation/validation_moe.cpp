@@ -125,7 +125,10 @@ bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y
   y->set("model.moe.experts", experts).set("model.moe.top_k", top_k).set("model.moe.shared_experts", integer(r, "shared_experts"));
   y->set("model.moe.expert_ffn_hidden", expert_ffn).set("model.moe.dense_layers", dense_layers).set("model.moe.frequency", frequency);
   const std::string mtp = lower(field(r, "mtp"));
+  // The column says "yes (...)", "no (...)" or a module count ("1" in the 26.08 DeepSeek-V3 rows).
+  const bool count = !mtp.empty() && mtp.find_first_not_of("0123456789") == std::string::npos;
   if (mtp.rfind("yes", 0) == 0) y->set("model.mtp_layers", 1);
+  else if (count && std::stol(mtp) > 0) y->set("model.mtp_layers", std::stol(mtp));
   else if (mtp.empty() && contains(name, "deepseek-v3") && !row_recipe_sets(field(r, "id"), "model.mtp_layers"))
     assume("MTP not stated: no MTP module");
   return true;
