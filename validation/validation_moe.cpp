@@ -129,8 +129,15 @@ bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y
   const bool count = !mtp.empty() && mtp.find_first_not_of("0123456789") == std::string::npos;
   if (mtp.rfind("yes", 0) == 0) y->set("model.mtp_layers", 1);
   else if (count && std::stol(mtp) > 0) y->set("model.mtp_layers", std::stol(mtp));
-  else if (mtp.empty() && contains(name, "deepseek-v3") && !row_recipe_sets(field(r, "id"), "model.mtp_layers"))
+  else if (mtp.empty() && contains(name, "deepseek-v3") && family_of(field(r, "id")) == "MOE-MBRIDGE") {
+    // Megatron-Bridge's DeepSeek-V3 recipe keeps the model's one MTP module at every tag read
+    // (mtp_num_layers=1: v0.1.0rc4 recipes/deepseek/deepseek_v3.py model_config, v0.2.0, v0.4.2,
+    // v0.5.0 and v0.6.0; docs/reference/validation/mbridge_recipe_audit_2026-12.md).
+    y->set("model.mtp_layers", 1);
+    assume("MTP not stated: 1 module (Megatron-Bridge's DeepSeek-V3 recipes, mtp_num_layers=1)");
+  } else if (mtp.empty() && contains(name, "deepseek-v3")) {
     assume("MTP not stated: no MTP module");
+  }
   return true;
 }
 
@@ -317,19 +324,16 @@ RecipeRecompute recipe_recompute(const Row& r) {
   }
   // Megatron-Bridge's DeepSeek-V3 performance recipes always set recompute_granularity selective;
   // the modules by release and GPU:
-  // - 25.09 (tag v0.1.0rc4, scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml):
-  //   no recompute_modules, so Megatron-Core's default ["core_attn"];
+  // - 25.09 (v0.1.0rc4 scripts/performance/run_script.py main, set per GPU after the yaml):
+  //   ["mla_up_proj", "mlp"] on H100, ["mla_up_proj"] on B200 and on GB200 (token drop, its default);
   // - 25.11 on (v0.2.0 deepseek/workload_base_configs.py, v0.4.1 deepseek_workload_base_configs.py,
-  //   v0.6.0 perf_recipes/deepseek/{b200,gb200}/deepseek_v3.py): ["mla_up_proj"] on B200, B300 and
-  //   GB200 (MXFP8 and BF16), ["mla_up_proj", "mlp"] on H100.
+  //   v0.6.0 perf_recipes/deepseek/{b200,gb200}/deepseek_v3.py): the same, B300 as B200.
   // GB300 is left out (its recipes change modules by precision and some list none).
   if (family != "MOE-MBRIDGE" || !contains(model, "deepseek-v3") || !rc.empty() || contains(gpu, "gb300")) return {};
   const int release = release_of(r);
-  if (release == 2509)
-    return {"selective", {"core_attn"}, "Megatron-Bridge v0.1.0rc4 DeepSeek-V3 recipe (25.09): Megatron's default modules"};
-  if (release < 2511) return {};
-  if (contains(gpu, "h100")) return {"selective", {"mla_up_proj", "mlp"}, "Megatron-Bridge DeepSeek-V3 H100 recipes (25.11 on)"};
-  return {"selective", {"mla_up_proj"}, "Megatron-Bridge DeepSeek-V3 Blackwell recipes (25.11 on)"};
+  if (release < 2509) return {};
+  if (contains(gpu, "h100")) return {"selective", {"mla_up_proj", "mlp"}, "Megatron-Bridge DeepSeek-V3 H100 recipes (25.09 on)"};
+  return {"selective", {"mla_up_proj"}, "Megatron-Bridge DeepSeek-V3 Blackwell recipes (25.09 on)"};
 }
 
 std::vector<std::string> moe_recompute_modules(const Row& r) {

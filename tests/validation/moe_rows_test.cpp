@@ -114,11 +114,14 @@ TEST_CASE("rows that leave recompute or the dispatcher blank take their release'
       // Megatron-Bridge DeepSeek-V3: 26.04.01 B200 (v0.4.1: mla_up_proj, hybridep), 25.11 GB200
       // (v0.2.0: mla_up_proj), 25.09 B200 and H100 (v0.1.0rc4 scripts/performance/run_script.py:
       // mla_up_proj on B200, mla_up_proj and mlp with DeepEP on H100). 060's own entry
-      // (B200_FP8_MX_V2) adds 'mlp'; 060, 186 and 191 take theirs from data/validation/row_recipes.csv.
+      // (B200_FP8_MX_V2, data/validation/row_recipes.csv) adds 'mlp'.
       {"MOE-MBRIDGE-060", {"  recompute: selective\n", "  recompute_modules: [mla_up_proj, mlp]\n", "  moe_dispatcher: deepep\n"}},
       {"MOE-MBRIDGE-168", {"  recompute: selective\n", "  recompute_modules: [mla_up_proj]\n", "  moe_dispatcher: alltoall\n"}},
       {"MOE-MBRIDGE-186", {"  recompute: selective\n", "  recompute_modules: [mla_up_proj]\n", "  moe_dispatcher: alltoall\n"}},
       {"MOE-MBRIDGE-191", {"  recompute_modules: [mla_up_proj, mlp]\n", "  moe_dispatcher: deepep\n"}},
+      // Megatron-Bridge's DeepSeek-V3 recipes keep the MTP module (mtp_num_layers=1 at every tag
+      // read): a blank mtp column means one module, a "no" none.
+      {"MOE-MBRIDGE-187", {"  mtp_layers: 1\n"}},
       // A stated recompute is kept.
       {"MOE-MBRIDGE-173", {"  recompute_modules: [mla_up_proj]\n"}},
       // NeMo AutoModel: activation_checkpointing in the benchmark config of the page's date → full
@@ -137,6 +140,8 @@ TEST_CASE("rows that leave recompute or the dispatcher blank take their release'
     for (const auto& line : c.lines) CHECK(has(rs.scenario.yaml(), line));
     REQUIRE_NOTHROW(load_scenario(rs.scenario, "row"));
   }
+  CHECK_FALSE(has(row_scenario(row("MOE-MBRIDGE-168")).scenario.yaml(), "mtp_layers"));   // "no (w/o MTP)"
+  CHECK_FALSE(has(row_scenario(row("MOE-AUTOMODEL-004")).scenario.yaml(), "mtp_layers"));  // another stack
   // Qwen3 rows keep the stack's default (their recipes set no recompute).
   CHECK_FALSE(has(row_scenario(row("MOE-MBRIDGE-176")).scenario.yaml(), "recompute_modules"));
 }

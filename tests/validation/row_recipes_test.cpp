@@ -57,7 +57,8 @@ TEST_CASE("row recipes: the DeepSeek-V3 B200 26.04.01 row runs its recipe's MTP 
   REQUIRE(sc.parallel.pp_layers.size() == 16);
   CHECK(sc.parallel.pp_layers.front() == 4);
   CHECK(sc.parallel.pp_layers.back() == 1);
-  CHECK_FALSE(mentions(rs.assumptions, "MTP not stated"));
+  CHECK(mentions(rs.assumptions, "MTP not stated: 1 module"));  // the recipes' mtp_num_layers=1
+  CHECK_FALSE(mentions(rs.assumptions, "no MTP module"));
 }
 
 }}  // namespace CLUSTERSIM_TEST_ID
