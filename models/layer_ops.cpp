@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "hardware/attention_window.hpp"
+#include "models/flops.hpp"
 #include "models/layer_ops_host.hpp"
 #include "models/detail/layer_ops_recipe.hpp"
 #include "models/pipeline.hpp"
@@ -253,6 +255,19 @@ void residual_and_norm(const BlockShapes& x, StepCosts* c, BlockPart part, const
   c->part_bwd[part].add(x.norm((std::string(norm) + ".bwd").c_str(), 3 * x.sp_act));
 }
 
+// A sliding-window layer's core against the full one: a fused kernel's query tiles keep their
+// fixed cost (hardware/attention_window.hpp); with materialized scores or at the ideal rate, the
+// unmasked-FLOP share (models/flops.cpp).
+void window_times(const BlockShapes& x, hardware::AttentionShape sh, StepCosts* c) {
+  if (!x.m.sliding_window.enabled()) return;
+  const double flop_share = attention_keys_fraction(x.m.sliding_window.tokens, x.t.seq_len);
+  c->window_time_fwd = c->window_time_bwd = flop_share;
+  if (!x.t.flash_attention || x.t.ideal.attention) return;
+  sh.window = x.m.sliding_window.tokens;
+  c->window_time_fwd = hardware::windowed_attention_time_ratio(x.bld.gpu, hardware::KernelPass::forward, sh);
+  c->window_time_bwd = hardware::windowed_attention_time_ratio(x.bld.gpu, hardware::KernelPass::backward, sh);
+}
+
 // Residual add and pre-attention norm, QKV with rotary, the attention core by implementation
 // (and the CP ring steps), the output projection.
 void attention_parts(const BlockShapes& x, StepCosts* c) {
@@ -275,6 +290,7 @@ void attention_parts(const BlockShapes& x, StepCosts* c) {
   const double qkv_bytes = x.tokens * (x.q_local + 2 * x.kv_local) * x.d * x.e;
   const double o_bytes = x.tokens * x.q_local * x.d * x.e;
   attention_core(bld, sh, qkv_bytes, o_bytes, x.e, &F[core], &B[core]);
+  window_times(x, sh, c);
   if (x.p.cp > 1) {
     // Ring attention with Megatron's load-balanced causal split (each rank holds chunks i and
     // 2cp−1−i): every step against another rank's K/V is unmasked over half of an s/cp × s/cp

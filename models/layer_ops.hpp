@@ -79,6 +79,9 @@ struct StepCosts {
   /// With CP: one ring step of attention against K/V from another rank (cp − 1 per block).
   PassCost ring_step_fwd, ring_step_bwd;
   double kv_chunk_bytes = 0;        ///< K and V of one CP rank's sequence chunk
+  /// A sliding-window layer's attention core time over a full layer's, forward and backward
+  /// (hardware::windowed_attention_time_ratio; 1 when the model has no window).
+  double window_time_fwd = 1, window_time_bwd = 1;
   double activation_bytes = 0;      ///< one [b, s/cp, h] tensor (TP/PP message size before SP)
   PassCost head_fwd, head_bwd;      ///< final norm, LM head GEMM, cross-entropy
   PassCost embed_fwd, embed_bwd;    ///< token (+ position) embedding

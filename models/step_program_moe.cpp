@@ -186,10 +186,12 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& 
       at(b.bwd, qkv) += rerun, at(b.bwd_input, qkv) += rerun;
     }
   } else if (a == Attention::sliding) {
-    // A windowed core computes the causal key-count ratio of the full one (models/flops.cpp);
-    // its time is taken proportional to those FLOPs.
+    // A windowed core takes StepCosts::window_time_* of the full one's time (query tiles keep
+    // their fixed cost, layer_ops.cpp window_times); its CP ring steps, the causal key-count
+    // ratio (models/flops.cpp).
     const double r = attention_keys_fraction(m.sliding_window.tokens, t.seq_len);
-    at(b.fwd, core) *= r, at(b.bwd, core) *= r, b.ring_fwd *= r, b.ring_bwd *= r, at(b.bwd_input, core) *= r;
+    at(b.fwd, core) *= c.window_time_fwd, at(b.bwd, core) *= c.window_time_bwd, at(b.bwd_input, core) *= c.window_time_bwd;
+    b.ring_fwd *= r, b.ring_bwd *= r;
   }
   if (moe) {  // the MLP part is the shared experts; the routed experts follow in their own program
     at(b.fwd, mlp) = moe->shared_fwd.time_s, at(b.bwd, mlp) = moe->shared_bwd.time_s, at(b.bwd, mlp_up_wgrad) = 0;
@@ -279,7 +281,7 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
       UnitProgram unit = transformer_block(p, parts, c, net, x, is_moe ? &routed : nullptr);
       if (m.hybrid() && hybrid_rerun > 0 && (a == Attention::standard || a == Attention::sliding)) {
         ProgramWriter b;  // selective recompute of a hybrid stack reruns the attention layers' cores only
-        b.compute(hybrid_rerun * (a == Attention::sliding ? attention_keys_fraction(m.sliding_window.tokens, t.seq_len) : 1.0), core);
+        b.compute(hybrid_rerun * (a == Attention::sliding ? c.window_time_fwd : 1.0), core);
         b.split();
         b.append(unit.backward);
         unit.backward = b.take();

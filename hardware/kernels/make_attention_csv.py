@@ -11,10 +11,10 @@ impl, dtype and pass names, and the source column. Rows left out, by class:
   * deterministic backward (not the default);
   * rows whose causal flag is unknown;
   * sliding-window rows (cudnn-frontend's gpt_oss preset, window 128, FLOPs over the unmasked
-    elements only): the simulator costs a windowed layer as the full causal core times its key
-    fraction (models/flops.cpp attention_keys_fraction), so only full causal or non-causal rates
-    may stand in the table; a window-128 rate under "causal" made every hdim-64 lookup on
-    GB200/GB300 (and B300, which borrows GB300's rows) 3-6x too slow.
+    elements only): a window-128 rate under "causal" made every hdim-64 lookup on GB200/GB300
+    (and B300, which borrows GB300's rows) 3-6x too slow. Their BF16 forward and backward rows
+    live in attention_window.csv instead (hardware/attention_window.hpp), copied by hand on
+    2026-12-06 with the same source column.
 Usage: make_attention_csv.py <kernel_attention.csv> > attention.csv
 """
 import csv
