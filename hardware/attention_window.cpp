@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "hardware/attention_model.hpp"
 #include "hardware/csv.hpp"
 
 namespace clustersim::hardware {
@@ -46,31 +45,30 @@ const std::vector<WindowRow>& window_rows() {
 
 namespace {
 
-// The anchor row's call on this profile: its windowed time (the row's rate, scaled as
-// attention_cost scales every measured rate) and the profile's causal cuDNN time of the same
-// call without the window, kernel gaps left out.
-struct AnchorTimes {
-  double windowed = 0, full = 0;
+// The anchor row's call on this profile: its windowed time (the row's rate as this profile runs
+// it) and the profile's causal cuDNN time of the same call without the window, kernel gaps left
+// out; and from the two, the query tile's fixed cost in key tiles (t = t_tile · (overhead + tiles)).
+struct Anchor {
   const WindowRow* row = nullptr;
+  double windowed = 0, overhead = 0;
 };
 
-AnchorTimes anchor_times(const GpuSpec& gpu, KernelPass pass) {
+Anchor anchor_on(const GpuSpec& gpu, KernelPass pass) {
   for (const std::string& d : gpu.attention_data) {
     const WindowRow* r = anchor(d, pass);
-    const units::FlopPerSecond data_peak = attention_data_peak(d);
-    if (r == nullptr || data_peak.si() <= 0) continue;
+    const units::FlopPerSecond rate = r ? attention_rate_on(gpu, d, units::FlopPerSecond(r->tflops * 1e12)) : units::FlopPerSecond{};
+    if (rate.si() <= 0) continue;
     AttentionShape s;
     s.batch = r->batch, s.heads = s.kv_heads = int(r->heads);
     s.head_dim_qk = s.head_dim_v = int(r->head_dim);
     s.seq_q = s.seq_kv = r->seq;
-    AnchorTimes a;
-    a.row = r;
-    a.full = attention_cost(gpu, AttentionImpl::cudnn, Precision::bf16, pass, s).time.si() - gpu.kernel_gap.si();
+    const double full = attention_cost(gpu, AttentionImpl::cudnn, Precision::bf16, pass, s).time.si() - gpu.kernel_gap.si();
     s.window = r->window;
-    const double rate = r->tflops * 1e12 * gpu.peak(Precision::bf16).si() / data_peak.si() * gpu.sustained_clock_ratio *
-                        gpu.in_step_rate_ratio * gpu.compute_sustained_fraction;
-    a.windowed = attention_flop(s, pass).si() / rate;
-    if (a.full > a.windowed) return a;  // else a windowed call slower than the causal one: not this model
+    const double windowed = attention_flop(s, pass).si() / rate.si();
+    if (full <= windowed) continue;  // a windowed call slower than the causal one: not this model
+    const double n_window = window_tiles(r->window, r->seq);
+    const double per_tile = (full - windowed) / (causal_tiles(r->seq) - n_window);
+    return {r, windowed, std::max(0.0, windowed / per_tile - n_window)};
   }
   return {};
 }
@@ -78,13 +76,10 @@ AnchorTimes anchor_times(const GpuSpec& gpu, KernelPass pass) {
 }  // namespace
 
 double window_tile_overhead(const GpuSpec& gpu, KernelPass pass, const char** how) {
-  const AnchorTimes a = anchor_times(gpu, pass);
+  const Anchor a = anchor_on(gpu, pass);
   if (a.row == nullptr) return -1;
   if (how) *how = "hardware/kernels/attention_window.csv";
-  // t = t_tile · (overhead + tiles) for both calls of the anchor.
-  const double n_full = causal_tiles(a.row->seq), n_window = window_tiles(a.row->window, a.row->seq);
-  const double per_tile = (a.full - a.windowed) / (n_full - n_window);
-  return std::max(0.0, a.windowed / per_tile - n_window);
+  return a.overhead;
 }
 
 double windowed_attention_time_ratio(const GpuSpec& gpu, KernelPass pass, const AttentionShape& windowed) {
@@ -92,15 +87,14 @@ double windowed_attention_time_ratio(const GpuSpec& gpu, KernelPass pass, const 
   if (windowed.window <= 0 || windowed.window >= seq) return 1.0;
   AttentionShape full = windowed;
   full.window = 0;
-  const AnchorTimes a = anchor_times(gpu, pass);
+  const Anchor a = anchor_on(gpu, pass);
   if (a.row == nullptr) return attention_flop(windowed, pass).si() / attention_flop(full, pass).si();
   // A windowed call's time per query row and head does not depend on the length (the rows from
   // 2K to 16K tokens agree within 8 %): the anchor's, for this head width and window.
   const WindowRow& r = *a.row;
-  const double overhead = window_tile_overhead(gpu, pass);
   const double per_row = a.windowed / (r.batch * r.heads * r.seq) * (windowed.head_dim_qk + windowed.head_dim_v) /
-                         (2 * r.head_dim) * (overhead + window_tiles(windowed.window, seq)) /
-                         (overhead + window_tiles(r.window, r.seq));
+                         (2 * r.head_dim) * (a.overhead + window_tiles(windowed.window, seq)) /
+                         (a.overhead + window_tiles(r.window, r.seq));
   const double full_s = attention_cost(gpu, AttentionImpl::cudnn, Precision::bf16, pass, full).time.si() - gpu.kernel_gap.si();
   if (full_s <= 0) return 1.0;
   return std::min(1.0, per_row * windowed.batch * windowed.heads * windowed.seq_q / full_s);

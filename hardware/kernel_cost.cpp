@@ -190,6 +190,13 @@ KernelCost attention_cost(const GpuSpec& gpu, Precision p, units::Flop flop, dou
           "profile attention curve (no measured rows for this GPU)"};
 }
 
+units::FlopPerSecond attention_rate_on(const GpuSpec& gpu, const std::string& data_gpu, units::FlopPerSecond measured) {
+  const units::FlopPerSecond data_peak = attention_data_peak(data_gpu);
+  if (measured.si() <= 0 || data_peak.si() <= 0) return units::FlopPerSecond{};
+  return measured * gpu.peak(run_precision(gpu, Precision::bf16)) / data_peak * gpu.sustained_clock_ratio *
+         gpu.in_step_rate_ratio * gpu.compute_sustained_fraction;
+}
+
 units::Flop attention_flop(const AttentionShape& s, KernelPass pass) {
   if (s.seq_q <= 0 || s.seq_kv <= 0 || s.heads <= 0) return {};
   // Unmasked (query, key) pairs. Causal with the queries at the end of the keys: query i of Sq
@@ -225,7 +232,6 @@ KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, K
   const AttentionImpl twin = impl == AttentionImpl::unfused ? AttentionImpl::sdpa_math
                              : impl == AttentionImpl::sdpa_math ? AttentionImpl::unfused : impl;
   const AttentionImpl tries[3] = {impl, twin, gpu.default_attention};
-  const units::FlopPerSecond own_peak = gpu.peak(run_precision(gpu, Precision::bf16));
   for (AttentionImpl t : tries) {
     // Rates rise steeply with length below ~4k (kernels README §1: FA2 H100 causal hd 128 163 at
     // 512, 328 at 16k), so a curve held flat below its first measured length overstates short
@@ -238,11 +244,8 @@ KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, K
         q.dtype = dt;
         const char* how = "";
         double first_seq = 0;
-        const units::FlopPerSecond r = measured_attention_rate(d, q, &how, &first_seq);
-        const units::FlopPerSecond data_peak = attention_data_peak(d);
-        if (r.si() <= 0 || data_peak.si() <= 0) continue;
-        const units::FlopPerSecond rate = r * own_peak / data_peak * gpu.sustained_clock_ratio *
-                                          gpu.in_step_rate_ratio * gpu.compute_sustained_fraction;
+        const units::FlopPerSecond rate = attention_rate_on(gpu, d, measured_attention_rate(d, q, &how, &first_seq));
+        if (rate.si() <= 0) continue;
         const KernelCost c{flop / rate + gpu.kernel_gap, Bound::compute, how};
         if (q.seq >= first_seq) return c;
         if (below.time.si() <= 0) below = c;

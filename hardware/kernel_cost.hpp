@@ -31,6 +31,11 @@ struct AttentionShape {
 /// (query, key) pairs only (causal: half the square); backward 2.5× forward.
 units::Flop attention_flop(const AttentionShape& s, KernelPass pass);
 
+/// A rate measured on data GPU `data_gpu` (a row of the attention tables), as this profile runs
+/// it: scaled by the dense BF16 peaks, the sustained clock, the in-step ratio and the sustained
+/// fraction. 0 when the data GPU's peak is unknown or nothing was measured.
+units::FlopPerSecond attention_rate_on(const GpuSpec& gpu, const std::string& data_gpu, units::FlopPerSecond measured);
+
 /// One fused attention call (forward or backward) by implementation and precision.
 KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, KernelPass pass,
                           const AttentionShape& shape);

@@ -129,14 +129,14 @@ bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y
   const bool count = !mtp.empty() && mtp.find_first_not_of("0123456789") == std::string::npos;
   if (mtp.rfind("yes", 0) == 0) y->set("model.mtp_layers", 1);
   else if (count && std::stol(mtp) > 0) y->set("model.mtp_layers", std::stol(mtp));
-  else if (mtp.empty() && contains(name, "deepseek-v3") && family_of(field(r, "id")) == "MOE-MBRIDGE") {
+  else if (mtp.empty() && contains(name, "deepseek-v3")) {
     // Megatron-Bridge's DeepSeek-V3 recipe keeps the model's one MTP module at every tag read
     // (mtp_num_layers=1: v0.1.0rc4 recipes/deepseek/deepseek_v3.py model_config, v0.2.0, v0.4.2,
     // v0.5.0 and v0.6.0; docs/reference/validation/mbridge_recipe_audit_2026-12.md).
-    y->set("model.mtp_layers", 1);
-    assume("MTP not stated: 1 module (Megatron-Bridge's DeepSeek-V3 recipes, mtp_num_layers=1)");
-  } else if (mtp.empty() && contains(name, "deepseek-v3")) {
-    assume("MTP not stated: no MTP module");
+    const bool bridge = family_of(field(r, "id")) == "MOE-MBRIDGE";
+    if (bridge) y->set("model.mtp_layers", 1);
+    assume(bridge ? "MTP not stated: 1 module (Megatron-Bridge's DeepSeek-V3 recipes, mtp_num_layers=1)"
+                  : "MTP not stated: no MTP module");
   }
   return true;
 }
