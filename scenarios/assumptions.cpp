@@ -94,6 +94,10 @@ void add_placement(const Report& r, std::vector<Assumption>* out) {
     out->push_back({"network.placement", "[tp, cp, dp, pp]",
                     "Megatron-Core's rank order tp-cp-ep-dp-pp (parallel_state.py initialize_model_parallel) and "
                     "torchtitan's mesh: a stage's DP and EP ranks adjacent, the pipeline outermost"});
+  if (sc.sequence_parallel_assumed)
+    out->push_back({"parallelism.sequence_parallel", "true",
+                    "an MoE model with tensor parallelism: Megatron requires it (TransformerConfig), each TP rank "
+                    "routes its own slice of the sequence"});
   if (sc.pp_comm_overlap_assumed)
     out->push_back({"parallelism.pp_comm_overlap", sc.parallel.pp_comm_overlap ? "true" : "false",
                     fmt::format("Megatron-LM's default (--overlap-p2p-communication, on for the interleaved schedule only); "

@@ -26,9 +26,13 @@ void read_moe_parallel(const YamlReader& par, Scenario* sc) {
   const long fold = long(p.tp) * p.cp * p.dp;
   if (const std::string why = expert_fold_refusal(p.ep, p.etp, fold); !why.empty()) par.fail(par.has("ep") ? "ep" : "etp", why);
   // Megatron (TransformerConfig): "When using MoE and tensor parallelism, sequence parallelism
-  // must be used" — each TP rank routes its own slice of the sequence.
-  if (p.tp > 1 && !p.sequence_parallel)
-    par.fail("sequence_parallel", fmt::format("an MoE model with tp = {} needs sequence_parallel: true (as Megatron requires)", p.tp));
+  // must be used" — each TP rank routes its own slice of the sequence. Not given: on, stated.
+  if (p.tp > 1 && !p.sequence_parallel) {
+    if (par.has("sequence_parallel"))
+      par.fail("sequence_parallel", fmt::format("an MoE model with tp = {} needs sequence_parallel: true (as Megatron requires)", p.tp));
+    p.sequence_parallel = true;
+    sc->sequence_parallel_assumed = true;
+  }
 }
 
 namespace {

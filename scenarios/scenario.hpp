@@ -47,6 +47,9 @@ struct Scenario {
   /// parallelism.pp_comm_overlap was not given: Megatron-LM's default (overlap_p2p_comm on for
   /// the interleaved schedule, off otherwise), stated in the report.
   bool pp_comm_overlap_assumed = false;
+  /// parallelism.sequence_parallel was not given for an MoE model with tp > 1: on, as Megatron
+  /// requires there, stated in the report.
+  bool sequence_parallel_assumed = false;
 };
 
 }  // namespace clustersim::scenarios

@@ -7,6 +7,7 @@
 
 #include "models/moe_ops.hpp"
 #include "models/step_program_moe.hpp"
+#include "scenarios/assumptions.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/simulate.hpp"
 #include "support/scenario_fixture.hpp"
@@ -107,12 +108,23 @@ TEST_CASE("auto load imbalance makes the busiest rank slower than forced-balance
   CHECK(skewed.memory.activations_bytes > balanced.memory.activations_bytes);
 }
 
+TEST_CASE("an MoE scenario with tp > 1 and no sequence_parallel key runs with it on, and says so", "[scenarios][moe]") {
+  const auto r = testing::run_text(moe_scenario(16, "ep: 2, tp: 2"));
+  CHECK(r.scenario.parallel.sequence_parallel);
+  bool stated = false;
+  for (const auto& a : scenarios::assumptions(r)) stated = stated || a.key == "parallelism.sequence_parallel";
+  CHECK(stated);
+  // Given, it is the user's: a dense model keeps Megatron-LM's default (off).
+  CHECK_FALSE(scenarios::load_scenario_string(testing::scenario_text("llama3-8b", "h100-sxm", 8, 2048, 8), "<test>",
+                                              {"parallelism.tp=2"}).parallel.sequence_parallel);
+}
+
 TEST_CASE("MoE parallelism and training keys: inconsistent values are exit-2 errors naming the key", "[scenarios][moe]") {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {moe_scenario(16, "ep: 3"), {"parallelism.ep", "divide the model's 16 routed experts"}},
       {moe_scenario(16, "ep: 16, pp: 2"), {"parallelism.ep", "tp·cp·dp = 8"}},
       {moe_scenario(16, "ep: 4, etp: 3"), {"parallelism.etp", "1024"}},
-      {moe_scenario(16, "ep: 2, tp: 2"), {"sequence_parallel"}},
+      {moe_scenario(16, "ep: 2, tp: 2, sequence_parallel: false"), {"parallelism.sequence_parallel", "needs sequence_parallel: true"}},
       {moe_scenario(16, "ep: 2", ", moe_dispatcher: nccl"), {"training.moe_dispatcher", "alltoall, allgather, deepep"}},
       {moe_scenario(16, "ep: 2", ", moe_load_imbalance: 0.9"), {"training.moe_load_imbalance"}},
       {moe_scenario(16, "ep: 2", ", recompute_modules: [moe_act]"), {"training.recompute_modules", "selective"}},
