@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hardware/kernel_cost.hpp"
+#include "models/detail/moe_host.hpp"
 
 namespace clustersim::models {
 namespace {
@@ -26,6 +27,10 @@ double host_op_units(const KernelOp& op) {
 }
 
 double host_launch_s(const hardware::GpuSpec& gpu) { return gpu.host_launch.si(); }
+
+double moe_dispatch_call_s(const hardware::GpuSpec& gpu, MoeDispatcher d) {
+  return dispatch_call_units(d) * host_launch_s(gpu);
+}
 
 double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
   return t.cuda_graphs ? gpu.kernel_gap.si() * kGraphGapRatio : gpu.kernel_gap.si();

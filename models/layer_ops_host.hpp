@@ -17,6 +17,10 @@ double host_launch_s(const hardware::GpuSpec& gpu);
 /// GB200, 90.53 / 33.17 us on GH200; the same ratio is taken for x86, where the TE row is unread).
 double host_op_units(const KernelOp& op);
 
+/// CPU time of one MoE layer's forward dispatch call on this node's host (models/detail/moe_host.cpp:
+/// DeepEP / HybridEP measured in Megatron-Bridge's Nsight profile; the others one op per exchange).
+double moe_dispatch_call_s(const hardware::GpuSpec& gpu, MoeDispatcher d);
+
 /// GPU-side idle between dependent kernels as the step runs: the profile's gap, shorter when the
 /// step is replayed from CUDA graphs.
 double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t);

@@ -50,8 +50,8 @@ class HostList {
       if (op.name != "host_launch_wait") n += op.kernels, units += host_op_units(op);
     kernels(n, gpu_s, units);
   }
-  void comm(const topologies::CollectiveTime& c, int launches) {
-    if (launches > 0 && c.time.si() > 0) kernels(launches, c.time.si());
+  void comm(const topologies::CollectiveTime& c, int launches, double units = -1) {
+    if (launches > 0 && c.time.si() > 0) kernels(launches, c.time.si(), units);
   }
   /// The next kernel waits for the GPU to drain (a device-to-host sync before it).
   void sync() { sync_next_ = true; }
@@ -153,7 +153,7 @@ BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const
     permute(h, k.permute, k.permute_syncs, permute_f);
     h.segment(false);  // the routed experts stay eager: their shapes change every step
     if (sync == MoeSyncPoint::before_dispatch) h.sync();
-    h.comm(x.dispatch, k.dispatch);
+    h.comm(x.dispatch, k.dispatch, k.dispatch_units);
     h.comm(x.etp_ag, p.etp > 1 ? 2 : 0);
     if (sync == MoeSyncPoint::before_sort) h.sync();
     h.small(k.sort_chunks);

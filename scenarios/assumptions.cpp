@@ -52,6 +52,20 @@ std::string share(const Report& r, double seconds) {
   return fmt::format("{:.1f} % of the step ({:.3g} s)", 100 * seconds / r.step_time_s, seconds);
 }
 
+// MoE blocks wait for the host inside the block program (models/moe_block_host.cpp), not as an op
+// the kernel tables count: say where that time shows.
+std::string moe_host_note(const Report& r) {
+  const auto& t = r.scenario.training;
+  if (!r.scenario.model.is_moe() || r.scenario.parallel.ep <= 1 || t.cuda_graphs) return "";
+  const double call = models::moe_dispatch_call_s(r.scenario.gpu, t.moe_dispatcher);
+  return fmt::format(" in dense launches; each MoE layer's forward also waits at its tokens-per-expert sync, then "
+                     "for the {} dispatch call's {:.3g} ms of CPU{} (the waterfall's host line)",
+                     models::name(t.moe_dispatcher), 1e3 * call,
+                     t.moe_dispatcher == models::MoeDispatcher::allgather
+                         ? ""
+                         : " (Megatron-Bridge's Nsight profile of the HybridEP call on a DGX H100, scaled to this host)");
+}
+
 bool ends_with(const std::string& s, const char* tail) {
   const std::string t(tail);
   return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
@@ -192,8 +206,8 @@ std::vector<Assumption> assumptions(const Report& r) {
                  fmt::format("CPU time to issue one op from PyTorch on this node's host CPU (torch.nn.Linear forward, "
                              "TransformerEngine #2053: 13.5 us on a DGX H100's Xeon, 37.1 us on GB200's Grace; "
                              "a GEMM or attention kernel is a Transformer Engine module call, 2.7 times that (TE Linear over "
-                             "torch Linear on GB200 and GH200); hardware/kernels/host_op_cost.csv); the GPU waits for the host {}",
-                             share(r, wait))});
+                             "torch Linear on GB200 and GH200); hardware/kernels/host_op_cost.csv); the GPU waits for the host {}{}",
+                             share(r, wait), moe_host_note(r))});
   out.push_back({"stack.step_fixed_work", fmt::format("{:.3g} s per step", r.costs.step_fixed.time_s),
                  "gradient-norm pass for clipping and two host syncs (clipping, loss logging); their scalar all-reduces are costed on the network"});
   return out;

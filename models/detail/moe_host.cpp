@@ -15,6 +15,12 @@ namespace clustersim::models {
 //     dispatch_all_to_all, _maybe_dtoh_and_synchronize; moe_utils.py permute, unpermute,
 //     sort_chunks_by_idxs), one kernel per tensor op that writes memory (views, reshapes and
 //     transposes launch none).
+// [N] Megatron-Bridge @067f987d skills/nemo-mbridge-perf-moe-comm-overlap (data/validation/
+//     moe_host_overhead.csv): Nsight Systems on rank 0 of Qwen3-30B-A3B on 16 H100 (DGX, Xeon
+//     8480C), HybridEP with permute fusion, EP overlap on: the NVTX range of the dispatch call
+//     (dispatch with permute) totals 1.767 s per step over 64 micro-batches x 48 MoE layers,
+//     0.575 ms per call. Overlap off it is 1.38 ms, which includes waiting for the GPU; with
+//     overlap on the call waits the least, so 0.575 ms is the CPU's own work at most.
 // [E] assumed, not counted: the kernels inside one PyTorch masked_select (3: broadcast mask,
 //     nonzero, gather; nonzero copies its count to the host, a sync) and inside TE's fused
 //     permute ops (2: the row-id map and the permute), DeepEP's dispatch (2: notify + dispatch).
@@ -25,6 +31,9 @@ constexpr int kRouterPreprocessDeepep = 17;  // [G] §2.2.1, router and preproce
 constexpr int kMaskedSelect = 3;          // [E]
 constexpr int kTeFusedPermute = 2;        // [E]
 constexpr int kDeepepDispatch = 2;        // [E]
+// [N], in units of the same host's plain op (host_op_cost.csv: 13.48 us on the DGX H100's Xeon):
+// the Python and metadata work of the call runs on that core, so it scales with the host.
+constexpr double kDeepepDispatchCallUnits = 1.767 / (64 * 48) / 13.48e-6;
 }  // namespace
 
 int router_kernels(bool router_fusion, bool deepep) {
@@ -62,8 +71,18 @@ MoeKernelCounts moe_kernel_counts(const TrainingSpec& t, const ParallelSpec& p, 
   k.unsort_chunks = local_experts > 1 ? 1 : 0;
   // [D] dispatch_all_to_all: the tokens and the probabilities; combine_all_to_all: the tokens.
   k.dispatch = p.ep > 1 ? (deepep ? kDeepepDispatch : 2) : 0;
+  k.dispatch_units = p.ep > 1 ? dispatch_call_units(t.moe_dispatcher) : 0;
   k.combine = p.ep > 1 ? 1 : 0;
   return k;
+}
+
+double dispatch_call_units(MoeDispatcher d) {
+  // alltoall: taken as the HybridEP call's [E] (not measured): the same Python bookkeeping around
+  // the same tokens (splits, output allocation, the fused permute) and an all_to_all_single whose
+  // uneven splits the CPU issues as a group of ep sends and receives. Checked against the card's
+  // alltoall / HybridEP pair (moe_ab_pairs_test: 1.674 measured; 1.628 with two ops here, 1.662
+  // with the HybridEP call's time). allgather: its two collective calls, one op each [E].
+  return d == MoeDispatcher::allgather ? 2.0 : kDeepepDispatchCallUnits;
 }
 
 MoeSyncPoint moe_sync_point(const TrainingSpec& t, const ParallelSpec& p, int local_experts) {

@@ -47,11 +47,15 @@ struct MoeKernelCounts {
   int unsort_chunks = 0;   ///< its inverse before the combine
   int unpermute = 0;       ///< unpermutation 1 (weighted sum of the k outputs)
   int dispatch = 0;        ///< dispatch exchanges (tokens and probabilities)
+  double dispatch_units = 0;  ///< the forward dispatch call's host time, in plain-op units
   int combine = 0;         ///< combine exchange
   int permute_syncs = 0;   ///< host syncs inside the unfused permute (masked_select → nonzero)
   int unpermute_syncs = 0; ///< the same in the unfused unpermute
 };
 MoeKernelCounts moe_kernel_counts(const TrainingSpec& t, const ParallelSpec& p, int local_experts);
+
+/// Host time of the forward's dispatch call in plain-op units (DeepEP / HybridEP: measured).
+double dispatch_call_units(MoeDispatcher d);
 
 /// Where the dispatcher's tokens-per-expert sync falls in the forward.
 enum class MoeSyncPoint { before_dispatch, before_sort, before_experts };

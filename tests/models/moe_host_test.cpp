@@ -136,6 +136,33 @@ TEST_CASE("cuda_graph_scope: captured parts launch as one graph each", "[models]
   CHECK(eager - moe_block_forward(", moe_router_fusion: true, moe_permute_fusion: true") > 0.0);
 }
 
+TEST_CASE("the DeepEP / HybridEP dispatch call costs its measured host time right after the sync", "[models][moe][host]") {
+  // Megatron-Bridge's Nsight profile (data/validation/moe_host_overhead.csv): 1.767 s of dispatch
+  // NVTX per step over 64 x 48 calls on a DGX H100 (13.48 us per plain op): 42.7 plain ops.
+  models::TrainingSpec t;
+  models::ParallelSpec p;
+  p.ep = 16;
+  t.moe_dispatcher = models::MoeDispatcher::deepep;
+  const auto k = models::moe_kernel_counts(t, p, 8);
+  CHECK(k.dispatch_units * 13.48e-6 == Approx(1.767 / (64 * 48)));
+  // The alltoall dispatcher's call is taken as HybridEP's, the allgather one's two collectives as
+  // one op each; without EP there is no call.
+  t.moe_dispatcher = models::MoeDispatcher::alltoall;
+  CHECK(models::moe_kernel_counts(t, p, 8).dispatch_units == k.dispatch_units);
+  t.moe_dispatcher = models::MoeDispatcher::allgather;
+  CHECK(models::moe_kernel_counts(t, p, 8).dispatch_units == 2);
+  p.ep = 1;
+  CHECK(models::moe_kernel_counts(t, p, 8).dispatch_units == 0);
+  // In a block the call sits right after the sync, with the GPU drained: its host time is GPU
+  // idle, on top of the two launches the call was costed at before. ep 2 in one node: the exchange
+  // is short, so nothing else hides the call.
+  const std::string deepep = ", moe_dispatcher: deepep, moe_router_fusion: true, moe_permute_fusion: true";
+  const double with_call = moe_block_forward(deepep);
+  const double with_graphs = moe_block_forward(deepep + ", cuda_graph_scope: [full_iteration]");
+  INFO("eager " << with_call << " s, full-iteration graphs " << with_graphs << " s");
+  CHECK(with_call - with_graphs > (k.dispatch_units - 2) * 13.48e-6);
+}
+
 TEST_CASE("MoE host keys: bad input is a one-line error naming the key", "[models][moe][host][scenarios]") {
   using Catch::Contains;
   CHECK_THAT(load_error(", cuda_graph_scope: [attn, moe_routr]"),
