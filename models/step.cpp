@@ -52,7 +52,7 @@ class StepBuilder {
               int micro_batches, const BlockProgram& program, PassMerger& merger)
       : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net), timeline_(timeline), fine_(timeline != nullptr),
         mbs_(micro_batches), vlayers_(virtual_stage_layers(m.layers, p)), policy_(t, p, micro_batches),
-        program_(program), g_(p.pp, gpu, t.free_comm, timeline != nullptr),
+        program_(program), g_(p.pp, gpu, t, timeline != nullptr),
         merger_(merger) {}
 
   /// `sample`: a steady-state sample, which also records its tail (StepTally::tail).

@@ -157,6 +157,11 @@ struct TrainingSpec {
   /// Routed tokens on the busiest EP rank / the mean; 0 = auto (models::auto_load_imbalance).
   double moe_load_imbalance = 0;
   bool moe_a2a_overlap = false;  ///< dispatch/combine overlap another micro-batch's compute
+  /// training.moe_dispatcher_sms: SMs the DeepEP / HybridEP kernels hold while an exchange runs
+  /// (Megatron-Core TransformerConfig moe_deepep_num_sms = 20, moe_hybridep_num_sms); NCCL's
+  /// exchanges (alltoall, allgather) take the profile's comm_sms.
+  int moe_dispatcher_sms = kDeepepSms;
+  static constexpr int kDeepepSms = 20;
   unsigned recompute_modules = 0;  ///< bit i: RecomputeModule i (recompute: selective)
   bool recomputes(RecomputeModule m) const { return recompute_modules >> static_cast<unsigned>(m) & 1u; }
   /// Whether the block at position `index` of its model chunk reruns its whole forward.
@@ -170,6 +175,7 @@ struct TrainingSpec {
     bool attention_impl = true, fp8_recipe = true, cuda_graphs = true, fp8_auto_filter = true;
     bool moe_router_fusion = true, moe_permute_fusion = true;
     bool moe_dispatcher = true, moe_load_imbalance = true, moe_a2a_overlap = true, moe_grouped_gemm = true;
+    bool moe_dispatcher_sms = true;
   } assumed;
   /// Element-wise ops fused into one kernel each (torch.compile, Transformer Engine, apex).
   /// false: eager PyTorch running the reference composite ops (see layer_ops.cpp).

@@ -591,7 +591,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
                  "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "optimizer_dtype", "grad_bucket_params",
                  "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
                  "fp8_saved_inputs", "cuda_graphs", "cuda_graph_scope", "moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap",
-                 "moe_router_fusion", "moe_permute_fusion", "moe_grouped_gemm", "recompute_modules", "recompute_layers", "batch_ramp"});
+                 "moe_router_fusion", "moe_permute_fusion", "moe_grouped_gemm", "moe_dispatcher_sms", "recompute_modules", "recompute_layers", "batch_ramp"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
     if (!tr.has(k)) tr.fail(k, "is required");

@@ -122,6 +122,17 @@ void read_grouped_gemm(const YamlReader& tr, const Scenario& sc, models::Trainin
                                             "(die {}); allowed: cutlass", sc.gpu.name, sc.gpu.die));
 }
 
+// The SMs DeepEP / HybridEP kernels hold (Megatron --moe-deepep-num-sms, --moe-hybridep-num-sms).
+void read_dispatcher_sms(const YamlReader& tr, const Scenario& sc, models::TrainingSpec* t) {
+  t->assumed.moe_dispatcher_sms = !tr.has("moe_dispatcher_sms");
+  if (!tr.has("moe_dispatcher_sms")) return;
+  if (t->moe_dispatcher != models::MoeDispatcher::deepep)
+    tr.fail("moe_dispatcher_sms", fmt::format("sets the SMs of the DeepEP / HybridEP kernels (moe_dispatcher: deepep); "
+                                              "the {} dispatcher's NCCL exchanges take the profile's comm_sms ({})",
+                                              models::name(t->moe_dispatcher), sc.gpu.comm_sms));
+  t->moe_dispatcher_sms = tr.integer("moe_dispatcher_sms", models::TrainingSpec::kDeepepSms, 1, sc.gpu.sms - 1);
+}
+
 }  // namespace
 
 void read_moe_training(const YamlReader& tr, Scenario* sc) {
@@ -137,7 +148,7 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   if (tr.has("cuda_graph_scope")) read_graph_scope(tr, sc);
   if (!sc->model.is_moe()) {
     for (const char* k : {"moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap", "moe_router_fusion", "moe_permute_fusion",
-                          "moe_grouped_gemm"})
+                          "moe_grouped_gemm", "moe_dispatcher_sms"})
       if (tr.has(k)) tr.fail(k, fmt::format("'{}' is a dense model (no model.moe)", sc->model.name));
     return;
   }
@@ -161,6 +172,7 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   t.moe_permute_fusion = tr.boolean("moe_permute_fusion", false);
   t.assumed.moe_permute_fusion = !tr.has("moe_permute_fusion");
   read_grouped_gemm(tr, *sc, &t);
+  read_dispatcher_sms(tr, *sc, &t);
 }
 
 }  // namespace clustersim::scenarios

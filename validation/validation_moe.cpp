@@ -287,6 +287,17 @@ scenarios::ScenarioPatch moe_training_patch(const Row& r, const FamilyConvention
   else assume(fmt::format("MoE dispatcher not stated: {} (the stack's default)", dispatcher));
   scenarios::ScenarioPatch y;
   y.set("training.moe_dispatcher", dispatcher);
+  // Megatron-Bridge's perf harness gives HybridEP 32 SMs for every hybridep recipe
+  // (scripts/performance/utils/helpers.py at v0.2.0, utils/overrides.py v0.3.0 to v0.5.0,
+  // perf_recipes/_common.py _benchmark_common at v0.6.0); recipes that set another count after it
+  // are rows of data/validation/row_recipes.csv.
+  const bool recipe_hybridep = !recipe.empty() && release_of(r) <= 2606;  // v0.6.0's B200 recipe: DeepEP
+  const bool own_dispatcher = row_recipe_sets(field(r, "id"), "training.moe_dispatcher");  // its release ran another
+  if (family_of(field(r, "id")) == "MOE-MBRIDGE" && !own_dispatcher &&
+      (contains(d, "hybridep") || (d.empty() && recipe_hybridep))) {
+    y.set("training.moe_dispatcher_sms", 32);
+    assume("HybridEP on 32 SMs (Megatron-Bridge's perf harness override of moe_hybridep_num_sms)");
+  }
   if (contains(d, "a2a overlap on")) y.set("training.moe_a2a_overlap", true);
   // README_moe caveat 1: Megatron-Bridge's (tokendrop) rows route for real; the others of the
   // family are force-balanced (the family convention).

@@ -13,9 +13,10 @@ const char* stream_name(Stream s) {
   return names[static_cast<std::size_t>(s)];
 }
 
-StepGraph::StepGraph(int stages, const hardware::GpuSpec& gpu, TrainingSpec::FreeComm free, bool labels)
-    : streams_(static_cast<std::size_t>(stages)), comm_sm_share_(double(gpu.comm_sms) / gpu.sms), free_(free),
-      want_labels_(labels) {}
+StepGraph::StepGraph(int stages, const hardware::GpuSpec& gpu, const TrainingSpec& t, bool labels)
+    : streams_(static_cast<std::size_t>(stages)), comm_sm_share_(double(gpu.comm_sms) / gpu.sms),
+      ep_sm_share_(double(t.moe_dispatcher == MoeDispatcher::deepep ? t.moe_dispatcher_sms : gpu.comm_sms) / gpu.sms),
+      free_(t.free_comm), want_labels_(labels) {}
 
 bool StepGraph::is_free(TaskKind kind) const {
   return (kind == TaskKind::tp_comm && free_.tp) || (kind == TaskKind::cp_comm && free_.cp) ||
@@ -64,7 +65,7 @@ TaskId StepGraph::add_compute(int s, TaskKind kind, double seconds, std::vector<
 
 TaskId StepGraph::add_transfer(int s, Stream stream, TaskKind kind, const topologies::CollectiveTime& cost,
                                std::span<const TaskId> deps, bool on_sms) {
-  const sim::ResourceUse sms[] = {{s * kResources + kSm, comm_sm_share_}};
+  const sim::ResourceUse sms[] = {{s * kResources + kSm, kind == TaskKind::ep_comm ? ep_sm_share_ : comm_sm_share_}};
   const std::span<const sim::ResourceUse> extra = on_sms ? std::span<const sim::ResourceUse>(sms) : std::span<const sim::ResourceUse>();
   if (is_free(kind)) return add_task(s, stream, kind, 0.0, deps, extra, 1);
   const std::size_t first = graph_.size();

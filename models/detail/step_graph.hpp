@@ -30,7 +30,7 @@ struct StreamState {
 
 class StepGraph {
  public:
-  StepGraph(int stages, const hardware::GpuSpec& gpu, TrainingSpec::FreeComm free, bool labels);
+  StepGraph(int stages, const hardware::GpuSpec& gpu, const TrainingSpec& t, bool labels);
 
   /// A compute task on stage s after `deps` (consumed) and the transfers the stream waits for.
   /// Zero-time tasks are skipped unless `always` or something must be waited for.
@@ -40,7 +40,8 @@ class StepGraph {
   /// on the EP stream after the last compute, waited for where the pass ends (flush, send).
   sim::TaskId add_tail(int s, double seconds);
   /// A transfer's phases on `stream` of stage s, on its link classes (and comm_sms SMs when
-  /// `on_sms`: NCCL kernels, hardware.md §3.9); one zero-time task for a free class.
+  /// `on_sms`: NCCL kernels, hardware.md §3.9; an EP exchange by DeepEP / HybridEP kernels
+  /// holds training.moe_dispatcher_sms); one zero-time task for a free class.
   sim::TaskId add_transfer(int s, Stream stream, TaskKind kind, const topologies::CollectiveTime& cost,
                            std::span<const sim::TaskId> deps, bool on_sms);
   /// A program's items on stage s; the first compute also waits for `deps` (consumed). Returns
@@ -79,6 +80,7 @@ class StepGraph {
   sim::TaskGraph graph_;
   std::vector<StreamState> streams_;
   double comm_sm_share_;
+  double ep_sm_share_;  ///< of an EP exchange's kernels
   TrainingSpec::FreeComm free_;
   bool want_labels_;
   std::vector<TimelineEntry> labels_;  // one per task, only when a timeline is wanted

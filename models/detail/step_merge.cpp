@@ -25,7 +25,7 @@ int PassMerger::unit(const PassUnit& u, PassKind kind) {
   const std::size_t reruns = recompute_.reruns_forward(u) ? 1 : 0;
   const auto slot = (static_cast<std::size_t>(u.program - kHeadUnit) * 2 + reruns) * 3 + static_cast<std::size_t>(kind);
   if (const int known = entry(units_, slot); known >= 0) return known;
-  StepGraph alone(1, gpu_, free_, false);
+  StepGraph alone(1, gpu_, t_, false);
   std::vector<sim::TaskId> deps;
   emit_unit_body(alone, 0, prog_, recompute_, u, kind, &deps);
   profiles_.push_back(profile_of(alone, sim::run_task_graph(alone.graph())));

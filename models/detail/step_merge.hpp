@@ -49,7 +49,7 @@ inline TaskKind task_kind(PassKind k) {
 class PassMerger {
  public:
   PassMerger(const BlockProgram& prog, const TrainingSpec& t, const hardware::GpuSpec& gpu)
-      : prog_(prog), recompute_(t), gpu_(gpu), free_(t.free_comm) {}
+      : prog_(prog), recompute_(t), gpu_(gpu), t_(t) {}
   /// The profile of one unit's forward, backward or weight_grad pass.
   int unit(const PassUnit& u, PassKind kind);
   /// The profile of virtual stage `vs`'s whole pass of `kind` made of `units`.
@@ -61,7 +61,7 @@ class PassMerger {
   const BlockProgram& prog_;
   RecomputeRule recompute_;
   const hardware::GpuSpec& gpu_;
-  TrainingSpec::FreeComm free_;
+  const TrainingSpec& t_;  ///< outlives the merger (the step's)
   std::vector<PassProfile> profiles_;
   /// The profile at `slot` of `table` (grown on demand), −1 when not profiled yet.
   static int& entry(std::vector<int>& table, std::size_t slot) {

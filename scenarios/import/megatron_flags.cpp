@@ -34,7 +34,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "tokenizer-type", "tokenizer-model", "make-vocab-size-divisible-by", "max-position-embeddings",
       "num-experts", "moe-router-topk", "moe-ffn-hidden-size", "moe-shared-expert-intermediate-size",
       "moe-layer-freq", "moe-expert-capacity-factor", "moe-token-dispatcher-type", "moe-enable-deepep",
-      "moe-flex-dispatcher-backend", "moe-grouped-gemm", "multi-latent-attention", "q-lora-rank", "kv-lora-rank",
+      "moe-flex-dispatcher-backend", "moe-deepep-num-sms", "moe-hybridep-num-sms", "moe-grouped-gemm", "multi-latent-attention", "q-lora-rank", "kv-lora-rank",
       "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim", "mtp-num-layers", "window-size", "window-attn-skip-freq",
       "overlap-moe-expert-parallel-comm", "moe-router-force-load-balancing", "moe-router-fusion", "moe-permute-fusion",
       // parallelism

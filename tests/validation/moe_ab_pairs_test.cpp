@@ -23,7 +23,7 @@ using namespace clustersim;
 namespace {
 
 // Qwen3-30B-A3B, 16 H100 (2 nodes), TP1 PP1 EP16, MBS1 GBS1024, seq 4096, BF16, forced balance
-// (random router logits: auto), HybridEP with permute fusion, TE graphs moe_router+moe_preprocess,
+// (random router logits: auto), HybridEP on 32 SMs with permute fusion, TE graphs moe_router+moe_preprocess,
 // EP overlap on: the card's canonical perf recipe (20.147 s).
 const char* kQwen30bH100 = R"(name: Qwen3-30B-A3B on 16x H100, Megatron-Bridge verification card
 model: qwen3-30b-a3b
@@ -37,6 +37,7 @@ training:
   precision: bf16
   recompute: none
   moe_dispatcher: deepep
+  moe_dispatcher_sms: 32
   moe_load_imbalance: auto
   moe_a2a_overlap: true
   moe_permute_fusion: true
@@ -45,7 +46,7 @@ training:
 )";
 
 // The alltoall dispatcher as the smoke runs had it: no fusion, no overlap.
-const std::vector<std::string> kAlltoall = {"training.moe_dispatcher=alltoall", "training.moe_a2a_overlap=false",
+const std::vector<std::string> kAlltoall = {"training.moe_dispatcher_sms=null", "training.moe_dispatcher=alltoall", "training.moe_a2a_overlap=false",
                                             "training.moe_permute_fusion=false", "training.moe_router_fusion=false"};
 
 // Qwen3-30B-A3B, 16 GB200, TP1 PP1 EP16, MBS4 GBS512, MXFP8, HybridEP (Megatron-LM moe_recipes
