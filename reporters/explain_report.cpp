@@ -58,32 +58,32 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
   std::string o = "{\n    \"method\": " + json_quote(ex.method) + ",\n    \"waterfall\": [";
   for (std::size_t i = 0; i < ex.waterfall.size(); ++i) {
     const auto& w = ex.waterfall[i];
-    o += fmt::format("{}\n      {{\"cause\": {}, \"mfu_points\": {:.10g}, \"seconds\": {:.10g}}}", i ? "," : "",
-                     json_quote(w.cause), w.mfu_points, w.seconds);
+    o += fmt::format("{}\n      {{\"cause\": {}, \"mfu_points\": {}, \"seconds\": {}}}", i ? "," : "",
+                     json_quote(w.cause), json_number(w.mfu_points), json_number(w.seconds));
   }
-  o += fmt::format("\n    ],\n    \"ridge_flop_per_byte\": {:.10g},\n    \"ops\": [", ex.ridge_flop_per_byte);
+  o += fmt::format("\n    ],\n    \"ridge_flop_per_byte\": {},\n    \"ops\": [", json_number(ex.ridge_flop_per_byte));
   for (std::size_t i = 0; i < ex.ops.size(); ++i) {
     const auto& op = ex.ops[i];
     o += fmt::format(
-        "{}\n      {{\"name\": {}, \"kind\": {}, \"bound\": {}, \"seconds_per_step\": {:.10g}, "
-        "\"calls_per_step\": {:.10g}, \"flop\": {}, \"bytes\": {}, \"flop_per_byte\": {:.10g}, "
-        "\"achieved_flops\": {:.10g}}}",
-        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), op.seconds_per_step, op.calls_per_step, json_number(op.flop), json_bytes(op.bytes),
-        op.intensity, op.achieved_flops);
+        "{}\n      {{\"name\": {}, \"kind\": {}, \"bound\": {}, \"seconds_per_step\": {}, "
+        "\"calls_per_step\": {}, \"flop\": {}, \"bytes\": {}, \"flop_per_byte\": {}, "
+        "\"achieved_flops\": {}}}",
+        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), json_number(op.seconds_per_step), json_number(op.calls_per_step), json_number(op.flop),
+        json_bytes(op.bytes), json_number(op.intensity), json_number(op.achieved_flops));
   }
   o += "\n    ],\n    \"by_part\": [";
   for (std::size_t i = 0; i < ex.by_part.size(); ++i)
-    o += fmt::format("{}\n      {{\"part\": {}, \"seconds_per_step\": {:.10g}}}", i ? "," : "", json_quote(ex.by_part[i].first),
-                     ex.by_part[i].second);
+    o += fmt::format("{}\n      {{\"part\": {}, \"seconds_per_step\": {}}}", i ? "," : "", json_quote(ex.by_part[i].first),
+                     json_number(ex.by_part[i].second));
   o += "\n    ],\n    \"advice\": [";
   for (std::size_t i = 0; i < ex.advice.size(); ++i) {
     const auto& a = ex.advice[i];
-    o += fmt::format("{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {:.10g}, "
-                     "\"mfu_after\": {:.10g}, \"step_time_s_before\": {:.10g}, \"step_time_s_after\": {:.10g}, "
+    o += fmt::format("{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {}, "
+                     "\"mfu_after\": {}, \"step_time_s_before\": {}, \"step_time_s_after\": {}, "
                      "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {}, "
                      "\"peak_memory_bytes_after\": {}}}",
-                     i ? "," : "", json_quote(a.symptom), json_quote(a.change), a.mfu_before, a.mfu_after, a.step_before_s,
-                     a.step_after_s, a.fits_before ? "true" : "false", a.fits ? "true" : "false", json_bytes(a.memory_before_bytes),
+                     i ? "," : "", json_quote(a.symptom), json_quote(a.change), json_number(a.mfu_before), json_number(a.mfu_after),
+                     json_number(a.step_before_s), json_number(a.step_after_s), a.fits_before ? "true" : "false", a.fits ? "true" : "false", json_bytes(a.memory_before_bytes),
                      json_bytes(a.memory_after_bytes));
   }
   return o + "\n    ]\n  }";
