@@ -80,16 +80,21 @@ class HostList {
 
 double part(const std::array<double, kBlockParts>& a, BlockPart x) { return a[static_cast<std::size_t>(x)]; }
 
-// Input norm and attention (MLA's projections and core, or QKV, core with its CP ring steps and
-// output projection) with their TP collectives: Megatron's `attn` graph scope.
+// Input norm and the mixer with its TP collectives: attention (MLA's projections and core, or
+// QKV, core with its CP ring steps and output projection), Megatron's `attn` graph scope; or a
+// Mamba mixer (`mamba` scope) or a linear-attention one (`attn`), `recurrent`.
 void attention(HostList& h, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c, const BlockParts& b,
-               const MlaOps* mla, const TpComms& tp, bool fwd) {
+               const MlaOps* mla, const BlockMixer& recurrent, const TpComms& tp, bool fwd) {
   const auto& parts = fwd ? c.part_fwd : c.part_bwd;
   const auto& times = fwd ? b.fwd : b.bwd;
-  h.segment(t.captures(GraphScope::attn));
+  h.segment(t.captures(recurrent.ops ? recurrent.scope : GraphScope::attn));
   h.pass_as(parts[norm_attn], part(times, norm_attn));
   h.comm(tp.ag, p.sequence_parallel ? 1 : 0);
-  if (mla) {
+  if (recurrent.ops) {
+    const MambaOps& r = *recurrent.ops;
+    for (const PassCost* pass : {fwd ? &r.in_fwd : &r.in_bwd, fwd ? &r.core_fwd : &r.core_bwd, fwd ? &r.out_fwd : &r.out_bwd})
+      h.pass(*pass);
+  } else if (mla) {
     h.pass(fwd ? mla->fwd : mla->bwd);
     if (!fwd && t.recompute == Recompute::selective && t.recomputes(RecomputeModule::mla_up_proj))
       for (const KernelOp& op : mla->fwd.ops)  // the up projections rerun before the backward
@@ -126,8 +131,8 @@ void router(HostList& h, const TrainingSpec& t, const ParallelSpec& p, const Ste
 }  // namespace
 
 BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
-                             const StepCosts& c, const BlockParts& b, const MlaOps* mla, const MoeLayerOps& o,
-                             const TpComms& tp, const RoutedExchanges& x) {
+                             const StepCosts& c, const BlockParts& b, const MlaOps* mla, const BlockMixer& recurrent,
+                             const MoeLayerOps& o, const TpComms& tp, const RoutedExchanges& x) {
   BlockHostWait w;
   if (t.cuda_graphs || t.ideal.host) return w;
   const MoeKernelCounts k = moe_kernel_counts(t, p, o.local_experts);
@@ -146,7 +151,7 @@ BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const
   };
   {  // Forward, in Megatron-Core's order (TransformerLayer, MoELayer, MoEAlltoAllTokenDispatcher).
     HostList h(gap, host_launch_s(gpu));
-    attention(h, t, p, c, b, mla, tp, true);
+    attention(h, t, p, c, b, mla, recurrent, tp, true);
     router(h, t, p, c, b, o, tp, k, true);
     h.segment(t.captures(GraphScope::moe_preprocess));
     h.small(k.preprocess);
@@ -181,7 +186,7 @@ BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const
     h.segment(t.captures(GraphScope::moe_preprocess));
     h.kernels(k.permute, permute_b);
     router(h, t, p, c, b, o, tp, k, false);
-    attention(h, t, p, c, b, mla, tp, false);
+    attention(h, t, p, c, b, mla, recurrent, tp, false);
     w.bwd = h.idle();
   }
   return w;

@@ -152,9 +152,38 @@ Attention attention_of(const ModelSpec& m, int layer) {
   return m.sliding_layer(layer) ? Attention::sliding : Attention::standard;
 }
 
+// The graph scope that captures a recurrent mixer: Megatron's `mamba` for Mamba layers; a
+// linear-attention layer is taken as an attention layer's (`attn`) [E].
+GraphScope mixer_scope(Attention a) { return a == Attention::mamba ? GraphScope::mamba : GraphScope::attn; }
+
+// The host wait of one pass of a block without routed experts whose mixer is recurrent (`r`) or
+// absent (null), counted as layer_ops.cpp add_host_waits counts the dense block's (its launches
+// beyond its GPU time): the input norm and the mixer, captured by mixer_scope, and the MLP part if
+// the block has one (mlp).
+double own_host_wait(const hardware::GpuSpec& gpu, const TrainingSpec& t, const StepCosts& c, const MambaOps* r,
+                     Attention a, bool has_mlp, bool fwd) {
+  const auto& parts = fwd ? c.part_fwd : c.part_bwd;
+  double kernels = 0, gpu_s = 0;
+  auto add = [&](const PassCost& pass, bool captured) {
+    gpu_s += pass.time_s - time_of_ops(pass, "host_launch_wait");
+    if (!captured)
+      for (const KernelOp& op : pass.ops) kernels += op.name == "host_launch_wait" ? 0 : op.kernels;
+  };
+  const bool mixer_graph = r && t.captures(mixer_scope(a)), mlp_graph = t.captures(GraphScope::mlp);
+  kernels += (mixer_graph ? 1 : 0) + (has_mlp && mlp_graph ? 1 : 0);
+  if (r) {
+    add(parts[norm_attn], mixer_graph);
+    for (const PassCost* pass : {fwd ? &r->in_fwd : &r->in_bwd, fwd ? &r->core_fwd : &r->core_bwd, fwd ? &r->out_fwd : &r->out_bwd})
+      add(*pass, mixer_graph);
+  }
+  if (has_mlp)
+    for (BlockPart x : {norm_mlp, mlp, mlp_up_wgrad}) add(parts[x], mlp_graph);
+  return host_wait(gpu, PassCost{}, int(kernels), gpu_s, t).time_s;
+}
+
 // The block's compute by part for its attention kind and MLP kind.
-BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& c, Attention a,
-                    const MlaOps& mla, const MambaOps& recurrent, MlpKind f, const MoeLayerOps* moe) {
+BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const hardware::GpuSpec& gpu, const StepCosts& c,
+                    Attention a, const MlaOps& mla, const MambaOps& recurrent, MlpKind f, const MoeLayerOps* moe) {
   BlockParts b = block_parts(c);
   auto at = [](std::array<double, kBlockParts>& x, BlockPart part) -> double& { return x[static_cast<std::size_t>(part)]; };
   auto set = [&](BlockPart x, const PassCost& fwd, const PassCost& bwd) {
@@ -165,9 +194,21 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const StepCosts& 
     const MambaOps& r = recurrent;
     set(qkv, r.in_fwd, r.in_bwd), set(core, r.core_fwd, r.core_bwd), set(attn_out, r.out_fwd, r.out_bwd);
     set(qkv_wgrad, PassCost{}, PassCost{});
-  } else if (a == Attention::none) {  // the block's host wait (in norm_attn) stays
-    const double wait_f = time_of_ops(c.part_fwd[norm_attn], "host_launch_wait");
-    const double wait_b = time_of_ops(c.part_bwd[norm_attn], "host_launch_wait");
+    if (!moe) {  // its own host wait for the dense block's (an MoE block's: moe_host_waits)
+      const double dense_f = time_of_ops(c.part_fwd[norm_attn], "host_launch_wait");
+      const double dense_b = time_of_ops(c.part_bwd[norm_attn], "host_launch_wait");
+      const bool has_mlp = f != MlpKind::none;
+      const double own_f = own_host_wait(gpu, t, c, &r, a, has_mlp, true);
+      const double own_b = own_host_wait(gpu, t, c, &r, a, has_mlp, false);
+      at(b.fwd, norm_attn) += own_f - dense_f, at(b.bwd, norm_attn) += own_b - dense_b;
+      at(b.bwd_input, norm_attn) += own_b - dense_b;
+    }
+  } else if (a == Attention::none) {  // an MLP-only block: the host wait of its MLP launches (in norm_attn)
+    const bool has_mlp = f != MlpKind::none;
+    const double wait_f = moe ? time_of_ops(c.part_fwd[norm_attn], "host_launch_wait")
+                              : own_host_wait(gpu, t, c, nullptr, a, has_mlp, true);
+    const double wait_b = moe ? time_of_ops(c.part_bwd[norm_attn], "host_launch_wait")
+                              : own_host_wait(gpu, t, c, nullptr, a, has_mlp, false);
     for (BlockPart x : {norm_attn, qkv, core, attn_out, qkv_wgrad}) set(x, PassCost{}, PassCost{});
     at(b.fwd, norm_attn) = wait_f, at(b.bwd, norm_attn) = wait_b, at(b.bwd_input, norm_attn) = wait_b;
     b.has_mixer = false;
@@ -271,11 +312,14 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
     int& k = kind_of[static_cast<std::size_t>(kMlpKinds * int(a) + int(f))];
     if (k < 0) {
       k = int(prog.blocks.size());
-      const BlockParts parts = parts_of(m, t, c, a, mla, a == Attention::linear ? linear : mamba, f, is_moe ? &moe : nullptr);
+      const MambaOps& recurrent = a == Attention::linear ? linear : mamba;
+      const BlockParts parts = parts_of(m, t, gpu, c, a, mla, recurrent, f, is_moe ? &moe : nullptr);
       RoutedProgram routed;
       if (is_moe) {
+        const bool has_recurrent = a == Attention::mamba || a == Attention::linear;
+        const BlockMixer mixer{has_recurrent ? &recurrent : nullptr, mixer_scope(a)};
         const BlockHostWait host = moe_host_waits(t, p, gpu, a == Attention::none ? hollow : c, parts,
-                                                  a == Attention::mla ? &mla : nullptr, moe, x, exchanges);
+                                                  a == Attention::mla ? &mla : nullptr, mixer, moe, x, exchanges);
         routed = routed_program(m, t, p, moe, exchanges, host);
       }
       UnitProgram unit = transformer_block(p, parts, c, net, x, is_moe ? &routed : nullptr);

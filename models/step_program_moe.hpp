@@ -5,6 +5,7 @@
 // LM head on the last stage. A dense model gets dense_block_program() unchanged.
 #include "hardware/gpu_spec.hpp"
 #include "models/model_spec.hpp"
+#include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
 #include "models/moe_ops.hpp"
 #include "models/step_program.hpp"
@@ -41,10 +42,16 @@ RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, cons
 struct BlockHostWait {
   double fwd = 0, bwd = 0;
 };
+/// A block's recurrent mixer (Mamba or linear attention) and the graph scope that captures it;
+/// ops null for an attention (or no) mixer.
+struct BlockMixer {
+  const MambaOps* ops = nullptr;
+  GraphScope scope = GraphScope::attn;
+};
 /// `parts`: the block's compute by part without any host wait (parts_of for an MoE block).
 BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
-                             const StepCosts& c, const BlockParts& parts, const MlaOps* mla, const MoeLayerOps& ops,
-                             const TpComms& tp, const RoutedExchanges& x);
+                             const StepCosts& c, const BlockParts& parts, const MlaOps* mla, const BlockMixer& recurrent,
+                             const MoeLayerOps& ops, const TpComms& tp, const RoutedExchanges& x);
 
 /// The routed-expert items of one MoE block (router, permute, dispatch, grouped experts, combine,
 /// unpermute; backward in reverse), for `ops` of the same layer, with the block's host waits.

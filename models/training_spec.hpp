@@ -45,9 +45,10 @@ inline constexpr const char* kRecomputeModuleNames[] = {"core_attn", "mlp",     
 /// graphs of --cuda-graph-impl transformer_engine (Megatron-LM guide "DeepSeek-V3 on GB200"
 /// §2.3): attn (input norm + attention), mlp (a dense layer's MLP), moe_router (pre-MLP norm,
 /// router and the shared experts), moe_preprocess (the dispatcher's preprocess and first
-/// permute; needs moe_router). full_iteration is the whole step (TrainingSpec::cuda_graphs).
-enum class GraphScope { attn, mlp, moe_router, moe_preprocess };
-inline constexpr const char* kGraphScopeNames[] = {"attn", "mlp", "moe_router", "moe_preprocess"};
+/// permute; needs moe_router), mamba (a Mamba layer's norm and mixer; Megatron's hybrid models
+/// capture their attention layers with attn). full_iteration is the whole step (TrainingSpec::cuda_graphs).
+enum class GraphScope { attn, mlp, moe_router, moe_preprocess, mamba };
+inline constexpr const char* kGraphScopeNames[] = {"attn", "mlp", "moe_router", "moe_preprocess", "mamba"};
 
 /// Rank placement (Megatron order): TP innermost, then CP, then PP, then DP.
 /// ZeRO-3 / FSDP: whether a block's gathered parameters are freed after its forward (and

@@ -90,6 +90,8 @@ void read_graph_scope(const YamlReader& tr, Scenario* sc) {
     const auto g = static_cast<models::GraphScope>(it - names.begin());
     if ((g == models::GraphScope::moe_router || g == models::GraphScope::moe_preprocess) && !sc->model.is_moe())
       tr.fail("cuda_graph_scope", fmt::format("'{}' needs an MoE model (model.moe)", v));
+    if (g == models::GraphScope::mamba && sc->model.mixer_count(models::Mixer::mamba) == 0)
+      tr.fail("cuda_graph_scope", "'mamba' needs a model with Mamba layers (model.layer_pattern)");
     bits |= 1u << static_cast<unsigned>(g);
   }
   if (full && bits != 0) tr.fail("cuda_graph_scope", "full_iteration captures the whole step; list it alone");

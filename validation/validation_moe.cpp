@@ -222,19 +222,15 @@ std::string recipe_dispatcher(const Row& r) {
 // rows from v0.6.0, perf_recipes/*/common.py _enable_*_full_iteration_*).
 // The CUDA-graph scope a row's notes quote from its release's recipe ("CUDA graphs:
 // transformer_engine scope=['attn', 'mamba', ...]", "CUDA graphs: none ..."), as the simulator's
-// scope list; empty when the notes quote none. 'mamba' has no scope of its own here: a Mamba
-// block's host time is the dense block's, which 'attn' covers, so it is dropped and said.
-std::optional<std::vector<std::string>> quoted_graph_scope(const std::string& notes, std::vector<std::string>* assumptions) {
+// scope list; empty when the notes quote none.
+std::optional<std::vector<std::string>> quoted_graph_scope(const std::string& notes) {
   static const std::regex re(R"(CUDA graphs: (\w+) scope=\[([^\]]*)\])");
   std::smatch m;
   if (!std::regex_search(notes, m, re) || m[1] == "full_iteration") return std::nullopt;
   if (m[1] == "none") return std::vector<std::string>{};
   std::vector<std::string> kept;
-  for (const char* name : {"attn", "moe_router", "moe_preprocess"})
+  for (const char* name : {"attn", "mamba", "moe_router", "moe_preprocess"})
     if (m[2].str().find(std::string("'") + name + "'") != std::string::npos) kept.push_back(name);
-  if (m[2].str().find("'mamba'") != std::string::npos)
-    assumptions->push_back("CUDA graph scope 'mamba' of the recipe not modelled on its own (a Mamba block's host time "
-                           "is the dense block's, captured with 'attn')");
   return kept;
 }
 
@@ -252,7 +248,7 @@ void recipe_host(const Row& r, std::vector<std::string>* assumptions, scenarios:
   const bool permute = dsv3 || qwen3 || gptoss120 || contains(notes, "permute fusion on");
   if (router) y->set("training.moe_router_fusion", true);
   if (permute) y->set("training.moe_permute_fusion", true);
-  const auto quoted = quoted_graph_scope(notes, assumptions);
+  const auto quoted = quoted_graph_scope(notes);
   const bool own_scope = row_recipe_sets(field(r, "id"), "training.cuda_graph_scope");  // data/validation/row_recipes.csv
   std::vector<std::string> scope;
   if (own_scope) scope = {};

@@ -159,4 +159,35 @@ TEST_CASE("the plan search's step-time lower bounds stay below a hybrid stack's 
   CHECK(studies::plan_step_network_bound_s(sc) <= step);
 }
 
+TEST_CASE("cuda_graph_scope mamba captures the Mamba layers, attn the attention layers", "[models][mamba][host]") {
+  // Nemotron-H 8B (mostly Mamba layers) at a host-bound size: one 256-token sequence per GPU, eager
+  // launches on a Grace host. Megatron's scopes are per layer kind: attn graphs only the few
+  // attention layers, mamba the Mamba ones.
+  const std::string base = R"(
+model: nemotron-h-8b
+hardware: gb200
+cluster: {gpus: 8}
+training: {seq_len: 256, global_batch: 8, micro_batch: 1})";
+  auto step = [&](const std::string& scope) {
+    return testing::run_text(base, {"training.cuda_graph_scope=" + scope}).step_time_s;
+  };
+  const double eager = step("[]"), attn = step("[attn]"), mamba = step("[mamba]"), both = step("[attn, mamba]");
+  INFO("eager " << eager << " s, attn " << attn << " s, mamba " << mamba << " s, both " << both << " s");
+  CHECK(mamba < eager);
+  CHECK(both < attn);
+  CHECK(eager - mamba > attn - both - 1e-12);  // graphing the Mamba layers saves the same with or without attn
+  CHECK(eager - mamba > eager - attn);          // more Mamba layers than attention layers to graph
+  // 'mamba' needs Mamba layers.
+  try {
+    testing::run_text(R"(
+model: llama3-8b
+hardware: h100-sxm
+cluster: {gpus: 8}
+training: {seq_len: 2048, global_batch: 8, cuda_graph_scope: [mamba]})");
+    FAIL("a dense model took the mamba scope");
+  } catch (const scenarios::ScenarioError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("training.cuda_graph_scope") && Catch::Contains("needs a model with Mamba layers"));
+  }
+}
+
 }}  // namespace CLUSTERSIM_TEST_ID
