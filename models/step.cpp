@@ -379,17 +379,20 @@ std::optional<StepResult> simulate_step_steady(const ModelSpec& m, const Trainin
                                                const hardware::GpuSpec& gpu, const StepCosts& costs,
                                                const topologies::Network& network) {
   const int mbs = t.micro_batches(p);
-  const auto samples = steady_samples(p, mbs);
-  if (!samples) return std::nullopt;
+  if (!steady_samples(p, mbs)) return std::nullopt;
   const BlockProgram program = block_program(m, t, p, gpu, costs, network);
   PassMerger merger(program, t, gpu);
-  std::array<StepTally, 3> at;
-  for (int i = 0; i < 3; ++i)
-    at[static_cast<std::size_t>(i)] =
-        StepBuilder(m, t, p, gpu, costs, network, nullptr, samples->m0 + i * samples->period, program, merger).run(true);
-  const auto x = extrapolate_tally(at, (mbs - samples->m0) / samples->period);
-  if (!x) return std::nullopt;
-  return step_result(*x, merger.profiles(), mbs);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const auto samples = steady_samples(p, mbs, attempt);
+    if (!samples) return std::nullopt;
+    std::array<StepTally, 3> at;
+    for (int i = 0; i < 3; ++i)
+      at[static_cast<std::size_t>(i)] =
+          StepBuilder(m, t, p, gpu, costs, network, nullptr, samples->m0 + i * samples->period, program, merger).run(true);
+    if (const auto x = extrapolate_tally(at, (mbs - samples->m0) / samples->period))
+      return step_result(*x, merger.profiles(), mbs);
+  }
+  return std::nullopt;
 }
 
 StepResult simulate_step_full(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,

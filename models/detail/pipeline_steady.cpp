@@ -74,7 +74,7 @@ std::vector<std::vector<std::int64_t>> window(const std::vector<std::vector<std:
 
 }  // namespace
 
-std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_batches) {
+std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_batches, int attempt) {
   SteadySamples s;
   if ((p.schedule == PipelineSchedule::one_f_one_b || p.schedule == PipelineSchedule::zb_h1) && p.vpp == 1) {
     // zb-h1 as 1F1B: its W deferral (stage i: i micro-batches) ends within the first pp.
@@ -88,8 +88,12 @@ std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_bat
   } else {
     return std::nullopt;
   }
+  // A second attempt starts pp micro-batches later: deep pipelines with uneven stages, zb-h1's
+  // deferred W passes and long CP rings can still drift at 2·pp (Llama-3 70B, pp 64, no
+  // recompute: not affine at m0 = 128, exact at 192).
+  s.m0 += attempt * p.pp;
   // Three samples cost about 3·(m0 + period) micro-batches; take them only when that is at most
-  // 3/4 of the step (so the failure case, three samples plus the step, stays within 1.75x).
+  // 3/4 of the step (so the failure case, both attempts' samples plus the step, stays within 2.5x).
   if (micro_batches < 4 * (s.m0 + s.period)) return std::nullopt;
   return s;
 }

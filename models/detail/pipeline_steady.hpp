@@ -46,14 +46,14 @@ std::vector<std::vector<std::int64_t>> tail_signature(const sim::TaskGraph& grap
 StepResult step_result(const StepTally& t, const std::vector<PassProfile>& profiles, int micro_batches);
 
 /// Where to sample a step of `micro_batches`: m0 and the schedule's period (1F1B, zb-h1: 1, interleaved:
-/// pp, since its micro-batch count is a multiple of pp; pp 1 is 1F1B without a pipeline). None
-/// when the schedule is not one of those or m is too small for three samples to be much cheaper
-/// than the step.
+/// pp, since its micro-batch count is a multiple of pp; pp 1 is 1F1B without a pipeline); attempt
+/// 1 starts pp micro-batches later than attempt 0. None when the schedule is not one of those or m
+/// is too small for three samples to be much cheaper than the step.
 struct SteadySamples {
   int m0 = 0;
   int period = 0;
 };
-std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_batches);
+std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_batches, int attempt = 0);
 
 /// The tallies at m0 + k·period from those at m0, m0 + period and m0 + 2·period, when each of
 /// their integers has a zero second difference and the non-additive ones are equal; else none.

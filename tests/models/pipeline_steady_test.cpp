@@ -137,6 +137,19 @@ TEST_CASE("steady-state samples: which schedules and micro-batch counts qualify"
   CHECK(g->m0 == 4);
 }
 
+TEST_CASE("steady-state pipeline: a deep pipeline not yet steady at 2 pp is extrapolated from 3 pp", "[step][steady]") {
+  // Llama-3 70B over 64 stages (16 of 2 layers, 48 of 1), zb-h1, CP 2, no recompute, 1,024
+  // micro-batches: the samples at m0 = 128 are not affine (a stream still drifts); the second
+  // attempt at 192 is, and its extrapolation equals the full step bit for bit.
+  models::ParallelSpec p;
+  p.pp = 64;
+  CHECK(models::steady_samples(p, 1024, 1)->m0 == 192);
+  CHECK_FALSE(models::steady_samples(p, 760, 1).has_value());  // 4·(192 + 1) = 772 > 760: no second attempt
+  check_extrapolation_exact(testing::scenario_text("llama3-70b", "h100-sxm", 1024, 8192, 1024, "  pp: 64\n  cp: 2\n  schedule: zb-h1\n",
+                                                   "  micro_batch: 1\n  recompute: none\n"),
+                            {"parallelism.tp=8"});
+}
+
 TEST_CASE("steady-state extrapolation refuses samples that are not exactly affine", "[step][steady]") {
   auto tally = [](std::int64_t makespan, std::int64_t bubble, std::int64_t merged) {
     models::StepTally t;
