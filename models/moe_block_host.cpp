@@ -92,7 +92,8 @@ void attention(HostList& h, const TrainingSpec& t, const ParallelSpec& p, const 
   h.comm(tp.ag, p.sequence_parallel ? 1 : 0);
   if (recurrent.ops) {
     const MambaOps& r = *recurrent.ops;
-    for (const PassCost* pass : {fwd ? &r.in_fwd : &r.in_bwd, fwd ? &r.core_fwd : &r.core_bwd, fwd ? &r.out_fwd : &r.out_bwd})
+    for (const PassCost* pass :
+         {fwd ? &r.in_fwd : &r.in_bwd, fwd ? &r.core_fwd : &r.core_bwd, fwd ? &r.out_fwd : &r.out_bwd})
       h.pass(*pass);
   } else if (mla) {
     h.pass(fwd ? mla->fwd : mla->bwd);

@@ -50,9 +50,19 @@ class StepBuilder {
   StepBuilder(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
               const StepCosts& c, const topologies::Network& net, std::vector<TimelineEntry>* timeline,
               int micro_batches, const BlockProgram& program, PassMerger& merger)
-      : m_(m), t_(t), p_(p), gpu_(gpu), c_(c), net_(net), timeline_(timeline), fine_(timeline != nullptr),
-        mbs_(micro_batches), vlayers_(virtual_stage_layers(m.layers, p)), policy_(t, p, micro_batches),
-        program_(program), g_(p.pp, gpu, t, timeline != nullptr),
+      : m_(m),
+        t_(t),
+        p_(p),
+        gpu_(gpu),
+        c_(c),
+        net_(net),
+        timeline_(timeline),
+        fine_(timeline != nullptr),
+        mbs_(micro_batches),
+        vlayers_(virtual_stage_layers(m.layers, p)),
+        policy_(t, p, micro_batches),
+        program_(program),
+        g_(p.pp, gpu, t, timeline != nullptr),
         merger_(merger) {}
 
   /// `sample`: a steady-state sample, which also records its tail (StepTally::tail).
@@ -388,7 +398,8 @@ std::optional<StepResult> simulate_step_steady(const ModelSpec& m, const Trainin
     std::array<StepTally, 3> at;
     for (int i = 0; i < 3; ++i)
       at[static_cast<std::size_t>(i)] =
-          StepBuilder(m, t, p, gpu, costs, network, nullptr, samples->m0 + i * samples->period, program, merger).run(true);
+          StepBuilder(m, t, p, gpu, costs, network, nullptr, samples->m0 + i * samples->period, program, merger)
+              .run(true);
     if (const auto x = extrapolate_tally(at, (mbs - samples->m0) / samples->period))
       return step_result(*x, merger.profiles(), mbs);
   }

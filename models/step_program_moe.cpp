@@ -173,7 +173,8 @@ double own_host_wait(const hardware::GpuSpec& gpu, const TrainingSpec& t, const 
   kernels += (mixer_graph ? 1 : 0) + (has_mlp && mlp_graph ? 1 : 0);
   if (r) {
     add(parts[norm_attn], mixer_graph);
-    for (const PassCost* pass : {fwd ? &r->in_fwd : &r->in_bwd, fwd ? &r->core_fwd : &r->core_bwd, fwd ? &r->out_fwd : &r->out_bwd})
+    for (const PassCost* pass :
+         {fwd ? &r->in_fwd : &r->in_bwd, fwd ? &r->core_fwd : &r->core_bwd, fwd ? &r->out_fwd : &r->out_bwd})
       add(*pass, mixer_graph);
   }
   if (has_mlp)

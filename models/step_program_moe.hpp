@@ -4,9 +4,9 @@
 // all-to-alls over the EP group of the scenario's network, and the MTP modules appended to the
 // LM head on the last stage. A dense model gets dense_block_program() unchanged.
 #include "hardware/gpu_spec.hpp"
-#include "models/model_spec.hpp"
 #include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
+#include "models/model_spec.hpp"
 #include "models/moe_ops.hpp"
 #include "models/step_program.hpp"
 
@@ -50,8 +50,9 @@ struct BlockMixer {
 };
 /// `parts`: the block's compute by part without any host wait (parts_of for an MoE block).
 BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
-                             const StepCosts& c, const BlockParts& parts, const MlaOps* mla, const BlockMixer& recurrent,
-                             const MoeLayerOps& ops, const TpComms& tp, const RoutedExchanges& x);
+                             const StepCosts& c, const BlockParts& parts, const MlaOps* mla,
+                             const BlockMixer& recurrent, const MoeLayerOps& ops, const TpComms& tp,
+                             const RoutedExchanges& x);
 
 /// The routed-expert items of one MoE block (router, permute, dispatch, grouped experts, combine,
 /// unpermute; backward in reverse), for `ops` of the same layer, with the block's host waits.

@@ -68,23 +68,25 @@ std::string format_explain_json(const scenarios::Explanation& ex, const scenario
         "{}\n      {{\"name\": {}, \"kind\": {}, \"bound\": {}, \"seconds_per_step\": {}, "
         "\"calls_per_step\": {}, \"flop\": {}, \"bytes\": {}, \"flop_per_byte\": {}, "
         "\"achieved_flops\": {}}}",
-        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), json_number(op.seconds_per_step), json_number(op.calls_per_step), json_number(op.flop),
-        json_bytes(op.bytes), json_number(op.intensity), json_number(op.achieved_flops));
+        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), json_number(op.seconds_per_step),
+        json_number(op.calls_per_step), json_number(op.flop), json_bytes(op.bytes), json_number(op.intensity),
+        json_number(op.achieved_flops));
   }
   o += "\n    ],\n    \"by_part\": [";
   for (std::size_t i = 0; i < ex.by_part.size(); ++i)
-    o += fmt::format("{}\n      {{\"part\": {}, \"seconds_per_step\": {}}}", i ? "," : "", json_quote(ex.by_part[i].first),
-                     json_number(ex.by_part[i].second));
+    o += fmt::format("{}\n      {{\"part\": {}, \"seconds_per_step\": {}}}", i ? "," : "",
+                     json_quote(ex.by_part[i].first), json_number(ex.by_part[i].second));
   o += "\n    ],\n    \"advice\": [";
   for (std::size_t i = 0; i < ex.advice.size(); ++i) {
     const auto& a = ex.advice[i];
-    o += fmt::format("{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {}, "
-                     "\"mfu_after\": {}, \"step_time_s_before\": {}, \"step_time_s_after\": {}, "
-                     "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {}, "
-                     "\"peak_memory_bytes_after\": {}}}",
-                     i ? "," : "", json_quote(a.symptom), json_quote(a.change), json_number(a.mfu_before), json_number(a.mfu_after),
-                     json_number(a.step_before_s), json_number(a.step_after_s), a.fits_before ? "true" : "false", a.fits ? "true" : "false", json_bytes(a.memory_before_bytes),
-                     json_bytes(a.memory_after_bytes));
+    o += fmt::format(
+        "{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {}, "
+        "\"mfu_after\": {}, \"step_time_s_before\": {}, \"step_time_s_after\": {}, "
+        "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {}, "
+        "\"peak_memory_bytes_after\": {}}}",
+        i ? "," : "", json_quote(a.symptom), json_quote(a.change), json_number(a.mfu_before), json_number(a.mfu_after),
+        json_number(a.step_before_s), json_number(a.step_after_s), a.fits_before ? "true" : "false",
+        a.fits ? "true" : "false", json_bytes(a.memory_before_bytes), json_bytes(a.memory_after_bytes));
   }
   return o + "\n    ]\n  }";
 }

@@ -61,10 +61,11 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
     for (const char* k : {"mfu", "step_time_s", "days_to_train", "gpu_hours", "cost_usd", "peak_memory_bytes"})
       o += fmt::format("{}: {}, ", json_quote(k), json_scalar(c.cells[*column_of(header, k)]));
     const auto& e = c.costs;
-    o += fmt::format("\"global_batch\": {}, \"tokens_per_step\": {}, \"it_power_w_per_gpu\": {}, "
-                     "\"energy_mwh\": {}, \"gpu_cost_usd\": {}, \"energy_cost_usd\": {}, \"total_cost_usd\": {}",
-                     c.global_batch, long(c.global_batch) * a.seq_len, json_number(e.it_w_per_gpu), json_number(e.energy_mwh),
-                     json_number(e.gpu_cost_usd), json_number(e.energy_cost_usd), json_number(e.total_cost_usd));
+    o += fmt::format(
+        "\"global_batch\": {}, \"tokens_per_step\": {}, \"it_power_w_per_gpu\": {}, "
+        "\"energy_mwh\": {}, \"gpu_cost_usd\": {}, \"energy_cost_usd\": {}, \"total_cost_usd\": {}",
+        c.global_batch, long(c.global_batch) * a.seq_len, json_number(e.it_w_per_gpu), json_number(e.energy_mwh),
+        json_number(e.gpu_cost_usd), json_number(e.energy_cost_usd), json_number(e.total_cost_usd));
     o += fmt::format(", \"days_to_train_high\": {}, \"error_band_basis\": {}, \"poorly_validated\": {}",
                      json_number(c.days_high), json_quote(c.band_basis), c.poorly_validated ? "true" : "false");
     std::string same;
@@ -75,14 +76,17 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
   std::string hardware = "[";
   for (std::size_t i = 0; i < res.hardware.size(); ++i) hardware += (i ? ", " : "") + json_quote(res.hardware[i]);
   hardware += "]";
-  std::string o = fmt::format("{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
-                              "  \"global_batch\": {},\n  \"global_batches_searched\": {},\n  \"hardware\": {},\n"
-                              "  \"rank_by\": {},\n  \"confidence\": {},\n  \"band_confidence\": {},\n  \"priced\": {},\n  \"pue\": {},\n  \"price_per_kwh\": {},\n"
-                              "  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n  \"fits\": {},\n"
-                              "  \"cheapest\": [",
-                              json_quote(a.model), tokens, a.days, a.seq_len, global_batch, json_number_list(res.batches),
-                              hardware, json_quote(studies::name(a.rank)), json_number(a.confidence), json_number(studies::band_confidence(a)),
-                              res.priced ? "true" : "false", json_number(a.energy.pue), json_number(a.energy.price_per_kwh), stats.evaluated, stats.ok, stats.pruned, meeting.empty() ? "false" : "true");
+  std::string o = fmt::format(
+      "{{\n  \"model\": {},\n  \"tokens\": {:.17g},\n  \"days\": {:.17g},\n  \"seq_len\": {},\n"
+      "  \"global_batch\": {},\n  \"global_batches_searched\": {},\n  \"hardware\": {},\n"
+      "  \"rank_by\": {},\n  \"confidence\": {},\n  \"band_confidence\": {},\n  \"priced\": {},\n  \"pue\": {},\n  "
+      "\"price_per_kwh\": {},\n"
+      "  \"plans\": {},\n  \"simulated\": {},\n  \"skipped\": {},\n  \"fits\": {},\n"
+      "  \"cheapest\": [",
+      json_quote(a.model), tokens, a.days, a.seq_len, global_batch, json_number_list(res.batches), hardware,
+      json_quote(studies::name(a.rank)), json_number(a.confidence), json_number(studies::band_confidence(a)),
+      res.priced ? "true" : "false", json_number(a.energy.pue), json_number(a.energy.price_per_kwh), stats.evaluated,
+      stats.ok, stats.pruned, meeting.empty() ? "false" : "true");
   for (std::size_t i = 0; i < meeting.size(); ++i) o += (i ? ",\n    " : "\n    ") + row_json(meeting[i]);
   o += meeting.empty() ? "],\n  \"fastest_per_gpu_count\": [" : "\n  ],\n  \"fastest_per_gpu_count\": [";
   std::size_t i = 0;

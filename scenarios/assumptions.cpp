@@ -58,12 +58,13 @@ std::string moe_host_note(const Report& r) {
   const auto& t = r.scenario.training;
   if (!r.scenario.model.is_moe() || r.scenario.parallel.ep <= 1 || t.cuda_graphs) return "";
   const double call = models::moe_dispatch_call_s(r.scenario.gpu, t.moe_dispatcher);
-  return fmt::format(" in dense launches; each MoE layer's forward also waits at its tokens-per-expert sync, then "
-                     "for the {} dispatch call's {:.3g} ms of CPU{} (the waterfall's host line)",
-                     models::name(t.moe_dispatcher), 1e3 * call,
-                     t.moe_dispatcher == models::MoeDispatcher::allgather
-                         ? ""
-                         : " (Megatron-Bridge's Nsight profile of the HybridEP call on a DGX H100, scaled to this host)");
+  return fmt::format(
+      " in dense launches; each MoE layer's forward also waits at its tokens-per-expert sync, then "
+      "for the {} dispatch call's {:.3g} ms of CPU{} (the waterfall's host line)",
+      models::name(t.moe_dispatcher), 1e3 * call,
+      t.moe_dispatcher == models::MoeDispatcher::allgather
+          ? ""
+          : " (Megatron-Bridge's Nsight profile of the HybridEP call on a DGX H100, scaled to this host)");
 }
 
 bool ends_with(const std::string& s, const char* tail) {
@@ -196,9 +197,10 @@ std::vector<Assumption> assumptions(const Report& r) {
                      "Megatron-Core's default (--moe-permute-fusion off): PyTorch permute/unpermute, whose masked_select "
                      "syncs the host (docs/moe.md)"});
     if (t.assumed.moe_dispatcher_sms && t.moe_dispatcher == models::MoeDispatcher::deepep && r.scenario.parallel.ep > 1)
-      out.push_back({"training.moe_dispatcher_sms", std::to_string(t.moe_dispatcher_sms),
-                     "SMs the DeepEP kernels hold while an exchange runs, taken from the compute beside them (Megatron-Core "
-                     "moe_deepep_num_sms; HybridEP's default is 16-24 by release, Megatron-Bridge's perf recipes run it on 32)"});
+      out.push_back(
+          {"training.moe_dispatcher_sms", std::to_string(t.moe_dispatcher_sms),
+           "SMs the DeepEP kernels hold while an exchange runs, taken from the compute beside them (Megatron-Core "
+           "moe_deepep_num_sms; HybridEP's default is 16-24 by release, Megatron-Bridge's perf recipes run it on 32)"});
     if (t.assumed.moe_grouped_gemm && hardware::is_low_precision(t.precision))
       out.push_back({"training.moe_grouped_gemm", "cutlass",
                      "the experts' grouped GEMMs as Transformer Engine's GroupedLinear and torch._scaled_grouped_mm run "
@@ -206,12 +208,14 @@ std::vector<Assumption> assumptions(const Report& r) {
                      "deepgemm (DeepSeek's kernel: Hopper, FP8 blockwise) runs them at the dense efficiency"});
   }
   const double wait = seconds_per_step(r, [](const models::KernelOp& op) { return op.name == "host_launch_wait"; });
-  out.push_back({"stack.host_launch", fmt::format("{:.1f} us per op", 1e6 * models::host_launch_s(gpu)),
-                 fmt::format("CPU time to issue one op from PyTorch on this node's host CPU (torch.nn.Linear forward, "
-                             "TransformerEngine #2053: 13.5 us on a DGX H100's Xeon, 37.1 us on GB200's Grace; "
-                             "a GEMM or attention kernel is a Transformer Engine module call, 2.7 times that (TE Linear over "
-                             "torch Linear on GB200 and GH200); hardware/kernels/host_op_cost.csv); the GPU waits for the host {}{}",
-                             share(r, wait), moe_host_note(r))});
+  out.push_back(
+      {"stack.host_launch", fmt::format("{:.1f} us per op", 1e6 * models::host_launch_s(gpu)),
+       fmt::format(
+           "CPU time to issue one op from PyTorch on this node's host CPU (torch.nn.Linear forward, "
+           "TransformerEngine #2053: 13.5 us on a DGX H100's Xeon, 37.1 us on GB200's Grace; "
+           "a GEMM or attention kernel is a Transformer Engine module call, 2.7 times that (TE Linear over "
+           "torch Linear on GB200 and GH200); hardware/kernels/host_op_cost.csv); the GPU waits for the host {}{}",
+           share(r, wait), moe_host_note(r))});
   out.push_back({"stack.step_fixed_work", fmt::format("{:.3g} s per step", r.costs.step_fixed.time_s),
                  "gradient-norm pass for clipping and two host syncs (clipping, loss logging); their scalar all-reduces are costed on the network"});
   return out;

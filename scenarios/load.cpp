@@ -587,11 +587,37 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
   read_moe_parallel(par, &sc);
 
   const YamlReader tr = top.child("training");
-  tr.allow_only({"seq_len", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "fused_elementwise",
-                 "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_dtype", "optimizer_dtype", "grad_bucket_params",
-                 "tokens", "flops_formula", "attention_impl", "fp8_attention", "fp8_recipe", "fp8_auto_filter",
-                 "fp8_saved_inputs", "cuda_graphs", "cuda_graph_scope", "moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap",
-                 "moe_router_fusion", "moe_permute_fusion", "moe_grouped_gemm", "moe_dispatcher_sms", "recompute_modules", "recompute_layers", "batch_ramp"});
+  tr.allow_only({"seq_len",
+                 "global_batch",
+                 "micro_batch",
+                 "precision",
+                 "recompute",
+                 "flash_attention",
+                 "fused_elementwise",
+                 "overlap_grad_reduce",
+                 "overlap_param_gather",
+                 "grad_reduce_dtype",
+                 "optimizer_dtype",
+                 "grad_bucket_params",
+                 "tokens",
+                 "flops_formula",
+                 "attention_impl",
+                 "fp8_attention",
+                 "fp8_recipe",
+                 "fp8_auto_filter",
+                 "fp8_saved_inputs",
+                 "cuda_graphs",
+                 "cuda_graph_scope",
+                 "moe_dispatcher",
+                 "moe_load_imbalance",
+                 "moe_a2a_overlap",
+                 "moe_router_fusion",
+                 "moe_permute_fusion",
+                 "moe_grouped_gemm",
+                 "moe_dispatcher_sms",
+                 "recompute_modules",
+                 "recompute_layers",
+                 "batch_ramp"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
     if (!tr.has(k)) tr.fail(k, "is required");

@@ -149,8 +149,8 @@ void read_moe_training(const YamlReader& tr, Scenario* sc) {
   }
   if (tr.has("cuda_graph_scope")) read_graph_scope(tr, sc);
   if (!sc->model.is_moe()) {
-    for (const char* k : {"moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap", "moe_router_fusion", "moe_permute_fusion",
-                          "moe_grouped_gemm", "moe_dispatcher_sms"})
+    for (const char* k : {"moe_dispatcher", "moe_load_imbalance", "moe_a2a_overlap", "moe_router_fusion",
+                          "moe_permute_fusion", "moe_grouped_gemm", "moe_dispatcher_sms"})
       if (tr.has(k)) tr.fail(k, fmt::format("'{}' is a dense model (no model.moe)", sc->model.name));
     return;
   }

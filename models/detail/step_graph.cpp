@@ -14,9 +14,11 @@ const char* stream_name(Stream s) {
 }
 
 StepGraph::StepGraph(int stages, const hardware::GpuSpec& gpu, const TrainingSpec& t, bool labels)
-    : streams_(static_cast<std::size_t>(stages)), comm_sm_share_(double(gpu.comm_sms) / gpu.sms),
+    : streams_(static_cast<std::size_t>(stages)),
+      comm_sm_share_(double(gpu.comm_sms) / gpu.sms),
       ep_sm_share_(double(t.moe_dispatcher == MoeDispatcher::deepep ? t.moe_dispatcher_sms : gpu.comm_sms) / gpu.sms),
-      free_(t.free_comm), want_labels_(labels) {}
+      free_(t.free_comm),
+      want_labels_(labels) {}
 
 bool StepGraph::is_free(TaskKind kind) const {
   return (kind == TaskKind::tp_comm && free_.tp) || (kind == TaskKind::cp_comm && free_.cp) ||

@@ -176,7 +176,7 @@ training: {seq_len: 256, global_batch: 8, micro_batch: 1})";
   CHECK(mamba < eager);
   CHECK(both < attn);
   CHECK(eager - mamba > attn - both - 1e-12);  // graphing the Mamba layers saves the same with or without attn
-  CHECK(eager - mamba > eager - attn);          // more Mamba layers than attention layers to graph
+  CHECK(eager - mamba > eager - attn);         // more Mamba layers than attention layers to graph
   // 'mamba' needs Mamba layers.
   try {
     testing::run_text(R"(
@@ -186,8 +186,8 @@ cluster: {gpus: 8}
 training: {seq_len: 2048, global_batch: 8, cuda_graph_scope: [mamba]})");
     FAIL("a dense model took the mamba scope");
   } catch (const scenarios::ScenarioError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("training.cuda_graph_scope") && Catch::Contains("needs a model with Mamba layers"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("training.cuda_graph_scope") && Catch::Contains("needs a model with Mamba layers"));
   }
 }
-
 }}  // namespace CLUSTERSIM_TEST_ID

@@ -136,7 +136,8 @@ TEST_CASE("cuda_graph_scope: captured parts launch as one graph each", "[models]
   CHECK(eager - moe_block_forward(", moe_router_fusion: true, moe_permute_fusion: true") > 0.0);
 }
 
-TEST_CASE("the DeepEP / HybridEP dispatch call costs its measured host time right after the sync", "[models][moe][host]") {
+TEST_CASE("the DeepEP / HybridEP dispatch call costs its measured host time right after the sync",
+          "[models][moe][host]") {
   // Megatron-Bridge's Nsight profile (data/validation/moe_host_overhead.csv): 1.767 s of dispatch
   // NVTX per step over 64 x 48 calls on a DGX H100 (13.48 us per plain op): 42.7 plain ops.
   models::TrainingSpec t;
@@ -180,14 +181,16 @@ TEST_CASE("MoE host keys: bad input is a one-line error naming the key", "[model
   CHECK(load_error(", cuda_graph_scope: [attn, moe_router, moe_preprocess], moe_router_fusion: true").empty());
   CHECK(load_error(", cuda_graph_scope: [attn, mlp]", "").empty());
   // moe_dispatcher_sms: DeepEP / HybridEP only, 1 to the GPU's SMs less one (h100-sxm: 132)
-  CHECK_THAT(load_error(", moe_dispatcher_sms: 32"), Contains("training.moe_dispatcher_sms") && Contains("comm_sms (16)"));
+  CHECK_THAT(load_error(", moe_dispatcher_sms: 32"),
+             Contains("training.moe_dispatcher_sms") && Contains("comm_sms (16)"));
   CHECK_THAT(load_error(", moe_dispatcher: deepep, moe_dispatcher_sms: 132"), Contains("training.moe_dispatcher_sms"));
   CHECK_THAT(load_error(", moe_dispatcher: deepep, moe_dispatcher_sms: 0"), Contains("training.moe_dispatcher_sms"));
   CHECK_THAT(load_error(", moe_dispatcher_sms: 20", ""), Contains("dense model"));
   CHECK(load_error(", moe_dispatcher: deepep, moe_dispatcher_sms: 32").empty());
 }
 
-TEST_CASE("moe_dispatcher_sms: the SMs DeepEP holds slow the compute its exchanges overlap", "[models][moe][scenarios]") {
+TEST_CASE("moe_dispatcher_sms: the SMs DeepEP holds slow the compute its exchanges overlap",
+          "[models][moe][scenarios]") {
   // Qwen3-30B-A3B on 16 H100 with EP overlap: each exchange runs beside another micro-batch's
   // compute, which keeps the SMs the kernels leave. More SMs for DeepEP, a longer step; without
   // overlap nothing runs beside the exchanges, and the count moves nothing (DP aside).
@@ -198,7 +201,8 @@ cluster: {gpus: 16}
 parallelism: {ep: 16}
 training: {seq_len: 4096, global_batch: 64, micro_batch: 1, moe_dispatcher: deepep, moe_a2a_overlap: true})";
   auto step = [&](const std::vector<std::string>& sets) { return testing::run_text(base, sets).step_time_s; };
-  const double sms16 = step({"training.moe_dispatcher_sms=16"}), sms20 = step({}), sms64 = step({"training.moe_dispatcher_sms=64"});
+  const double sms16 = step({"training.moe_dispatcher_sms=16"}), sms20 = step({}),
+               sms64 = step({"training.moe_dispatcher_sms=64"});
   INFO(sms16 << " s at 16 SMs, " << sms20 << " s at the default 20, " << sms64 << " s at 64");
   CHECK(sms16 < sms20);
   CHECK(sms20 < sms64);
@@ -207,5 +211,4 @@ training: {seq_len: 4096, global_batch: 64, micro_batch: 1, moe_dispatcher: deep
   CHECK(off64 / off16 < 1.01);
   CHECK(sms64 / sms16 > off64 / off16);
 }
-
 }}  // namespace CLUSTERSIM_TEST_ID

@@ -145,9 +145,10 @@ TEST_CASE("steady-state pipeline: a deep pipeline not yet steady at 2 pp is extr
   p.pp = 64;
   CHECK(models::steady_samples(p, 1024, 1)->m0 == 192);
   CHECK_FALSE(models::steady_samples(p, 760, 1).has_value());  // 4·(192 + 1) = 772 > 760: no second attempt
-  check_extrapolation_exact(testing::scenario_text("llama3-70b", "h100-sxm", 1024, 8192, 1024, "  pp: 64\n  cp: 2\n  schedule: zb-h1\n",
-                                                   "  micro_batch: 1\n  recompute: none\n"),
-                            {"parallelism.tp=8"});
+  check_extrapolation_exact(
+      testing::scenario_text("llama3-70b", "h100-sxm", 1024, 8192, 1024, "  pp: 64\n  cp: 2\n  schedule: zb-h1\n",
+                             "  micro_batch: 1\n  recompute: none\n"),
+      {"parallelism.tp=8"});
 }
 
 TEST_CASE("steady-state extrapolation refuses samples that are not exactly affine", "[step][steady]") {

@@ -239,8 +239,10 @@ TEST_CASE("megatron: TransformerConfig MoE defaults and recompute modules and wi
   CHECK(f.find("training.moe_dispatcher_sms") == nullptr);  // unset: the scenario's default (DeepEP's 20)
   // The flex backend's SM count: --moe-hybridep-num-sms for hybridep, --moe-deepep-num-sms for deepep.
   const std::string flex = moe + "--moe-token-dispatcher-type flex --expert-model-parallel-size 8 ";
-  CHECK(value(im::import_megatron(flex + "--moe-flex-dispatcher-backend hybridep --moe-hybridep-num-sms 32 --moe-deepep-num-sms 24",
-                                  opts(8)), "training.moe_dispatcher_sms") == "32");
+  CHECK(value(im::import_megatron(
+                  flex + "--moe-flex-dispatcher-backend hybridep --moe-hybridep-num-sms 32 --moe-deepep-num-sms 24",
+                  opts(8)),
+              "training.moe_dispatcher_sms") == "32");
   CHECK(value(im::import_megatron(flex + "--moe-deepep-num-sms 24 --moe-hybridep-num-sms 32", opts(8)),
               "training.moe_dispatcher_sms") == "24");
   // The MoE host recipe: router/permute fusion and partial CUDA graphs (Megatron --cuda-graph-scope).

@@ -46,8 +46,9 @@ training:
 )";
 
 // The alltoall dispatcher as the smoke runs had it: no fusion, no overlap.
-const std::vector<std::string> kAlltoall = {"training.moe_dispatcher_sms=null", "training.moe_dispatcher=alltoall", "training.moe_a2a_overlap=false",
-                                            "training.moe_permute_fusion=false", "training.moe_router_fusion=false"};
+const std::vector<std::string> kAlltoall = {"training.moe_dispatcher_sms=null", "training.moe_dispatcher=alltoall",
+                                            "training.moe_a2a_overlap=false", "training.moe_permute_fusion=false",
+                                            "training.moe_router_fusion=false"};
 
 // Qwen3-30B-A3B, 16 GB200, TP1 PP1 EP16, MBS4 GBS512, MXFP8, HybridEP (Megatron-LM moe_recipes
 // README and PR #5728).
@@ -125,8 +126,10 @@ TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured
   // The card's steps themselves: 20.147 s (overlap on) and 24.714 s (off) measured. Not out of
   // sample: the dispatch call's host time (models/detail/moe_host.cpp [N]) is read from the
   // same Nsight profile as the overlap-off run.
-  std::printf("  canonical recipe step: measured 20.147 s, predicted %.3f s; overlap off: measured 24.714 s, "
-              "predicted %.3f s\n", canonical, no_overlap);
+  std::printf(
+      "  canonical recipe step: measured 20.147 s, predicted %.3f s; overlap off: measured 24.714 s, "
+      "predicted %.3f s\n",
+      canonical, no_overlap);
   CHECK(canonical == Approx(20.147).epsilon(0.10));
   CHECK(no_overlap == Approx(24.714).epsilon(0.10));
 }
