@@ -191,25 +191,24 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const hardware::G
     at(b.fwd, x) = fwd.time_s, at(b.bwd, x) = bwd.time_s;
     at(b.bwd_input, x) = input_grad_s(bwd), at(b.wgrad, x) = weight_grad_s(bwd);
   };
+  // The dense block's host wait (layer_ops.cpp add_host_waits, in norm_attn): a block of another
+  // kind replaces it with its own (own_host_wait; an MoE block's: moe_host_waits).
+  const double dense_f = time_of_ops(c.part_fwd[norm_attn], "host_launch_wait");
+  const double dense_b = time_of_ops(c.part_bwd[norm_attn], "host_launch_wait");
+  const bool has_mlp = f != MlpKind::none;
   if (a == Attention::mamba || a == Attention::linear) {  // projections + conv, the chunked scan + gated norm, out_proj
     const MambaOps& r = recurrent;
     set(qkv, r.in_fwd, r.in_bwd), set(core, r.core_fwd, r.core_bwd), set(attn_out, r.out_fwd, r.out_bwd);
     set(qkv_wgrad, PassCost{}, PassCost{});
-    if (!moe) {  // its own host wait for the dense block's (an MoE block's: moe_host_waits)
-      const double dense_f = time_of_ops(c.part_fwd[norm_attn], "host_launch_wait");
-      const double dense_b = time_of_ops(c.part_bwd[norm_attn], "host_launch_wait");
-      const bool has_mlp = f != MlpKind::none;
+    if (!moe) {
       const double own_f = own_host_wait(gpu, t, c, &r, a, has_mlp, true);
       const double own_b = own_host_wait(gpu, t, c, &r, a, has_mlp, false);
       at(b.fwd, norm_attn) += own_f - dense_f, at(b.bwd, norm_attn) += own_b - dense_b;
       at(b.bwd_input, norm_attn) += own_b - dense_b;
     }
   } else if (a == Attention::none) {  // an MLP-only block: the host wait of its MLP launches (in norm_attn)
-    const bool has_mlp = f != MlpKind::none;
-    const double wait_f = moe ? time_of_ops(c.part_fwd[norm_attn], "host_launch_wait")
-                              : own_host_wait(gpu, t, c, nullptr, a, has_mlp, true);
-    const double wait_b = moe ? time_of_ops(c.part_bwd[norm_attn], "host_launch_wait")
-                              : own_host_wait(gpu, t, c, nullptr, a, has_mlp, false);
+    const double wait_f = moe ? dense_f : own_host_wait(gpu, t, c, nullptr, a, has_mlp, true);
+    const double wait_b = moe ? dense_b : own_host_wait(gpu, t, c, nullptr, a, has_mlp, false);
     for (BlockPart x : {norm_attn, qkv, core, attn_out, qkv_wgrad}) set(x, PassCost{}, PassCost{});
     at(b.fwd, norm_attn) = wait_f, at(b.bwd, norm_attn) = wait_b, at(b.bwd_input, norm_attn) = wait_b;
     b.has_mixer = false;
@@ -239,11 +238,8 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const hardware::G
     at(b.fwd, mlp) = moe->shared_fwd.time_s, at(b.bwd, mlp) = moe->shared_bwd.time_s, at(b.bwd, mlp_up_wgrad) = 0;
     at(b.bwd_input, mlp) = input_grad_s(moe->shared_bwd), at(b.wgrad, mlp) = weight_grad_s(moe->shared_bwd);
     at(b.bwd_input, mlp_up_wgrad) = 0, at(b.wgrad, mlp_up_wgrad) = 0;
-    // The dense block's host wait (layer_ops.cpp add_host_waits, in norm_attn) is not this
-    // block's: moe_host_waits costs the MoE block's own kernels once.
-    const double wait_f = time_of_ops(c.part_fwd[norm_attn], "host_launch_wait");
-    const double wait_b = time_of_ops(c.part_bwd[norm_attn], "host_launch_wait");
-    at(b.fwd, norm_attn) -= wait_f, at(b.bwd, norm_attn) -= wait_b, at(b.bwd_input, norm_attn) -= wait_b;
+    // moe_host_waits costs the MoE block's own kernels once: the dense block's wait goes.
+    at(b.fwd, norm_attn) -= dense_f, at(b.bwd, norm_attn) -= dense_b, at(b.bwd_input, norm_attn) -= dense_b;
   }
   return b;
 }

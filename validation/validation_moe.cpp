@@ -190,15 +190,16 @@ int release_of(const Row& r) {
 // B200 and B300 recipes at v0.4.1 and v0.5.0 (26.04, 26.06: deepseek_workload_base_configs.py
 // DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V1 / _B300_V1 and their V2 variants, "hybridep") and B200 at
 // v0.6.0 (26.08: perf_recipes/deepseek/b200/deepseek_v3.py, "deepep"); v0.2.0 (25.11) sets none
-// for B200 (alltoall). "" when not known.
-std::string recipe_dispatcher(const Row& r) {
+// for B200 (alltoall). Returns the flex backend ("hybridep" or "deepep", both our deepep
+// dispatcher); "" when not known.
+std::string recipe_flex_backend(const Row& r) {
   const std::string gpu = field(r, "gpu_type");
   if (family_of(field(r, "id")) != "MOE-MBRIDGE" || !contains(field(r, "model_name"), "deepseek-v3") ||
       !field(r, "dispatcher").empty() || contains(gpu, "gb"))
     return "";
   const int release = release_of(r);
-  if (contains(gpu, "b200") && release >= 2604) return "deepep";
-  if (contains(gpu, "b300") && release >= 2604 && release <= 2606) return "deepep";
+  if (contains(gpu, "b200") && release >= 2608) return "deepep";
+  if ((contains(gpu, "b200") || contains(gpu, "b300")) && release >= 2604 && release <= 2606) return "hybridep";
   return "";
 }
 
@@ -272,14 +273,15 @@ scenarios::ScenarioPatch moe_training_patch(const Row& r, const FamilyConvention
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   const std::string d = field(r, "dispatcher");
   std::string dispatcher = conv.moe_dispatcher;
-  const std::string recipe = recipe_dispatcher(r);
+  const std::string recipe = recipe_flex_backend(r);
   // DeepEP and Hybrid-EP (Megatron's flex dispatcher backends) and DeepSeek's own IB+NVLink
   // kernels (DeepSeek-V3 §3.2.2, open-sourced as DeepEP) are the fused-kernel dispatcher.
   if (contains(d, "deepep") || contains(d, "hybridep") || contains(d, "custom ib+nvlink")) dispatcher = "deepep";
   else if (contains(d, "all-to-all") || contains(d, "alltoall")) dispatcher = "alltoall";
   else if (contains(d, "allgather")) dispatcher = "allgather";
   else if (!recipe.empty())
-    dispatcher = recipe, assume("MoE dispatcher not stated: the release's DeepSeek-V3 recipes' flex dispatcher (Megatron-Bridge)");
+    dispatcher = "deepep",
+    assume("MoE dispatcher not stated: the release's DeepSeek-V3 recipes' flex dispatcher (Megatron-Bridge)");
   else assume(fmt::format("MoE dispatcher not stated: {} (the stack's default)", dispatcher));
   scenarios::ScenarioPatch y;
   y.set("training.moe_dispatcher", dispatcher);
@@ -287,10 +289,9 @@ scenarios::ScenarioPatch moe_training_patch(const Row& r, const FamilyConvention
   // (scripts/performance/utils/helpers.py at v0.2.0, utils/overrides.py v0.3.0 to v0.5.0,
   // perf_recipes/_common.py _benchmark_common at v0.6.0); recipes that set another count after it
   // are rows of data/validation/row_recipes.csv.
-  const bool recipe_hybridep = !recipe.empty() && release_of(r) <= 2606;  // v0.6.0's B200 recipe: DeepEP
   const bool own_dispatcher = row_recipe_sets(field(r, "id"), "training.moe_dispatcher");  // its release ran another
   if (family_of(field(r, "id")) == "MOE-MBRIDGE" && !own_dispatcher &&
-      (contains(d, "hybridep") || (d.empty() && recipe_hybridep))) {
+      (contains(d, "hybridep") || (d.empty() && recipe == "hybridep"))) {
     y.set("training.moe_dispatcher_sms", 32);
     assume("HybridEP on 32 SMs (Megatron-Bridge's perf harness override of moe_hybridep_num_sms)");
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hardware/gpu_spec.hpp"
+
 namespace clustersim::models {
 
 // Sources of the counts below (forward, one MoE layer, one rank):
@@ -31,9 +33,9 @@ constexpr int kRouterPreprocessDeepep = 17;  // [G] §2.2.1, router and preproce
 constexpr int kMaskedSelect = 3;          // [E]
 constexpr int kTeFusedPermute = 2;        // [E]
 constexpr int kDeepepDispatch = 2;        // [E]
-// [N], in units of the same host's plain op (host_op_cost.csv: 13.48 us on the DGX H100's Xeon):
-// the Python and metadata work of the call runs on that core, so it scales with the host.
-constexpr double kDeepepDispatchCallUnits = 1.767 / (64 * 48) / 13.48e-6;
+// [N], in units of the same host's plain op (hardware::kX86HostLaunchS, host_op_cost.csv: the DGX
+// H100's Xeon): the Python and metadata work of the call runs on that core, so it scales with the host.
+constexpr double kDeepepDispatchCallUnits = 1.767 / (64 * 48) / hardware::kX86HostLaunchS;
 }  // namespace
 
 int router_kernels(bool router_fusion, bool deepep) {
