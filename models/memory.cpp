@@ -276,6 +276,12 @@ double stage_activations(const ModelSpec& m, const TrainingSpec& t, const Parall
     const double kept = stage_kept_for_w(m, p, in.wgrad_kept, in.vlayers, s);
     act = peak_held_activations(p, s, in.mbs, in.vlayers, saved, kept);
     e->block_saved_bytes = saved, e->block_kept_for_w_bytes = kept;
+  } else if (t.activation_offload_layers > 0) {
+    // Offloaded blocks leave HBM once copied; the copy of one is in flight at a time [E]
+    // (Transformer Engine's offload handler syncs a block's copy before the next one's forward).
+    const int resident = in_flight - t.activation_offload_layers + 1;
+    act = std::min(in_flight, resident) * saved;
+    e->block_saved_bytes = saved;
   } else {
     act = in_flight * saved;
   }

@@ -21,7 +21,8 @@ struct MemoryEstimate {
   int stage = 0;                  ///< pipeline stage this estimate is for
   int layers_in_flight = 0;       ///< block activations held at the peak (layers × micro-batches)
   /// Schedules that split the backward (zb-h1): a block's saved bytes from its forward to its B
-  /// pass, and what it keeps from B to its W pass (models/memory_wgrad.hpp); else 0.
+  /// pass, and what it keeps from B to its W pass (models/memory_wgrad.hpp); else 0. With
+  /// training.activation_offload_layers, block_saved_bytes is what an offloaded block copies.
   double block_saved_bytes = 0, block_kept_for_w_bytes = 0;
   bool fits() const { return total_bytes <= capacity_bytes; }
 };

@@ -5,11 +5,12 @@
 #include <utility>
 #include <vector>
 
-#include "models/flops.hpp"
 #include "models/detail/kernel_builder.hpp"
+#include "models/flops.hpp"
 #include "models/layer_ops_host.hpp"
 #include "models/linear_attention_ops.hpp"
 #include "models/mamba_ops.hpp"
+#include "models/memory.hpp"
 #include "models/mla_ops.hpp"
 
 namespace clustersim::models {
@@ -274,10 +275,48 @@ void add_mtp(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, c
   prog->head = {f.take(), b.take(), w.take()};
 }
 
-}  // namespace
+double compute_s(const Program& items) {
+  double s = 0;
+  for (const ProgramItem& it : items)
+    if (!it.comm) s += it.seconds;
+  return s;
+}
 
-BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
-                           const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net) {
+// training.activation_offload_layers: the first N blocks' saved activations go to host memory
+// over the GPU's host link while the next block runs its forward, and come back while the block
+// after them runs its backward (Transformer Engine's cpu_offload: one copy stream; a block's copy
+// is synced before the next block's pass). What a copy takes beyond that compute is exposed; the
+// neighbour's compute is taken as the block's own [E]. Host-side overhead for the explainer
+// (Ideal::host removes it).
+void offload_activations(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
+                         const topologies::Network& net, BlockProgram* prog) {
+  const int n = t.activation_offload_layers;
+  if (n <= 0 || t.ideal.host) return;
+  const double bytes = estimate_memory_per_stage(m, t, p, gpu).front().block_saved_bytes;
+  const double copy = net.host_copy_time(units::Bytes(bytes)).si();
+  if (prog->block_kind.empty()) prog->block_kind.assign(static_cast<std::size_t>(m.layers), 0);
+  std::vector<int> variant(prog->blocks.size(), -1);
+  for (int l = 0; l < n; ++l) {
+    int& k = prog->block_kind[static_cast<std::size_t>(l)];
+    int& v = variant[static_cast<std::size_t>(k)];
+    if (v < 0) {
+      UnitProgram u = prog->blocks[static_cast<std::size_t>(k)];
+      const double f = compute_s(u.forward), b = compute_s(u.backward) + compute_s(u.weight_grad);
+      ProgramWriter fw, bw;
+      fw.append(u.forward);
+      if (copy > f) fw.compute(copy - f);
+      if (copy > b) bw.compute(copy - b), bw.split();
+      bw.append(u.backward);
+      u.forward = fw.take(), u.backward = bw.take();
+      v = int(prog->blocks.size());
+      prog->blocks.push_back(std::move(u));
+    }
+    k = v;
+  }
+}
+
+BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                             const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net) {
   BlockProgram prog = dense_block_program(t, p, c, net);
   // Selective recompute reruns the attention core only when core_attn is among the modules
   // (Megatron's default set); the other modules' reruns are not timed (their memory is modelled).
@@ -337,6 +376,15 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
     const UnitProgram block = prog.blocks[static_cast<std::size_t>(kind(m.layers + j))];
     add_mtp(m, t, p, gpu, c, block, &prog);
   }
+  return prog;
+}
+
+}  // namespace
+
+BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                           const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net) {
+  BlockProgram prog = layered_program(m, t, p, gpu, c, net);
+  offload_activations(m, t, p, gpu, net, &prog);
   return prog;
 }
 

@@ -130,6 +130,11 @@ struct TrainingSpec {
   /// activations (Megatron-LM --recompute-method block --recompute-num-layers N, counted per
   /// model chunk: TransformerBlock._checkpointed_forward). −1: every block (the default).
   int recompute_layers = -1;
+  /// training.activation_offload_layers: the first N blocks copy their saved activations to
+  /// host memory after their forward and back before their backward, on a copy stream
+  /// (Megatron-Core --cpu-offloading --cpu-offloading-num-layers N, Transformer Engine's
+  /// cpu_offload context; activations only). 0: none.
+  int activation_offload_layers = 0;
   /// false: attention materializes the score matrix (attention_impl unfused or sdpa_math);
   /// the loader keeps it consistent with attention_impl.
   bool flash_attention = true;

@@ -144,6 +144,20 @@ void add_sharding(const Report& r, std::vector<Assumption>* out) {
 
 }  // namespace
 
+void add_offload(const Report& r, std::vector<Assumption>* out) {
+  const auto& t = r.scenario.training;
+  if (t.activation_offload_layers <= 0) return;
+  const auto& top = r.scenario.network.topology;
+  const bool c2c = top.host_link_bandwidth.si() > 0;
+  const double link = c2c ? top.host_link_bandwidth.si() : top.pcie_bandwidth.si();
+  out->push_back({"network.node.host_link_bandwidth",
+                  fmt::format("{:.0f} GB/s x {:.2f}", link / 1e9, top.pcie_efficiency),
+                  fmt::format("training.activation_offload_layers = {}: their activations cross the GPU's {} per "
+                              "direction at the PCIe copy-engine efficiency (hardware.md §2.2); a copy beyond the "
+                              "neighbouring block's pass is exposed (counted as host overhead)",
+                              t.activation_offload_layers, c2c ? "NVLink-C2C share" : "PCIe x16 link")});
+}
+
 std::vector<Assumption> assumptions(const Report& r) {
   const auto& t = r.scenario.training;
   const auto& gpu = r.scenario.gpu;
@@ -157,6 +171,7 @@ std::vector<Assumption> assumptions(const Report& r) {
                          "PyTorch); bf16 would keep BF16 moments and no master (NeMo AutoModel's default), 4 B"
                        : "BF16 Adam moments and no fp32 master (NeMo AutoModel's default: the model is built in "
                          "torch.bfloat16), 4 B per parameter instead of 12; gradients kept in BF16"});
+  add_offload(r, &out);
   if (t.assumed.attention_impl) {
     const double s = seconds_per_step(r, [](const models::KernelOp& op) { return op.kind == models::OpKind::attention; });
     out.push_back({"training.attention_impl", hardware::name(t.attention_impl),

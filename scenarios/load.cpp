@@ -17,12 +17,13 @@
 #include "scenarios/error.hpp"
 #include "scenarios/fitted.hpp"
 #include "scenarios/load_model.hpp"
-#include "scenarios/load_ramp.hpp"
 #include "scenarios/load_moe.hpp"
 #include "scenarios/load_node.hpp"
-#include "scenarios/plan_rules.hpp"
+#include "scenarios/load_offload.hpp"
+#include "scenarios/load_ramp.hpp"
 #include "scenarios/load_recipe.hpp"
 #include "scenarios/load_reliability.hpp"
+#include "scenarios/plan_rules.hpp"
 #include "scenarios/preset_files.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/topology_load.hpp"
@@ -617,6 +618,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
                  "moe_dispatcher_sms",
                  "recompute_modules",
                  "recompute_layers",
+                 "activation_offload_layers",
                  "batch_ramp"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
@@ -642,6 +644,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
   }
   read_recipe_keys(tr, sc.gpu, &t);
   read_moe_training(tr, &sc);
+  read_activation_offload(tr, md, p, &t);
   t.fused_elementwise = tr.boolean("fused_elementwise", true);
   t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
   t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);

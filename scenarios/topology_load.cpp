@@ -28,8 +28,9 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
   t.description = r.text("description", t.name);
   if (!r.has("node")) r.fail("node", "is required (the scale-up domain: kind, gpus, bandwidths, NICs)");
   const YamlReader n = r.child("node");
-  n.allow_only({"kind", "gpus", "nvlink_bandwidth", "nvlink_efficiency", "nvls_efficiency", "pcie_bandwidth", "pcie_efficiency",
-                "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth", "nic_efficiency"});
+  n.allow_only({"kind", "gpus", "nvlink_bandwidth", "nvlink_efficiency", "nvls_efficiency", "pcie_bandwidth",
+                "pcie_efficiency", "host_link_bandwidth", "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth",
+                "nic_efficiency"});
   const std::vector<std::string> kinds(topologies::kNodeKindNames.begin(), topologies::kNodeKindNames.end());
   if (!n.has("kind")) n.fail("kind", "is required; allowed: " + join(kinds));
   t.node_kind = static_cast<topologies::NodeKind>(n.choice("kind", kinds, 0));
@@ -48,6 +49,9 @@ topologies::TopologySpec read_topology(const YamlReader& r, const std::string& n
   if (!n.has("pcie_bandwidth")) n.fail("pcie_bandwidth", "is required (x16 per direction)");
   t.pcie_bandwidth = units::BytesPerSecond(n.quantity("pcie_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw));
   t.pcie_efficiency = n.number("pcie_efficiency", 0.8, 0.01, 1.0);
+  if (n.has("host_link_bandwidth"))
+    t.host_link_bandwidth =
+        units::BytesPerSecond(n.quantity("host_link_bandwidth", Dimension::bandwidth, 0, 1e6, kMaxBw));
   t.gpus_per_pcie_switch = n.integer("gpus_per_pcie_switch", 2, 1, t.gpus_per_node);
   t.nics_per_node = n.integer("nics_per_node", t.gpus_per_node, 1, t.gpus_per_node);
   if (!n.has("nic_bandwidth")) n.fail("nic_bandwidth", "is required (per NIC, per direction, e.g. 400Gb/s)");
@@ -71,7 +75,7 @@ void override_topology(const YamlReader& net, topologies::TopologySpec* t) {
   if (!net.has("node") && !net.has("fabric")) return;
   const YamlReader n = net.child("node");
   n.allow_only({"nvlink_bandwidth", "nvlink_efficiency", "nvls_efficiency", "pcie_bandwidth", "pcie_efficiency",
-                "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth", "nic_efficiency"});
+                "host_link_bandwidth", "gpus_per_pcie_switch", "nics_per_node", "nic_bandwidth", "nic_efficiency"});
   if (n.has("nvlink_bandwidth") && !topologies::has_gpu_fabric(t->node_kind))
     n.fail("nvlink_bandwidth", fmt::format("topology '{}' has no NVLink (a pcie node); name another topology", t->name));
   t->nvlink_bandwidth = units::BytesPerSecond(n.quantity("nvlink_bandwidth", Dimension::bandwidth, t->nvlink_bandwidth.si(), 1e6, kMaxBw));
@@ -81,6 +85,8 @@ void override_topology(const YamlReader& net, topologies::TopologySpec* t) {
     n.fail("nvls_efficiency", fmt::format("NVLink SHARP needs an NVSwitch node; a {} node has none", topologies::name(t->node_kind)));
   t->pcie_bandwidth = units::BytesPerSecond(n.quantity("pcie_bandwidth", Dimension::bandwidth, t->pcie_bandwidth.si(), 1e6, kMaxBw));
   t->pcie_efficiency = n.number("pcie_efficiency", t->pcie_efficiency, 0.01, 1.0);
+  t->host_link_bandwidth = units::BytesPerSecond(
+      n.quantity("host_link_bandwidth", Dimension::bandwidth, t->host_link_bandwidth.si(), 0, kMaxBw));
   t->gpus_per_pcie_switch = n.integer("gpus_per_pcie_switch", t->gpus_per_pcie_switch, 1, t->gpus_per_node);
   t->nics_per_node = n.integer("nics_per_node", t->nics_per_node, 1, t->gpus_per_node);
   t->nic_bandwidth = units::BytesPerSecond(n.quantity("nic_bandwidth", Dimension::bandwidth, t->nic_bandwidth.si(), 1e6, kMaxBw));

@@ -64,6 +64,11 @@ const Plan& Network::plan(Collective c, GroupDim dim, Algorithm a, const std::ve
   return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 
+units::Seconds Network::host_copy_time(units::Bytes bytes) const {
+  const double link = spec_.host_link_bandwidth.si() > 0 ? spec_.host_link_bandwidth.si() : spec_.pcie_bandwidth.si();
+  return units::Seconds(bytes.si() / (link * spec_.pcie_efficiency));
+}
+
 bool Network::spans_nodes(GroupDim dim, const std::vector<int>& members) const {
   // Groups are rank ranges base + i·stride and rank r runs on GPU r, so the group at base 0
   // tells (every group has the same node pattern when the node size divides the strides, and

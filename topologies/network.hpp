@@ -44,6 +44,10 @@ class Network {
   /// next (a pipeline send: members {from, to}; a ring step: all of them).
   CollectiveTime cost(Collective c, GroupDim dim, units::Bytes bytes, const std::vector<int>& members = {}) const;
 
+  /// One GPU's copy of `bytes` to or from host memory over its host link (cudaMemcpyAsync on a
+  /// copy engine): the link's rate at the PCIe copy efficiency.
+  units::Seconds host_copy_time(units::Bytes bytes) const;
+
   /// Whether the members (all: empty) of a `dim` group sit in more than one node.
   bool spans_nodes(GroupDim dim, const std::vector<int>& members = {}) const;
 

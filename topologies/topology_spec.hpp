@@ -38,6 +38,9 @@ struct TopologySpec {
   units::BytesPerSecond pcie_bandwidth{31.5e9};  ///< per x16 link, per direction
   double pcie_efficiency = 0.8;
   int gpus_per_pcie_switch = 2;     ///< GPUs (and NICs) sharing one PCIe switch uplink (pcie kind)
+  /// A GPU's link to host memory, per direction (copy engines at pcie_efficiency); 0: its PCIe
+  /// x16 link (x86 hosts). Grace hosts: its share of NVLink-C2C.
+  units::BytesPerSecond host_link_bandwidth{0};
   // Scale-out.
   int nics_per_node = 8;
   units::BytesPerSecond nic_bandwidth;  ///< per NIC, per direction

@@ -51,7 +51,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "recompute-num-layers", "recompute-activations", "recompute-modules", "bf16", "fp16", "fp8-format", "fp8-recipe",
       "fp4-format", "train-iters", "train-samples", "use-flash-attn", "attention-backend", "transformer-impl",
       "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph", "external-cuda-graph",
-      "cuda-graph-impl", "cuda-graph-scope",
+      "cuda-graph-impl", "cuda-graph-scope", "cpu-offloading", "cpu-offloading-num-layers",
       // cluster (torchrun)
       "nnodes", "nproc-per-node"};
   return flags;

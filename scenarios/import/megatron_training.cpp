@@ -72,6 +72,15 @@ void import_recompute(Imported& out, const FlagMap& f, long long layers) {
   }
 }
 
+// --cpu-offloading: the first --cpu-offloading-num-layers (default 0) layers offload their
+// activations to host memory (Megatron-Core TransformerConfig cpu_offloading_num_layers).
+void import_offload(Imported& out, const FlagMap& f) {
+  if (!f.has("cpu-offloading")) return;
+  const long long n = f.integer("cpu-offloading-num-layers").value_or(0);
+  if (n > 0) out.set("training.activation_offload_layers", format("{}", n), f.origin("cpu-offloading-num-layers"));
+  else out.warn("--cpu-offloading without --cpu-offloading-num-layers: Megatron's default of 0 layers offloads none");
+}
+
 void import_kernels(Imported& out, const FlagMap& f) {
   const std::string backend = f.text("attention-backend").value_or("auto");
   if (f.has("use-flash-attn") && !f.has("attention-backend")) {
@@ -163,6 +172,7 @@ void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
   if (f.has("rampup-batch-size")) out.warn(format("--rampup-batch-size {}: modelled at the final global batch", *f.text("rampup-batch-size")));
   import_precision(out, f);
   import_recompute(out, f, layers);
+  import_offload(out, f);
   out.set("training.overlap_grad_reduce", f.has("overlap-grad-reduce") ? "true" : "false",
           f.has("overlap-grad-reduce") ? "--overlap-grad-reduce" : "Megatron default: off");
   out.set("training.overlap_param_gather", f.has("overlap-param-gather") ? "true" : "false",

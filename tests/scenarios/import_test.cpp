@@ -557,4 +557,14 @@ TEST_CASE("a scenario that repeats a key, or names a directory, is an error nami
                     Catch::Contains("is a directory"));
 }
 
+TEST_CASE("megatron: --cpu-offloading with --cpu-offloading-num-layers is activation offloading", "[import]") {
+  const im::Imported on = im::import_megatron(kLlama8bArgs + "--cpu-offloading --cpu-offloading-num-layers 8", opts(8));
+  CHECK(value(on, "training.activation_offload_layers") == "8");
+  CHECK(!warned(on, "cpu-offloading"));
+  // Megatron's default count is 0, and the count alone does nothing without the switch.
+  CHECK(im::import_megatron(kLlama8bArgs + "--cpu-offloading", opts(8)).find("training.activation_offload_layers") ==
+        nullptr);
+  CHECK(im::import_megatron(kLlama8bArgs + "--cpu-offloading-num-layers 8", opts(8))
+            .find("training.activation_offload_layers") == nullptr);
+}
 }}  // namespace CLUSTERSIM_TEST_ID
