@@ -24,15 +24,23 @@ bool mentions(const std::vector<std::string>& lines, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("row recipes: every line names a published MoE row whose scenario loads", "[validation][recipes]") {
+TEST_CASE("row recipes: every line names a published row whose scenario loads", "[validation][recipes]") {
   const CsvTable moe = parse_csv(published_moe_csv_text(), "published_moe.csv");
+  const CsvTable dense = parse_csv(published_csv_text(), "published.csv");
   REQUIRE_FALSE(row_recipe_ids().empty());
   for (const std::string& id : row_recipe_ids()) {
     INFO(id);
-    const RowScenario rs = row_scenario(row_with_id(moe, id));
+    const RowScenario rs = row_scenario(row_with_id(id.rfind("MOE-", 0) == 0 ? moe : dense, id));
     REQUIRE(rs.reason.empty());
     CHECK_NOTHROW(clustersim::scenarios::load_scenario(rs.scenario, id));
   }
+}
+
+TEST_CASE("row recipes: the Llama 3 70B GB200 FSDP row offloads its recipe's 40 layers", "[validation][recipes]") {
+  const CsvTable dense = parse_csv(published_csv_text(), "published.csv");
+  const RowScenario rs = row_scenario(row_with_id(dense, "MBRIDGE-007"));
+  CHECK(clustersim::scenarios::load_scenario(rs.scenario, "007").training.activation_offload_layers == 40);
+  CHECK(mentions(rs.assumptions, "LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V2"));
 }
 
 TEST_CASE("row recipes: a row's own recipe overrides its family's convention", "[validation][recipes]") {
