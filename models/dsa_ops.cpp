@@ -13,7 +13,7 @@ double dsa_mean_keys(double s, double top_k) {
 }
 
 void add_dsa_core(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu, MlaOps* o) {
-  const KernelBuilder k{gpu, t.precision, t.ideal};
+  const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   const KernelBuilder fp8{gpu, hardware::Precision::fp8, t.ideal};  // the indexer's scores run in FP8
   const KernelBuilder bf16{gpu, hardware::Precision::bf16, t.ideal};
   const SparseAttentionSpec& x = m.sparse_attention;

@@ -24,6 +24,9 @@ struct KernelOp {
   double time_s = 0;
   hardware::Bound bound = hardware::Bound::memory;
   int kernels = 1;  ///< launches it stands for (eager composite ops: several)
+  /// Of `kernels`, those a C++ loop issues inside one framework call (Transformer Engine's
+  /// per-expert quantizers): a raw launch each on the host, not a PyTorch op (host_op_units).
+  int loop_launches = 0;
   const char* grounded_by = "";  ///< the data behind its rate (hardware::KernelCost)
   /// A weight-gradient GEMM (dW = Xᵀ·dY): a W-pass item when the schedule splits the backward
   /// (ParallelSpec::splits_backward), else part of the backward like every other op.

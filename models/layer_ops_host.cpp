@@ -20,10 +20,16 @@ constexpr double kBatchBytesPerToken = 2 * 8.0;
 // TE module call over a plain op, host_op_cost.csv: mean of GB200 (99.66/37.08) and GH200 (90.53/33.17).
 constexpr double kTeModuleOps = (99.66 / 37.08 + 90.53 / 33.17) / 2;
 
+// A raw kernel launch from C++ over a plain PyTorch op: hardware.md §3.10 [gpu-benches] streams
+// back-to-back small kernels at 2.5 us each on H200, an upper bound on the CPU's launch call;
+// host_op_cost.csv's torch Linear forward costs 13.48 us on a DGX H100's Xeon.
+constexpr double kLoopLaunchOps = 2.5 / 13.48;
+
 }  // namespace
 
 double host_op_units(const KernelOp& op) {
-  return op.kernels * (op.kind == OpKind::memory ? 1.0 : kTeModuleOps);
+  const int framework = op.kernels - op.loop_launches;
+  return framework * (op.kind == OpKind::memory ? 1.0 : kTeModuleOps) + op.loop_launches * kLoopLaunchOps;
 }
 
 double host_launch_s(const hardware::GpuSpec& gpu) { return gpu.host_launch.si(); }

@@ -58,7 +58,7 @@ void recurrent_floor(KernelOp* op, const hardware::GpuSpec& gpu, double sequence
 }  // namespace
 
 MambaOps linear_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {
-  const KernelBuilder k{gpu, t.precision, t.ideal};
+  const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   const KernelBuilder scan{gpu, hardware::Precision::bf16, t.ideal};  // fla's Triton kernels run in BF16
   const LinearAttentionSpec& x = m.linear_attention;
   const bool kda = x.kind == LinearKind::kda;

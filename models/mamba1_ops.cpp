@@ -34,7 +34,7 @@ KernelOp scan_kernel(const KernelBuilder& k, std::string name, double flop, doub
 }  // namespace
 
 MambaOps mamba1_mixer_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {
-  const KernelBuilder k{gpu, t.precision, t.ideal};
+  const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   const MambaSpec& x = m.mamba;
   const double tp = p.tp, e = hardware::storage_bytes(t.precision), h = m.hidden;
   const double T = double(t.micro_batch) * t.seq_len / p.cp;

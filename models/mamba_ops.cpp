@@ -32,7 +32,7 @@ MambaOps mamba_mixer_ops(const ModelSpec& m, const TrainingSpec& t, const Parall
   if (m.mamba.mamba1()) return mamba1_mixer_ops(m, t, p, gpu);
   // in_proj and out_proj are Transformer Engine linears (the training precision, as the MLA
   // projections: models/mla_ops.cpp); conv1d, scan and norm stay BF16.
-  const KernelBuilder k{gpu, t.precision, t.ideal};
+  const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   const KernelBuilder scan{gpu, hardware::Precision::bf16, t.ideal};  // the Triton scan runs in BF16
   const MambaSpec& x = m.mamba;
   const double tp = p.tp, e = hardware::storage_bytes(t.precision), h = m.hidden;

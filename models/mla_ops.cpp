@@ -8,7 +8,7 @@
 namespace clustersim::models {
 
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {
-  const KernelBuilder k{gpu, t.precision, t.ideal};
+  const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   const auto& a = m.mla;
   const double s = double(t.seq_len) / p.cp, b = t.micro_batch, T = b * s, h = m.hidden;
   const double e = hardware::storage_bytes(t.precision);

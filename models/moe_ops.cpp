@@ -46,7 +46,7 @@ using hardware::Precision;
 
 MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ExpertParallel& x,
                           const GpuSpec& gpu, double load_imbalance) {
-  const KernelBuilder k{gpu, t.precision, t.ideal, t.moe_grouped_gemm};
+  const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   const double h = m.hidden, E = m.moe.experts, topk = m.moe.top_k, e = hardware::storage_bytes(t.precision);
   const double seq_tokens = double(t.micro_batch) * t.seq_len / p.cp;
   MoeLayerOps o;

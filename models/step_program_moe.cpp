@@ -250,7 +250,7 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const hardware::G
 // LM head again; run after the main head on the last stage.
 void add_mtp(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
              const StepCosts& c, const UnitProgram& block, BlockProgram* prog) {
-  const KernelBuilder k{gpu, t.precision, t.ideal};
+  const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   const double tokens = double(t.micro_batch) * t.seq_len / p.cp / (p.sequence_parallel ? p.tp : 1);
   PassCost pf, pb;
   pf.add(k.memory("mtp.norms", 4 * tokens * m.hidden * hardware::storage_bytes(t.precision)));

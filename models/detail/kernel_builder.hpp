@@ -6,6 +6,7 @@
 
 #include "hardware/gpu_spec.hpp"
 #include "hardware/kernel_cost.hpp"
+#include "models/detail/layer_ops_recipe.hpp"
 #include "models/layer_ops.hpp"
 
 namespace clustersim::models {
@@ -15,6 +16,13 @@ struct KernelBuilder {
   hardware::Precision prec;
   TrainingSpec::Ideal ideal{};  ///< the explainer's what-ifs (TrainingSpec::Ideal), as layer_ops honours them
   hardware::GroupedGemmKernel grouped_kernel = hardware::GroupedGemmKernel::cutlass;  ///< routed groups' library
+  Fp8Recipe recipe = Fp8Recipe::delayed;  ///< how a low-precision GEMM's operands are quantized
+  double micro_batches = 1;               ///< per step, over which once-a-step weight quantization is spread
+
+  /// The builder of a training job's own kernels: its precision, recipe and what-ifs.
+  static KernelBuilder training(const hardware::GpuSpec& gpu, const TrainingSpec& t, const ParallelSpec& p) {
+    return {gpu, t.precision, t.ideal, t.moe_grouped_gemm, t.fp8_recipe, double(std::max(1, t.micro_batches(p)))};
+  }
 
   KernelOp gemm(std::string name, double m, double n, double k) const { return grouped(std::move(name), 1, m, n, k); }
   // The same product as a Triton tile on warp-level MMA (fla's scans, mamba_ssm's SSD) rather than
@@ -58,33 +66,66 @@ struct KernelBuilder {
     const auto c = hardware::attention_cost(gpu, prec, units::Flop(flop), seq, backward);
     return {std::move(name), OpKind::attention, flop, bytes, c.time.si(), c.bound};
   }
-  // Y[m,n] = X[m,k]·W[k,n]: forward, and backward dgrad + wgrad; FP8 casts of X and dY as in
-  // models/layer_ops.cpp.
+  // The recipe's quantization of `groups` tensors of `elements` BF16 values each before a
+  // low-precision GEMM (QuantPass, models/detail/layer_ops_recipe.cpp), each kernel at its own
+  // size's bandwidth. Transformer Engine's GroupedLinear quantizes every expert's split on its
+  // own (split_quantize → multi_tensor_quantize_impl, TE @d0067d0 pytorch/csrc/extensions/
+  // cast.cpp; grouped MXFP8 quantization is opt-in from v2.18) except on two fused paths that
+  // take all splits in one pass: delayed scaling's multi-tensor cast-transpose and, from v2.11,
+  // NVFP4's split quantize.
+  KernelOp quantize(std::string name, double groups, double elements) const {
+    const QuantPass q = quant_pass(prec, recipe);
+    const bool fused =
+        prec == hardware::Precision::nvfp4 || (prec == hardware::Precision::fp8 && recipe == Fp8Recipe::delayed);
+    const int launches = int(fused ? q.kernels : groups * q.kernels);
+    const double bytes = groups * elements * q.bytes_per_element;
+    const double each = hardware::memory_cost(gpu, units::Bytes(bytes / launches)).time.si();
+    KernelOp op{std::move(name),         OpKind::memory, 0, bytes, ideal.quantize ? 0.0 : launches * each,
+                hardware::Bound::memory, launches};
+    op.loop_launches = launches - 1;  // one split_quantize call from Python, its kernels from C++
+    return op;
+  }
+  // The weights' quantization, once per optimizer step (TE's is_first_microbatch cache): its
+  // share of one micro-batch, with no launch of its own in the micro-batch's host timeline.
+  KernelOp weight_quantize(std::string name, double groups, double elements) const {
+    KernelOp w = quantize(std::move(name), groups, elements);
+    w.time_s /= micro_batches, w.bytes /= micro_batches;
+    w.kernels = 0, w.loop_launches = 0;
+    return w;
+  }
+  bool quantizes() const { return hardware::is_low_precision(prec); }
+  // Y[m,n] = X[m,k]·W[k,n]: forward, and backward dgrad + wgrad; in low precision the recipe's
+  // quantization of X, W and dY as in models/layer_ops.cpp.
   void linear(PassCost* fwd, PassCost* bwd, const std::string& name, double m, double n, double k) const {
-    const bool fp8 = prec == hardware::Precision::fp8;
-    if (fp8) fwd->add(memory(name + ".cast_fp8", m * k * 4.0));
+    if (quantizes()) {
+      fwd->add(quantize(name + ".quantize", 1, m * k));
+      fwd->add(weight_quantize(name + ".weight_quantize", 1, k * n));
+      bwd->add(quantize(name + ".grad_quantize", 1, m * n));
+    }
     fwd->add(gemm(name, m, n, k));
-    if (fp8) bwd->add(memory(name + ".grad_cast_fp8", m * n * 4.0));
     bwd->add(gemm(name + ".dgrad", m, k, n));
     bwd->add(as_weight_grad(gemm(name + ".wgrad", k, n, m), m, n, k));
   }
   // An MLP of `groups` experts on m tokens each: up (gate+up when gated), activation, down;
-  // backward dgrad and wgrad of both. FP8 casts as in layer_ops (input and output gradient).
-  // `routed`: m is the mean of random routed counts (grouped(...) above).
+  // backward dgrad and wgrad of both. In low precision each GEMM's input, weights and output
+  // gradient are quantized per group (quantize above). `routed`: m is the mean of random routed
+  // counts (grouped(...) above).
   void mlp(PassCost* fwd, PassCost* bwd, const std::string& name, double groups, double m, double h, double f,
            bool is_gated, bool routed = false) const {
     const double up = is_gated ? 2 * f : f, e = hardware::storage_bytes(prec), inner = groups * m * f * e;
-    const bool fp8 = prec == hardware::Precision::fp8;
-    if (fp8) fwd->add(memory(name + ".fc1.cast_fp8", groups * m * h * 4.0));
+    const bool q = quantizes();
+    if (q) fwd->add(quantize(name + ".fc1.quantize", groups, m * h));
+    if (q) fwd->add(weight_quantize(name + ".fc1.weight_quantize", groups, h * up));
     fwd->add(grouped(name + ".fc1", groups, m, up, h, routed));
     fwd->add(memory(name + ".act", (is_gated ? 3 : 2) * inner));
-    if (fp8) fwd->add(memory(name + ".fc2.cast_fp8", groups * m * f * 4.0));
+    if (q) fwd->add(quantize(name + ".fc2.quantize", groups, m * f));
+    if (q) fwd->add(weight_quantize(name + ".fc2.weight_quantize", groups, f * h));
     fwd->add(grouped(name + ".fc2", groups, m, h, f, routed));
-    if (fp8) bwd->add(memory(name + ".fc2.grad_cast_fp8", groups * m * h * 4.0));
+    if (q) bwd->add(quantize(name + ".fc2.grad_quantize", groups, m * h));
     bwd->add(grouped(name + ".fc2.dgrad", groups, m, f, h, routed));
     bwd->add(as_weight_grad(grouped(name + ".fc2.wgrad", groups, f, h, m, routed, false), groups * m, h, f));
     bwd->add(memory(name + ".act.bwd", (is_gated ? 5 : 3) * inner));
-    if (fp8) bwd->add(memory(name + ".fc1.grad_cast_fp8", groups * m * up * 4.0));
+    if (q) bwd->add(quantize(name + ".fc1.grad_quantize", groups, m * up));
     bwd->add(grouped(name + ".fc1.dgrad", groups, m, h, up, routed));
     bwd->add(as_weight_grad(grouped(name + ".fc1.wgrad", groups, h, up, m, routed, false), groups * m, up, h));
   }

@@ -10,6 +10,8 @@ using hardware::Precision;
 // Bytes of the BF16 tensor read by each pass of a quantization kernel.
 constexpr double kBf16 = 2.0;
 
+}  // namespace
+
 // One operand's quantization for the low-precision GEMMs that use it in both orientations (X
 // for fwd and wgrad, dY for dgrad and wgrad, W for fwd and dgrad). `o` = bytes written per
 // element per orientation, block scales included (hardware::gemm_operand_bytes).
@@ -42,8 +44,6 @@ QuantPass quant_pass(Precision p, Fp8Recipe r) {
   }
   return {};
 }
-
-}  // namespace
 
 bool auto_filter_keeps_bf16(Fp8Recipe r, double n, double k) {
   // torchao float8_linear_utils.py @36027d82 (_auto_filter_for_rowwise/_tensorwise), on the

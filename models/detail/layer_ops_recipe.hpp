@@ -12,6 +12,9 @@ struct QuantPass {
   int kernels = 0;               ///< separate launches
 };
 
+/// The quantization `r` does for one operand of a GEMM in precision `p` (low precision only).
+QuantPass quant_pass(hardware::Precision p, Fp8Recipe r);
+
 /// The precision the GEMMs run in: the training precision, BF16 for a linear the stack keeps in
 /// high precision, FP16/BF16 unchanged.
 struct LinearRecipe {
