@@ -72,12 +72,15 @@ struct Builder {
   }
   // A recipe's quantization of `elements` BF16 values, costed as the memory traffic of its
   // kernels at the size-dependent bandwidth (layer_ops_recipe.cpp).
+  // One quantizer call from Python; its further kernels come from C++ (loop_launches).
   KernelOp quantize(std::string name, double elements, const QuantPass& q) const {
     const double bytes = elements * q.bytes_per_element;
-    auto c = hardware::memory_cost(gpu, units::Bytes(bytes / q.kernels));
-    c.time *= q.kernels;
-    if (t.ideal.quantize) c.time = units::Seconds(q.kernels * gap_saving);
-    return make(std::move(name), OpKind::memory, 0, bytes, c, q.kernels);
+    auto c = hardware::memory_cost(gpu, units::Bytes(bytes / q.kernels));  // its bound and source
+    c.time = quant_time(gpu, q, 1, elements);
+    if (t.ideal.quantize) c.time = units::Seconds(q.launches() * gap_saving);
+    KernelOp op = make(std::move(name), OpKind::memory, 0, bytes, c, q.launches());
+    op.loop_launches = q.launches() - 1;
+    return op;
   }
   // Y[m,n] = X[m,k]·W[k,n]: forward GEMM, and backward dgrad (dX = dY·Wᵀ) + wgrad (dW = Xᵀ·dY),
   // for a module of out × in weights (whole, before TP). In low precision the recipe quantizes
@@ -92,7 +95,7 @@ struct Builder {
       if (r.weight.kernels) {
         KernelOp w = quantize(name + ".weight_quantize", k * n, r.weight);
         w.time_s /= micro_batches, w.bytes /= micro_batches;
-        w.kernels = 0;
+        w.kernels = 0, w.loop_launches = 0;
         fwd->add(std::move(w));
       }
       fwd->add(gemm(name, m, n, k, r.gemm));

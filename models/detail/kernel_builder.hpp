@@ -77,10 +77,11 @@ struct KernelBuilder {
     const QuantPass q = quant_pass(prec, recipe);
     const bool fused =
         prec == hardware::Precision::nvfp4 || (prec == hardware::Precision::fp8 && recipe == Fp8Recipe::delayed);
-    const int launches = int(fused ? q.kernels : groups * q.kernels);
+    const double splits = fused ? 1 : groups;
+    const int launches = int(splits * q.launches());
     const double bytes = groups * elements * q.bytes_per_element;
-    const double each = hardware::memory_cost(gpu, units::Bytes(bytes / launches)).time.si();
-    KernelOp op{std::move(name),         OpKind::memory, 0, bytes, ideal.quantize ? 0.0 : launches * each,
+    const double time_s = quant_time(gpu, q, splits, groups * elements / splits).si();
+    KernelOp op{std::move(name),         OpKind::memory, 0, bytes, ideal.quantize ? 0.0 : time_s,
                 hardware::Bound::memory, launches};
     op.loop_launches = launches - 1;  // one split_quantize call from Python, its kernels from C++
     return op;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "hardware/kernel_cost.hpp"
+
 namespace clustersim::models {
 namespace {
 
@@ -9,6 +11,8 @@ using hardware::Precision;
 
 // Bytes of the BF16 tensor read by each pass of a quantization kernel.
 constexpr double kBf16 = 2.0;
+// The one value a scalar kernel reads or writes (an FP32 amax or scale).
+constexpr double kFp32 = 4.0;
 
 }  // namespace
 
@@ -19,7 +23,12 @@ constexpr double kBf16 = 2.0;
 //     cast-transpose kernel reads the tensor once, writes both orientations and records the
 //     amax on the way (TE cast_transpose_fused): 2 + 2o, 1 kernel.
 //   tensorwise (TE Float8CurrentScaling, torchao tensorwise): the scale needs this tensor's
-//     amax first, a full read of its own, then the cast-transpose: 2 + 2 + 2o, 2 kernels.
+//     amax first, a full read of its own, then the cast-transpose: 2 + 2 + 2o, 2 kernels, and
+//     2 one-thread kernels between them: TE's Float8CurrentScalingQuantizer::quantize_impl
+//     (pytorch/csrc/quantizer.cpp, v2.8 and @d0067d0) zeroes the amax (zero_amax_kernel in
+//     common/recipe/current_scaling.cu) before the amax pass and turns it into the scale
+//     (nvte_compute_scale_from_amax) before the cast; torchao's amax_to_scale is a separate
+//     op too.
 //   rowwise (torchao): scales along K for one orientation (amax fused with the cast, a row
 //     fits an SM) and along M for the other, whose reduction runs across rows and so is a
 //     separate read before its cast: 2 + o + 2 + 2 + o, 3 kernels.
@@ -34,7 +43,8 @@ QuantPass quant_pass(Precision p, Fp8Recipe r) {
   if (p == Precision::mxfp8) return {kBf16 + 2 * o, 1};
   switch (r) {
     case Fp8Recipe::delayed: return {kBf16 + 2 * o, 1};
-    case Fp8Recipe::tensorwise: return {kBf16 + kBf16 + 2 * o, 2};
+    case Fp8Recipe::tensorwise:
+      return {kBf16 + kBf16 + 2 * o, 2, 2};
     case Fp8Recipe::rowwise: return {3 * kBf16 + 2 * o, 3};
     case Fp8Recipe::blockwise: {
       // One FP32 scale per 128 elements, per orientation (DeepSeek-V3 §3.3.2).
@@ -43,6 +53,14 @@ QuantPass quant_pass(Precision p, Fp8Recipe r) {
     }
   }
   return {};
+}
+
+units::Seconds quant_time(const hardware::GpuSpec& gpu, const QuantPass& q, double splits, double elements) {
+  if (q.kernels <= 0) return units::Seconds{};
+  const double per_kernel = elements * q.bytes_per_element / q.kernels;
+  const units::Seconds stream = hardware::memory_cost(gpu, units::Bytes(per_kernel)).time * double(q.kernels);
+  const units::Seconds scalar = hardware::memory_cost(gpu, units::Bytes(kFp32)).time * double(q.scalar_kernels);
+  return (stream + scalar) * splits;
 }
 
 bool auto_filter_keeps_bf16(Fp8Recipe r, double n, double k) {

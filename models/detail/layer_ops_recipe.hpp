@@ -3,17 +3,25 @@
 // quantization kernels each recipe adds around a low-precision GEMM (docs/recipes.md).
 #include "hardware/gpu_spec.hpp"
 #include "models/training_spec.hpp"
+#include "units/units.hpp"
 
 namespace clustersim::models {
 
 /// The quantization work one recipe does for one GEMM operand of `elements` BF16 values.
 struct QuantPass {
   double bytes_per_element = 0;  ///< HBM traffic of all its kernels, per element
-  int kernels = 0;               ///< separate launches
+  int kernels = 0;               ///< launches that stream the tensor
+  int scalar_kernels = 0;        ///< one-thread launches on its scale (TE current scaling)
+  int launches() const { return kernels + scalar_kernels; }
 };
 
 /// The quantization `r` does for one operand of a GEMM in precision `p` (low precision only).
 QuantPass quant_pass(hardware::Precision p, Fp8Recipe r);
+
+/// GPU time of `q` over `splits` tensors of `elements` BF16 values each, one quantizer call per
+/// tensor: each streaming kernel at its own size's bandwidth, each scalar kernel at the latency
+/// floor of a kernel that touches one FP32 value.
+units::Seconds quant_time(const hardware::GpuSpec& gpu, const QuantPass& q, double splits, double elements);
 
 /// The precision the GEMMs run in: the training precision, BF16 for a linear the stack keeps in
 /// high precision, FP16/BF16 unchanged.

@@ -131,6 +131,28 @@ TEST_CASE("low precision: casts costed per recipe, GEMMs in FP8, LM head and att
   CHECK(seconds_of(delayed.layer_fwd, "attention") == seconds_of(bf16.layer_fwd, "attention"));
 }
 
+TEST_CASE("TE current scaling launches zero-amax, amax, scale and cast from one quantizer call", "[models][recipes]") {
+  const std::string t = "seq_len: 8192, global_batch: 64, precision: fp8, fp8_recipe: ";
+  const auto delayed = costs(load("h100-sxm", t + "delayed"));
+  const auto current = costs(load("h100-sxm", t + "tensorwise"));
+  const models::KernelOp* op = nullptr;
+  for (const auto& o : current.layer_fwd.ops)
+    if (o.name.size() > 9 && o.name.compare(o.name.size() - 9, 9, ".quantize") == 0 && !op) op = &o;
+  REQUIRE(op != nullptr);
+  CHECK(op->kernels == 4);
+  CHECK(op->loop_launches == 3);  // the C++ side of Float8CurrentScalingQuantizer::quantize_impl
+  // Two one-thread kernels cost the latency floor each, on top of the two streaming passes.
+  const auto gpu = load("h100-sxm", t + "tensorwise").gpu;
+  const models::QuantPass q = models::quant_pass(hardware::Precision::fp8, models::Fp8Recipe::tensorwise);
+  const models::QuantPass streaming{q.bytes_per_element, q.kernels, 0};
+  const double elements = 1 << 20;
+  CHECK((models::quant_time(gpu, q, 1, elements) - models::quant_time(gpu, streaming, 1, elements)).si() ==
+        Approx(2 * (gpu.memory_latency + gpu.kernel_gap).si()));
+  // Delayed scaling: the scale is known before the cast, one fused kernel.
+  for (const auto& o : delayed.layer_fwd.ops)
+    if (o.name == op->name) CHECK(o.kernels == 1);
+}
+
 TEST_CASE("the auto-filter keeps a small model's linears in BF16", "[models][recipes]") {
   const std::string small = "{layers: 12, hidden: 768, heads: 12, ffn_hidden: 3072, vocab: 50304}";
   const auto on = costs(load("h100-sxm", "seq_len: 2048, global_batch: 8, precision: fp8, fp8_recipe: rowwise, fp8_auto_filter: true", small));
