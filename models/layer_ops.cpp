@@ -322,7 +322,12 @@ void mlp_parts(const BlockShapes& x, StepCosts* c) {
   bld.linear(&F[mlp], nullptr, nullptr, up_name, x.tokens, up_width, x.h, up_width * x.tp, x.h);
   const double inner = x.tokens * f_local * x.e;
   F[mlp].add(mlp_activation(bld, x.m.activation, inner, x.eager, false));
+  // training.activation_fp8_input_store: the saved SwiGLU input cast to FP8 and back (read 2 B,
+  // write 1 B per element each way; Megatron-Core fused_bias_swiglu.py).
+  const double fp8_store = bld.t.activation_fp8_input_store && is_gated ? x.tokens * up_width * (x.e + 1) : 0.0;
+  if (fp8_store > 0) F[mlp].add(bld.memory("mlp.swiglu_in.fp8_store", fp8_store));
   bld.linear(&F[mlp], &B[mlp], nullptr, "mlp_down", x.tokens, x.h, f_local, x.h, x.f);
+  if (fp8_store > 0) B[mlp].add(bld.memory("mlp.swiglu_in.fp8_load", fp8_store));
   B[mlp].add(mlp_activation(bld, x.m.activation, inner, x.eager, true));
   bld.linear(nullptr, &B[mlp], &B[mlp_up_wgrad], up_name, x.tokens, up_width, x.h, up_width * x.tp, x.h);
 }

@@ -25,7 +25,6 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
   const double tokens = s * b, h = m.hidden, d = m.head_dim();
   const double q = double(m.heads) / p.tp, kv = std::max(1.0, double(m.kv_heads) / p.tp);
   const double f = double(m.ffn_hidden) / p.tp;
-  const bool is_gated = gated(m.activation);
   // Norm inputs, GEMM inputs of the column-parallel layers and dropout masks are whole
   // [s, b, h] tensors on every TP rank, unless sequence parallelism shards them.
   const double sp = p.sequence_parallel ? p.tp : 1.0;
@@ -53,7 +52,7 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
   }
   bytes += act;                                  // norm2 input (residual)
   bytes += act_in;                               // MLP input
-  bytes += tokens * (is_gated ? 2 * f : f) * e;  // gate/up output
+  bytes += tokens * fc1_output_saved_bytes(m, t, f);  // gate/up output
   bytes += tokens * f * in;                      // activation output (down-proj input)
   if (m.dropout > 0) bytes += 2 * tokens * h / sp;  // two hidden dropout masks, 1 B each
   return bytes;
@@ -64,7 +63,7 @@ double block_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const P
 double dense_mlp_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p) {
   const double tokens = double(t.seq_len) / p.cp * t.micro_batch, e = hardware::storage_bytes(t.precision);
   const double sp = p.sequence_parallel ? p.tp : 1.0, f = double(m.ffn_hidden) / p.tp, in = t.saved_linear_input_bytes();
-  return tokens * m.hidden * (e + in) / sp + tokens * (gated(m.activation) ? 2 * f : f) * e + tokens * f * in;
+  return tokens * m.hidden * (e + in) / sp + tokens * fc1_output_saved_bytes(m, t, f) + tokens * f * in;
 }
 
 // An MoE / MLA model layer by layer: what its dense part holds (÷ tp) and what one block saves
@@ -108,7 +107,7 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
     // The dense MLP's gate/up and activation outputs go; the MLP input is the router's, kept in
     // BF16 (the router GEMM is not a low-precision linear; the shared experts' quantized copy is
     // in moe_memory).
-    r.activations -= tokens * ((gated(m.activation) ? 2 * f : f) * e + f * in);
+    r.activations -= tokens * (fc1_output_saved_bytes(m, t, f) + f * in);
     r.activations += tokens * m.hidden * (e - in) / sp;
     r.activations += mm.routed_activation_bytes;
   }

@@ -135,6 +135,12 @@ struct TrainingSpec {
   /// (Megatron-Core --cpu-offloading --cpu-offloading-num-layers N, Transformer Engine's
   /// cpu_offload context; activations only). 0: none.
   int activation_offload_layers = 0;
+  /// training.activation_fp8_input_store: a SwiGLU keeps its input (the gate and up halves of
+  /// fc1's output) for backward as FP8, cast back before its backward, instead of in the
+  /// activation dtype (DeepSeek-V3 report §3.3.2, "Low-Precision Storage": the MoE SwiGLU's inputs
+  /// in FP8, its output recomputed; Megatron-Core --activation-func-fp8-input-store,
+  /// fusions/fused_bias_swiglu.py). Dense MLPs, shared and routed experts alike.
+  bool activation_fp8_input_store = false;
   /// false: attention materializes the score matrix (attention_impl unfused or sdpa_math);
   /// the loader keeps it consistent with attention_impl.
   bool flash_attention = true;
@@ -231,6 +237,8 @@ struct TrainingSpec {
   } ideal;
 
   int micro_batches(const ParallelSpec& p) const { return global_batch / (micro_batch * p.dp); }
+  /// Bytes per element of a SwiGLU's saved input (activation_fp8_input_store above).
+  double swiglu_input_bytes() const { return activation_fp8_input_store ? 1.0 : hardware::storage_bytes(precision); }
   /// Bytes per element a linear layer saves of its input for the wgrad GEMM: the quantized
   /// operand (FP8 1 B, MXFP8 1 B + its E8M0 scale per 32) when training in low precision with
   /// Transformer Engine, else the activation's storage bytes.

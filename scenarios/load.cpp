@@ -619,6 +619,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
                  "recompute_modules",
                  "recompute_layers",
                  "activation_offload_layers",
+                 "activation_fp8_input_store",
                  "batch_ramp"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
@@ -645,6 +646,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
   read_recipe_keys(tr, sc.gpu, &t);
   read_moe_training(tr, &sc);
   read_activation_offload(tr, md, p, &t);
+  read_activation_fp8_input_store(tr, md, &t);
   t.fused_elementwise = tr.boolean("fused_elementwise", true);
   t.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", true);
   t.overlap_param_gather = tr.boolean("overlap_param_gather", t.overlap_grad_reduce);

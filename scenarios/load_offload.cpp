@@ -22,4 +22,12 @@ void read_activation_offload(const YamlReader& tr, const models::ModelSpec& m, c
     tr.fail(key, "cannot run with CUDA graphs (cuda_graphs / cuda_graph_scope): Megatron-Core forbids the pair");
 }
 
+void read_activation_fp8_input_store(const YamlReader& tr, const models::ModelSpec& m, models::TrainingSpec* t) {
+  const char* key = "activation_fp8_input_store";
+  t->activation_fp8_input_store = tr.boolean(key, false);
+  if (t->activation_fp8_input_store && m.activation != models::Activation::swiglu)
+    tr.fail(key, fmt::format("applies to SwiGLU MLPs only (model.activation here: {})",
+                             models::name_in(models::kActivationNames, m.activation)));
+}
+
 }  // namespace clustersim::scenarios

@@ -1,5 +1,6 @@
 #pragma once
-// training.activation_offload_layers (models::TrainingSpec::activation_offload_layers).
+// The training keys that shrink saved activations at a cost in time: activation_offload_layers
+// and activation_fp8_input_store (models::TrainingSpec).
 #include "models/model_spec.hpp"
 #include "models/training_spec.hpp"
 #include "scenarios/yaml_reader.hpp"
@@ -11,5 +12,10 @@ namespace clustersim::scenarios {
 /// layers − 1 blocks, pipeline parallelism off, no activation recompute, no CUDA graphs.
 void read_activation_offload(const YamlReader& tr, const models::ModelSpec& m, const models::ParallelSpec& p,
                              models::TrainingSpec* t);
+
+/// Reads training.activation_fp8_input_store (default false, Megatron-Core's). SwiGLU only, as
+/// Megatron-Core's TransformerConfig requires ("Storing activation input in FP8 is supported only
+/// for SwiGLU").
+void read_activation_fp8_input_store(const YamlReader& tr, const models::ModelSpec& m, models::TrainingSpec* t);
 
 }  // namespace clustersim::scenarios

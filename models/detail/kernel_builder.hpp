@@ -18,10 +18,17 @@ struct KernelBuilder {
   hardware::GroupedGemmKernel grouped_kernel = hardware::GroupedGemmKernel::cutlass;  ///< routed groups' library
   Fp8Recipe recipe = Fp8Recipe::delayed;  ///< how a low-precision GEMM's operands are quantized
   double micro_batches = 1;               ///< per step, over which once-a-step weight quantization is spread
+  bool swiglu_fp8_store = false;  ///< TrainingSpec::activation_fp8_input_store: gated MLPs cast their saved input
 
   /// The builder of a training job's own kernels: its precision, recipe and what-ifs.
   static KernelBuilder training(const hardware::GpuSpec& gpu, const TrainingSpec& t, const ParallelSpec& p) {
-    return {gpu, t.precision, t.ideal, t.moe_grouped_gemm, t.fp8_recipe, double(std::max(1, t.micro_batches(p)))};
+    return {gpu,
+            t.precision,
+            t.ideal,
+            t.moe_grouped_gemm,
+            t.fp8_recipe,
+            double(std::max(1, t.micro_batches(p))),
+            t.activation_fp8_input_store};
   }
 
   KernelOp gemm(std::string name, double m, double n, double k) const { return grouped(std::move(name), 1, m, n, k); }
@@ -119,12 +126,17 @@ struct KernelBuilder {
     if (q) fwd->add(weight_quantize(name + ".fc1.weight_quantize", groups, h * up));
     fwd->add(grouped(name + ".fc1", groups, m, up, h, routed));
     fwd->add(memory(name + ".act", (is_gated ? 3 : 2) * inner));
+    // The FP8 copy of the saved SwiGLU input: a cast after fc1 (read BF16, write FP8), one back
+    // before the activation's backward (Megatron-Core fused_bias_swiglu.py input.to(float8_e4m3fn)).
+    const double fp8_store = swiglu_fp8_store && is_gated ? groups * m * up * (e + 1) : 0.0;
+    if (fp8_store > 0) fwd->add(memory(name + ".swiglu_in.fp8_store", fp8_store));
     if (q) fwd->add(quantize(name + ".fc2.quantize", groups, m * f));
     if (q) fwd->add(weight_quantize(name + ".fc2.weight_quantize", groups, f * h));
     fwd->add(grouped(name + ".fc2", groups, m, h, f, routed));
     if (q) bwd->add(quantize(name + ".fc2.grad_quantize", groups, m * h));
     bwd->add(grouped(name + ".fc2.dgrad", groups, m, f, h, routed));
     bwd->add(as_weight_grad(grouped(name + ".fc2.wgrad", groups, f, h, m, routed, false), groups * m, h, f));
+    if (fp8_store > 0) bwd->add(memory(name + ".swiglu_in.fp8_load", fp8_store));
     bwd->add(memory(name + ".act.bwd", (is_gated ? 5 : 3) * inner));
     if (q) bwd->add(quantize(name + ".fc1.grad_quantize", groups, m * up));
     bwd->add(grouped(name + ".fc1.dgrad", groups, m, h, up, routed));

@@ -8,7 +8,10 @@ namespace clustersim::models {
 
 WgradKept::WgradKept(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu)
     : m_(m) {
-  const double e = hardware::storage_bytes(t.precision);
+  // In low precision the W pass reads the quantized copies: Transformer Engine's deferred wgrad
+  // (module/linear.py, delay_wgrad_compute) stores the quantized input and the columnwise-quantized
+  // grad_output (v2.5 to @d0067d0); torchao keeps BF16 (saved_linear_input_bytes).
+  const double e = t.saved_linear_input_bytes();
   const StepCosts c = step_costs(m, t, p, gpu);
   auto kept = [&](const PassCost& pass) { return weight_grad_kept_elements(pass) * e; };
   attention_ = kept(c.part_bwd[qkv]) + kept(c.part_bwd[qkv_wgrad]) + kept(c.part_bwd[attn_out]);

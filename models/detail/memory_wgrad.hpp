@@ -11,7 +11,8 @@
 namespace clustersim::models {
 
 /// Bytes layer `layer` (an MTP module's block: layers + j) keeps from its B pass to its W pass
-/// per micro-batch on one rank, in the training precision's storage bytes. With sequence
+/// per micro-batch on one rank, in the bytes the linears keep of their inputs (the quantized copy
+/// in FP8/MXFP8 with Transformer Engine: TrainingSpec::saved_linear_input_bytes). With sequence
 /// parallelism X of a column-parallel GEMM is the gathered sequence (the W pass reads it whole).
 class WgradKept {
  public:

@@ -40,17 +40,18 @@ MoeMemory moe_memory(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   // gradient comes from the saved fc1 output and the unpermute only sums: the experts' [tokens, h]
   // outputs are not kept.
   // fc1 and fc2 keep their inputs as quantized copies in FP8/MXFP8 (Transformer Engine; see
-  // TrainingSpec::saved_linear_input_bytes), the fc1 output stays BF16 for the activation's backward.
+  // TrainingSpec::saved_linear_input_bytes), the fc1 output stays BF16 for the activation's backward
+  // (FP8 under training.activation_fp8_input_store: fc1_output_saved_bytes).
   const double e = hardware::storage_bytes(t.precision), h = m.hidden, in = t.saved_linear_input_bytes();
-  const double width = double(m.moe.expert_ffn_hidden) / x.etp, up = gated(m.activation) ? 2.0 : 1.0;
+  const double width = double(m.moe.expert_ffn_hidden) / x.etp;
   double a = ops.tokens * m.moe.experts * 4.0;
   const double w = m.expert_width();  // latent MoE: the experts' input width
-  a += ops.routed_tokens * ((w + width) * in + up * width * e);
+  a += ops.routed_tokens * ((w + width) * in + fc1_output_saved_bytes(m, t, width));
   if (m.moe.latent_dim > 0) a += ops.tokens * w * e;  // the up projection's input (the down one reads the router's)
   if (m.moe.shared_experts > 0) {
     const double seq_tokens = double(t.micro_batch) * t.seq_len / p.cp;
     const double shared = double(m.moe.shared_experts) * m.moe.expert_ffn_hidden / p.tp;
-    a += seq_tokens * shared * (up * e + in);
+    a += seq_tokens * (fc1_output_saved_bytes(m, t, shared) + shared * in);
     if (in != e) a += ops.tokens * h * in;  // the shared fc1's quantized input (the router keeps the BF16 one)
   }
   r.routed_activation_bytes = a;

@@ -21,6 +21,13 @@ struct MoeMemory {
   double gathered_weight_bytes = 0, gathered_gradient_bytes = 0;
 };
 
+/// Bytes per token an MLP of width `f` (per rank) saves of its fc1 output for the activation's
+/// backward: gate and up when gated, in FP8 for a SwiGLU under activation_fp8_input_store.
+inline double fc1_output_saved_bytes(const ModelSpec& m, const TrainingSpec& t, double f) {
+  const double e = hardware::storage_bytes(t.precision);
+  return gated(m.activation) ? 2 * f * (m.activation == Activation::swiglu ? t.swiglu_input_bytes() : e) : f * e;
+}
+
 /// For `moe_layers` MoE layers on this rank (its pipeline stage's share): each layer keeps
 /// experts/ep routed experts, each 1/etp of its weights. Bytes per parameter as the dense
 /// accounting (models/memory.hpp): weights 2 (4 in fp32/tf32), gradients 4 with fp32 reduction

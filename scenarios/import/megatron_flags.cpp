@@ -18,6 +18,7 @@ const std::set<std::string>& megatron_boolean_flags() {
       "apply-layernorm-1p", "no-async-tensor-model-parallel-allreduce", "log-throughput", "log-timers-to-tensorboard",
       "use-checkpoint-args", "no-position-embedding", "moe-router-enable-expert-bias", "moe-router-pre-softmax",
       "manual-gc", "no-create-attention-mask-in-dataloader", "cpu-offloading", "defer-embedding-wgrad-compute",
+      "activation-func-fp8-input-store",
       "overlap-moe-expert-parallel-comm", "moe-permute-fusion", "cross-entropy-loss-fusion", "no-rope-fusion",
       "check-for-nan-in-loss-and-grad", "distributed-optimizer", "standalone", "no-python", "tensorboard-log-interval",
       "moe-router-force-load-balancing"};
@@ -52,6 +53,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "fp4-format", "train-iters", "train-samples", "use-flash-attn", "attention-backend", "transformer-impl",
       "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph", "external-cuda-graph",
       "cuda-graph-impl", "cuda-graph-scope", "cpu-offloading", "cpu-offloading-num-layers",
+      "activation-func-fp8-input-store",
       // cluster (torchrun)
       "nnodes", "nproc-per-node"};
   return flags;

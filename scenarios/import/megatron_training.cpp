@@ -81,6 +81,22 @@ void import_offload(Imported& out, const FlagMap& f) {
   else out.warn("--cpu-offloading without --cpu-offloading-num-layers: Megatron's default of 0 layers offloads none");
 }
 
+// --activation-func-fp8-input-store: SwiGLU inputs saved in FP8 (fused_bias_swiglu.py). Under
+// --recompute-modules moe_act Megatron-Core's checkpoint (CheckpointWithoutOutput) keeps the
+// experts' BF16 fc1 output as its argument, so the flag saves nothing there: not imported then.
+void import_fp8_input_store(Imported& out, const FlagMap& f) {
+  if (!f.has("activation-func-fp8-input-store")) return;
+  const std::string modules = f.text("recompute-modules").value_or("");
+  if (f.text("recompute-granularity").value_or("") == "selective" && modules.find("moe_act") != std::string::npos) {
+    out.warn(
+        "--activation-func-fp8-input-store with --recompute-modules moe_act: Megatron-Core's moe_act checkpoint "
+        "keeps the BF16 expert activations as its input, so not imported (training.activation_fp8_input_store "
+        "stays false)");
+    return;
+  }
+  out.set("training.activation_fp8_input_store", "true", f.origin("activation-func-fp8-input-store"));
+}
+
 void import_kernels(Imported& out, const FlagMap& f) {
   const std::string backend = f.text("attention-backend").value_or("auto");
   if (f.has("use-flash-attn") && !f.has("attention-backend")) {
@@ -173,6 +189,7 @@ void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
   import_precision(out, f);
   import_recompute(out, f, layers);
   import_offload(out, f);
+  import_fp8_input_store(out, f);
   out.set("training.overlap_grad_reduce", f.has("overlap-grad-reduce") ? "true" : "false",
           f.has("overlap-grad-reduce") ? "--overlap-grad-reduce" : "Megatron default: off");
   out.set("training.overlap_param_gather", f.has("overlap-param-gather") ? "true" : "false",

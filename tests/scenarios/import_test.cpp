@@ -567,4 +567,16 @@ TEST_CASE("megatron: --cpu-offloading with --cpu-offloading-num-layers is activa
   CHECK(im::import_megatron(kLlama8bArgs + "--cpu-offloading-num-layers 8", opts(8))
             .find("training.activation_offload_layers") == nullptr);
 }
+
+TEST_CASE("megatron: --activation-func-fp8-input-store, unless moe_act recompute keeps the BF16 input", "[import]") {
+  const im::Imported on = im::import_megatron(kLlama8bArgs + "--swiglu --activation-func-fp8-input-store", opts(8));
+  CHECK(value(on, "training.activation_fp8_input_store") == "true");
+  CHECK(!warned(on, "activation-func-fp8-input-store"));
+  const im::Imported act = im::import_megatron(kLlama8bArgs +
+                                                   "--swiglu --num-experts 8 --activation-func-fp8-input-store "
+                                                   "--recompute-granularity selective --recompute-modules moe_act",
+                                               opts(8));
+  CHECK(act.find("training.activation_fp8_input_store") == nullptr);
+  CHECK(warned(act, "moe_act"));
+}
 }}  // namespace CLUSTERSIM_TEST_ID
