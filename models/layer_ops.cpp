@@ -351,7 +351,7 @@ void block_totals(const ParallelSpec& p, const TrainingSpec& t, StepCosts* c) {
 }
 
 // Embedding lookup (+ learned positions) after the batch upload; the head: final norm, logits
-// GEMM over the vocabulary shard, fp32 cross-entropy over the logits.
+// GEMM over the vocabulary shard, cross-entropy over the logits (training.cross_entropy).
 void embedding_and_head(const BlockShapes& x, const GpuSpec& gpu, double host_bps, StepCosts* c) {
   const Builder& bld = x.bld;
   c->embed_fwd.add(batch_upload(x.t, host_bps));
@@ -365,8 +365,16 @@ void embedding_and_head(const BlockShapes& x, const GpuSpec& gpu, double host_bp
   const TrainingSpec head_t = high_precision(x.t);
   const Builder head_bld{gpu, head_t, bld.micro_batches};
   head_bld.linear(&c->head_fwd, &c->head_bwd, nullptr, "lm_head", x.tokens, x.v / x.tp, x.h, x.v, x.h);
-  c->head_fwd.add(bld.memory("cross_entropy", logits * (x.e + 4 + 4)));
-  c->head_bwd.add(bld.memory("cross_entropy.bwd", logits * (4 + x.e)));
+  if (x.t.cross_entropy == CrossEntropy::fused) {
+    // Forward: two passes over the logits (the row max, then the sum of exponentials and the
+    // loss: apex/flash-attn xentropy; TE's online softmax reads once and writes the gradient in
+    // place); backward reads them and writes the gradient.
+    c->head_fwd.add(bld.memory("cross_entropy", logits * 2 * x.e));
+    c->head_bwd.add(bld.memory("cross_entropy.bwd", logits * 2 * x.e));
+  } else {
+    c->head_fwd.add(bld.memory("cross_entropy", logits * (x.e + 4 + 4)));
+    c->head_bwd.add(bld.memory("cross_entropy.bwd", logits * (4 + x.e)));
+  }
   c->head_bwd.add(x.norm("final_norm.bwd", 3 * x.sp_act));
   for (auto* pass : {&c->embed_fwd, &c->embed_bwd, &c->head_fwd, &c->head_bwd}) {
     KernelOp wait = host_wait(gpu, *pass, 0, 0, x.t);

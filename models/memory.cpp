@@ -14,6 +14,13 @@ namespace clustersim::models {
 
 namespace {
 
+// Bytes per logit at the loss: the logits in the activation dtype, plus the FP32 copy the
+// softmax runs on unless the cross-entropy is fused (TrainingSpec::cross_entropy; a fused
+// kernel's per-row log-sum-exp is left out).
+double logit_bytes(const TrainingSpec& t) {
+  return hardware::storage_bytes(t.precision) + (t.cross_entropy == CrossEntropy::fp32 ? 4.0 : 0.0);
+}
+
 // A recompute module in effect: listed, and recompute still selective (a what-if that turns
 // recompute off keeps the list).
 bool reruns(const TrainingSpec& t, RecomputeModule m) { return t.recompute == Recompute::selective && t.recomputes(m); }
@@ -317,7 +324,7 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
       e.gradients_bytes += in.per_moe_layer.gathered_gradient_bytes;
     }
     if (x.first || x.last) e.activations_bytes += in.layer_input;  // embedding output / final norm input
-    if (x.last) e.logits_bytes = in.tokens * in.v / in.tp * (hardware::storage_bytes(t.precision) + 4.0);
+    if (x.last) e.logits_bytes = in.tokens * in.v / in.tp * logit_bytes(t);
     e.reserved_bytes = gpu.runtime_reserved.si();
     e.total_bytes = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.activations_bytes +
                     e.logits_bytes + e.reserved_bytes;

@@ -19,6 +19,15 @@ enum class PipelineSchedule { one_f_one_b, gpipe, interleaved, zb_h1, dualpipev,
 inline constexpr NameTable<Recompute, 3> kRecomputeNames{
     {{Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}}};
 inline constexpr NameTable<FlopsFormula, 2> kFlopsFormulaNames{{{FlopsFormula::megatron, "megatron"}, {FlopsFormula::palm, "palm"}}};
+/// training.cross_entropy: how the loss reads the logits. fp32: an FP32 copy for the softmax
+/// (PyTorch F.cross_entropy on logits.float(), torchtitan's loss; Megatron-Core's
+/// VocabParallelCrossEntropy, fused "native" impl included: calculate_logits_max calls .float()).
+/// fused: one kernel on the logits in their own dtype, keeping them and a per-row log-sum-exp
+/// (flash-attn's xentropy, llm-foundry's MPT loss_fn 'fused_crossentropy'; Transformer Engine's
+/// parallel_cross_entropy, Megatron --cross-entropy-fusion-impl te).
+enum class CrossEntropy { fp32, fused };
+inline constexpr NameTable<CrossEntropy, 2> kCrossEntropyNames{
+    {{CrossEntropy::fp32, "fp32"}, {CrossEntropy::fused, "fused"}}};
 /// parallelism.schedule and --schedules.
 inline constexpr NameTable<PipelineSchedule, 6> kPipelineScheduleNames{{{PipelineSchedule::one_f_one_b, "1f1b"},
                                                                         {PipelineSchedule::gpipe, "gpipe"},
@@ -223,6 +232,7 @@ struct TrainingSpec {
     bool enabled() const { return from > 0 && tokens > 0; }
   } batch_ramp;
   FlopsFormula flops_formula = FlopsFormula::megatron;
+  CrossEntropy cross_entropy = CrossEntropy::fp32;  ///< training.cross_entropy (kCrossEntropyNames above)
   /// What-if switches for the explainer (scenarios/explain.cpp), never read from YAML: a
   /// communication class set here costs nothing, so its share of the step can be measured.
   struct FreeComm {

@@ -158,6 +158,23 @@ void add_offload(const Report& r, std::vector<Assumption>* out) {
                               t.activation_offload_layers, c2c ? "NVLink-C2C share" : "PCIe x16 link")});
 }
 
+// The loss kernel, always stated: its FP32 copy of the logits is a large transient on the last
+// stage at big vocabularies.
+void add_loss(const Report& r, std::vector<Assumption>* out) {
+  const bool fp32 = r.scenario.training.cross_entropy == models::CrossEntropy::fp32;
+  const double s =
+      seconds_per_step(r, [](const models::KernelOp& op) { return op.name.rfind("cross_entropy", 0) == 0; });
+  out->push_back(
+      {"training.cross_entropy", fp32 ? "fp32" : "fused",
+       fmt::format("{}; the loss kernels are {}",
+                   fp32 ? "the loss on an FP32 copy of the logits (torchtitan; Megatron-Core unfused or with its "
+                          "native fusion), 4 B more per logit at the loss; fused (flash-attn's xentropy in "
+                          "llm-foundry, Megatron --cross-entropy-fusion-impl te) reads the BF16 logits only"
+                        : "one kernel on the logits in their own dtype (flash-attn's xentropy, Transformer "
+                          "Engine's parallel_cross_entropy), no FP32 copy",
+                   share(r, s))});
+}
+
 std::vector<Assumption> assumptions(const Report& r) {
   const auto& t = r.scenario.training;
   const auto& gpu = r.scenario.gpu;
@@ -172,6 +189,7 @@ std::vector<Assumption> assumptions(const Report& r) {
                        : "BF16 Adam moments and no fp32 master (NeMo AutoModel's default: the model is built in "
                          "torch.bfloat16), 4 B per parameter instead of 12; gradients kept in BF16"});
   add_offload(r, &out);
+  add_loss(r, &out);
   if (t.assumed.attention_impl) {
     const double s = seconds_per_step(r, [](const models::KernelOp& op) { return op.kind == models::OpKind::attention; });
     out.push_back({"training.attention_impl", hardware::name(t.attention_impl),

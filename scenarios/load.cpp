@@ -602,6 +602,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
                  "grad_bucket_params",
                  "tokens",
                  "flops_formula",
+                 "cross_entropy",
                  "attention_impl",
                  "fp8_attention",
                  "fp8_recipe",
@@ -657,6 +658,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
   t.grad_bucket_params = tr.number("grad_bucket_params", 0, 0, 1e13);
   t.tokens = tr.number("tokens", 0, 0, 1e17);
   t.flops_formula = tr.enum_choice("flops_formula", models::kFlopsFormulaNames, models::FlopsFormula::megatron);
+  t.cross_entropy = tr.enum_choice("cross_entropy", models::kCrossEntropyNames, models::CrossEntropy::fp32);
   if (tr.has("batch_ramp")) read_batch_ramp(tr, p, &t);
   if (t.global_batch % (long(t.micro_batch) * p.dp) != 0)
     tr.fail("global_batch", fmt::format("global_batch ({}) must be a multiple of micro_batch × dp ({} × {} = {})",

@@ -69,6 +69,7 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
   else if (c.key == "fp8_saved_inputs") out->fp8_saved_inputs = one_of(c, where, {"quantized", "bf16"});
   else if (c.key == "grad_reduce_dtype") out->grad_reduce_dtype = one_of(c, where, {"fp32", "bf16"});
   else if (c.key == "optimizer_dtype") out->optimizer_dtype = one_of(c, where, {"fp32", "bf16"});
+  else if (c.key == "cross_entropy") out->cross_entropy = one_of(c, where, {"fp32", "fused"});
   else if (c.key == "moe_dispatcher") out->moe_dispatcher = one_of(c, where, {"alltoall", "allgather", "deepep"});
   else if (c.key == "moe_load_imbalance") {
     char* end = nullptr;
@@ -81,8 +82,10 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
   } else {
     throw scenarios::ScenarioError(fmt::format(
         "{}: unknown key '{}': allowed: flash_attention, attention_impl, recompute, selective_recompute, zero_stage, "
-        "sequence_parallel_with_tp, tp_comm_overlap, fp8_recipe, fp8_saved_inputs, grad_reduce_dtype, optimizer_dtype, moe_dispatcher, "
-        "moe_load_imbalance, placement", where, c.key));
+        "sequence_parallel_with_tp, tp_comm_overlap, fp8_recipe, fp8_saved_inputs, grad_reduce_dtype, optimizer_dtype, "
+        "cross_entropy, "
+        "moe_dispatcher, moe_load_imbalance, placement",
+        where, c.key));
   }
 }
 

@@ -24,6 +24,7 @@ struct FamilyConventions {
   std::string fp8_saved_inputs;            ///< what a low-precision linear keeps for wgrad; "" = the loader's default
   std::string grad_reduce_dtype;           ///< the gradient buffer's type (fp32 | bf16); "" = the loader's default
   std::string optimizer_dtype;             ///< master weights and Adam moments (fp32 | bf16); "" = the loader's default
+  std::string cross_entropy;               ///< the loss kernel (fp32 | fused); "" = the loader's default
   // MoE rows (published_moe.csv) where the row leaves them blank:
   std::string moe_dispatcher = "alltoall";  ///< alltoall | allgather | deepep
   std::string moe_load_imbalance = "auto";  ///< auto | a number >= 1 (1: force-balanced routing)

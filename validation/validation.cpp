@@ -348,6 +348,10 @@ RowScenario row_scenario(const Row& published) {
       assume(fmt::format("attention kernel {} (the stack's default)", conv.attention_impl));
     }
   }
+  if (!conv.cross_entropy.empty()) {
+    y.set("training.cross_entropy", conv.cross_entropy);
+    assume(fmt::format("cross-entropy {} (the stack's loss kernel)", conv.cross_entropy));
+  }
   if (eager) y.set("training.fused_elementwise", false);
   if (!moe && recompute == "selective" && conv.selective_recompute == "fewest_blocks_that_fit")
     recompute_fewest_blocks(id, &out);

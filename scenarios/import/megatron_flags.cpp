@@ -53,7 +53,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "fp4-format", "train-iters", "train-samples", "use-flash-attn", "attention-backend", "transformer-impl",
       "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph", "external-cuda-graph",
       "cuda-graph-impl", "cuda-graph-scope", "cpu-offloading", "cpu-offloading-num-layers",
-      "activation-func-fp8-input-store",
+      "activation-func-fp8-input-store", "cross-entropy-loss-fusion", "cross-entropy-fusion-impl",
       // cluster (torchrun)
       "nnodes", "nproc-per-node"};
   return flags;
@@ -79,7 +79,7 @@ bool megatron_flag_is_irrelevant(const std::string& name) {
       "no-gradient-accumulation-fusion", "attention-softmax-in-fp32", "no-load-optim", "no-load-rng", "finetune",
       "use-checkpoint-args", "manual-gc", "manual-gc-interval", "no-create-attention-mask-in-dataloader",
       "check-for-nan-in-loss-and-grad", "standalone", "no-python", "max-restarts", "qk-layernorm",
-      "apply-layernorm-1p", "cross-entropy-loss-fusion", "moe-permute-fusion", "no-rope-fusion", "optimizer",
+      "apply-layernorm-1p", "moe-permute-fusion", "no-rope-fusion", "optimizer",
       "use-rope-scaling", "untie-embeddings", "override-opt-param-scheduler", "use-cpu-initialization",
       "empty-unused-memory-level", "micro-batch-size-per-gpu", "no-async-tensor-model-parallel-allreduce",
       "no-check-for-nan-in-loss-and-grad", "calculate-per-token-loss", "no-mmap-bin-files", "auto-detect-ckpt-format",

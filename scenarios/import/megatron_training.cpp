@@ -97,6 +97,19 @@ void import_fp8_input_store(Imported& out, const FlagMap& f) {
   out.set("training.activation_fp8_input_store", "true", f.origin("activation-func-fp8-input-store"));
 }
 
+// --cross-entropy-loss-fusion with --cross-entropy-fusion-impl te: Transformer Engine's
+// parallel_cross_entropy on the BF16 logits; the default impl (native) and the unfused loss run
+// VocabParallelCrossEntropy, which upcasts the logits to FP32 (calculate_logits_max).
+void import_cross_entropy(Imported& out, const FlagMap& f) {
+  const std::string impl = f.text("cross-entropy-fusion-impl").value_or("native");
+  if (f.has("cross-entropy-loss-fusion") && impl == "te")
+    out.set("training.cross_entropy", "fused", "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te");
+  else
+    out.set("training.cross_entropy", "fp32",
+            f.has("cross-entropy-loss-fusion") ? "--cross-entropy-loss-fusion (impl native: FP32 logits)"
+                                               : "Megatron default: unfused loss on FP32 logits");
+}
+
 void import_kernels(Imported& out, const FlagMap& f) {
   const std::string backend = f.text("attention-backend").value_or("auto");
   if (f.has("use-flash-attn") && !f.has("attention-backend")) {
@@ -190,6 +203,7 @@ void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
   import_recompute(out, f, layers);
   import_offload(out, f);
   import_fp8_input_store(out, f);
+  import_cross_entropy(out, f);
   out.set("training.overlap_grad_reduce", f.has("overlap-grad-reduce") ? "true" : "false",
           f.has("overlap-grad-reduce") ? "--overlap-grad-reduce" : "Megatron default: off");
   out.set("training.overlap_param_gather", f.has("overlap-param-gather") ? "true" : "false",

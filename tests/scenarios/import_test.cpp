@@ -579,4 +579,14 @@ TEST_CASE("megatron: --activation-func-fp8-input-store, unless moe_act recompute
   CHECK(act.find("training.activation_fp8_input_store") == nullptr);
   CHECK(warned(act, "moe_act"));
 }
+
+TEST_CASE("megatron: --cross-entropy-loss-fusion is a fused loss only with Transformer Engine's impl", "[import]") {
+  CHECK(value(im::import_megatron(kLlama8bArgs, opts(8)), "training.cross_entropy") == "fp32");
+  CHECK(value(im::import_megatron(kLlama8bArgs + "--cross-entropy-loss-fusion", opts(8)), "training.cross_entropy") ==
+        "fp32");
+  const im::Imported te =
+      im::import_megatron(kLlama8bArgs + "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te", opts(8));
+  CHECK(value(te, "training.cross_entropy") == "fused");
+  CHECK(!warned(te, "cross-entropy"));
+}
 }}  // namespace CLUSTERSIM_TEST_ID
