@@ -92,12 +92,8 @@ struct Builder {
     const LinearRecipe r = linear_recipe(t, module_out, module_in);
     if (fwd) {
       if (r.activation.kernels) fwd->add(quantize(name + ".quantize", m * k, r.activation));
-      if (r.weight.kernels) {
-        KernelOp w = quantize(name + ".weight_quantize", k * n, r.weight);
-        w.time_s /= micro_batches, w.bytes /= micro_batches;
-        w.kernels = 0, w.loop_launches = 0;
-        fwd->add(std::move(w));
-      }
+      if (r.weight.kernels)
+        fwd->add(once_per_step(quantize(name + ".weight_quantize", k * n, r.weight), micro_batches));
       fwd->add(gemm(name, m, n, k, r.gemm));
     }
     if (dgrad) {
@@ -322,9 +318,8 @@ void mlp_parts(const BlockShapes& x, StepCosts* c) {
   bld.linear(&F[mlp], nullptr, nullptr, up_name, x.tokens, up_width, x.h, up_width * x.tp, x.h);
   const double inner = x.tokens * f_local * x.e;
   F[mlp].add(mlp_activation(bld, x.m.activation, inner, x.eager, false));
-  // training.activation_fp8_input_store: the saved SwiGLU input cast to FP8 and back (read 2 B,
-  // write 1 B per element each way; Megatron-Core fused_bias_swiglu.py).
-  const double fp8_store = bld.t.activation_fp8_input_store && is_gated ? x.tokens * up_width * (x.e + 1) : 0.0;
+  const double fp8_store =
+      is_gated ? swiglu_store_cast_bytes(bld.t.activation_fp8_input_store, bld.t.precision, x.tokens * up_width) : 0.0;
   if (fp8_store > 0) F[mlp].add(bld.memory("mlp.swiglu_in.fp8_store", fp8_store));
   bld.linear(&F[mlp], &B[mlp], nullptr, "mlp_down", x.tokens, x.h, f_local, x.h, x.f);
   if (fp8_store > 0) B[mlp].add(bld.memory("mlp.swiglu_in.fp8_load", fp8_store));

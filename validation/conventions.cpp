@@ -83,8 +83,7 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
     throw scenarios::ScenarioError(fmt::format(
         "{}: unknown key '{}': allowed: flash_attention, attention_impl, recompute, selective_recompute, zero_stage, "
         "sequence_parallel_with_tp, tp_comm_overlap, fp8_recipe, fp8_saved_inputs, grad_reduce_dtype, optimizer_dtype, "
-        "cross_entropy, "
-        "moe_dispatcher, moe_load_imbalance, placement",
+        "cross_entropy, moe_dispatcher, moe_load_imbalance, placement",
         where, c.key));
   }
 }

@@ -96,10 +96,7 @@ struct KernelBuilder {
   // The weights' quantization, once per optimizer step (TE's is_first_microbatch cache): its
   // share of one micro-batch, with no launch of its own in the micro-batch's host timeline.
   KernelOp weight_quantize(std::string name, double groups, double elements) const {
-    KernelOp w = quantize(std::move(name), groups, elements);
-    w.time_s /= micro_batches, w.bytes /= micro_batches;
-    w.kernels = 0, w.loop_launches = 0;
-    return w;
+    return once_per_step(quantize(std::move(name), groups, elements), micro_batches);
   }
   bool quantizes() const { return hardware::is_low_precision(prec); }
   // Y[m,n] = X[m,k]·W[k,n]: forward, and backward dgrad + wgrad; in low precision the recipe's
@@ -126,9 +123,8 @@ struct KernelBuilder {
     if (q) fwd->add(weight_quantize(name + ".fc1.weight_quantize", groups, h * up));
     fwd->add(grouped(name + ".fc1", groups, m, up, h, routed));
     fwd->add(memory(name + ".act", (is_gated ? 3 : 2) * inner));
-    // The FP8 copy of the saved SwiGLU input: a cast after fc1 (read BF16, write FP8), one back
-    // before the activation's backward (Megatron-Core fused_bias_swiglu.py input.to(float8_e4m3fn)).
-    const double fp8_store = swiglu_fp8_store && is_gated ? groups * m * up * (e + 1) : 0.0;
+    // The FP8 copy of the saved SwiGLU input: a cast after fc1, one back before its backward.
+    const double fp8_store = is_gated ? swiglu_store_cast_bytes(swiglu_fp8_store, prec, groups * m * up) : 0.0;
     if (fp8_store > 0) fwd->add(memory(name + ".swiglu_in.fp8_store", fp8_store));
     if (q) fwd->add(quantize(name + ".fc2.quantize", groups, m * f));
     if (q) fwd->add(weight_quantize(name + ".fc2.weight_quantize", groups, f * h));

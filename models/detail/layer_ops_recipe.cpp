@@ -63,6 +63,16 @@ units::Seconds quant_time(const hardware::GpuSpec& gpu, const QuantPass& q, doub
   return (stream + scalar) * splits;
 }
 
+KernelOp once_per_step(KernelOp op, double micro_batches) {
+  op.time_s /= micro_batches, op.bytes /= micro_batches;
+  op.kernels = 0, op.loop_launches = 0;
+  return op;
+}
+
+double swiglu_store_cast_bytes(bool fp8_store, Precision p, double elements) {
+  return fp8_store ? elements * (hardware::storage_bytes(p) + 1.0) : 0.0;
+}
+
 bool auto_filter_keeps_bf16(Fp8Recipe r, double n, double k) {
   // torchao float8_linear_utils.py @36027d82 (_auto_filter_for_rowwise/_tensorwise), on the
   // nn.Linear weight (N = out_features, K = in_features), thresholds from H100 benchmarks:

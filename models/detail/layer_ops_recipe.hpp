@@ -2,6 +2,7 @@
 // Low-precision training recipes: which linears run in low precision, and the memory-bound
 // quantization kernels each recipe adds around a low-precision GEMM (docs/recipes.md).
 #include "hardware/gpu_spec.hpp"
+#include "models/layer_ops.hpp"
 #include "models/training_spec.hpp"
 #include "units/units.hpp"
 
@@ -22,6 +23,17 @@ QuantPass quant_pass(hardware::Precision p, Fp8Recipe r);
 /// tensor: each streaming kernel at its own size's bandwidth, each scalar kernel at the latency
 /// floor of a kernel that touches one FP32 value.
 units::Seconds quant_time(const hardware::GpuSpec& gpu, const QuantPass& q, double splits, double elements);
+
+/// A weight quantization made once per optimizer step (TE's is_first_microbatch cache, torchao's
+/// weight cache) as one micro-batch's share: time and bytes over `micro_batches`, and no launch
+/// of its own in the micro-batch's host timeline.
+KernelOp once_per_step(KernelOp op, double micro_batches);
+
+/// Bytes one cast of a SwiGLU's saved input moves under training.activation_fp8_input_store:
+/// `elements` read in the activation dtype of precision `p` and written in FP8 (or back, before
+/// the activation's backward; Megatron-Core fused_bias_swiglu.py input.to(float8_e4m3fn)); 0
+/// when `fp8_store` is off.
+double swiglu_store_cast_bytes(bool fp8_store, hardware::Precision p, double elements);
 
 /// The precision the GEMMs run in: the training precision, BF16 for a linear the stack keeps in
 /// high precision, FP16/BF16 unchanged.

@@ -22,10 +22,10 @@ struct MoeMemory {
 };
 
 /// Bytes per token an MLP of width `f` (per rank) saves of its fc1 output for the activation's
-/// backward: gate and up when gated, in FP8 for a SwiGLU under activation_fp8_input_store.
+/// backward: gate and up when gated, in FP8 under activation_fp8_input_store (which the loader
+/// allows with SwiGLU only).
 inline double fc1_output_saved_bytes(const ModelSpec& m, const TrainingSpec& t, double f) {
-  const double e = hardware::storage_bytes(t.precision);
-  return gated(m.activation) ? 2 * f * (m.activation == Activation::swiglu ? t.swiglu_input_bytes() : e) : f * e;
+  return gated(m.activation) ? 2 * f * t.swiglu_input_bytes() : f * hardware::storage_bytes(t.precision);
 }
 
 /// For `moe_layers` MoE layers on this rank (its pipeline stage's share): each layer keeps

@@ -7,6 +7,7 @@
 
 #include "models/layer_ops.hpp"
 #include "models/moe_ops.hpp"
+#include "support/kernel_ops.hpp"
 #include "support/scenario_fixture.hpp"
 
 namespace { namespace CLUSTERSIM_TEST_ID {
@@ -32,13 +33,6 @@ std::string qwen30b(const std::string& training = "") {
 double activations(const std::string& yaml, bool fp8_store) {
   return testing::run_text(yaml, {std::string("training.activation_fp8_input_store=") + (fp8_store ? "true" : "false")})
       .memory.activations_bytes;
-}
-
-double bytes_of(const models::PassCost& pass, const std::string& name) {
-  double b = 0;
-  for (const models::KernelOp& op : pass.ops)
-    if (op.name == name) b += op.bytes;
-  return b;
 }
 
 }  // namespace
@@ -71,17 +65,19 @@ TEST_CASE("activation_fp8_input_store: a cast to FP8 after fc1 and one back befo
   const scenarios::Scenario off = scenarios::load_scenario_string(llama8b(), "<t>");
   const models::StepCosts c = models::step_costs(on.model, on.training, on.parallel, on.gpu);
   const double cast = 4096.0 * 2 * 14336 * (2 + 1);  // read BF16, write FP8 (and back)
-  CHECK(bytes_of(c.layer_fwd, "mlp.swiglu_in.fp8_store") == Approx(cast));
-  CHECK(bytes_of(c.layer_bwd, "mlp.swiglu_in.fp8_load") == Approx(cast));
+  CHECK(testing::bytes_named(c.layer_fwd, "mlp.swiglu_in.fp8_store") == Approx(cast));
+  CHECK(testing::bytes_named(c.layer_bwd, "mlp.swiglu_in.fp8_load") == Approx(cast));
   const models::StepCosts c0 = models::step_costs(off.model, off.training, off.parallel, off.gpu);
-  CHECK(bytes_of(c0.layer_fwd, "mlp.swiglu_in.fp8_store") == 0);
+  CHECK(testing::bytes_named(c0.layer_fwd, "mlp.swiglu_in.fp8_store") == 0);
   CHECK(c.layer_fwd.time_s > c0.layer_fwd.time_s);
   // The experts' grouped MLP: per rank 4096 x 8 routed copies of 2 x 768.
   const scenarios::Scenario moe = scenarios::load_scenario_string(qwen30b("  activation_fp8_input_store: true\n"), "<t>");
   const models::MoeLayerOps o = models::moe_layer_ops(moe.model, moe.training, moe.parallel,
                                                       models::expert_parallel(moe.parallel), moe.gpu, 1.0);
-  CHECK(bytes_of(o.experts_fwd, "experts.swiglu_in.fp8_store") == Approx(4096.0 * 8 * 2 * 768 * 3).epsilon(1e-6));
-  CHECK(bytes_of(o.experts_bwd, "experts.swiglu_in.fp8_load") == Approx(4096.0 * 8 * 2 * 768 * 3).epsilon(1e-6));
+  CHECK(testing::bytes_named(o.experts_fwd, "experts.swiglu_in.fp8_store") ==
+        Approx(4096.0 * 8 * 2 * 768 * 3).epsilon(1e-6));
+  CHECK(testing::bytes_named(o.experts_bwd, "experts.swiglu_in.fp8_load") ==
+        Approx(4096.0 * 8 * 2 * 768 * 3).epsilon(1e-6));
 }
 
 TEST_CASE("a split backward keeps the W pass's X and dY as the linears keep them: FP8 copies in FP8",

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/layer_ops.hpp"
+#include "support/kernel_ops.hpp"
 #include "support/scenario_fixture.hpp"
 
 namespace { namespace CLUSTERSIM_TEST_ID {
@@ -18,13 +19,6 @@ namespace {
 std::string llama8b(const std::string& loss) {
   return testing::scenario_text("llama3-8b", "h100-sxm", 8, 4096, 8, "  pp: 1\n",
                                 "  micro_batch: 1\n" + (loss.empty() ? "" : "  cross_entropy: " + loss + "\n"));
-}
-
-double bytes_of(const models::PassCost& pass, const std::string& name) {
-  double b = 0;
-  for (const models::KernelOp& op : pass.ops)
-    if (op.name == name) b += op.bytes;
-  return b;
 }
 
 }  // namespace
@@ -43,8 +37,9 @@ TEST_CASE("cross_entropy: the FP32 copy is 4 B more per logit at the loss, and t
   CHECK(fused.memory.logits_bytes == Approx(logits * 2));
   const auto sc = scenarios::load_scenario_string(llama8b("fused"), "<t>");
   const models::StepCosts c = models::step_costs(sc.model, sc.training, sc.parallel, sc.gpu);
-  CHECK(bytes_of(c.head_fwd, "cross_entropy") == Approx(logits * 2 * 2));  // two passes over BF16 logits
-  CHECK(bytes_of(c.head_bwd, "cross_entropy.bwd") == Approx(logits * 2 * 2));  // read them, write the gradient
+  CHECK(testing::bytes_named(c.head_fwd, "cross_entropy") == Approx(logits * 2 * 2));  // two passes over BF16 logits
+  CHECK(testing::bytes_named(c.head_bwd, "cross_entropy.bwd") ==
+        Approx(logits * 2 * 2));  // read them, write the gradient
   CHECK(fused.step_time_s < fp32.step_time_s);
 }
 
