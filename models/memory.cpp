@@ -160,6 +160,34 @@ double saved_per_block(const TrainingSpec& t, double full, double selective, dou
 
 namespace {
 
+// What one block of each kind saves, by the training it runs (layer_memory).
+struct BlockInputs {
+  MoeMemory per_moe_layer;
+  double mla_saved = 0;    // what one MLA attention saves for backward
+  MixerSaved mixer_saved;  // what one Mamba-2 / linear-attention mixer saves for backward
+};
+
+BlockInputs block_inputs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                         const hardware::GpuSpec& gpu) {
+  BlockInputs b;
+  if (m.mamba.enabled()) b.mixer_saved.mamba = mamba_mixer_ops(m, t, p, gpu).saved_bytes;
+  if (m.linear_attention.enabled()) b.mixer_saved.linear = linear_attention_ops(m, t, p, gpu).saved_bytes;
+  if (m.is_moe()) {
+    const MoeLayerOps ops = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
+    b.per_moe_layer = moe_memory(m, t, p, expert_parallel(p), 1, ops);
+    const double width = double(m.moe.expert_ffn_hidden) / p.etp, e = hardware::storage_bytes(t.precision);
+    if (reruns(t, RecomputeModule::moe))  // the whole MoE MLP is rerun: only its input stays
+      b.per_moe_layer.routed_activation_bytes = ops.tokens * m.hidden * e;
+    else if (reruns(t, RecomputeModule::moe_act))  // the experts' activation output (fc2 input) is rerun
+      b.per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * t.saved_linear_input_bytes();
+  }
+  if (m.mla.enabled()) {  // the op list is costed GEMM by GEMM: once per plan, not per layer
+    const MlaOps mla = mla_attention_ops(m, t, p, gpu);
+    b.mla_saved = reruns(t, RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
+  }
+  return b;
+}
+
 // What every stage's estimate shares: byte widths, sharding and the per-block figures.
 struct StageInputs {
   double h = 0, v = 0, tp = 0, block = 0, embedding = 0, head = 0;
@@ -169,12 +197,19 @@ struct StageInputs {
   std::vector<int> vlayers;
   int vstages = 0, mbs = 0;
   double full = 0, tokens = 0, layer_input = 0;
-  MoeMemory per_moe_layer;
   std::optional<WgradKept> wgrad_kept;
   ParamCount params;
-  double mla_saved = 0;  // what one MLA attention saves for backward (layer_memory)
-  MixerSaved mixer_saved;  // what one Mamba-2 / linear-attention mixer saves for backward
+  BlockInputs blocks;  // the training precision's blocks
+  // training.bf16_layers: the BF16 blocks' training (TrainingSpec::bf16_block) and figures.
+  std::optional<std::pair<TrainingSpec, BlockInputs>> bf16;
 };
+
+// Stage s's training and per-block figures for block `layer` (training.bf16_layers).
+std::pair<const TrainingSpec*, const BlockInputs*> block_of(const ModelSpec& m, const TrainingSpec& t,
+                                                            const StageInputs& in, int layer) {
+  if (in.bf16 && t.layer_in_bf16(layer, m.layers)) return {&in.bf16->first, &in.bf16->second};
+  return {&t, &in.blocks};
+}
 
 StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                          const hardware::GpuSpec& gpu) {
@@ -212,21 +247,12 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   in.layer_input = in.tokens * h * hardware::storage_bytes(t.precision) / sp;
   // MoE / MLA models: layer by layer, the routed experts apart (sharded by EP, ETP and ZeRO over
   // the expert-data-parallel group).
-  in.by_layer = m.is_moe() || m.mla.enabled() || m.hybrid();
-  if (m.mamba.enabled()) in.mixer_saved.mamba = mamba_mixer_ops(m, t, p, gpu).saved_bytes;
-  if (m.linear_attention.enabled()) in.mixer_saved.linear = linear_attention_ops(m, t, p, gpu).saved_bytes;
-  if (m.is_moe()) {
-    const MoeLayerOps ops = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
-    in.per_moe_layer = moe_memory(m, t, p, expert_parallel(p), 1, ops);
-    const double width = double(m.moe.expert_ffn_hidden) / p.etp, e = hardware::storage_bytes(t.precision);
-    if (reruns(t, RecomputeModule::moe))  // the whole MoE MLP is rerun: only its input stays
-      in.per_moe_layer.routed_activation_bytes = ops.tokens * h * e;
-    else if (reruns(t, RecomputeModule::moe_act))  // the experts' activation output (fc2 input) is rerun
-      in.per_moe_layer.routed_activation_bytes -= ops.routed_tokens * width * t.saved_linear_input_bytes();
-  }
-  if (m.mla.enabled()) {  // the op list is costed GEMM by GEMM: once per plan, not per layer
-    const MlaOps mla = mla_attention_ops(m, t, p, gpu);
-    in.mla_saved = reruns(t, RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
+  // (BF16 blocks among low-precision ones, training.bf16_layers: layer by layer too.)
+  in.by_layer = m.is_moe() || m.mla.enabled() || m.hybrid() || t.has_bf16_blocks();
+  in.blocks = block_inputs(m, t, p, gpu);
+  if (t.has_bf16_blocks()) {
+    const TrainingSpec b = t.bf16_block();
+    in.bf16.emplace(b, block_inputs(m, b, p, gpu));
   }
   if (p.splits_backward()) in.wgrad_kept.emplace(m, t, p, gpu);
   return in;
@@ -251,10 +277,13 @@ StageSums stage_sums(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
     const int n = vlayers[std::size_t(vs)] + (in.by_layer && vs == in.vstages - 1 ? m.mtp_layers : 0);
     for (int l = 0; in.by_layer && l < n; ++l, ++x.counted) {
       const int i = l < vlayers[std::size_t(vs)] ? layer + l : m.layers + (l - vlayers[std::size_t(vs)]);
-      const LayerMemory lm = layer_memory(m, t, p, in.params, in.mla_saved, in.mixer_saved, i, true, in.per_moe_layer);
+      const auto [lt, bi] = block_of(m, t, in, i);
+      const LayerMemory lm =
+          layer_memory(m, *lt, p, in.params, bi->mla_saved, bi->mixer_saved, i, true, bi->per_moe_layer);
       x.params += lm.dense_params, x.block_sum += lm.dense_params, x.act_full += lm.activations;
       x.moe_layers += m.moe_layer(i) ? 1 : 0;
-      x.act_selective += layer_memory(m, t, p, in.params, in.mla_saved, in.mixer_saved, i, false, in.per_moe_layer).activations;
+      x.act_selective +=
+          layer_memory(m, *lt, p, in.params, bi->mla_saved, bi->mixer_saved, i, false, bi->per_moe_layer).activations;
       x.act_partial += t.recomputes_block(l) ? in.layer_input : lm.activations;
     }
     x.blocks += vlayers[std::size_t(vs)], x.rerun += t.recomputed_blocks(vlayers[std::size_t(vs)]);
@@ -316,12 +345,12 @@ std::vector<MemoryEstimate> estimate_memory_per_stage(const ModelSpec& m, const 
     e.optimizer_bytes = x.params * in.ob / (in.zero >= 1 ? in.shard : 1.0);
     e.activations_bytes = stage_activations(m, t, p, in, x, s, &e);
     if (x.moe_layers > 0) {
-      e.weights_bytes += x.moe_layers * in.per_moe_layer.expert_weights_bytes;
-      e.gradients_bytes += x.moe_layers * in.per_moe_layer.expert_gradients_bytes;
-      e.optimizer_bytes += x.moe_layers * in.per_moe_layer.expert_optimizer_bytes;
-      e.activations_bytes += in.per_moe_layer.dispatch_buffer_bytes;  // one layer's buffers at a time
-      e.weights_bytes += in.per_moe_layer.gathered_weight_bytes;  // the two layers gathered at a time
-      e.gradients_bytes += in.per_moe_layer.gathered_gradient_bytes;
+      e.weights_bytes += x.moe_layers * in.blocks.per_moe_layer.expert_weights_bytes;
+      e.gradients_bytes += x.moe_layers * in.blocks.per_moe_layer.expert_gradients_bytes;
+      e.optimizer_bytes += x.moe_layers * in.blocks.per_moe_layer.expert_optimizer_bytes;
+      e.activations_bytes += in.blocks.per_moe_layer.dispatch_buffer_bytes;  // one layer's buffers at a time
+      e.weights_bytes += in.blocks.per_moe_layer.gathered_weight_bytes;      // the two layers gathered at a time
+      e.gradients_bytes += in.blocks.per_moe_layer.gathered_gradient_bytes;
     }
     if (x.first || x.last) e.activations_bytes += in.layer_input;  // embedding output / final norm input
     if (x.last) e.logits_bytes = in.tokens * in.v / in.tp * logit_bytes(t);

@@ -97,7 +97,8 @@ bool schedule_bounded(const ParallelSpec& p, const std::vector<int>& vlayers) {
 }  // namespace
 
 double step_kernel_floor_s(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c) {
-  if (m.hybrid()) return 0;
+  // Blocks of two precisions (training.bf16_layers): `c` prices only one of them.
+  if (m.hybrid() || t.has_bf16_blocks()) return 0;
   // training.recompute_layers: not every block reruns its forward; the floor counts none of them.
   const bool partial = t.recompute == Recompute::full && t.recompute_layers >= 0;
   const double per_layer = c.layer_fwd.time_s + c.layer_bwd.time_s + (partial ? 0.0 : c.layer_recompute.time_s);
@@ -112,7 +113,8 @@ double step_kernel_floor_s(const ModelSpec& m, const TrainingSpec& t, const Para
 std::optional<double> step_pipeline_bound_s(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                                             const hardware::GpuSpec& gpu, const StepCosts& c) {
   const auto vlayers = virtual_stage_layers(m.layers, p);
-  if (m.is_moe() || m.hybrid() || m.mtp_layers > 0 || !schedule_bounded(p, vlayers)) return std::nullopt;
+  if (m.is_moe() || m.hybrid() || m.mtp_layers > 0 || t.has_bf16_blocks() || !schedule_bounded(p, vlayers))
+    return std::nullopt;
   // With a split backward (zb-h1) B is every backward kernel but the wgrad GEMMs, W those.
   const bool split = p.splits_backward();
   const double layer_b = split ? input_grad_s(c.layer_bwd) : c.layer_bwd.time_s;

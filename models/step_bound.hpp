@@ -18,7 +18,7 @@ namespace clustersim::models {
 /// on the least loaded pipeline stage, plus the pipeline fill the last stage waits for (pp − 1
 /// chunk forwards). The simulation only adds to it (embedding, head, the rest of the bubble,
 /// exposed communication, contention). 0 (no bound) for a hybrid stack, whose layers cost less
-/// than the dense block counted per layer.
+/// than the dense block counted per layer, and with training.bf16_layers (blocks of two precisions).
 double step_kernel_floor_s(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c);
 
 /// The busiest pipeline stage's critical path with every pass at its kernel time alone. Stage s
@@ -28,7 +28,7 @@ double step_kernel_floor_s(const ModelSpec& m, const TrainingSpec& t, const Para
 /// stage 0, whose optimizer (optimizer_update_s over its parameters) runs last. zb-h1 (one chunk
 /// per stage) takes the same path with B and W apart (weight_passes_after_last_backward). None
 /// where those assumptions are not checked: MoE and hybrid stacks and MTP modules (whose blocks
-/// are not StepCosts' dense block), split schedules other than zb-h1.
+/// are not StepCosts' dense block), BF16 blocks (training.bf16_layers), split schedules other than zb-h1.
 std::optional<double> step_pipeline_bound_s(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                                             const hardware::GpuSpec& gpu, const StepCosts& c);
 

@@ -83,9 +83,8 @@ struct BlockProgram {
   std::vector<int> block_kind;      ///< by layer; empty: every layer is blocks[0]
   UnitProgram embedding, head;
   double selective_recompute_s = 0;  ///< per block, before its backward (Recompute::selective)
-  const UnitProgram& block(int layer) const {
-    return blocks[block_kind.empty() ? 0 : static_cast<std::size_t>(block_kind[static_cast<std::size_t>(layer)])];
-  }
+  int block_kind_of(int layer) const { return block_kind.empty() ? 0 : block_kind[static_cast<std::size_t>(layer)]; }
+  const UnitProgram& block(int layer) const { return blocks[static_cast<std::size_t>(block_kind_of(layer))]; }
 };
 
 /// The TP collectives of one block: the SP all-gather before a column-parallel GEMM, and after

@@ -379,11 +379,26 @@ BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   return prog;
 }
 
+// training.bf16_layers: the first and last blocks run the program of the same stack in BF16,
+// built from their own costs (models::TrainingSpec::bf16_block), as extra block kinds.
+void keep_blocks_bf16(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
+                      const topologies::Network& net, BlockProgram* prog) {
+  if (!t.has_bf16_blocks()) return;
+  const TrainingSpec b = t.bf16_block();
+  const BlockProgram bf16 = layered_program(m, b, p, gpu, step_costs(m, b, p, gpu), net);
+  if (prog->block_kind.empty()) prog->block_kind.assign(static_cast<std::size_t>(m.layers), 0);
+  const int offset = int(prog->blocks.size());
+  prog->blocks.insert(prog->blocks.end(), bf16.blocks.begin(), bf16.blocks.end());
+  for (int l = 0; l < m.layers; ++l)
+    if (t.layer_in_bf16(l, m.layers)) prog->block_kind[static_cast<std::size_t>(l)] = offset + bf16.block_kind_of(l);
+}
+
 }  // namespace
 
 BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                            const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net) {
   BlockProgram prog = layered_program(m, t, p, gpu, c, net);
+  keep_blocks_bf16(m, t, p, gpu, net, &prog);
   offload_activations(m, t, p, gpu, net, &prog);
   return prog;
 }

@@ -150,6 +150,20 @@ struct TrainingSpec {
   /// in FP8, its output recomputed; Megatron-Core --activation-func-fp8-input-store,
   /// fusions/fused_bias_swiglu.py). Dense MLPs, shared and routed experts alike.
   bool activation_fp8_input_store = false;
+  /// training.bf16_layers: with a low `precision`, the first `first` and the last `last` blocks of
+  /// the main stack run every linear in BF16 (Megatron-Core --first-last-layers-bf16
+  /// --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16: fp8_utils.py
+  /// is_first_last_bf16_layer leaves those blocks outside Transformer Engine's FP8/FP4 autocast).
+  /// MTP modules are not counted. 0 and 0: every block in `precision` (Megatron's default).
+  struct Bf16Layers {
+    int first = 0, last = 0;
+    bool any() const { return first + last > 0; }
+  } bf16_layers;
+  /// Whether block `layer` of a stack of `layers` runs in BF16 under bf16_layers.
+  bool layer_in_bf16(int layer, int layers) const {
+    return hardware::is_low_precision(precision) && layer < layers &&
+           (layer < bf16_layers.first || layer >= layers - bf16_layers.last);
+  }
   /// false: attention materializes the score matrix (attention_impl unfused or sdpa_math);
   /// the loader keeps it consistent with attention_impl.
   bool flash_attention = true;
@@ -256,6 +270,16 @@ struct TrainingSpec {
     return hardware::is_low_precision(precision) && fp8_saves_quantized_inputs ? hardware::gemm_operand_bytes(precision)
                                                                                 : hardware::storage_bytes(precision);
   }
+  /// This training as its BF16 blocks run it (bf16_layers): the same keys with the linears and
+  /// attention in BF16.
+  TrainingSpec bf16_block() const {
+    TrainingSpec b = *this;
+    b.precision = hardware::Precision::bf16;
+    b.fp8_attention = false;
+    b.bf16_layers = {};
+    return b;
+  }
+  bool has_bf16_blocks() const { return hardware::is_low_precision(precision) && bf16_layers.any(); }
 };
 
 inline const char* name(PipelineSchedule s) { return name_in(kPipelineScheduleNames, s).data(); }

@@ -19,6 +19,15 @@
 namespace clustersim::reporters {
 namespace {
 
+// training.bf16_layers as the plan line states it: " (first 1 and last 14 blocks in BF16)".
+std::string bf16_layers_text(const models::TrainingSpec& t) {
+  if (!t.has_bf16_blocks()) return "";
+  const auto& b = t.bf16_layers;
+  if (b.first > 0 && b.last > 0) return fmt::format(" (first {} and last {} blocks in BF16)", b.first, b.last);
+  return fmt::format(" ({} {} block{} in BF16)", b.first > 0 ? "first" : "last", b.first + b.last,
+                     b.first + b.last == 1 ? "" : "s");
+}
+
 using studies::json_quote;
 
 
@@ -108,9 +117,11 @@ std::string format_text(const scenarios::Report& r) {
                    sc.network.topology.description, topologies::kAlgorithmChoiceNames[static_cast<std::size_t>(sc.network.algorithm)]);
   if (!sc.network.differs_from_default.empty())
     o += fmt::format("  warning    the GPU and the network disagree: {}\n", sc.network.differs_from_default);
-  o += fmt::format("  plan       tp {} x pp {} x cp {} x dp {}, ZeRO-{}; seq {}, global batch {} ({} tokens), micro-batch {} x {} per step; {}, recompute {}\n",
-                   p.tp, p.pp, p.cp, p.dp, p.zero_stage, t.seq_len, t.global_batch, si(r.tokens_per_step, ""),
-                   t.micro_batch, r.step.micro_batches, hardware::name(t.precision), models::name(t.recompute));
+  o += fmt::format(
+      "  plan       tp {} x pp {} x cp {} x dp {}, ZeRO-{}; seq {}, global batch {} ({} tokens), micro-batch {} x {} "
+      "per step; {}{}, recompute {}\n",
+      p.tp, p.pp, p.cp, p.dp, p.zero_stage, t.seq_len, t.global_batch, si(r.tokens_per_step, ""), t.micro_batch,
+      r.step.micro_batches, hardware::name(t.precision), bf16_layers_text(t), models::name(t.recompute));
   if (p.tp > 1 || p.pp > 1)
     o += fmt::format("             sequence parallel {}, TP comm overlap {}; pipeline {}{}\n",
                      p.sequence_parallel ? "on" : "off", p.tp_comm_overlap ? "on" : "off", models::name(p.schedule),

@@ -8,6 +8,7 @@
 #include "models/layer_ops_host.hpp"
 #include "models/layer_passes.hpp"
 #include "models/moe_ops.hpp"
+#include "scenarios/load_recipe.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -175,6 +176,42 @@ void add_loss(const Report& r, std::vector<Assumption>* out) {
                    share(r, s))});
 }
 
+// The low-precision recipe's defaults: scaling recipe, auto-filter, FP8 attention, BF16 blocks.
+void add_low_precision(const Report& r, std::vector<Assumption>* out) {
+  const auto& t = r.scenario.training;
+  if (!hardware::is_low_precision(t.precision)) return;
+  const double q = seconds_per_step(r, [](const models::KernelOp& op) {
+    return ends_with(op.name, "quantize") || ends_with(op.name, "quantize_fp8");
+  });
+  if (t.precision == hardware::Precision::fp8 && t.assumed.fp8_recipe)
+    out->push_back({"training.fp8_recipe", models::name(t.fp8_recipe),
+                    fmt::format("Megatron-LM's default --fp8-recipe (Transformer Engine DelayedScaling); "
+                                "quantization kernels are {}",
+                                share(r, q))});
+  if (t.assumed.fp8_auto_filter)
+    out->push_back(
+        {"training.fp8_auto_filter", "false",
+         "every block linear in low precision, as Megatron/TE do (torchao's auto-filter would keep small ones "
+         "in BF16); the LM head stays BF16"});
+  if (!t.fp8_attention)
+    out->push_back({"training.fp8_attention", "false", "attention in BF16, as TE and torchao recipes default"});
+  if (!t.bf16_layers.any())
+    out->push_back({"training.bf16_layers", "none",
+                    fmt::format("every block's linears in {} (Megatron-Core's default: --first-last-layers-bf16 off); "
+                                "NVIDIA's NVFP4 recipes keep the last blocks in BF16 (Megatron-Bridge: Nemotron 3 "
+                                "Super the last 14, GPT-OSS 20B the last 4)",
+                                upper_name(t.precision))});
+}
+
+// The SwiGLU input's storage (memory only), for SwiGLU models.
+void add_swiglu_store(const Report& r, std::vector<Assumption>* out) {
+  if (r.scenario.model.activation != models::Activation::swiglu || r.scenario.training.activation_fp8_input_store)
+    return;
+  out->push_back({"training.activation_fp8_input_store", "false",
+                  "SwiGLU inputs saved for backward in the activation dtype (Megatron-Core's default); true keeps "
+                  "them in FP8, as DeepSeek-V3 trained (less memory, a cast each way)"});
+}
+
 std::vector<Assumption> assumptions(const Report& r) {
   const auto& t = r.scenario.training;
   const auto& gpu = r.scenario.gpu;
@@ -196,22 +233,8 @@ std::vector<Assumption> assumptions(const Report& r) {
                    fmt::format("the {} profile's default (what current stacks run there); attention kernels are {}",
                                gpu.name, share(r, s))});
   }
-  const bool low = hardware::is_low_precision(t.precision);
-  if (low) {
-    const double q = seconds_per_step(r, [](const models::KernelOp& op) {
-      return ends_with(op.name, "quantize") || ends_with(op.name, "quantize_fp8");
-    });
-    if (t.precision == hardware::Precision::fp8 && t.assumed.fp8_recipe)
-      out.push_back({"training.fp8_recipe", models::name(t.fp8_recipe),
-                     fmt::format("Megatron-LM's default --fp8-recipe (Transformer Engine DelayedScaling); "
-                                 "quantization kernels are {}", share(r, q))});
-    if (t.assumed.fp8_auto_filter)
-      out.push_back({"training.fp8_auto_filter", "false",
-                     "every block linear in low precision, as Megatron/TE do (torchao's auto-filter would keep small ones "
-                     "in BF16); the LM head stays BF16"});
-    if (!t.fp8_attention)
-      out.push_back({"training.fp8_attention", "false", "attention in BF16, as TE and torchao recipes default"});
-  }
+  add_low_precision(r, &out);
+  add_swiglu_store(r, &out);
   if (t.assumed.cuda_graphs) {
     const double gaps = kernels_per_step(r) * models::kernel_gap_s(gpu, t);
     out.push_back({"training.cuda_graphs", t.cuda_graphs ? "true" : "false",

@@ -621,6 +621,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
                  "recompute_layers",
                  "activation_offload_layers",
                  "activation_fp8_input_store",
+                 "bf16_layers",
                  "batch_ramp"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
@@ -645,6 +646,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
                                               t.recompute_layers, most, p.vpp > 1 ? "'s model chunk" : "", most));
   }
   read_recipe_keys(tr, sc.gpu, &t);
+  read_bf16_layers(tr, md, p, &t);
   read_moe_training(tr, &sc);
   read_activation_offload(tr, md, p, &t);
   read_activation_fp8_input_store(tr, md, &t);

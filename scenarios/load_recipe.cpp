@@ -125,4 +125,22 @@ void read_recipe_keys(const YamlReader& tr, const hardware::GpuSpec& gpu, models
   }
 }
 
+void read_bf16_layers(const YamlReader& tr, const models::ModelSpec& m, const models::ParallelSpec& p,
+                      models::TrainingSpec* t) {
+  if (!tr.has("bf16_layers")) return;
+  if (!hardware::is_low_precision(t->precision))
+    tr.fail("bf16_layers", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {}): it keeps blocks "
+                                       "out of the low precision",
+                                       hardware::name(t->precision)));
+  if (t->precision == Precision::fp8 && t->fp8_recipe == models::Fp8Recipe::delayed)
+    tr.fail("bf16_layers",
+            "does not run with fp8_recipe: delayed (Megatron-Core: \"Delayed scaling does not support "
+            "first / last layer in BF16\"); allowed with tensorwise, blockwise, rowwise, mxfp8, nvfp4");
+  const YamlReader r = tr.child("bf16_layers");
+  r.allow_only({"first", "last"});
+  const int most = m.layers / p.pp;  // Megatron's bound: the layers of one pipeline stage
+  t->bf16_layers.first = r.integer("first", 0, 0, most);
+  t->bf16_layers.last = r.integer("last", 0, 0, most);
+}
+
 }  // namespace clustersim::scenarios

@@ -19,6 +19,7 @@ const std::set<std::string>& megatron_boolean_flags() {
       "use-checkpoint-args", "no-position-embedding", "moe-router-enable-expert-bias", "moe-router-pre-softmax",
       "manual-gc", "no-create-attention-mask-in-dataloader", "cpu-offloading", "defer-embedding-wgrad-compute",
       "activation-func-fp8-input-store",
+      "first-last-layers-bf16",
       "overlap-moe-expert-parallel-comm", "moe-permute-fusion", "cross-entropy-loss-fusion", "no-rope-fusion",
       "check-for-nan-in-loss-and-grad", "distributed-optimizer", "standalone", "no-python", "tensorboard-log-interval",
       "moe-router-force-load-balancing"};
@@ -54,6 +55,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph", "external-cuda-graph",
       "cuda-graph-impl", "cuda-graph-scope", "cpu-offloading", "cpu-offloading-num-layers",
       "activation-func-fp8-input-store", "cross-entropy-loss-fusion", "cross-entropy-fusion-impl",
+      "first-last-layers-bf16", "num-layers-at-start-in-bf16", "num-layers-at-end-in-bf16",
       // cluster (torchrun)
       "nnodes", "nproc-per-node"};
   return flags;

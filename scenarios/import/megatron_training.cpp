@@ -97,6 +97,22 @@ void import_fp8_input_store(Imported& out, const FlagMap& f) {
   out.set("training.activation_fp8_input_store", "true", f.origin("activation-func-fp8-input-store"));
 }
 
+// --first-last-layers-bf16: the first --num-layers-at-start-in-bf16 and the last
+// --num-layers-at-end-in-bf16 blocks (Megatron-Core's defaults 1 and 1, TransformerConfig) stay
+// outside the FP8/FP4 autocast. Without --fp8-format / --fp4-format the flag changes nothing.
+void import_bf16_layers(Imported& out, const FlagMap& f) {
+  if (!f.has("first-last-layers-bf16")) return;
+  if (!f.has("fp8-format") && !f.has("fp4-format")) {
+    out.warn("--first-last-layers-bf16 without --fp8-format or --fp4-format: every block is BF16 already");
+    return;
+  }
+  const long long first = f.integer("num-layers-at-start-in-bf16").value_or(1);
+  const long long last = f.integer("num-layers-at-end-in-bf16").value_or(1);
+  out.set("training.bf16_layers", format("{{first: {}, last: {}}}", first, last),
+          "--first-last-layers-bf16 --num-layers-at-start-in-bf16 " + std::to_string(first) +
+              " --num-layers-at-end-in-bf16 " + std::to_string(last));
+}
+
 // --cross-entropy-loss-fusion with --cross-entropy-fusion-impl te: Transformer Engine's
 // parallel_cross_entropy on the BF16 logits; the default impl (native) and the unfused loss run
 // VocabParallelCrossEntropy, which upcasts the logits to FP32 (calculate_logits_max).
@@ -203,6 +219,7 @@ void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
   import_recompute(out, f, layers);
   import_offload(out, f);
   import_fp8_input_store(out, f);
+  import_bf16_layers(out, f);
   import_cross_entropy(out, f);
   out.set("training.overlap_grad_reduce", f.has("overlap-grad-reduce") ? "true" : "false",
           f.has("overlap-grad-reduce") ? "--overlap-grad-reduce" : "Megatron default: off");

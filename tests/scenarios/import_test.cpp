@@ -589,4 +589,17 @@ TEST_CASE("megatron: --cross-entropy-loss-fusion is a fused loss only with Trans
   CHECK(value(te, "training.cross_entropy") == "fused");
   CHECK(!warned(te, "cross-entropy"));
 }
+TEST_CASE("megatron: --first-last-layers-bf16 keeps Megatron's 1 and 1 blocks unless the counts are given",
+          "[import]") {
+  const std::string fp8 = kLlama8bArgs + "--fp8-format hybrid --fp8-recipe tensorwise --first-last-layers-bf16 ";
+  CHECK(value(im::import_megatron(fp8, opts(8)), "training.bf16_layers") == "{first: 1, last: 1}");
+  CHECK(value(im::import_megatron(fp8 + "--num-layers-at-start-in-bf16 0 --num-layers-at-end-in-bf16 14", opts(8)),
+              "training.bf16_layers") == "{first: 0, last: 14}");
+  // The counts alone do nothing without the switch, and the switch nothing without FP8/FP4.
+  CHECK(im::import_megatron(kLlama8bArgs + "--fp8-format hybrid --num-layers-at-end-in-bf16 4", opts(8))
+            .find("training.bf16_layers") == nullptr);
+  const im::Imported bf16 = im::import_megatron(kLlama8bArgs + "--first-last-layers-bf16", opts(8));
+  CHECK(bf16.find("training.bf16_layers") == nullptr);
+  CHECK(warned(bf16, "first-last-layers-bf16"));
+}
 }}  // namespace CLUSTERSIM_TEST_ID
