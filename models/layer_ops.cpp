@@ -273,9 +273,12 @@ void attention_parts(const BlockShapes& x, StepCosts* c) {
   auto& F = c->part_fwd;
   auto& B = c->part_bwd;
   const Builder& bld = x.bld;
+  // The projections in their own precision when the recipe sets one (module_precision).
+  const TrainingSpec lt = x.t.for_module(QuantModule::attention_linears);
+  const Builder linears{bld.gpu, x.t.overrides(QuantModule::attention_linears) ? lt : x.t, bld.micro_batches};
   residual_and_norm(x, c, norm_attn, "residual2", "norm1");
   const double qkv_width = (x.q_local + 2 * x.kv_local) * x.d;
-  bld.linear(&F[qkv], &B[qkv], &B[qkv_wgrad], "qkv", x.tokens, qkv_width, x.h, qkv_width * x.tp, x.h);
+  linears.linear(&F[qkv], &B[qkv], &B[qkv_wgrad], "qkv", x.tokens, qkv_width, x.h, qkv_width * x.tp, x.h);
   if (x.m.position == Position::rope) {
     const double qk = x.tokens * (x.q_local + x.kv_local) * x.d * x.e;
     F[qkv].add(x.eager ? bld.unfused("rotary", 2 * qk, 5.0, 6) : bld.memory("rotary", 2 * qk));
@@ -302,7 +305,8 @@ void attention_parts(const BlockShapes& x, StepCosts* c) {
       for (auto& op : pc->ops) op.name = "ring_" + op.name;
     c->kv_chunk_bytes = x.tokens * 2 * x.kv_local * x.d * x.e;
   }
-  bld.linear(&F[attn_out], &B[attn_out], nullptr, "attn_out", x.tokens, x.h, x.q_local * x.d, x.h, x.q_local * x.d * x.tp);
+  linears.linear(&F[attn_out], &B[attn_out], nullptr, "attn_out", x.tokens, x.h, x.q_local * x.d, x.h,
+                 x.q_local * x.d * x.tp);
 }
 
 // Residual add and pre-MLP norm, then up (gate+up when gated), activation, down.

@@ -55,7 +55,9 @@ MambaOps mamba1_mixer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
   o.core_fwd.add(scan_kernel(k, "mamba.selective_scan", flop, 3 * T * D * e + 2 * T * N * e + T * D * e + states));
   o.core_bwd.add(scan_kernel(k, "mamba.selective_scan.bwd", kScanBackwardWork * flop,
                              4 * T * D * e + 2 * T * N * e + states + 3 * T * D * e + 2 * T * N * 4.0));
-  k.linear(&o.out_fwd, &o.out_bwd, "mamba.out_proj", T, h, D);
+  // out_proj in its own precision when the recipe sets one (module_precision).
+  KernelBuilder::training(gpu, t.for_module(QuantModule::mamba_out_proj), p)
+      .linear(&o.out_fwd, &o.out_bwd, "mamba.out_proj", T, h, D);
   o.state_bytes = states;
   o.scan_flop_fwd = mamba_scan_flop_per_token(x) / tp * T;
   const double in = t.saved_linear_input_bytes(), sp = p.sequence_parallel ? tp : 1.0;

@@ -68,7 +68,9 @@ MambaOps mamba_mixer_ops(const ModelSpec& m, const TrainingSpec& t, const Parall
   // write the output; backward reads y, z, the gradient, writes dy and dz.
   o.core_fwd.add(k.memory("mamba.gated_norm", 3 * xb));
   o.core_bwd.add(k.memory("mamba.gated_norm.bwd", 5 * xb));
-  k.linear(&o.out_fwd, &o.out_bwd, "mamba.out_proj", T, h, inner);
+  // out_proj in its own precision when the recipe sets one (module_precision).
+  KernelBuilder::training(gpu, t.for_module(QuantModule::mamba_out_proj), p)
+      .linear(&o.out_fwd, &o.out_bwd, "mamba.out_proj", T, h, inner);
 
   o.scan_flop_fwd = ssd_flop_per_token(MambaSpec{x.state_dim, int(H), x.head_dim, int(G), x.conv_kernel, x.chunk}) * T;
   const double in = t.saved_linear_input_bytes(), sp = p.sequence_parallel ? tp : 1.0;

@@ -200,13 +200,16 @@ struct StageInputs {
   std::optional<WgradKept> wgrad_kept;
   ParamCount params;
   BlockInputs blocks;  // the training precision's blocks
-  // training.bf16_layers: the BF16 blocks' training (TrainingSpec::bf16_block) and figures.
-  std::optional<std::pair<TrainingSpec, BlockInputs>> bf16;
+  // training.bf16_layers: the BF16 blocks' training (TrainingSpec::bf16_block) and figures;
+  // training.module_precision mtp: the MTP modules' (TrainingSpec::for_module).
+  std::optional<std::pair<TrainingSpec, BlockInputs>> bf16, mtp;
 };
 
-// Stage s's training and per-block figures for block `layer` (training.bf16_layers).
+// The training and per-block figures of block `layer` (training.bf16_layers; MTP modules, at
+// layer >= m.layers, under training.module_precision).
 std::pair<const TrainingSpec*, const BlockInputs*> block_of(const ModelSpec& m, const TrainingSpec& t,
                                                             const StageInputs& in, int layer) {
+  if (in.mtp && layer >= m.layers) return {&in.mtp->first, &in.mtp->second};
   if (in.bf16 && t.layer_in_bf16(layer, m.layers)) return {&in.bf16->first, &in.bf16->second};
   return {&t, &in.blocks};
 }
@@ -253,6 +256,10 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   if (t.has_bf16_blocks()) {
     const TrainingSpec b = t.bf16_block();
     in.bf16.emplace(b, block_inputs(m, b, p, gpu));
+  }
+  if (m.mtp_layers > 0 && t.overrides(QuantModule::mtp)) {
+    const TrainingSpec b = t.for_module(QuantModule::mtp);
+    in.mtp.emplace(b, block_inputs(m, b, p, gpu));
   }
   if (p.splits_backward()) in.wgrad_kept.emplace(m, t, p, gpu);
   return in;

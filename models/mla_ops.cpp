@@ -9,23 +9,25 @@ namespace clustersim::models {
 
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {
   const KernelBuilder k = KernelBuilder::training(gpu, t, p);
+  // Its projections in their own precision when the recipe sets one (module_precision).
+  const KernelBuilder lin = KernelBuilder::training(gpu, t.for_module(QuantModule::attention_linears), p);
   const auto& a = m.mla;
   const double s = double(t.seq_len) / p.cp, b = t.micro_batch, T = b * s, h = m.hidden;
   const double e = hardware::storage_bytes(t.precision);
   const double heads = double(m.heads) / p.tp, dqk = m.qk_head_dim(), dv = m.v_head_dim();
   MlaOps o;
   if (a.q_lora_rank > 0) {
-    k.linear(&o.fwd, &o.bwd, "mla.q_down", T, a.q_lora_rank, h);
+    lin.linear(&o.fwd, &o.bwd, "mla.q_down", T, a.q_lora_rank, h);
     o.fwd.add(k.memory("mla.q_norm", 2 * T * a.q_lora_rank * e));
     o.bwd.add(k.memory("mla.q_norm.bwd", 3 * T * a.q_lora_rank * e));
-    k.linear(&o.fwd, &o.bwd, "mla.q_up", T, heads * dqk, a.q_lora_rank);
+    lin.linear(&o.fwd, &o.bwd, "mla.q_up", T, heads * dqk, a.q_lora_rank);
   } else {
-    k.linear(&o.fwd, &o.bwd, "mla.q", T, heads * dqk, h);
+    lin.linear(&o.fwd, &o.bwd, "mla.q", T, heads * dqk, h);
   }
-  k.linear(&o.fwd, &o.bwd, "mla.kv_down", T, a.kv_lora_rank + a.qk_rope_head_dim, h);
+  lin.linear(&o.fwd, &o.bwd, "mla.kv_down", T, a.kv_lora_rank + a.qk_rope_head_dim, h);
   o.fwd.add(k.memory("mla.kv_norm", 2 * T * a.kv_lora_rank * e));
   o.bwd.add(k.memory("mla.kv_norm.bwd", 3 * T * a.kv_lora_rank * e));
-  k.linear(&o.fwd, &o.bwd, "mla.kv_up", T, heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank);
+  lin.linear(&o.fwd, &o.bwd, "mla.kv_up", T, heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank);
   // RoPE reads and writes the rope slice of every query head and the one shared rope key.
   const double rope = 2 * T * (heads + 1) * a.qk_rope_head_dim * e;
   o.fwd.add(k.memory("mla.rotary", rope));
@@ -40,7 +42,7 @@ MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const Parall
     o.fwd.add(k.attention("mla.attention", o.attention_flop_fwd, io, s, false));
     o.bwd.add(k.attention("mla.attention.bwd", 2.5 * o.attention_flop_fwd, 2 * io, s, true));
   }
-  k.linear(&o.fwd, &o.bwd, "mla.o", T, h, heads * dv);
+  lin.linear(&o.fwd, &o.bwd, "mla.o", T, h, heads * dv);
   // Each latent is kept twice: its RMSNorm's input (BF16) and the up projection's input, which
   // Transformer Engine keeps as the quantized copy in FP8/MXFP8 (TrainingSpec::saved_linear_input_bytes).
   const double latents = T * (a.q_lora_rank + a.kv_lora_rank) * (e + t.saved_linear_input_bytes()) +

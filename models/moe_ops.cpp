@@ -79,9 +79,10 @@ MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
   // combine (Megatron fc1_latent_proj / fc2_latent_proj, on every rank's own tokens); the
   // experts and the exchanges work on the latent vector.
   const double w = m.expert_width();
-  if (m.moe.latent_dim > 0) {
-    k.linear(&o.permute_fwd, &o.permute_bwd, "moe.latent_down", o.tokens, w, h);
-    k.linear(&o.permute_fwd, &o.permute_bwd, "moe.latent_up", o.tokens, h, w);
+  if (m.moe.latent_dim > 0) {  // in their own precision when the recipe sets one (module_precision)
+    const KernelBuilder lp = KernelBuilder::training(gpu, t.for_module(QuantModule::moe_latent_proj), p);
+    lp.linear(&o.permute_fwd, &o.permute_bwd, "moe.latent_down", o.tokens, w, h);
+    lp.linear(&o.permute_fwd, &o.permute_bwd, "moe.latent_up", o.tokens, h, w);
   }
   k.mlp(&o.experts_fwd, &o.experts_bwd, "experts", o.local_experts, o.tokens_per_expert, w,
         double(m.moe.expert_ffn_hidden) / x.etp, gated(m.activation), /*routed=*/true);

@@ -372,6 +372,13 @@ BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   };
   prog.block_kind.resize(static_cast<std::size_t>(m.layers));
   for (int l = 0; l < m.layers; ++l) prog.block_kind[static_cast<std::size_t>(l)] = kind(l);
+  if (m.mtp_layers > 0 && t.overrides(QuantModule::mtp)) {
+    // The MTP modules in their own precision (module_precision): the head of the same stack
+    // built in it (the LM head is BF16 in either).
+    const TrainingSpec tm = t.for_module(QuantModule::mtp);
+    prog.head = layered_program(m, tm, p, gpu, step_costs(m, tm, p, gpu), net).head;
+    return prog;
+  }
   for (int j = 0; j < m.mtp_layers; ++j) {
     const UnitProgram block = prog.blocks[static_cast<std::size_t>(kind(m.layers + j))];
     add_mtp(m, t, p, gpu, c, block, &prog);

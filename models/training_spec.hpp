@@ -2,6 +2,7 @@
 // How the model is trained: parallel layout, batch, precision, recompute.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,17 @@ inline constexpr NameTable<FlopsFormula, 2> kFlopsFormulaNames{{{FlopsFormula::m
 enum class CrossEntropy { fp32, fused };
 inline constexpr NameTable<CrossEntropy, 2> kCrossEntropyNames{
     {{CrossEntropy::fp32, "fp32"}, {CrossEntropy::fused, "fused"}}};
+/// training.module_precision: the linears a quantization recipe can run in another precision
+/// than the training's (Megatron-Core's quant_recipe, --te-precision-config-file: Transformer
+/// Engine configs matched by module name). attention_linears: the attention mixer's QKV and
+/// output projections (linear_qkv, linear_proj); moe_latent_proj: a latent MoE's down and up
+/// projections (fc1/fc2_latent_proj); mamba_out_proj: the Mamba mixer's out_proj; mtp: the MTP
+/// modules whole (block and projection).
+enum class QuantModule { attention_linears, moe_latent_proj, mamba_out_proj, mtp };
+inline constexpr NameTable<QuantModule, 4> kQuantModuleNames{{{QuantModule::attention_linears, "attention_linears"},
+                                                              {QuantModule::moe_latent_proj, "moe_latent_proj"},
+                                                              {QuantModule::mamba_out_proj, "mamba_out_proj"},
+                                                              {QuantModule::mtp, "mtp"}}};
 /// parallelism.schedule and --schedules.
 inline constexpr NameTable<PipelineSchedule, 6> kPipelineScheduleNames{{{PipelineSchedule::one_f_one_b, "1f1b"},
                                                                         {PipelineSchedule::gpipe, "gpipe"},
@@ -159,6 +171,13 @@ struct TrainingSpec {
     int first = 0, last = 0;
     bool any() const { return first + last > 0; }
   } bf16_layers;
+  /// training.module_precision (QuantModule above): the precision of those modules where the
+  /// recipe sets one; none: the training precision.
+  std::array<std::optional<hardware::Precision>, kQuantModuleNames.size()> module_precision{};
+  hardware::Precision precision_of(QuantModule m) const {
+    return module_precision[static_cast<std::size_t>(m)].value_or(precision);
+  }
+  bool overrides(QuantModule m) const { return precision_of(m) != precision; }
   /// Whether block `layer` of a stack of `layers` runs in BF16 under bf16_layers.
   bool layer_in_bf16(int layer, int layers) const {
     return hardware::is_low_precision(precision) && layer < layers &&
@@ -272,11 +291,16 @@ struct TrainingSpec {
   }
   /// This training as its BF16 blocks run it (bf16_layers): the same keys with the linears and
   /// attention in BF16.
-  TrainingSpec bf16_block() const {
+  TrainingSpec bf16_block() const { return in_precision(hardware::Precision::bf16); }
+  /// This training as module `m` runs it (module_precision).
+  TrainingSpec for_module(QuantModule m) const { return in_precision(precision_of(m)); }
+  /// The same keys with every linear in precision `p` and no per-block or per-module exceptions.
+  TrainingSpec in_precision(hardware::Precision p) const {
     TrainingSpec b = *this;
-    b.precision = hardware::Precision::bf16;
-    b.fp8_attention = false;
+    b.precision = p;
+    b.fp8_attention = fp8_attention && hardware::is_low_precision(p);
     b.bf16_layers = {};
+    b.module_precision = {};
     return b;
   }
   bool has_bf16_blocks() const { return hardware::is_low_precision(precision) && bf16_layers.any(); }

@@ -622,6 +622,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
                  "activation_offload_layers",
                  "activation_fp8_input_store",
                  "bf16_layers",
+                 "module_precision",
                  "batch_ramp"});
   auto& t = sc.training;
   for (const char* k : {"seq_len", "global_batch"})
@@ -647,6 +648,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
   }
   read_recipe_keys(tr, sc.gpu, &t);
   read_bf16_layers(tr, md, p, &t);
+  read_module_precision(tr, md, sc.gpu, &t);
   read_moe_training(tr, &sc);
   read_activation_offload(tr, md, p, &t);
   read_activation_fp8_input_store(tr, md, &t);

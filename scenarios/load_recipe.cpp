@@ -143,4 +143,47 @@ void read_bf16_layers(const YamlReader& tr, const models::ModelSpec& m, const mo
   t->bf16_layers.last = r.integer("last", 0, 0, most);
 }
 
+namespace {
+
+// Why `m` has no module `q` for training.module_precision, or "".
+std::string missing_module(const models::ModelSpec& m, models::QuantModule q) {
+  switch (q) {
+    case models::QuantModule::attention_linears:
+      return m.mixer_count(models::Mixer::attention) > 0 ? "" : "the model has no attention layers";
+    case models::QuantModule::moe_latent_proj:
+      return m.moe.latent_dim > 0 ? "" : "the model has no latent MoE projections (model.moe.latent_dim)";
+    case models::QuantModule::mamba_out_proj:
+      return m.mamba.enabled() ? "" : "the model has no Mamba layers";
+    case models::QuantModule::mtp:
+      return m.mtp_layers > 0 ? "" : "the model has no MTP modules (model.mtp_layers)";
+  }
+  return "";
+}
+
+}  // namespace
+
+void read_module_precision(const YamlReader& tr, const models::ModelSpec& m, const hardware::GpuSpec& gpu,
+                           models::TrainingSpec* t) {
+  if (!tr.has("module_precision")) return;
+  if (!hardware::is_low_precision(t->precision))
+    tr.fail("module_precision", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {}): it sets modules "
+                                            "apart from the low precision",
+                                            hardware::name(t->precision)));
+  const YamlReader r = tr.child("module_precision");
+  r.allow_only(models::names_in(models::kQuantModuleNames));
+  static constexpr Precision kAllowed[] = {Precision::bf16, Precision::fp8, Precision::mxfp8, Precision::nvfp4};
+  for (const auto& [module, name] : models::kQuantModuleNames) {
+    const std::string key(name);
+    if (!r.has(key)) continue;
+    const Precision p = kAllowed[r.choice(key, {"bf16", "fp8", "mxfp8", "nvfp4"}, 0)];
+    if (const std::string why = missing_module(m, module); !why.empty()) r.fail(key, why);
+    if (p == Precision::fp8 && t->precision != Precision::fp8)
+      r.fail(key,
+             fmt::format("fp8 needs training.precision fp8 (its fp8_recipe); here {}", hardware::name(t->precision)));
+    if (hardware::is_low_precision(p) && gpu.peak(p).si() <= 0)
+      r.fail(key, fmt::format("{} has no {} Tensor Cores; allowed: {}", gpu.name, upper_name(p), precisions_of(gpu)));
+    t->module_precision[static_cast<std::size_t>(module)] = p;
+  }
+}
+
 }  // namespace clustersim::scenarios

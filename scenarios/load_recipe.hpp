@@ -16,6 +16,12 @@ void read_recipe_keys(const YamlReader& tr, const hardware::GpuSpec& gpu, models
 void read_bf16_layers(const YamlReader& tr, const models::ModelSpec& m, const models::ParallelSpec& p,
                       models::TrainingSpec* t);
 
+/// training.module_precision {attention_linears, moe_latent_proj, mamba_out_proj, mtp: bf16 |
+/// fp8 | mxfp8 | nvfp4}: a quantization recipe's modules in their own precision (Megatron-Core
+/// quant_recipe). A low training precision, modules the model has, Tensor Cores the GPU has.
+void read_module_precision(const YamlReader& tr, const models::ModelSpec& m, const hardware::GpuSpec& gpu,
+                           models::TrainingSpec* t);
+
 /// The training precisions the GPU has Tensor Cores for, comma-separated (for errors).
 std::string precisions_of(const hardware::GpuSpec& gpu);
 /// "FP8", "MXFP8", ... for messages.

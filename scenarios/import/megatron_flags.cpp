@@ -56,6 +56,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "cuda-graph-impl", "cuda-graph-scope", "cpu-offloading", "cpu-offloading-num-layers",
       "activation-func-fp8-input-store", "cross-entropy-loss-fusion", "cross-entropy-fusion-impl",
       "first-last-layers-bf16", "num-layers-at-start-in-bf16", "num-layers-at-end-in-bf16",
+      "te-precision-config-file",
       // cluster (torchrun)
       "nnodes", "nproc-per-node"};
   return flags;

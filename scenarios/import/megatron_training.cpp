@@ -113,6 +113,16 @@ void import_bf16_layers(Imported& out, const FlagMap& f) {
               " --num-layers-at-end-in-bf16 " + std::to_string(last));
 }
 
+// --te-precision-config-file: a quantization recipe (Transformer Engine configs matched by
+// module name) that the importer does not read; its modules map to training.module_precision.
+void import_quant_recipe(Imported& out, const FlagMap& f) {
+  if (!f.has("te-precision-config-file")) return;
+  out.warn(
+      format("--te-precision-config-file {}: not read; set training.module_precision for the modules it moves "
+             "(attention_linears, moe_latent_proj, mamba_out_proj, mtp)",
+             f.text("te-precision-config-file").value_or("")));
+}
+
 // --cross-entropy-loss-fusion with --cross-entropy-fusion-impl te: Transformer Engine's
 // parallel_cross_entropy on the BF16 logits; the default impl (native) and the unfused loss run
 // VocabParallelCrossEntropy, which upcasts the logits to FP32 (calculate_logits_max).
@@ -220,6 +230,7 @@ void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
   import_offload(out, f);
   import_fp8_input_store(out, f);
   import_bf16_layers(out, f);
+  import_quant_recipe(out, f);
   import_cross_entropy(out, f);
   out.set("training.overlap_grad_reduce", f.has("overlap-grad-reduce") ? "true" : "false",
           f.has("overlap-grad-reduce") ? "--overlap-grad-reduce" : "Megatron default: off");

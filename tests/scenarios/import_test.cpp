@@ -602,4 +602,11 @@ TEST_CASE("megatron: --first-last-layers-bf16 keeps Megatron's 1 and 1 blocks un
   CHECK(bf16.find("training.bf16_layers") == nullptr);
   CHECK(warned(bf16, "first-last-layers-bf16"));
 }
+TEST_CASE("megatron: --te-precision-config-file is not read, and the warning names training.module_precision",
+          "[import]") {
+  const im::Imported r =
+      im::import_megatron(kLlama8bArgs + "--fp8-format hybrid --te-precision-config-file te_quant.yaml", opts(8));
+  CHECK(warned(r, "training.module_precision"));
+  CHECK(r.find("training.module_precision") == nullptr);
+}
 }}  // namespace CLUSTERSIM_TEST_ID
