@@ -25,6 +25,8 @@ std::string hybrid_preset(const Row& r) {
   const std::string name = field(r, "model_name");
   if (contains(name, "nemotron 3 nano")) return "nemotron3-nano-30b-a3b";
   if (contains(name, "nemotron 3 super")) return "nemotron3-super-120b-a12b";
+  if (contains(name, "nemotron 3 ultra")) return "nemotron3-ultra-550b-a55b";
+  if (contains(name, "nemotron 3.5 lightning")) return "nemotron3.5-lightning-30b-a3b";
   return "";
 }
 
@@ -72,15 +74,24 @@ bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y
   if (std::string why = outside_contract(r); !why.empty()) return out->reason = why, false;
   if (const std::string preset = hybrid_preset(r); !preset.empty()) {
     y->set("model", preset);
-    *layers_out = contains(preset, "super") ? 88 : 52;
+    const bool super = contains(preset, "super"), ultra = contains(preset, "ultra"),
+               lightning = contains(preset, "lightning");
+    *layers_out = super ? 88 : ultra ? 108 : 52;
     out->assumptions.push_back(fmt::format("model: the {} preset (its HF config.json)", preset));
-    if (contains(preset, "super") && family_of(field(r, "id")) == "MOE-MBRIDGE") {
+    if ((super || ultra || lightning) && family_of(field(r, "id")) == "MOE-MBRIDGE") {
       // Megatron-Bridge runs the one MTP block of the HF config twice (mtp_num_layers = 2 with
       // mtp_use_repeated_layer = True: src/megatron/bridge/recipes/nemotronh/nemotron_3_super.py at
-      // v0.4.2 and v0.5.1, perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0). Two modules here:
-      // the same work; their parameters counted twice (one block of 88, in the memory only).
+      // v0.4.2 and v0.5.1, perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0; Ultra:
+      // recipes/nemotronh/h100/nemotron_3_ultra.py at v0.6.0; Nemotron 3.5 Lightning:
+      // perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0). Two modules here: the same work;
+      // their parameters counted twice (one block, in the memory only).
       y->set("model.mtp_layers", 2);
-      out->assumptions.push_back("MTP: the shared block run twice (Megatron-Bridge Nemotron 3 Super recipes, mtp_num_layers 2)");
+      out->assumptions.push_back(
+          fmt::format("MTP: the shared block run twice (Megatron-Bridge Nemotron {} recipes, "
+                      "mtp_num_layers 2)",
+                      super   ? "3 Super"
+                      : ultra ? "3 Ultra"
+                              : "3.5 Lightning"));
     }
     return true;
   }
@@ -319,14 +330,15 @@ RecipeRecompute recipe_recompute(const Row& r) {
   // NeMo AutoModel's benchmark configs (examples/benchmark/configs/): activation_checkpointing: true
   // in every version of deepseek_v3_te_deepep.yaml (256 GPUs), deepseek_v3_te_deepep_1024.yaml (from
   // its first version, 2c236e08, 2025-10-08, to its key's removal on 2026-02-12), kimi_k2,
-  // qwen3_moe_30b, nemotron_nano_v3 (bb0c0bfb, 2026-02-26 on) and nemotron_super_v3 (c0e4fe1b,
-  // 2026-03-11 on); gptoss_20b true at 79d0ccfd (2025-10-02), the version the page of 2025-10-06 ran
+  // qwen3_moe_30b, nemotron_nano_v3 (bb0c0bfb, 2026-02-26 on), nemotron_super_v3 (c0e4fe1b,
+  // 2026-03-11 on) and llm_benchmark/nemotron/nemotron_ultra_v3_te_deepep.yaml (cb976544,
+  // 2026-06-12 on); gptoss_20b true at 79d0ccfd (2025-10-02), the version the page of 2025-10-06 ran
   // (false from 2025-11-10); gptoss_120b false. apply_ac (components/moe/parallelizer.py) wraps every
   // block in PyTorch's checkpoint_wrapper: full recompute.
   if (family == "MOE-AUTOMODEL" && (rc.empty() || contains(rc, "not stated"))) {
     const bool ac = contains(model, "deepseek-v3") || contains(model, "kimi k2") || contains(model, "qwen3-30b") ||
                     contains(model, "nemotron 3 nano") || contains(model, "nemotron 3 super") ||
-                    contains(model, "gpt-oss-20b");
+                    contains(model, "nemotron 3 ultra") || contains(model, "gpt-oss-20b");
     if (ac) return {"full", {}, "NeMo AutoModel benchmark config: activation_checkpointing: true"};
     return {};
   }

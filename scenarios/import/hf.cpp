@@ -35,6 +35,13 @@ struct Config {
   std::string text_or(const char* key, const std::string& fallback) const { return has(key) ? n[key].as<std::string>() : fallback; }
   bool flag_or(const char* key, bool fallback) const { return has(key) ? n[key].as<bool>() : fallback; }
   void set_int(const std::string& path, const char* key) const { out.set(path, format("{}", integer(key)), format("\"{}\"", key)); }
+  // The stack's layers: "num_hidden_layers", or, where newer NemotronH configs (Nemotron 3 Ultra)
+  // leave it null, the length of "layers_block_type".
+  long long layers() const {
+    if (!has("num_hidden_layers") && n["layers_block_type"] && n["layers_block_type"].IsSequence())
+      return static_cast<long long>(n["layers_block_type"].size());
+    return integer("num_hidden_layers");
+  }
 };
 
 // Families whose MLP is gated (SwiGLU / GeGLU) and normalized with RMSNorm.
@@ -46,7 +53,8 @@ const std::set<std::string> kLlamaLike = {"llama", "mistral", "mixtral", "qwen2"
 const std::set<std::string> kTiedByDefault = {"gemma", "gemma2", "gemma3_text", "gpt2"};
 
 void import_core(const Config& c) {
-  c.set_int("model.layers", "num_hidden_layers");
+  if (c.has("num_hidden_layers") || !c.has("layers_block_type")) c.set_int("model.layers", "num_hidden_layers");
+  // (else import_hybrid sets it: Config::layers)
   c.set_int("model.hidden", "hidden_size");
   c.set_int("model.heads", "num_attention_heads");
   const long long heads = c.integer("num_attention_heads");
@@ -80,7 +88,7 @@ void import_core(const Config& c) {
 void import_sliding_window(const Config& c) {
   if (!c.has("sliding_window")) return;
   const long long window = c.integer("sliding_window");
-  const long long layers = c.integer("num_hidden_layers");
+  const long long layers = c.layers();
   long long sliding = 0;
   if (c.n["layer_types"] && c.n["layer_types"].IsSequence()) {
     for (const auto& t : c.n["layer_types"]) sliding += t.as<std::string>() == "sliding_attention" ? 1 : 0;
@@ -126,7 +134,7 @@ void import_moe(const Config& c) {
     c.out.set("model.moe.shared_experts", format("{}", std::max(1LL, c.integer("shared_expert_intermediate_size") / c.integer(expert_ffn.c_str()))),
               "\"shared_expert_intermediate_size\" / expert width");
   if (c.type == "llama4_text") c.out.set("model.moe.shared_experts", "1", "Llama 4 MoE layers have one shared expert");
-  const long long layers = c.integer("num_hidden_layers");
+  const long long layers = c.layers();
   std::vector<bool> is_moe(static_cast<std::size_t>(layers), true);
   const long long first_dense = c.integer_or("first_k_dense_replace", 0);
   const long long step = c.integer_or("moe_layer_freq", c.integer_or("decoder_sparse_step", c.integer_or("interleave_moe_layer_step", 1)));
@@ -248,7 +256,7 @@ void import_mamba1(const Config& c) {
 // mixer and its MLP, MoE by import_moe's rule, which it replaces), model.linear_attention
 // (Qwen3-Next linear_* keys, Kimi linear_attn_config) or model.mamba (Granite mamba_* keys).
 void import_layer_types(const Config& c) {
-  const long long layers = c.integer("num_hidden_layers");
+  const long long layers = c.layers();
   std::string origin;
   const std::string mixer = mixers_of(c, layers, &origin);
   if (mixer.empty()) return;

@@ -71,6 +71,10 @@ TEST_CASE("Mamba-2 mixer parameters and hybrid preset sizes match their configs 
   const auto ps = models::count_params(scenarios::model_preset("nemotron3-super-120b-a12b"), 8192);
   CHECK(ps.total == Approx(120e9).epsilon(0.03));
   CHECK(ps.active == Approx(12e9).epsilon(0.08));
+  // Ultra: 550B total, 55B active (its name).
+  const auto pu = models::count_params(scenarios::model_preset("nemotron3-ultra-550b-a55b"), 8192);
+  CHECK(pu.total == Approx(550e9).epsilon(0.02));
+  CHECK(pu.active == Approx(55e9).epsilon(0.08));
   CHECK(models::count_params(scenarios::model_preset("nemotron-h-8b"), 8192).total == Approx(8e9).epsilon(0.05));
   CHECK(models::count_params(scenarios::model_preset("nemotron-h-56b"), 8192).total == Approx(56e9).epsilon(0.05));
 }

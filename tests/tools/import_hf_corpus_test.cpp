@@ -81,11 +81,28 @@ void check_same(const models::ModelSpec& a, const models::ModelSpec& p) {
 }  // namespace
 
 TEST_CASE("corpus: every model preset with a published HF config.json is that config", "[import][corpus][hf]") {
-  for (const char* preset :
-       {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b",
-        "deepseek-v3", "deepseek-v3.2", "qwen3-30b-a3b", "qwen3-235b-a22b", "qwen3-next-80b-a3b", "gpt-oss-20b",
-        "gpt-oss-120b", "kimi-k2", "llama4-scout", "llama4-maverick", "nemotron-h-56b",
-        "nemotron3-nano-30b-a3b", "nemotron3-super-120b-a12b"}) {
+  for (const char* preset : {"llama2-7b",
+                             "llama2-13b",
+                             "llama2-70b",
+                             "llama3-8b",
+                             "llama3-70b",
+                             "llama3-405b",
+                             "mixtral-8x7b",
+                             "deepseek-v3",
+                             "deepseek-v3.2",
+                             "qwen3-30b-a3b",
+                             "qwen3-235b-a22b",
+                             "qwen3-next-80b-a3b",
+                             "gpt-oss-20b",
+                             "gpt-oss-120b",
+                             "kimi-k2",
+                             "llama4-scout",
+                             "llama4-maverick",
+                             "nemotron-h-56b",
+                             "nemotron3-nano-30b-a3b",
+                             "nemotron3-super-120b-a12b",
+                             "nemotron3-ultra-550b-a55b",
+                             "nemotron3.5-lightning-30b-a3b"}) {
     INFO("preset " << preset << " against tests/data/configs/hf/" << preset << ".json");
     check_same(imported_model(preset), preset_model(preset));
   }

@@ -68,7 +68,13 @@ TEST_CASE("rows outside the contract are listed with their reason", "[validation
   CHECK(has(nano.scenario.yaml(), "model: nemotron3-nano-30b-a3b\n"));
   CHECK(row_scenario(row("MOE-MBRIDGE-015")).reason.empty());  // Nemotron 3 Super (latent MoE)
   CHECK(row_scenario(row("MOE-MBRIDGE-003")).reason.find("compressed") != std::string::npos);  // DeepSeek-V4-Flash
-  CHECK(row_scenario(row("MOE-MBRIDGE-017")).reason.find("latent MoE") != std::string::npos);  // Nemotron 3 Ultra
+  // Nemotron 3 Ultra (latent MoE) and 3.5 Lightning from their presets too, each run with its MTP
+  // block twice as Megatron-Bridge's recipes run it.
+  const RowScenario ultra = row_scenario(row("MOE-MBRIDGE-017"));
+  CHECK(ultra.reason.empty());
+  CHECK(has(ultra.scenario.yaml(), "base: nemotron3-ultra-550b-a55b\n"));
+  CHECK(has(ultra.scenario.yaml(), "mtp_layers: 2\n"));
+  CHECK(has(row_scenario(row("MOE-MBRIDGE-012")).scenario.yaml(), "base: nemotron3.5-lightning-30b-a3b\n"));
   CHECK(row_scenario(row("MOE-DSREPORT-001")).reason.find("ramp") != std::string::npos);
   CHECK(row_scenario(row("MOE-TORCHTITAN-003")).reason == "seq_len blank");
 }
