@@ -275,7 +275,7 @@ void attention_parts(const BlockShapes& x, StepCosts* c) {
   const Builder& bld = x.bld;
   // The projections in their own precision when the recipe sets one (module_precision).
   const TrainingSpec lt = x.t.for_module(QuantModule::attention_linears);
-  const Builder linears{bld.gpu, x.t.overrides(QuantModule::attention_linears) ? lt : x.t, bld.micro_batches};
+  const Builder linears{bld.gpu, lt, bld.micro_batches};
   residual_and_norm(x, c, norm_attn, "residual2", "norm1");
   const double qkv_width = (x.q_local + 2 * x.kv_local) * x.d;
   linears.linear(&F[qkv], &B[qkv], &B[qkv_wgrad], "qkv", x.tokens, qkv_width, x.h, qkv_width * x.tp, x.h);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <string_view>
 
 #include "hardware/kernel_cost.hpp"
 
@@ -14,6 +15,13 @@ using hardware::Precision;
 
 std::vector<std::string> names_of_impls() {
   return {hardware::kAttentionImplNames.begin(), hardware::kAttentionImplNames.end()};
+}
+
+// A key that only means something in low precision: refused otherwise, naming what it does.
+void require_low_precision(const YamlReader& tr, const char* key, Precision p, std::string_view what = {}) {
+  if (hardware::is_low_precision(p)) return;
+  tr.fail(key, fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {}){}{}", hardware::name(p),
+                           what.empty() ? "" : ": ", what));
 }
 
 bool materializes_scores(AttentionImpl a) { return a == AttentionImpl::unfused || a == AttentionImpl::sdpa_math; }
@@ -61,8 +69,7 @@ void read_attention(const YamlReader& tr, const hardware::GpuSpec& gpu, models::
   t->flash_attention = !materializes_scores(t->attention_impl);
 
   t->fp8_attention = tr.boolean("fp8_attention", false);
-  if (t->fp8_attention && !hardware::is_low_precision(t->precision))
-    tr.fail("fp8_attention", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {})", hardware::name(t->precision)));
+  if (t->fp8_attention) require_low_precision(tr, "fp8_attention", t->precision);
   // FP8 attention kernels with published rows: cuDNN (H200, B200, GB200, GB300) and the FA3
   // paper's FP8 forward (reference/kernels/kernel_attention.csv).
   if (t->fp8_attention && t->attention_impl != AttentionImpl::cudnn && t->attention_impl != AttentionImpl::flash3)
@@ -85,18 +92,14 @@ void read_low_precision(const YamlReader& tr, models::TrainingSpec* t) {
   if (tr.has("fp8_auto_filter")) {
     t->fp8_auto_filter = tr.boolean("fp8_auto_filter", false);
     t->assumed.fp8_auto_filter = false;
-    if (t->fp8_auto_filter && !hardware::is_low_precision(t->precision))
-      tr.fail("fp8_auto_filter", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {})",
-                                             hardware::name(t->precision)));
+    if (t->fp8_auto_filter) require_low_precision(tr, "fp8_auto_filter", t->precision);
   }
   // What a low-precision linear keeps of its input for wgrad: Transformer Engine the quantized
   // copy, torchao Float8Linear the BF16 one (matmul_with_hp_or_float8_args saves input_hp). The
   // default follows the recipe's stack: rowwise scaling and the auto-filter are torchao's.
   t->fp8_saves_quantized_inputs = !(t->fp8_auto_filter || (fp8 && t->fp8_recipe == models::Fp8Recipe::rowwise));
   if (tr.has("fp8_saved_inputs")) {
-    if (!hardware::is_low_precision(t->precision))
-      tr.fail("fp8_saved_inputs", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {})",
-                                              hardware::name(t->precision)));
+    require_low_precision(tr, "fp8_saved_inputs", t->precision);
     t->fp8_saves_quantized_inputs = tr.choice("fp8_saved_inputs", {"quantized", "bf16"}, 0) == 0;
   }
 }
@@ -128,10 +131,7 @@ void read_recipe_keys(const YamlReader& tr, const hardware::GpuSpec& gpu, models
 void read_bf16_layers(const YamlReader& tr, const models::ModelSpec& m, const models::ParallelSpec& p,
                       models::TrainingSpec* t) {
   if (!tr.has("bf16_layers")) return;
-  if (!hardware::is_low_precision(t->precision))
-    tr.fail("bf16_layers", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {}): it keeps blocks "
-                                       "out of the low precision",
-                                       hardware::name(t->precision)));
+  require_low_precision(tr, "bf16_layers", t->precision, "it keeps blocks out of the low precision");
   if (t->precision == Precision::fp8 && t->fp8_recipe == models::Fp8Recipe::delayed)
     tr.fail("bf16_layers",
             "does not run with fp8_recipe: delayed (Megatron-Core: \"Delayed scaling does not support "
@@ -165,10 +165,7 @@ std::string missing_module(const models::ModelSpec& m, models::QuantModule q) {
 void read_module_precision(const YamlReader& tr, const models::ModelSpec& m, const hardware::GpuSpec& gpu,
                            models::TrainingSpec* t) {
   if (!tr.has("module_precision")) return;
-  if (!hardware::is_low_precision(t->precision))
-    tr.fail("module_precision", fmt::format("needs training.precision fp8, mxfp8 or nvfp4 (got {}): it sets modules "
-                                            "apart from the low precision",
-                                            hardware::name(t->precision)));
+  require_low_precision(tr, "module_precision", t->precision, "it sets modules apart from the low precision");
   const YamlReader r = tr.child("module_precision");
   r.allow_only(models::names_in(models::kQuantModuleNames));
   static constexpr Precision kAllowed[] = {Precision::bf16, Precision::fp8, Precision::mxfp8, Precision::nvfp4};

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "scenarios/load_model.hpp"
 #include "validation/row_recipes.hpp"
 #include "validation/validation_row.hpp"
 
@@ -74,24 +75,19 @@ bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y
   if (std::string why = outside_contract(r); !why.empty()) return out->reason = why, false;
   if (const std::string preset = hybrid_preset(r); !preset.empty()) {
     y->set("model", preset);
-    const bool super = contains(preset, "super"), ultra = contains(preset, "ultra"),
-               lightning = contains(preset, "lightning");
-    *layers_out = super ? 88 : ultra ? 108 : 52;
+    const models::ModelSpec spec = scenarios::model_preset(preset);
+    *layers_out = spec.layers;
     out->assumptions.push_back(fmt::format("model: the {} preset (its HF config.json)", preset));
-    if ((super || ultra || lightning) && family_of(field(r, "id")) == "MOE-MBRIDGE") {
+    if (spec.mtp_layers > 0 && family_of(field(r, "id")) == "MOE-MBRIDGE") {
       // Megatron-Bridge runs the one MTP block of the HF config twice (mtp_num_layers = 2 with
-      // mtp_use_repeated_layer = True: src/megatron/bridge/recipes/nemotronh/nemotron_3_super.py at
-      // v0.4.2 and v0.5.1, perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0; Ultra:
+      // mtp_use_repeated_layer = True). Super: src/megatron/bridge/recipes/nemotronh/nemotron_3_super.py
+      // at v0.4.2 and v0.5.1, perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0; Ultra:
       // recipes/nemotronh/h100/nemotron_3_ultra.py at v0.6.0; Nemotron 3.5 Lightning:
-      // perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0). Two modules here: the same work;
+      // perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0. Two modules here: the same work;
       // their parameters counted twice (one block, in the memory only).
       y->set("model.mtp_layers", 2);
-      out->assumptions.push_back(
-          fmt::format("MTP: the shared block run twice (Megatron-Bridge Nemotron {} recipes, "
-                      "mtp_num_layers 2)",
-                      super   ? "3 Super"
-                      : ultra ? "3 Ultra"
-                              : "3.5 Lightning"));
+      out->assumptions.push_back(fmt::format(
+          "MTP: the shared block run twice (Megatron-Bridge's {} recipes, mtp_num_layers 2)", field(r, "model_name")));
     }
     return true;
   }
