@@ -150,7 +150,7 @@ Resolved resolve_preset(const YamlReader& parent, const std::string& key,
                         const std::map<std::string, std::string>& presets, const std::string& folder,
                         const std::string& scenario_source) {
   if (!parent.has(key)) parent.fail(key, fmt::format("is required; a preset name ({}) or a mapping", join(names_of(presets))));
-  YAML::Node value = parent.node()[key];
+  const YAML::Node value = parent.raw(key);
   auto preset_node = [&](const std::string& name, const std::string& at_key) {
     if (names_a_file(name)) return read_preset_file(name, kind_of(folder), scenario_source, parent.where(at_key)).node;
     auto it = presets.find(name);
@@ -345,7 +345,7 @@ void apply_entry(YAML::Node& root, const PatchEntry& e, Origins* origins) {
 
 // `placement: [tp, cp, dp, pp]` (or "tp,cp,dp,pp"): the rank order, innermost first.
 topologies::PlacementOrder read_placement(const YamlReader& net) {
-  const YAML::Node n = net.node()["placement"];
+  const YAML::Node n = net.raw("placement");
   std::vector<std::string> names;
   if (n.IsSequence()) {
     for (const auto& item : n) names.push_back(item.IsScalar() ? item.Scalar() : "?");
@@ -448,12 +448,19 @@ void read_network(const YamlReader& top, Scenario* sc) {
       net.choice("algorithm", {topologies::kAlgorithmChoiceNames.begin(), topologies::kAlgorithmChoiceNames.end()}, 0));
 }
 
-Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& patch, YAML::Node marks) {
+// `overlay`: the patch as read_through() built it, read through instead of applied to `root`.
+Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& patch, YAML::Node marks,
+               const Overlay* overlay = nullptr) {
   if (!root || root.IsNull()) throw ScenarioError(fmt::format("{}: the scenario is empty", source));
   if (!root.IsMap()) throw ScenarioError(fmt::format("{}: a scenario must be a mapping of keys (name, model, hardware, ...)", source));
   Origins overridden;
-  for (const auto& e : patch.entries()) apply_entry(root, e, &overridden);
-  const YamlReader top(root, "", [source](const std::string&) { return source; }, &overridden, marks);
+  if (overlay) {
+    for (const auto& e : patch.entries()) overridden[e.path] = e.origin;
+  } else {
+    for (const auto& e : patch.entries()) apply_entry(root, e, &overridden);
+  }
+  const YamlReader top(
+      root, "", [source](const std::string&) { return source; }, &overridden, marks, overlay);
   top.allow_only({"name", "model", "hardware", "cluster", "parallelism", "training", "network", "reliability", "data"});
 
   Scenario sc;
@@ -550,7 +557,7 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
     par.fail("vpp", fmt::format("vpp = {} needs schedule: interleaved", p.vpp));
   const int vstages = p.pp * p.vpp;
   if (par.has("pp_layers")) {
-    const YAML::Node list = par.node()["pp_layers"];
+    const YAML::Node list = par.raw("pp_layers");
     const std::size_t n = list.IsSequence() ? list.size() : 0;
     if (n != std::size_t(p.pp) && n != std::size_t(vstages))
       par.fail("pp_layers", fmt::format("expected a list of pp = {} (or pp*vpp = {}) layer counts", p.pp, vstages));
@@ -696,11 +703,6 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
 
 }  // namespace
 
-Scenario load_scenario_node(YAML::Node root, const std::string& source, const ScenarioPatch& overrides,
-                            const YAML::Node& marks) {
-  return build(std::move(root), source, overrides, marks);
-}
-
 Scenario load_scenario_string(const std::string& yaml, const std::string& source_name, const ScenarioPatch& overrides) {
   YAML::Node root = parse_yaml(yaml, source_name);
   return build(root, source_name, overrides, root);  // the tree is its own marks (overrides name their origin)
@@ -709,6 +711,79 @@ Scenario load_scenario_string(const std::string& yaml, const std::string& source
 Scenario load_scenario_string(const std::string& yaml, const std::string& source_name,
                               const std::vector<std::string>& overrides) {
   return load_scenario_string(yaml, source_name, ScenarioPatch::parse(overrides));
+}
+
+RootKeys root_keys(const YAML::Node& root) {
+  RootKeys keys;
+  if (root.IsMap())
+    for (const auto& kv : root)
+      if (kv.first.IsScalar()) keys.emplace_back(kv.first.Scalar(), kv.second.IsMap() || kv.second.IsNull());
+  return keys;
+}
+
+namespace {
+
+// node_of for a scalar or list value read through: the node of each value text is made once per
+// thread (a sweep or plan sets the same few values again and again) and only ever read.
+YAML::Node shared_node_of(const PatchEntry& e) {
+  if (std::holds_alternative<PatchNull>(e.value)) return node_of(e);
+  thread_local std::map<std::pair<bool, std::string>, YAML::Node> made;
+  const bool list = std::holds_alternative<PatchList>(e.value);
+  auto key = std::make_pair(list, to_text(e.value));
+  auto it = made.find(key);
+  if (it == made.end()) {
+    if (made.size() >= 4096) made.clear();  // a bound for long sessions (Python) that vary values freely
+    it = made.emplace(std::move(key), node_of(e)).first;
+  }
+  return it->second;
+}
+
+// The overlay of `patch` when reading through it gives what applying it gives, else nullopt:
+// every entry names its origin (so errors cite it, not the file's line of the value it replaced),
+// holds a scalar, a list or null, sets a top-level key or a key one level into a mapping that
+// is not the model's or the hardware's (those merge with presets: apply_entry), and no entry's
+// path is another's or lies below it.
+std::optional<Overlay> read_through(const RootKeys& root, const ScenarioPatch& patch) {
+  Overlay top;
+  auto taken = [&](const std::string& key) {
+    return std::find(top.order.begin(), top.order.end(), key) != top.order.end();
+  };
+  for (const auto& e : patch.entries()) {
+    if (e.origin.empty() || std::holds_alternative<PatchYaml>(e.value)) return std::nullopt;
+    const std::size_t dot = e.path.find('.');
+    if (dot == std::string::npos) {
+      if (e.path.empty() || taken(e.path)) return std::nullopt;
+      top.values.emplace_back(e.path, shared_node_of(e));
+      top.order.push_back(e.path);
+      continue;
+    }
+    const std::string section = e.path.substr(0, dot), key = e.path.substr(dot + 1);
+    if (section.empty() || key.empty() || key.find('.') != std::string::npos || section == "model" ||
+        section == "hardware")
+      return std::nullopt;
+    const auto in_root = std::find_if(root.begin(), root.end(), [&](const auto& k) { return k.first == section; });
+    if (in_root != root.end() && !in_root->second) return std::nullopt;  // not a mapping: apply_entry's error
+    Overlay* keys = const_cast<Overlay*>(top.section(section));
+    if (!keys) {
+      if (taken(section)) return std::nullopt;
+      top.sections.push_back({section, {}});
+      top.order.push_back(section);
+      keys = &top.sections.back().keys;
+    }
+    if (std::find(keys->order.begin(), keys->order.end(), key) != keys->order.end()) return std::nullopt;
+    keys->values.emplace_back(key, shared_node_of(e));
+    keys->order.push_back(key);
+  }
+  return top;
+}
+
+}  // namespace
+
+Scenario load_scenario_shared(const YAML::Node& root, const RootKeys& keys, const std::string& source,
+                              const ScenarioPatch& overrides, const YAML::Node& marks) {
+  if (const auto overlay = read_through(keys, overrides)) return build(root, source, overrides, marks, &*overlay);
+  // The copy lost the lines (YAML::Clone); `marks` keeps them for the errors to cite.
+  return build(YAML::Clone(root), source, overrides, marks);
 }
 
 YAML::Node patch_tree(const ScenarioPatch& scenario) {

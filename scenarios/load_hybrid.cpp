@@ -62,7 +62,7 @@ std::vector<LayerKind> every_kth(const YamlReader& p, int layers) {
 }
 
 std::vector<LayerKind> read_pattern(const YamlReader& r, int layers) {
-  const YAML::Node n = r.node()["layer_pattern"];
+  const YAML::Node n = r.raw("layer_pattern");
   if (n.IsMap()) return every_kth(r.child("layer_pattern"), layers);
   std::vector<LayerKind> out;
   if (n.IsSequence()) {

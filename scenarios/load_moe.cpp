@@ -38,7 +38,7 @@ void read_moe_parallel(const YamlReader& par, Scenario* sc) {
 namespace {
 
 unsigned read_recompute_modules(const YamlReader& tr, const Scenario& sc) {
-  const YAML::Node list = tr.node()["recompute_modules"];
+  const YAML::Node list = tr.raw("recompute_modules");
   if (!list.IsSequence()) tr.fail("recompute_modules", "expected a list, e.g. [core_attn, moe_act]");
   std::vector<std::string> names(std::begin(models::kRecomputeModuleNames), std::end(models::kRecomputeModuleNames));
   unsigned bits = 0;
@@ -66,7 +66,7 @@ unsigned read_recompute_modules(const YamlReader& tr, const Scenario& sc) {
 // [full_iteration] (the whole step, as cuda_graphs: true).
 void read_graph_scope(const YamlReader& tr, Scenario* sc) {
   auto& t = sc->training;
-  const YAML::Node list = tr.node()["cuda_graph_scope"];
+  const YAML::Node list = tr.raw("cuda_graph_scope");
   std::vector<std::string> names(std::begin(models::kGraphScopeNames), std::end(models::kGraphScopeNames));
   names.emplace_back("full_iteration");
   const std::string allowed = join(names);

@@ -35,8 +35,8 @@ models::ReliabilitySpec read_reliability(const YamlReader& r) {
   s.checkpoint_write_bps = r.quantity("checkpoint_write_bw", Dimension::bandwidth, s.checkpoint_write_bps, 1e6, kMaxBandwidthBps);
   s.checkpoint_read_bps = r.quantity("checkpoint_read_bw", Dimension::bandwidth, s.checkpoint_read_bps, 1e6, kMaxBandwidthBps);
   s.checkpoint_mode = r.enum_choice("checkpoint_mode", models::kCheckpointModeNames, models::CheckpointMode::sync);
-  if (r.has("checkpoint_interval") && r.node()["checkpoint_interval"].IsScalar() &&
-      r.node()["checkpoint_interval"].Scalar() == "auto") {
+  if (r.has("checkpoint_interval") && r.raw("checkpoint_interval").IsScalar() &&
+      r.raw("checkpoint_interval").Scalar() == "auto") {
     s.checkpoint_interval_s = 0;
   } else if (r.has("checkpoint_interval")) {
     if (r.has("checkpoint_interval_steps"))
@@ -59,7 +59,7 @@ models::DataSpec read_data(const YamlReader& r, int seq_len) {
   d.mean_seq_len = r.number("mean_seq_len", 0, 1, seq_len);
   if (r.has("seq_len_histogram")) {
     if (r.has("mean_seq_len")) r.fail("seq_len_histogram", "give either mean_seq_len or seq_len_histogram, not both");
-    const YAML::Node h = r.node()["seq_len_histogram"];
+    const YAML::Node h = r.raw("seq_len_histogram");
     const char* shape = "expected a list of [length, weight] pairs, e.g. [[512, 0.6], [4096, 0.4]]";
     if (!h.IsSequence() || h.size() == 0) r.fail("seq_len_histogram", shape);
     double total = 0;
@@ -79,7 +79,7 @@ models::DataSpec read_data(const YamlReader& r, int seq_len) {
   }
   if (r.has("buckets")) {
     if (d.packing != models::Packing::bucketed) r.fail("buckets", "only applies with packing: bucketed");
-    const YAML::Node b = r.node()["buckets"];
+    const YAML::Node b = r.raw("buckets");
     if (!b.IsSequence() || b.size() == 0) r.fail("buckets", "expected a list of padded lengths, e.g. [1024, 2048, 4096]");
     d.buckets = r.numbers("buckets", b.size(), 1, seq_len);
     if (!std::is_sorted(d.buckets.begin(), d.buckets.end())) r.fail("buckets", "must be in ascending order");

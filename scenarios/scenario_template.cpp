@@ -13,16 +13,20 @@ namespace clustersim::scenarios {
 struct ScenarioTemplate::Impl {
   std::string text;
   std::string source;
-  YAML::Node root;
-  bool cite_lines = true;
+  YAML::Node root;  ///< never modified: every instantiate reads it
+  RootKeys keys;
   std::optional<ScenarioPatch> patch;  ///< set when built from a patch
 };
 
-ScenarioTemplate::ScenarioTemplate(const std::string& yaml, const std::string& source_name, bool cite_lines)
-    : impl_(std::make_unique<Impl>(Impl{yaml, source_name, parse_scenario_yaml(yaml, source_name), cite_lines, std::nullopt})) {}
+ScenarioTemplate::ScenarioTemplate(const std::string& yaml, const std::string& source_name)
+    : impl_(std::make_unique<Impl>(Impl{yaml, source_name, parse_scenario_yaml(yaml, source_name), {}, std::nullopt})) {
+  impl_->keys = root_keys(impl_->root);
+}
 
 ScenarioTemplate::ScenarioTemplate(const ScenarioPatch& scenario, const std::string& source_name)
-    : impl_(std::make_unique<Impl>(Impl{scenario.yaml(), source_name, patch_tree(scenario), false, scenario})) {}
+    : impl_(std::make_unique<Impl>(Impl{scenario.yaml(), source_name, patch_tree(scenario), {}, scenario})) {
+  impl_->keys = root_keys(impl_->root);
+}
 
 ScenarioTemplate ScenarioTemplate::from_file(const std::string& path) {
   std::ifstream in(path);
@@ -35,7 +39,7 @@ ScenarioTemplate ScenarioTemplate::from_file(const std::string& path) {
 // A copy parses the text again so that the two share no yaml-cpp memory (threads).
 ScenarioTemplate::ScenarioTemplate(const ScenarioTemplate& other)
     : ScenarioTemplate(other.impl_->patch ? ScenarioTemplate(*other.impl_->patch, other.impl_->source)
-                                          : ScenarioTemplate(other.impl_->text, other.impl_->source, other.impl_->cite_lines)) {}
+                                          : ScenarioTemplate(other.impl_->text, other.impl_->source)) {}
 ScenarioTemplate::ScenarioTemplate(ScenarioTemplate&&) noexcept = default;
 ScenarioTemplate::~ScenarioTemplate() = default;
 
@@ -44,9 +48,9 @@ Scenario ScenarioTemplate::instantiate(const std::vector<std::string>& overrides
 }
 
 Scenario ScenarioTemplate::instantiate(const ScenarioPatch& overrides) const {
-  // The copy lost the lines (YAML::Clone); the parsed tree keeps them for the errors to cite.
-  return load_scenario_node(YAML::Clone(impl_->root), impl_->source, overrides,
-                            impl_->cite_lines ? impl_->root : YAML::Node(YAML::NodeType::Undefined));
+  // A patch-built tree has no lines to cite (its values name no file line).
+  return load_scenario_shared(impl_->root, impl_->keys, impl_->source, overrides,
+                              impl_->patch ? YAML::Node(YAML::NodeType::Undefined) : impl_->root);
 }
 
 std::optional<std::string> ScenarioTemplate::scalar_at(const std::string& key_path) const {

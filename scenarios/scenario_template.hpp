@@ -14,9 +14,8 @@ namespace clustersim::scenarios {
 /// Not thread-safe (yaml-cpp trees are not): give each thread its own copy.
 class ScenarioTemplate {
  public:
-  /// Throws ScenarioError on a YAML syntax error. `cite_lines` false: a text the program wrote
-  /// (plan's), whose lines a user never sees; errors name `source_name` without a line.
-  ScenarioTemplate(const std::string& yaml, const std::string& source_name, bool cite_lines = true);
+  /// Throws ScenarioError on a YAML syntax error.
+  ScenarioTemplate(const std::string& yaml, const std::string& source_name);
   static ScenarioTemplate from_file(const std::string& path);
   /// A scenario a program wrote as a patch (plan's base): built once, no YAML text; errors name
   /// `source_name` without a line.

@@ -43,16 +43,28 @@ bool YamlReader::names_key(const std::optional<std::string>& patched, const std:
          (*patched)[patched->size() - full.size() - 1] == ' ';
 }
 
-YamlReader::YamlReader(YAML::Node node, std::string path,
-                       std::function<std::string(const std::string&)> source_of,
-                       const Origins* origins, YAML::Node marks)
-    : node_(std::move(node)), path_(std::move(path)), source_of_(std::move(source_of)),
-      origins_(origins), marks_(std::move(marks)) {}
+YamlReader::YamlReader(YAML::Node node, std::string path, std::function<std::string(const std::string&)> source_of,
+                       const Origins* origins, YAML::Node marks, const Overlay* overlay)
+    : node_(std::move(node)),
+      path_(std::move(path)),
+      source_of_(std::move(source_of)),
+      origins_(origins),
+      marks_(std::move(marks)),
+      overlay_(overlay) {}
 
+const Overlay* Overlay::section(const std::string& key) const {
+  for (const auto& s : sections)
+    if (s.key == key) return &s.keys;
+  return nullptr;
+}
+
+// The first entry whose key is the scalar `key`, found by comparing strings (yaml-cpp's const
+// operator[] finds the same entry through a temporary node per entry passed).
 YAML::Node lookup(const YAML::Node& map, const std::string& key) {
-  if (!map || !map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  const YAML::Node n = map[key];  // const operator[]: no insertion
-  return n ? n : YAML::Node(YAML::NodeType::Undefined);
+  if (map && map.IsMap())
+    for (const auto& kv : map)
+      if (kv.first.IsScalar() && kv.first.Scalar() == key && kv.second) return kv.second;
+  return YAML::Node(YAML::NodeType::Undefined);
 }
 
 std::optional<std::string> YamlReader::patched(const std::string& key) const {
@@ -112,6 +124,15 @@ void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
     fail_at(at, k, near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
                                 : fmt::format("unknown key '{}' — did you mean '{}'?", k, near));
   }
+  if (!overlay_) return;
+  // The keys the patch adds, after the file's, as applying it would have appended them.
+  for (const std::string& k : overlay_->order) {
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end() || node_[k]) continue;
+    const std::string near = nearest(k, allowed);
+    fail_at(YAML::Mark::null_mark(), k,
+            near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
+                         : fmt::format("unknown key '{}' — did you mean '{}'?", k, near));
+  }
 }
 
 // yaml-cpp's const operator[] turns `key` into a temporary node and compares every entry's key
@@ -120,12 +141,31 @@ void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
 // the first whose key is the scalar `key` (a list or mapping key never equals a string;
 // iteration, like operator[], passes over entries without a defined value). Readers only read,
 // so the mapping does not change under the list.
+// The value `key` has through the overlay: the patch's, an empty mapping where the patch sets
+// keys in a mapping the file lacks (or holds null), else the file's. Entries are only ever
+// constructed, never assigned: assigning a YAML::Node rebinds the tree node it refers to, and the
+// tree is shared (load_scenario_shared).
+YAML::Node YamlReader::overlaid(const std::string& key, const YAML::Node& file_value) const {
+  if (!overlay_) return file_value;
+  for (const auto& [k, v] : overlay_->values)
+    if (k == key) return v;
+  if (overlay_->section(key) && file_value.IsNull()) return YAML::Node(YAML::NodeType::Map);
+  return file_value;
+}
+
 std::optional<YAML::Node> YamlReader::entry(const std::string& key) const {
   if (!node_.IsMap()) return std::nullopt;
   if (!indexed_) {
     for (const auto& kv : node_)
-      if (kv.first.IsScalar()) entries_.emplace_back(kv.first.Scalar(), kv.second);
+      if (kv.first.IsScalar()) entries_.emplace_back(kv.first.Scalar(), overlaid(kv.first.Scalar(), kv.second));
     indexed_ = true;
+    if (overlay_) {  // the keys the patch adds, in its order
+      const std::size_t in_file = entries_.size();
+      for (const std::string& k : overlay_->order)
+        if (std::none_of(entries_.begin(), entries_.begin() + std::ptrdiff_t(in_file),
+                         [&](const auto& e) { return e.first == k; }))
+          entries_.emplace_back(k, overlaid(k, YAML::Node(YAML::NodeType::Null)));
+    }
   }
   for (const auto& [k, v] : entries_)
     if (k == key) return v;
@@ -140,13 +180,21 @@ std::optional<YAML::Node> YamlReader::value(const std::string& key) const {
 
 bool YamlReader::has(const std::string& key) const { return value(key).has_value(); }
 
+YAML::Node YamlReader::raw(const std::string& key) const {
+  auto n = entry(key);
+  return n ? *n : YAML::Node(YAML::NodeType::Undefined);
+}
+
 YamlReader YamlReader::child(const std::string& key) const {
   const auto n = value(key);
-  if (!n) return YamlReader(YAML::Node(YAML::NodeType::Map), key_path(key), source_of_, origins_);
+  const Overlay* section = overlay_ ? overlay_->section(key) : nullptr;
+  if (!n)
+    return YamlReader(YAML::Node(YAML::NodeType::Map), key_path(key), source_of_, origins_, YAML::Node(), section);
   if (!n->IsMap()) fail(key, "expected a mapping of keys");
   auto parent_source = source_of_;
-  return YamlReader(*n, key_path(key), [parent_source, key](const std::string&) { return parent_source(key); },
-                    origins_, lookup(marks_, key));
+  return YamlReader(
+      *n, key_path(key), [parent_source, key](const std::string&) { return parent_source(key); }, origins_,
+      lookup(marks_, key), section);
 }
 
 std::string YamlReader::scalar(const std::string& key, const YAML::Node& n) const {
@@ -210,7 +258,7 @@ int YamlReader::choice(const std::string& key, const std::vector<std::string>& c
 }
 
 std::vector<double> YamlReader::numbers(const std::string& key, std::size_t count, double lo, double hi) const {
-  YAML::Node n = node_[key];
+  const YAML::Node n = raw(key);
   if (!n.IsSequence() || n.size() != count) fail(key, fmt::format("expected a list of {} numbers", count));
   std::vector<double> out;
   for (const auto& item : n) {

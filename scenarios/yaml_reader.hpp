@@ -19,13 +19,29 @@ namespace clustersim::scenarios {
 /// Key paths a patch set with an origin (scenarios/scenario_patch.hpp) → that origin ("--set").
 using Origins = std::map<std::string, std::string>;
 
+/// A patch read through rather than written into a copy of the tree (load_scenario_shared in
+/// scenarios/load.cpp): the values it gives one mapping's keys, and the mappings it reaches into.
+/// A reader with an overlay answers as if the patch had been applied to its mapping.
+struct Overlay {
+  struct Section;
+  std::vector<std::pair<std::string, YAML::Node>> values;  ///< keys set to a value (null: removed)
+  std::vector<Section> sections;                           ///< keys whose mapping the patch sets keys in
+  std::vector<std::string> order;                          ///< every key above, in patch order
+  const Overlay* section(const std::string& key) const;
+};
+struct Overlay::Section {
+  std::string key;
+  Overlay keys;
+};
+
 class YamlReader {
  public:
   /// `source_of(key)` names the file a top-level key came from (presets merged with user keys).
   /// `marks`: the same mapping as the user wrote it, whose keys' lines errors cite where `node`
   /// lost them (a sweep's copy of the scenario, a preset merged with inline keys).
+  /// `overlay`: a patch this mapping is read through (outlives the reader).
   YamlReader(YAML::Node node, std::string path, std::function<std::string(const std::string&)> source_of,
-             const Origins* origins, YAML::Node marks = YAML::Node());
+             const Origins* origins, YAML::Node marks = YAML::Node(), const Overlay* overlay = nullptr);
 
   /// Rejects keys outside `allowed`, suggesting the nearest allowed one.
   void allow_only(const std::vector<std::string>& allowed) const;
@@ -55,6 +71,10 @@ class YamlReader {
   std::string where(const std::string& key) const;
   /// "--vary model.hidden" when a patch set `key` (or a mapping above it) with an origin.
   std::optional<std::string> patched(const std::string& key) const;
+  /// The value at `key` (undefined when absent), overlay included: for the lists and mappings
+  /// the typed readers above do not cover.
+  YAML::Node raw(const std::string& key) const;
+  /// The mapping as parsed, without the overlay: for iterating a mapping no patch reaches.
   const YAML::Node& node() const { return node_; }
 
  private:
@@ -62,6 +82,7 @@ class YamlReader {
   bool names_key(const std::optional<std::string>& patched, const std::string& key) const;
   /// The entry at `key` (nullopt: absent); value(): also nullopt when it is null.
   std::optional<YAML::Node> entry(const std::string& key) const;
+  YAML::Node overlaid(const std::string& key, const YAML::Node& file_value) const;
   std::optional<YAML::Node> value(const std::string& key) const;
   std::string scalar(const std::string& key, const YAML::Node& n) const;
 
@@ -70,6 +91,7 @@ class YamlReader {
   std::function<std::string(const std::string&)> source_of_;
   const Origins* origins_;
   YAML::Node marks_;  ///< read only through const access (which never inserts)
+  const Overlay* overlay_ = nullptr;
   mutable std::vector<std::pair<std::string, YAML::Node>> entries_;  ///< the scalar keys, listed on first lookup
   mutable bool indexed_ = false;
 };
