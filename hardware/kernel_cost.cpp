@@ -1,7 +1,10 @@
 #include "hardware/kernel_cost.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "hardware/attention_model.hpp"
 
@@ -101,6 +104,35 @@ MainLoop main_loop(const GpuSpec& gpu, Precision run) {
   return ml;
 }
 
+// Every GpuSpec field main_loop() reads, and the precision: equal keys give equal main loops.
+using MainLoopKey = std::array<double, 7 + 3 * 4 + 9>;
+MainLoopKey main_loop_key(const GpuSpec& gpu, Precision run) {
+  MainLoopKey key{};
+  std::size_t i = 0;
+  for (const auto& peak : gpu.peak_flops) key[i++] = peak.si();
+  for (const GemmAnchor* a : {&gpu.gemm_anchor, &gpu.gemm_anchor_fp8, &gpu.gemm_anchor_nvfp4})
+    for (double v : {a->rate.si(), a->m, a->n, a->k}) key[i++] = v;
+  for (double v : {double(gpu.sms), double(gpu.gemm_tile_m), double(gpu.gemm_tile_n), gpu.gemm_k_overhead,
+                   gpu.gemm_shape_fraction, gpu.sustained_clock_ratio, gpu.in_step_rate_ratio,
+                   gpu.compute_sustained_fraction, double(static_cast<int>(run))})
+    key[i++] = v;
+  return key;
+}
+
+// main_loop() remembered per thread for the last few GPUs and precisions asked (a step prices
+// hundreds of GEMMs on one GPU in two or three precisions, and each main loop re-tiles the
+// anchor's shape).
+MainLoop cached_main_loop(const GpuSpec& gpu, Precision run) {
+  thread_local std::array<std::optional<std::pair<MainLoopKey, MainLoop>>, 4> recent;
+  thread_local std::size_t next = 0;
+  const MainLoopKey key = main_loop_key(gpu, run);
+  for (const auto& r : recent)
+    if (r && r->first == key) return r->second;
+  auto& slot = recent[next++ % recent.size()];
+  slot.emplace(key, main_loop(gpu, run));
+  return slot->second;
+}
+
 bool aligned(double x, Precision p) {
   // 16-byte rows of elements (the block scales live in a separate tensor).
   const PrecisionInfo& i = info(p);
@@ -138,7 +170,7 @@ double grouped_low_precision_efficiency(GroupedGemmKernel kernel) {
 KernelCost tiled_gemm_cost(const GpuSpec& gpu, Precision p, double m, double n, double k, const Tiling& g) {
   if (m <= 0 || n <= 0 || k <= 0) return {units::Seconds{}, Bound::latency, ""};
   const Precision run = run_precision(gpu, p);
-  const MainLoop ml = main_loop(gpu, run);
+  const MainLoop ml = cached_main_loop(gpu, run);
   const units::Seconds compute = tiled_flop(gpu, m, n, k, ml.k_overhead, g) / (ml.rate_sm * gpu.sms);
   const units::Bytes bytes(g.groups * ((m * k + k * n) * gemm_operand_bytes(run) + m * n * storage_bytes(run)));
   const units::Seconds memory = bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency);
