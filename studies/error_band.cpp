@@ -5,7 +5,9 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "models/model_spec.hpp"
 #include "scenarios/error.hpp"
@@ -120,7 +122,15 @@ ErrorBand band_from(const std::vector<BandRow>& rows, const BandClass& c, double
 ErrorBand error_band(const scenarios::Scenario& s, double confidence) {
   if (!(confidence > 0 && confidence < 1))
     throw scenarios::ScenarioError(fmt::format("confidence {}: expected a fraction between 0 and 1, e.g. 0.9", confidence));
-  return band_from(table(), band_class(s), confidence);
+  // A sweep or a plan asks for one class's band again and again: the last one is kept per thread.
+  thread_local std::optional<std::tuple<std::string, std::string, std::string, double, ErrorBand>> last;
+  BandClass c = band_class(s);
+  if (!last || std::get<0>(*last) != c.hardware || std::get<1>(*last) != c.style || std::get<2>(*last) != c.scale ||
+      std::get<3>(*last) != confidence) {
+    ErrorBand b = band_from(table(), c, confidence);
+    last.emplace(std::move(c.hardware), std::move(c.style), std::move(c.scale), confidence, std::move(b));
+  }
+  return std::get<4>(*last);
 }
 
 }  // namespace clustersim::studies
