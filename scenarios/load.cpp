@@ -713,11 +713,11 @@ Scenario load_scenario_string(const std::string& yaml, const std::string& source
   return load_scenario_string(yaml, source_name, ScenarioPatch::parse(overrides));
 }
 
-RootKeys root_keys(const YAML::Node& root) {
-  RootKeys keys;
+std::vector<std::string> unmapped_keys(const YAML::Node& root) {
+  std::vector<std::string> keys;
   if (root.IsMap())
     for (const auto& kv : root)
-      if (kv.first.IsScalar()) keys.emplace_back(kv.first.Scalar(), kv.second.IsMap() || kv.second.IsNull());
+      if (kv.first.IsScalar() && !kv.second.IsMap() && !kv.second.IsNull()) keys.push_back(kv.first.Scalar());
   return keys;
 }
 
@@ -743,7 +743,7 @@ YAML::Node shared_node_of(const PatchEntry& e) {
 // holds a scalar, a list or null, sets a top-level key or a key one level into a mapping that
 // is not the model's or the hardware's (those merge with presets: apply_entry), and no entry's
 // path is another's or lies below it.
-std::optional<Overlay> read_through(const RootKeys& root, const ScenarioPatch& patch) {
+std::optional<Overlay> read_through(const std::vector<std::string>& unmapped, const ScenarioPatch& patch) {
   Overlay top;
   auto taken = [&](const std::string& key) {
     return std::find(top.order.begin(), top.order.end(), key) != top.order.end();
@@ -761,15 +761,16 @@ std::optional<Overlay> read_through(const RootKeys& root, const ScenarioPatch& p
     if (section.empty() || key.empty() || key.find('.') != std::string::npos || section == "model" ||
         section == "hardware")
       return std::nullopt;
-    const auto in_root = std::find_if(root.begin(), root.end(), [&](const auto& k) { return k.first == section; });
-    if (in_root != root.end() && !in_root->second) return std::nullopt;  // not a mapping: apply_entry's error
-    Overlay* keys = const_cast<Overlay*>(top.section(section));
-    if (!keys) {
+    if (std::find(unmapped.begin(), unmapped.end(), section) != unmapped.end())
+      return std::nullopt;  // a key under a scalar or a list: apply_entry's error
+    auto in_top =
+        std::find_if(top.sections.begin(), top.sections.end(), [&](const auto& s) { return s.key == section; });
+    if (in_top == top.sections.end()) {
       if (taken(section)) return std::nullopt;
-      top.sections.push_back({section, {}});
       top.order.push_back(section);
-      keys = &top.sections.back().keys;
+      in_top = top.sections.insert(top.sections.end(), {section, {}});
     }
+    Overlay* keys = &in_top->keys;
     if (std::find(keys->order.begin(), keys->order.end(), key) != keys->order.end()) return std::nullopt;
     keys->values.emplace_back(key, shared_node_of(e));
     keys->order.push_back(key);
@@ -779,9 +780,9 @@ std::optional<Overlay> read_through(const RootKeys& root, const ScenarioPatch& p
 
 }  // namespace
 
-Scenario load_scenario_shared(const YAML::Node& root, const RootKeys& keys, const std::string& source,
-                              const ScenarioPatch& overrides, const YAML::Node& marks) {
-  if (const auto overlay = read_through(keys, overrides)) return build(root, source, overrides, marks, &*overlay);
+Scenario load_scenario_shared(const YAML::Node& root, const std::vector<std::string>& unmapped,
+                              const std::string& source, const ScenarioPatch& overrides, const YAML::Node& marks) {
+  if (const auto overlay = read_through(unmapped, overrides)) return build(root, source, overrides, marks, &*overlay);
   // The copy lost the lines (YAML::Clone); `marks` keeps them for the errors to cite.
   return build(YAML::Clone(root), source, overrides, marks);
 }

@@ -5,7 +5,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "scenarios/scenario.hpp"
@@ -17,14 +16,13 @@ namespace clustersim::scenarios {
 YAML::Node parse_scenario_yaml(const std::string& text, const std::string& source);
 /// The tree of a scenario written as a patch (its entries applied to an empty mapping).
 YAML::Node patch_tree(const ScenarioPatch& scenario);
-/// The top-level keys of a parsed scenario, each with whether it holds a mapping (or null).
-using RootKeys = std::vector<std::pair<std::string, bool>>;
-RootKeys root_keys(const YAML::Node& root);
+/// The top-level keys of a parsed scenario whose value is neither a mapping nor null.
+std::vector<std::string> unmapped_keys(const YAML::Node& root);
 /// Loads `root` with `overrides` applied, then validates, leaving `root` as it is: it is shared
 /// by many loads (a sweep's points, a plan's candidates). A patch of top-level keys and keys one
 /// level down is read through, without copying the tree; any other is applied to a copy.
-/// `keys`: root_keys(root). `marks`: the scenario as parsed, whose lines errors cite.
-Scenario load_scenario_shared(const YAML::Node& root, const RootKeys& keys, const std::string& source,
-                              const ScenarioPatch& overrides, const YAML::Node& marks);
+/// `unmapped`: unmapped_keys(root). `marks`: the scenario as parsed, whose lines errors cite.
+Scenario load_scenario_shared(const YAML::Node& root, const std::vector<std::string>& unmapped,
+                              const std::string& source, const ScenarioPatch& overrides, const YAML::Node& marks);
 
 }  // namespace clustersim::scenarios

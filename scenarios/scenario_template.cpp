@@ -14,18 +14,18 @@ struct ScenarioTemplate::Impl {
   std::string text;
   std::string source;
   YAML::Node root;  ///< never modified: every instantiate reads it
-  RootKeys keys;
+  std::vector<std::string> unmapped;   ///< unmapped_keys(root)
   std::optional<ScenarioPatch> patch;  ///< set when built from a patch
 };
 
 ScenarioTemplate::ScenarioTemplate(const std::string& yaml, const std::string& source_name)
     : impl_(std::make_unique<Impl>(Impl{yaml, source_name, parse_scenario_yaml(yaml, source_name), {}, std::nullopt})) {
-  impl_->keys = root_keys(impl_->root);
+  impl_->unmapped = unmapped_keys(impl_->root);
 }
 
 ScenarioTemplate::ScenarioTemplate(const ScenarioPatch& scenario, const std::string& source_name)
     : impl_(std::make_unique<Impl>(Impl{scenario.yaml(), source_name, patch_tree(scenario), {}, scenario})) {
-  impl_->keys = root_keys(impl_->root);
+  impl_->unmapped = unmapped_keys(impl_->root);
 }
 
 ScenarioTemplate ScenarioTemplate::from_file(const std::string& path) {
@@ -49,7 +49,7 @@ Scenario ScenarioTemplate::instantiate(const std::vector<std::string>& overrides
 
 Scenario ScenarioTemplate::instantiate(const ScenarioPatch& overrides) const {
   // A patch-built tree has no lines to cite (its values name no file line).
-  return load_scenario_shared(impl_->root, impl_->keys, impl_->source, overrides,
+  return load_scenario_shared(impl_->root, impl_->unmapped, impl_->source, overrides,
                               impl_->patch ? YAML::Node(YAML::NodeType::Undefined) : impl_->root);
 }
 

@@ -127,7 +127,7 @@ void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
   if (!overlay_) return;
   // The keys the patch adds, after the file's, as applying it would have appended them.
   for (const std::string& k : overlay_->order) {
-    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end() || node_[k]) continue;
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end() || lookup(node_, k)) continue;
     const std::string near = nearest(k, allowed);
     fail_at(YAML::Mark::null_mark(), k,
             near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
@@ -135,12 +135,6 @@ void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
   }
 }
 
-// yaml-cpp's const operator[] turns `key` into a temporary node and compares every entry's key
-// through a conversion, with allocations per entry; sweeps read tens of keys per configuration.
-// The reader lists the mapping's scalar keys once and compares strings: it finds the same entry,
-// the first whose key is the scalar `key` (a list or mapping key never equals a string;
-// iteration, like operator[], passes over entries without a defined value). Readers only read,
-// so the mapping does not change under the list.
 // The value `key` has through the overlay: the patch's, an empty mapping where the patch sets
 // keys in a mapping the file lacks (or holds null), else the file's. Entries are only ever
 // constructed, never assigned: assigning a YAML::Node rebinds the tree node it refers to, and the
@@ -153,6 +147,12 @@ YAML::Node YamlReader::overlaid(const std::string& key, const YAML::Node& file_v
   return file_value;
 }
 
+// yaml-cpp's const operator[] turns `key` into a temporary node and compares every entry's key
+// through a conversion, with allocations per entry; sweeps read tens of keys per configuration.
+// The reader lists the mapping's scalar keys once and compares strings: it finds the same entry,
+// the first whose key is the scalar `key` (a list or mapping key never equals a string;
+// iteration, like operator[], passes over entries without a defined value). Readers only read,
+// so the mapping does not change under the list.
 std::optional<YAML::Node> YamlReader::entry(const std::string& key) const {
   if (!node_.IsMap()) return std::nullopt;
   if (!indexed_) {

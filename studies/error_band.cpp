@@ -123,14 +123,13 @@ ErrorBand error_band(const scenarios::Scenario& s, double confidence) {
   if (!(confidence > 0 && confidence < 1))
     throw scenarios::ScenarioError(fmt::format("confidence {}: expected a fraction between 0 and 1, e.g. 0.9", confidence));
   // A sweep or a plan asks for one class's band again and again: the last one is kept per thread.
-  thread_local std::optional<std::tuple<std::string, std::string, std::string, double, ErrorBand>> last;
+  thread_local std::optional<std::tuple<BandClass, double, ErrorBand>> last;
   BandClass c = band_class(s);
-  if (!last || std::get<0>(*last) != c.hardware || std::get<1>(*last) != c.style || std::get<2>(*last) != c.scale ||
-      std::get<3>(*last) != confidence) {
+  if (!last || std::get<0>(*last) != c || std::get<1>(*last) != confidence) {
     ErrorBand b = band_from(table(), c, confidence);
-    last.emplace(std::move(c.hardware), std::move(c.style), std::move(c.scale), confidence, std::move(b));
+    last.emplace(std::move(c), confidence, std::move(b));
   }
-  return std::get<4>(*last);
+  return std::get<2>(*last);
 }
 
 }  // namespace clustersim::studies

@@ -47,6 +47,7 @@ struct BandClass {
   std::string hardware;  ///< by dense BF16 peak: "A100-class", "H100-class", "B200-class"
   std::string style;     ///< "ZeRO-3/FSDP", "pipeline", "tensor parallel", "data parallel"
   std::string scale;     ///< total parameters: "under 15B", "15B-150B", "over 150B"
+  bool operator==(const BandClass&) const = default;
 };
 BandClass band_class(const scenarios::Scenario& s);
 
