@@ -16,10 +16,32 @@ double dsa_flop_per_token(const ModelSpec& m, double s) {
   return 2 * s * x.index_heads * x.index_head_dim + 2 * keys * m.heads * (latent + m.mla.qk_rope_head_dim + latent);
 }
 
+double compressed_mean_keys(const CompressedAttentionSpec& c, double s, int ratio) {
+  const double w = c.window;
+  const double window = s <= w ? (s + 1) / 2 : w - w * (w - 1) / (2 * s);
+  if (ratio == 0) return window;
+  const double all = s / (2.0 * ratio), k = c.top_k;  // the mean visible entries: s/ratio at the end
+  if (!c.indexed(ratio) || s / ratio <= k) return window + all;
+  return window + k - ratio * k * k / (2 * s);
+}
+
+double compressed_flop_per_token(const ModelSpec& m, double s, int ratio) {
+  const CompressedAttentionSpec& c = m.compressed_attention;
+  const double d = m.head_dim(),
+               keys = compressed_mean_keys(c, s, ratio) - compressed_mean_keys(c, s, 0) + std::min<double>(c.window, s);
+  const double indexer = c.indexed(ratio) ? 2.0 * (s / ratio) * c.index_heads * c.index_head_dim : 0.0;
+  return 2.0 * keys * m.heads * (d + d) + indexer;
+}
+
 namespace {
 
 // Forward attention-core FLOPs per token over the main stack (full s², as the formulas count).
 double attention_fwd_per_token(const ModelSpec& m, double s) {
+  if (m.compressed_attention.enabled()) {
+    double sum = 0;
+    for (int l = 0; l < m.layers; ++l) sum += compressed_flop_per_token(m, s, m.compressed_attention.ratio(l));
+    return sum;
+  }
   if (m.sparse_attention.enabled()) return m.mixer_count(Mixer::attention) * dsa_flop_per_token(m, s);
   const double per_layer = 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim());
   const double sliding = m.sliding_layer_count();
@@ -51,8 +73,14 @@ FlopsPerToken flops_per_token(const ModelSpec& m, const TrainingSpec& t, double 
   const double attn_fwd = core_fwd + m.mixer_count(Mixer::mamba) * mamba_scan_flop_per_token(m.mamba) +
                           m.mixer_count(Mixer::linear) * delta_rule_flop_per_token(m.linear_attention);
   // An MTP module's block attends over the full sequence like a main-stack layer.
-  const double mtp_attn_fwd = m.mtp_layers * (m.sparse_attention.enabled() ? dsa_flop_per_token(m, s)
-                                                                           : 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim()));
+  double mtp_attn_fwd =
+      m.mtp_layers * (m.sparse_attention.enabled() ? dsa_flop_per_token(m, s)
+                                                   : 2.0 * s * m.heads * (m.qk_head_dim() + m.v_head_dim()));
+  if (m.compressed_attention.enabled()) {
+    mtp_attn_fwd = 0;
+    for (int j = 0; j < m.mtp_layers; ++j)
+      mtp_attn_fwd += compressed_flop_per_token(m, s, m.compressed_attention.ratio(m.layers + j));
+  }
   const double non_embedding_active = p.active - p.embedding - p.lm_head;
   FlopsPerToken f;
   if (t.flops_formula == FlopsFormula::palm) {

@@ -64,6 +64,17 @@ double delta_rule_flop_per_token(const LinearAttentionSpec& x);
 /// the selected keys 2·min(k, s)·heads·(kv_lora_rank + rope + kv_lora_rank).
 double dsa_flop_per_token(const ModelSpec& m, double s);
 
+/// Mean keys one query attends to in a layer of compress ratio `ratio` at sequence length s: its
+/// window (every earlier token up to `window`) plus the compressed entries it sees, of which
+/// entry j is visible to query i when j < (i + 1) / ratio: all of them (HCA), or the top_k
+/// the indexer picks (CSA: top_k − ratio·top_k²/(2s) once s/ratio > top_k).
+double compressed_mean_keys(const CompressedAttentionSpec& c, double s, int ratio);
+
+/// Forward FLOPs per token of a layer's attention core and, on CSA layers, of the indexer's
+/// scores over every visible entry, counted as Megatron-Bridge's DeepSeek-V4 formula counts them
+/// (flop_utils.py: the window's full `window` keys, the indexer over s/ratio entries).
+double compressed_flop_per_token(const ModelSpec& m, double s, int ratio);
+
 /// Keys a query attends to in a causal window of w tokens relative to full causal attention,
 /// averaged over a sequence of s: (w − w²/2s) / (s/2) = 2w/s − (w/s)² for w < s, else 1.
 double attention_keys_fraction(double window, double seq_len);

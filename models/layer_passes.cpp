@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/compressed_attention_ops.hpp"
 #include "models/linear_attention_ops.hpp"
 #include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
@@ -36,6 +37,14 @@ std::vector<LayerPass> range_passes(const ModelSpec& m, const TrainingSpec& t, c
     for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), -attn});
     const MlaOps mla = mla_attention_ops(m, t, p, gpu);
     out.push_back({backward ? mla.bwd : mla.fwd, attn});
+  }
+  if (const CompressedAttentionSpec& ca = m.compressed_attention; ca.enabled()) {  // by compress ratio
+    for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), -attn});
+    const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
+    for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca}) {
+      const double n = r.count([&](int l) { return &v4.of(m, l) == k; });
+      if (n > 0) out.push_back({backward ? k->bwd : k->fwd, n});
+    }
   }
   if (m.hybrid()) {  // layers without attention, or without an MLP, drop those parts
     for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), attn - r.size()});

@@ -1,13 +1,15 @@
 #include "models/memory.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
+#include "models/compressed_attention_ops.hpp"
+#include "models/detail/memory_wgrad.hpp"
+#include "models/detail/moe_memory.hpp"
 #include "models/linear_attention_ops.hpp"
 #include "models/mamba_ops.hpp"
-#include "models/detail/memory_wgrad.hpp"
 #include "models/mla_ops.hpp"
-#include "models/detail/moe_memory.hpp"
 #include "models/pipeline.hpp"
 
 namespace clustersim::models {
@@ -118,12 +120,13 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
     r.activations += tokens * m.hidden * (e - in) / sp;
     r.activations += mm.routed_activation_bytes;
   }
-  if (m.mla.enabled() && kind.mixer == Mixer::attention) {
+  if ((m.mla.enabled() || m.compressed_attention.enabled()) && kind.mixer == Mixer::attention) {
     const double q = double(m.heads) / p.tp, kv = std::max(1.0, double(m.kv_heads) / p.tp), d = m.head_dim();
     r.activations -= tokens * (q + 2 * kv) * d * e + (keep_core ? tokens * q * d * e + 4.0 * q * tokens : 0.0);
-    // The output projection's quantized input is heads·v_head_dim wide under MLA, not heads·head_dim.
-    const double in = t.saved_linear_input_bytes();
-    if (in != e) r.activations += tokens * q * (m.mla.v_head_dim - d) * in;
+    // The output projection's quantized input is heads·v_head_dim wide under MLA, not heads·head_dim;
+    // DeepSeek-V4's wo_a runs in BF16 on the kept core output (its saved bytes hold wo_b's input).
+    const double in = t.saved_linear_input_bytes(), v = m.compressed_attention.enabled() ? 0.0 : m.mla.v_head_dim;
+    if (in != e) r.activations += tokens * q * (v - d) * in;
     r.activations += mla_saved;
   }
   return r;
@@ -164,6 +167,12 @@ namespace {
 struct BlockInputs {
   MoeMemory per_moe_layer;
   double mla_saved = 0;    // what one MLA attention saves for backward
+  std::array<double, 3> v4_saved{};  // DeepSeek-V4: what a window-only, CSA and HCA attention saves
+  double attention_saved(const ModelSpec& m, int layer) const {
+    if (!m.compressed_attention.enabled()) return mla_saved;
+    const int r = m.compressed_attention.ratio(layer);
+    return v4_saved[r == 0 ? 0 : m.compressed_attention.indexed(r) ? 1 : 2];
+  }
   MixerSaved mixer_saved;  // what one Mamba-2 / linear-attention mixer saves for backward
 };
 
@@ -184,6 +193,13 @@ BlockInputs block_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   if (m.mla.enabled()) {  // the op list is costed GEMM by GEMM: once per plan, not per layer
     const MlaOps mla = mla_attention_ops(m, t, p, gpu);
     b.mla_saved = reruns(t, RecomputeModule::mla_up_proj) ? mla.saved_bytes_up_proj_recompute : mla.saved_bytes;
+  }
+  if (m.compressed_attention.enabled()) {
+    const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
+    const bool up = reruns(t, RecomputeModule::mla_up_proj);
+    std::size_t i = 0;
+    for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca})
+      b.v4_saved[i++] = up ? k->saved_bytes_up_proj_recompute : k->saved_bytes;
   }
   return b;
 }
@@ -251,7 +267,7 @@ StageInputs stage_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   // MoE / MLA models: layer by layer, the routed experts apart (sharded by EP, ETP and ZeRO over
   // the expert-data-parallel group).
   // (BF16 blocks among low-precision ones, training.bf16_layers: layer by layer too.)
-  in.by_layer = m.is_moe() || m.mla.enabled() || m.hybrid() || t.has_bf16_blocks();
+  in.by_layer = m.is_moe() || m.mla.enabled() || m.hybrid() || t.has_bf16_blocks() || m.compressed_attention.enabled();
   in.blocks = block_inputs(m, t, p, gpu);
   if (t.has_bf16_blocks()) {
     const TrainingSpec b = t.bf16_block();
@@ -286,11 +302,12 @@ StageSums stage_sums(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
       const int i = l < vlayers[std::size_t(vs)] ? layer + l : m.layers + (l - vlayers[std::size_t(vs)]);
       const auto [lt, bi] = block_of(m, t, in, i);
       const LayerMemory lm =
-          layer_memory(m, *lt, p, in.params, bi->mla_saved, bi->mixer_saved, i, true, bi->per_moe_layer);
+          layer_memory(m, *lt, p, in.params, bi->attention_saved(m, i), bi->mixer_saved, i, true, bi->per_moe_layer);
       x.params += lm.dense_params, x.block_sum += lm.dense_params, x.act_full += lm.activations;
       x.moe_layers += m.moe_layer(i) ? 1 : 0;
       x.act_selective +=
-          layer_memory(m, *lt, p, in.params, bi->mla_saved, bi->mixer_saved, i, false, bi->per_moe_layer).activations;
+          layer_memory(m, *lt, p, in.params, bi->attention_saved(m, i), bi->mixer_saved, i, false, bi->per_moe_layer)
+              .activations;
       x.act_partial += t.recomputes_block(l) ? in.layer_input : lm.activations;
     }
     x.blocks += vlayers[std::size_t(vs)], x.rerun += t.recomputed_blocks(vlayers[std::size_t(vs)]);

@@ -7,6 +7,12 @@
 
 namespace clustersim::models {
 
+bool up_proj_op(const std::string& name) {
+  for (const char* prefix : {"mla.q_up", "mla.kv_up", "v4.q_up", "v4.q_head_norm", "v4.kv", "v4.rotary"})
+    if (name.rfind(prefix, 0) == 0 && name.find(".bwd") == std::string::npos) return true;
+  return false;
+}
+
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {
   const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   // Its projections in their own precision when the recipe sets one (module_precision).

@@ -26,6 +26,11 @@ struct MlaOps {
 /// latents; RoPE on the rope part of q and on the shared rope key; a causal flash core with
 /// head widths d_qk = nope + rope and d_v (computing (nb+1)/(2nb) of s², as layer_ops; backward
 /// 2.5× the forward). Sliding-window layers are not MLA in any preset and are not handled here.
+/// A forward op that recompute_modules mla_up_proj reruns before the backward: MLA's up
+/// projections; DeepSeek-V4's q_up with its head norm, the key/value projection with its norm, and
+/// RoPE (Megatron-Core dev deepseek_v4_hybrid_attention.py).
+bool up_proj_op(const std::string& name);
+
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu);
 
 }  // namespace clustersim::models

@@ -34,6 +34,13 @@ namespace {
 // Weights of the attention projections (no biases, no norms).
 double attention_matmul(const ModelSpec& m) {
   const double h = m.hidden, a = m.heads;
+  if (const CompressedAttentionSpec& c = m.compressed_attention; c.enabled()) {
+    // wq_a, wq_b; wkv (one head, key and value); wo_a (o_groups blocks of heads·d/o_groups →
+    // o_lora_rank), wo_b. The compressors and the indexer: compressor_matmul.
+    const double d = m.head_dim();
+    return h * c.q_lora_rank + double(c.q_lora_rank) * a * d + h * d + a * d * c.o_lora_rank +
+           double(c.o_groups) * c.o_lora_rank * h;
+  }
   if (!m.mla.enabled()) {
     const double d = m.head_dim();
     return h * (a + 2.0 * m.kv_heads) * d + a * d * h;
@@ -49,6 +56,37 @@ double attention_matmul(const ModelSpec& m) {
                                      : h * a * m.qk_head_dim();
   return indexer + q + h * (l.kv_lora_rank + l.qk_rope_head_dim) +
          double(l.kv_lora_rank) * a * (l.qk_nope_head_dim + l.v_head_dim) + a * l.v_head_dim * h;
+}
+
+// Layer i's compressor (wkv and wgate, twice as wide for CSA's overlapping pools) and, on a CSA
+// layer, the indexer's wq_b, weights_proj and its own overlapping compressor.
+double compressor_matmul(const ModelSpec& m, int layer) {
+  const CompressedAttentionSpec& c = m.compressed_attention;
+  const int r = c.ratio(layer);
+  if (r == 0) return 0;
+  const double h = m.hidden, d = m.head_dim(), dI = c.index_head_dim, HI = c.index_heads;
+  if (!c.indexed(r)) return h * 2 * d;
+  return h * 4 * d + double(c.q_lora_rank) * HI * dI + h * HI + h * 4 * dI;
+}
+
+// Its other weights: the learned pool positions (ape: r × the gate width) and the entries'
+// RMSNorms, the indexer's too.
+double compressor_other(const ModelSpec& m, int layer) {
+  const CompressedAttentionSpec& c = m.compressed_attention;
+  const int r = c.ratio(layer);
+  if (r == 0) return 0;
+  const double d = m.head_dim(), dI = c.index_head_dim;
+  if (!c.indexed(r)) return r * d + d;
+  return r * 2 * d + d + r * 2 * dI + dI;
+}
+
+// Per block: two mHC sites, each a [streams·h → (2 + streams)·streams] fp32 mapping with its
+// bias and three scales (Megatron-Core dev hyper_connection.py: mapping_proj, alpha_*).
+double hyper_connection_params(const ModelSpec& m) {
+  const HyperConnections& x = m.hyper_connections;
+  if (!x.enabled()) return 0;
+  const double n = x.streams, out = (2 + n) * n;
+  return 2 * (n * m.hidden * out + out + 3);
 }
 
 double mlp_matmul(const ModelSpec& m, double ffn) { return (gated(m.activation) ? 3.0 : 2.0) * m.hidden * ffn; }
@@ -113,6 +151,17 @@ Block layer_block(const ModelSpec& m, LayerKind k) {
   return {a.total + f.total, a.active + f.active, a.matmul + f.matmul, a.active_matmul + f.active_matmul};
 }
 
+// Layer i's block, with what varies by layer under compressed attention and hyper-connections.
+Block layer_block_at(const ModelSpec& m, int i) {
+  Block b = layer_block(m, m.layer_kind(i));
+  const double mm = compressor_matmul(m, i), other = compressor_other(m, i) + hyper_connection_params(m);
+  b.total += mm + other, b.active += mm + other, b.matmul += mm, b.active_matmul += mm;
+  return b;
+}
+
+// The stack is summed layer by layer (hybrid patterns, per-layer compress ratios).
+bool per_layer_stack(const ModelSpec& m) { return m.hybrid() || m.compressed_attention.enabled(); }
+
 // One block with a dense or an MoE MLP.
 Block block(const ModelSpec& m, bool moe) { return layer_block(m, {Mixer::attention, moe ? MlpKind::moe : MlpKind::dense}); }
 
@@ -120,7 +169,9 @@ Block block(const ModelSpec& m, bool moe) { return layer_block(m, {Mixer::attent
 
 double attention_params(const ModelSpec& m) {
   double p = attention_matmul(m);
-  if (m.mla.enabled()) {
+  if (const CompressedAttentionSpec& c = m.compressed_attention; c.enabled()) {
+    p += norm_params(m, c.q_lora_rank) + norm_params(m, m.head_dim()) + m.heads;  // q_norm, kv_norm, sinks
+  } else if (m.mla.enabled()) {
     p += norm_params(m, m.mla.kv_lora_rank) + (m.mla.q_lora_rank > 0 ? norm_params(m, m.mla.q_lora_rank) : 0);
     if (m.sparse_attention.enabled()) p += 2.0 * m.sparse_attention.index_head_dim;  // the indexer's key LayerNorm
   } else if (m.has_qkv_bias()) {
@@ -153,7 +204,7 @@ double expert_params(const ModelSpec& m) {
 
 double layer_dense_params(const ModelSpec& m, int layer) {
   const LayerKind k = m.layer_kind(layer);
-  const double all = layer_block(m, k).total;
+  const double all = layer_block_at(m, layer).total;
   return k.mlp == MlpKind::moe ? all - double(m.moe.experts) * expert_params(m) : all;
 }
 
@@ -173,10 +224,10 @@ ParamCount count_params(const ModelSpec& m, int seq_len) {
   double stack_active = n_dense * dense.active + n_moe * moe.active;
   double stack_mm = n_dense * dense.matmul + n_moe * moe.matmul;
   double stack_active_mm = n_dense * dense.active_matmul + n_moe * moe.active_matmul;
-  if (m.hybrid()) {
+  if (per_layer_stack(m)) {
     stack = stack_active = stack_mm = stack_active_mm = 0;
     for (int i = 0; i < m.layers; ++i) {
-      const Block b = layer_block(m, m.layer_kind(i));
+      const Block b = layer_block_at(m, i);
       stack += b.total, stack_active += b.active, stack_mm += b.matmul, stack_active_mm += b.active_matmul;
     }
   }
@@ -191,6 +242,10 @@ ParamCount count_params(const ModelSpec& m, int seq_len) {
   p.embedding = v * h + (m.position == Position::learned ? double(seq_len) * h : 0.0);
   p.lm_head = m.tied_embeddings ? 0.0 : v * h;
   p.final_norm = norm_params(m, h);
+  if (m.hyper_connections.enabled()) {  // the head's collapse of the streams (hc_head: hc_fn, base, scale)
+    const double n = m.hyper_connections.streams;
+    p.final_norm += n * n * h + n + 1;
+  }
   p.total = stack + p.embedding + p.lm_head + p.final_norm;
   p.non_embedding = stack + p.final_norm;
   p.matmul = stack_mm + v * h;
@@ -200,7 +255,7 @@ ParamCount count_params(const ModelSpec& m, int seq_len) {
   // embedding, a [2h, h] projection and one block; embedding and output head are shared (the
   // head's final norm is the module's own).
   for (int j = 0; j < m.mtp_layers; ++j) {
-    const Block b = m.moe_layer(m.layers + j) ? moe : dense;
+    const Block b = per_layer_stack(m) ? layer_block_at(m, m.layers + j) : m.moe_layer(m.layers + j) ? moe : dense;
     p.mtp += 2 * h * h + 3 * norm_params(m, h) + b.total;
     p.mtp_active_matmul += 2 * h * h + b.active_matmul + v * h;
   }

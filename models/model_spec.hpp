@@ -148,6 +148,44 @@ struct SparseAttentionSpec {
   bool enabled() const { return index_heads > 0; }
 };
 
+/// DeepSeek-V4's hybrid attention (HF DeepseekV4 config: compress_ratios, sliding_window,
+/// q_lora_rank, o_groups, o_lora_rank, index_*; Megatron-Core dev's deepseek_v4_hybrid_attention
+/// and csa.py; Automodel's deepseek_v4/layers.py; sources and what is assumed in
+/// docs/reference/deepseek_v4.md). Multi-query attention with one 512-wide head that is both key
+/// and value, low-rank queries (h → q_lora_rank → heads·head_dim) and a grouped low-rank output
+/// (o_groups × [heads·head_dim/o_groups → o_lora_rank], then o_groups·o_lora_rank → h). Every
+/// layer attends to a sliding window of `window` raw tokens; a layer with ratio r > 0 also
+/// attends to compressed entries, each a softmax-gated pool of r tokens:
+/// - r == index_ratio (CSA): pools overlap (2r tokens, wkv and wgate twice as wide), and a
+///   lightning indexer (its own compressor, index_heads × index_head_dim) picks top_k entries;
+/// - any other r (HCA): every causally visible entry.
+struct CompressedAttentionSpec {
+  std::vector<int> ratios;  ///< per layer of the main stack, then per MTP module (0: window only)
+  int window = 128;
+  int q_lora_rank = 0;
+  int o_groups = 1;
+  int o_lora_rank = 0;
+  int rope_dim = 64;  ///< the rotated slice of each head (qk_rope_head_dim)
+  int index_ratio = 4;
+  int index_heads = 0;
+  int index_head_dim = 128;
+  int top_k = 512;
+  bool enabled() const { return !ratios.empty(); }
+  /// Layer i's ratio (MTP modules past the list: 0, as Megatron-Bridge appends for them).
+  int ratio(int i) const { return i < int(ratios.size()) ? ratios[static_cast<std::size_t>(i)] : 0; }
+  bool indexed(int ratio) const { return ratio > 0 && ratio == index_ratio; }
+};
+
+/// Manifold-constrained hyper-connections (DeepSeek-V4, HF hc_mult / hc_sinkhorn_iters): the
+/// residual is `streams` copies of the hidden; before each sublayer a fp32 mapping (RMS over all
+/// streams, a [streams·h → (2 + streams)·streams] projection, a Sinkhorn-normalised
+/// streams × streams mix) collapses them into the sublayer's input and spreads its output back.
+struct HyperConnections {
+  int streams = 0;
+  int sinkhorn_iters = 20;
+  bool enabled() const { return streams > 1; }
+};
+
 /// Every `every`-th layer (the every-th, 2·every-th, ...) attends to a window of `tokens`.
 struct SlidingWindow {
   int tokens = 0;
@@ -178,6 +216,8 @@ struct ModelSpec {
   MambaSpec mamba;
   LinearAttentionSpec linear_attention;
   SparseAttentionSpec sparse_attention;
+  CompressedAttentionSpec compressed_attention;
+  HyperConnections hyper_connections;
   /// Per layer (size == layers) when the stack is hybrid; empty: every layer is attention +
   /// (dense or MoE by `moe`). MTP modules (layer ≥ layers) are attention + MoE/dense as before.
   std::vector<LayerKind> layer_pattern;

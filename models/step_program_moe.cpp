@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/compressed_attention_ops.hpp"
 #include "models/detail/kernel_builder.hpp"
 #include "models/flops.hpp"
 #include "models/layer_ops_host.hpp"
@@ -21,8 +22,11 @@ using topologies::GroupDim;
 
 namespace {
 
-enum class Attention { standard, mla, sliding, mamba, none, linear };
-constexpr int kAttentionKinds = 6, kMlpKinds = 3;
+// v4_*: DeepSeek-V4's layers by compress ratio (window only, CSA, HCA).
+enum class Attention { standard, mla, sliding, mamba, none, linear, v4_window, v4_csa, v4_hca };
+constexpr int kAttentionKinds = 9, kMlpKinds = 3;
+// Kinds whose projections and core are one MlaOps (mla_attention_ops, compressed_attention_ops).
+bool own_attention_ops(Attention a) { return a == Attention::mla || a >= Attention::v4_window; }
 
 // A recompute module in effect: listed, and recompute still selective (a what-if that turns
 // recompute off keeps the list).
@@ -150,6 +154,10 @@ Attention attention_of(const ModelSpec& m, int layer) {
   if (x == Mixer::linear) return Attention::linear;
   if (x != Mixer::attention) return x == Mixer::mamba ? Attention::mamba : Attention::none;
   if (m.mla.enabled()) return Attention::mla;
+  if (const CompressedAttentionSpec& c = m.compressed_attention; c.enabled()) {
+    const int r = c.ratio(layer);
+    return r == 0 ? Attention::v4_window : c.indexed(r) ? Attention::v4_csa : Attention::v4_hca;
+  }
   return m.sliding_layer(layer) ? Attention::sliding : Attention::standard;
 }
 
@@ -218,13 +226,14 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const hardware::G
     for (BlockPart x : {norm_mlp, mlp, mlp_up_wgrad}) set(x, PassCost{}, PassCost{});
     b.has_mlp = false;
   }
-  if (a == Attention::mla) {  // the MLA projections and core replace QKV, core and output projection
+  if (own_attention_ops(a)) {  // the MLA (V4) projections and core replace QKV, core and output projection
     at(b.fwd, qkv) = mla.fwd.time_s, at(b.fwd, core) = 0, at(b.fwd, attn_out) = 0;
     at(b.bwd, qkv) = mla.bwd.time_s, at(b.bwd, core) = 0, at(b.bwd, attn_out) = 0, at(b.bwd, qkv_wgrad) = 0;
     at(b.bwd_input, qkv) = input_grad_s(mla.bwd), at(b.wgrad, qkv) = weight_grad_s(mla.bwd);
     for (BlockPart x : {core, attn_out, qkv_wgrad}) at(b.bwd_input, x) = 0, at(b.wgrad, x) = 0;
     if (reruns(t, RecomputeModule::mla_up_proj)) {  // the up projections rerun before the backward
-      const double rerun = time_of_ops(mla.fwd, "mla.q_up") + time_of_ops(mla.fwd, "mla.kv_up");
+      double rerun = 0;
+      for (const KernelOp& op : mla.fwd.ops) rerun += up_proj_op(op.name) ? op.time_s : 0.0;
       at(b.bwd, qkv) += rerun, at(b.bwd_input, qkv) += rerun;
     }
   } else if (a == Attention::sliding) {
@@ -321,9 +330,13 @@ BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   // Selective recompute reruns the attention core only when core_attn is among the modules
   // (Megatron's default set); the other modules' reruns are not timed (their memory is modelled).
   if (!t.recomputes(RecomputeModule::core_attn)) prog.selective_recompute_s = 0;
-  if (!m.is_moe() && !m.mla.enabled() && !m.sliding_window.enabled() && m.mtp_layers == 0 && !m.hybrid()) return prog;
+  if (!m.is_moe() && !m.mla.enabled() && !m.sliding_window.enabled() && m.mtp_layers == 0 && !m.hybrid() &&
+      !m.compressed_attention.enabled())
+    return prog;
   const TpComms x = tp_comms(p, c, net);
   const MlaOps mla = m.mla.enabled() ? mla_attention_ops(m, t, p, gpu) : MlaOps{};
+  const CompressedAttentionKinds v4 =
+      m.compressed_attention.enabled() ? compressed_attention_kinds(m, t, p, gpu) : CompressedAttentionKinds{};
   MoeLayerOps moe;
   RoutedExchanges exchanges;
   if (m.is_moe()) {
@@ -349,13 +362,14 @@ BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const Pa
     if (k < 0) {
       k = int(prog.blocks.size());
       const MambaOps& recurrent = a == Attention::linear ? linear : mamba;
-      const BlockParts parts = parts_of(m, t, gpu, c, a, mla, recurrent, f, is_moe ? &moe : nullptr);
+      const MlaOps& own = a == Attention::mla ? mla : v4.of(m, layer);
+      const BlockParts parts = parts_of(m, t, gpu, c, a, own, recurrent, f, is_moe ? &moe : nullptr);
       RoutedProgram routed;
       if (is_moe) {
         const bool has_recurrent = a == Attention::mamba || a == Attention::linear;
         const BlockMixer mixer{has_recurrent ? &recurrent : nullptr, mixer_scope(a)};
         const BlockHostWait host = moe_host_waits(t, p, gpu, a == Attention::none ? hollow : c, parts,
-                                                  a == Attention::mla ? &mla : nullptr, mixer, moe, x, exchanges);
+                                                  own_attention_ops(a) ? &own : nullptr, mixer, moe, x, exchanges);
         routed = routed_program(m, t, p, moe, exchanges, host);
       }
       UnitProgram unit = transformer_block(p, parts, c, net, x, is_moe ? &routed : nullptr);

@@ -115,15 +115,18 @@ double stage_imbalance_s(const models::StepResult& step) {
 
 const char* part_of_kernel(const std::string& name) {
   const std::string head = name.substr(0, name.find('.'));
+  // clang-format off
   static const std::pair<const char*, const char*> kParts[] = {
       {"qkv", "attention mixers"},     {"attention", "attention mixers"}, {"attn_out", "attention mixers"},
       {"rotary", "attention mixers"},  {"mla", "attention mixers"},       {"dsa", "attention mixers"},
+      {"v4", "attention mixers"},
       {"mamba", "Mamba mixers"},     {"ssd", "Mamba mixers"},         {"gdn", "linear-attention mixers"},
       {"kda", "linear-attention mixers"}, {"experts", "MoE MLPs"},        {"shared_experts", "MoE MLPs"},
       {"router", "MoE MLPs"},          {"moe", "MoE MLPs"},               {"mlp_gate_up", "dense MLPs"},
       {"mlp_down", "dense MLPs"},      {"mlp_up", "dense MLPs"},          {"swiglu", "dense MLPs"},
       {"geglu", "dense MLPs"},         {"gelu", "dense MLPs"},            {"relu2", "dense MLPs"},
   };
+  // clang-format on
   for (const auto& [prefix, part] : kParts)
     if (head == prefix) return part;
   return "other";

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 namespace clustersim::scenarios {
 
 using models::LayerKind;
@@ -147,9 +149,87 @@ models::SparseAttentionSpec read_sparse(const YamlReader& r) {
   return x;
 }
 
+// The per-layer ratios: one per main-stack layer, optionally one more per MTP module; each 0 or
+// at least 2; at most one ratio besides index_ratio (the block kinds are window, CSA and HCA).
+std::vector<int> read_ratios(const YamlReader& r, const models::ModelSpec& m, int index_ratio) {
+  const YAML::Node n = r.raw("ratios");
+  if (!n.IsSequence())
+    r.fail("ratios", fmt::format("must be a list of {} (or {}, with the MTP modules') compress ratios", m.layers,
+                                 m.layers + m.mtp_layers));
+  std::vector<int> out;
+  int other = 0;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    int v = -1;
+    if (n[i].IsScalar()) std::from_chars(n[i].Scalar().data(), n[i].Scalar().data() + n[i].Scalar().size(), v);
+    if (v != 0 && (v < 2 || v > 65536))
+      r.fail_at(n[i].Mark(), "ratios", fmt::format("entry {} must be 0 (window only) or a ratio in 2..65536", i + 1));
+    if (v > 0 && v != index_ratio && other > 0 && v != other)
+      r.fail_at(
+          n[i].Mark(), "ratios",
+          fmt::format("entry {} is a second unindexed ratio ({} and {}): one HCA ratio is modelled", i + 1, other, v));
+    if (v > 0 && v != index_ratio) other = v;
+    out.push_back(v);
+  }
+  if (int(out.size()) != m.layers && int(out.size()) != m.layers + m.mtp_layers)
+    r.fail("ratios", fmt::format("has {} entries; model.layers is {} (with the MTP modules: {})", out.size(), m.layers,
+                                 m.layers + m.mtp_layers));
+  return out;
+}
+
+models::CompressedAttentionSpec read_compressed(const YamlReader& r, const models::ModelSpec& m) {
+  r.allow_only({"kind", "ratios", "window", "q_lora_rank", "o_groups", "o_lora_rank", "rope_dim", "index_ratio",
+                "index_heads", "index_head_dim", "top_k"});
+  for (const char* k : {"kind", "ratios", "q_lora_rank", "o_lora_rank", "index_heads"})
+    if (!r.has(k)) r.fail(k, "is required in model.compressed_attention");
+  r.choice("kind", {"deepseek_v4"}, 0);
+  models::CompressedAttentionSpec x;
+  x.window = r.integer("window", 128, 1, 1 << 24);
+  x.q_lora_rank = r.integer("q_lora_rank", 0, 1, 65536);
+  x.o_groups = r.integer("o_groups", 1, 1, 4096);
+  x.o_lora_rank = r.integer("o_lora_rank", 0, 1, 65536);
+  x.rope_dim = r.integer("rope_dim", 64, 0, m.head_dim());
+  x.index_ratio = r.integer("index_ratio", 4, 2, 65536);
+  x.index_heads = r.integer("index_heads", 0, 1, 4096);
+  x.index_head_dim = r.integer("index_head_dim", 128, 1, 4096);
+  x.top_k = r.integer("top_k", 512, 1, 1 << 24);
+  x.ratios = read_ratios(r, m, x.index_ratio);
+  if (m.heads % x.o_groups != 0)
+    r.fail("o_groups", fmt::format("must divide model.heads ({}): each group projects heads/o_groups heads", m.heads));
+  return x;
+}
+
+models::HyperConnections read_hyper(const YamlReader& r) {
+  r.allow_only({"streams", "sinkhorn_iters"});
+  if (!r.has("streams")) r.fail("streams", "is required in model.hyper_connections");
+  models::HyperConnections x;
+  x.streams = r.integer("streams", 0, 2, 64);
+  x.sinkhorn_iters = r.integer("sinkhorn_iters", 20, 0, 1000);
+  return x;
+}
+
+// model.compressed_attention replaces the attention's projections and core: it excludes the
+// other attention variants; hyper-connections are modelled on it (DeepSeek-V4) only.
+void read_v4(const YamlReader& r, models::ModelSpec* m) {
+  if (r.has("compressed_attention")) {
+    const YamlReader c = r.child("compressed_attention");
+    for (const char* k : {"mla", "sparse_attention", "sliding_window", "layer_pattern"})
+      if (r.has(k)) r.fail("compressed_attention", fmt::format("cannot be given together with model.{}", k));
+    if (m->kv_heads != 1)
+      r.fail("compressed_attention",
+             fmt::format("needs model.kv_heads: 1 (one head is key and value; got {})", m->kv_heads));
+    m->compressed_attention = read_compressed(c, *m);
+  }
+  if (r.has("hyper_connections")) {
+    if (!m->compressed_attention.enabled())
+      r.fail("hyper_connections", "is modelled with model.compressed_attention only (DeepSeek-V4's blocks)");
+    m->hyper_connections = read_hyper(r.child("hyper_connections"));
+  }
+}
+
 }  // namespace
 
 void read_hybrid(const YamlReader& r, models::ModelSpec* m) {
+  read_v4(r, m);
   if (r.has("mamba")) m->mamba = read_mamba(r.child("mamba"), m->hidden);
   if (r.has("linear_attention")) m->linear_attention = read_linear(r.child("linear_attention"));
   if (r.has("sparse_attention")) {

@@ -63,9 +63,31 @@ void read_fidelity(const YamlReader& r, models::ModelSpec* m) {
 }  // namespace
 
 models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
-  r.allow_only({"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "activation",
-                "tied_embeddings", "position", "head_dim", "norm", "bias", "qkv_bias", "dropout", "moe", "mla",
-                "sliding_window", "mtp_layers", "layer_pattern", "mamba", "linear_attention", "sparse_attention"});
+  r.allow_only({"name",
+                "layers",
+                "hidden",
+                "heads",
+                "kv_heads",
+                "ffn_hidden",
+                "vocab",
+                "activation",
+                "tied_embeddings",
+                "position",
+                "head_dim",
+                "norm",
+                "bias",
+                "qkv_bias",
+                "dropout",
+                "moe",
+                "mla",
+                "sliding_window",
+                "mtp_layers",
+                "layer_pattern",
+                "mamba",
+                "linear_attention",
+                "sparse_attention",
+                "compressed_attention",
+                "hyper_connections"});
   for (const char* k : {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
     if (!r.has(k)) r.fail(k, "is required in a model definition");
   models::ModelSpec m;

@@ -54,8 +54,10 @@ unsigned read_recompute_modules(const YamlReader& tr, const Scenario& sc) {
     const bool moe_only = m == models::RecomputeModule::moe || m == models::RecomputeModule::moe_act ||
                           m == models::RecomputeModule::shared_experts;
     if (moe_only && !sc.model.is_moe()) tr.fail("recompute_modules", fmt::format("'{}' needs an MoE model (model.moe)", v));
-    if (m == models::RecomputeModule::mla_up_proj && !sc.model.mla.enabled())
-      tr.fail("recompute_modules", "'mla_up_proj' needs an MLA model (model.mla)");
+    if (m == models::RecomputeModule::mla_up_proj && !sc.model.mla.enabled() &&
+        !sc.model.compressed_attention.enabled())
+      tr.fail("recompute_modules",
+              "'mla_up_proj' needs an MLA model (model.mla) or DeepSeek-V4's (model.compressed_attention)");
     bits |= 1u << static_cast<unsigned>(m);
   }
   return bits;

@@ -43,6 +43,9 @@ std::string tp_refusal(const models::ModelSpec& m, int tp, std::string* model_ke
 std::string cp_refusal(const models::ModelSpec& m, int cp) {
   if (m.mla.enabled() && cp > 1)
     return "context parallelism with multi-head latent attention (model.mla) is not modelled; use cp: 1";
+  if (m.compressed_attention.enabled() && cp > 1)
+    return "context parallelism with DeepSeek-V4's compressed attention (model.compressed_attention) is not modelled; "
+           "use cp: 1";
   if (m.mamba.enabled() && cp > 1)
     return "context parallelism with Mamba layers (model.mamba) is not modelled; use cp: 1";
   if (m.linear_attention.enabled() && cp > 1)

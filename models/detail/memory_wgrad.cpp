@@ -1,5 +1,6 @@
 #include "models/detail/memory_wgrad.hpp"
 
+#include "models/compressed_attention_ops.hpp"
 #include "models/layer_ops.hpp"
 #include "models/mla_ops.hpp"
 #include "models/moe_ops.hpp"
@@ -17,6 +18,11 @@ WgradKept::WgradKept(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   attention_ = kept(c.part_bwd[qkv]) + kept(c.part_bwd[qkv_wgrad]) + kept(c.part_bwd[attn_out]);
   dense_mlp_ = kept(c.part_bwd[mlp]) + kept(c.part_bwd[mlp_up_wgrad]);
   if (m.mla.enabled()) mla_ = kept(mla_attention_ops(m, t, p, gpu).bwd);
+  if (m.compressed_attention.enabled()) {
+    const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
+    std::size_t i = 0;
+    for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca}) v4_[i++] = kept(k->bwd);
+  }
   if (m.is_moe()) {
     const MoeLayerOps o = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
     moe_mlp_ = kept(o.router_bwd) + kept(o.experts_bwd) + kept(o.shared_bwd);
@@ -24,7 +30,12 @@ WgradKept::WgradKept(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
 }
 
 double WgradKept::bytes(int layer) const {
-  return (m_.mla.enabled() ? mla_ : attention_) + (m_.moe_layer(layer) ? moe_mlp_ : dense_mlp_);
+  double attention = m_.mla.enabled() ? mla_ : attention_;
+  if (const CompressedAttentionSpec& c = m_.compressed_attention; c.enabled()) {
+    const int r = c.ratio(layer);
+    attention = v4_[r == 0 ? 0 : c.indexed(r) ? 1 : 2];
+  }
+  return attention + (m_.moe_layer(layer) ? moe_mlp_ : dense_mlp_);
 }
 
 }  // namespace clustersim::models

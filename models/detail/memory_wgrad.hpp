@@ -4,6 +4,8 @@
 // (dW = Xᵀ·dY) read. Qi et al., "Zero Bubble Pipeline Parallelism" (arXiv 2401.10241, Table 1)
 // count the same for GPT: M_W = 32·b·s·h (X and dY of the four linears in 2-byte elements)
 // against M_B = 34·b·s·h + 5·a·s²·b for the whole block.
+#include <array>
+
 #include "hardware/gpu_spec.hpp"
 #include "models/model_spec.hpp"
 #include "models/training_spec.hpp"
@@ -22,6 +24,7 @@ class WgradKept {
  private:
   const ModelSpec& m_;
   double attention_ = 0, mla_ = 0, dense_mlp_ = 0, moe_mlp_ = 0;
+  std::array<double, 3> v4_{};  // DeepSeek-V4: window-only, CSA and HCA attention
 };
 
 }  // namespace clustersim::models

@@ -45,10 +45,11 @@ struct Config {
 };
 
 // Families whose MLP is gated (SwiGLU / GeGLU) and normalized with RMSNorm.
-const std::set<std::string> kLlamaLike = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
-                                          "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
-                                          "gpt_oss", "llama4_text", "granite", "olmo2", "phi3",
-                                          "qwen3_next", "kimi_linear", "granitemoehybrid", "jamba"};
+const std::set<std::string> kLlamaLike = {
+    "llama",        "mistral",     "mixtral",    "qwen2",       "qwen2_moe",        "qwen3",
+    "qwen3_moe",    "gemma",       "gemma2",     "gemma3_text", "deepseek_v2",      "deepseek_v3",
+    "deepseek_v32", "deepseek_v4", "kimi_k2",    "gpt_oss",     "llama4_text",      "granite",
+    "olmo2",        "phi3",        "qwen3_next", "kimi_linear", "granitemoehybrid", "jamba"};
 // Families whose word embeddings are tied unless the config says otherwise (their config class default).
 const std::set<std::string> kTiedByDefault = {"gemma", "gemma2", "gemma3_text", "gpt2"};
 
@@ -86,7 +87,7 @@ void import_core(const Config& c) {
 
 // Sliding-window layers from "layer_types" (GPT-OSS, Gemma 3, newer Qwen) or the family's rule.
 void import_sliding_window(const Config& c) {
-  if (!c.has("sliding_window")) return;
+  if (!c.has("sliding_window") || c.type == "deepseek_v4") return;  // DeepSeek-V4: import_v4
   const long long window = c.integer("sliding_window");
   const long long layers = c.layers();
   long long sliding = 0;
@@ -124,7 +125,10 @@ void import_moe(const Config& c) {
   const std::string expert_ffn = first_of(c, {"moe_intermediate_size", "intermediate_size"});
   c.set_int("model.moe.expert_ffn_hidden", expert_ffn.c_str());
   const std::string dense_ffn = expert_ffn == "intermediate_size" ? first_of(c, {"intermediate_size_mlp", "intermediate_size"}) : "intermediate_size";
-  c.set_int("model.ffn_hidden", dense_ffn.c_str());
+  if (c.has(dense_ffn.c_str())) c.set_int("model.ffn_hidden", dense_ffn.c_str());
+  else
+    c.out.set("model.ffn_hidden", format("{}", c.integer(expert_ffn.c_str())),
+              format("no \"{}\": every layer is MoE (the expert width)", dense_ffn));
   if (c.has("n_shared_experts") && c.integer("n_shared_experts") > 0) c.set_int("model.moe.shared_experts", "n_shared_experts");
   if (c.has("num_shared_experts") && c.integer("num_shared_experts") > 0) c.set_int("model.moe.shared_experts", "num_shared_experts");
   if (c.type == "granitemoehybrid" && c.integer_or("shared_intermediate_size", 0) > 0)
@@ -306,6 +310,37 @@ void import_layer_types(const Config& c) {
   c.out.set("model.linear_attention.conv_kernel", format("{}", c.integer_or("linear_conv_kernel_dim", 4)), "\"linear_conv_kernel_dim\"");
 }
 
+// DeepSeek-V4 (model_type deepseek_v4): its hybrid attention (compress_ratios, sliding_window,
+// q_lora_rank, o_groups, o_lora_rank, qk_rope_head_dim, index_*), hyper-connections (hc_mult,
+// hc_sinkhorn_iters) and MTP module. "num_hash_layers" needs nothing: those layers pick experts
+// from a token-id table but still run the gate GEMM for the weights, so they cost as the others.
+void import_v4(const Config& c) {
+  if (c.type != "deepseek_v4") return;
+  const std::string a = "model.compressed_attention.";
+  c.out.set(a + "kind", "deepseek_v4", "model_type deepseek_v4 (CSA/HCA hybrid attention)");
+  c.set_int(a + "window", "sliding_window");
+  c.set_int(a + "q_lora_rank", "q_lora_rank");
+  c.set_int(a + "o_groups", "o_groups");
+  c.set_int(a + "o_lora_rank", "o_lora_rank");
+  c.set_int(a + "rope_dim", "qk_rope_head_dim");
+  c.set_int(a + "index_heads", "index_n_heads");
+  c.set_int(a + "index_head_dim", "index_head_dim");
+  c.set_int(a + "top_k", "index_topk");
+  if (!c.n["compress_ratios"] || !c.n["compress_ratios"].IsSequence())
+    throw ScenarioError(
+        format("{}: \"compress_ratios\" is missing or not a list (model_type deepseek_v4)", c.opt.source));
+  std::string ratios;
+  for (const auto& r : c.n["compress_ratios"]) ratios += (ratios.empty() ? "" : ", ") + r.as<std::string>();
+  c.out.set(a + "ratios", "[" + ratios + "]",
+            "\"compress_ratios\" (4: CSA with the indexer, others: HCA, 0: window only)");
+  if (c.integer_or("hc_mult", 1) > 1) {
+    c.set_int("model.hyper_connections.streams", "hc_mult");
+    c.out.set("model.hyper_connections.sinkhorn_iters", format("{}", c.integer_or("hc_sinkhorn_iters", 20)),
+              "\"hc_sinkhorn_iters\"");
+  }
+  if (c.integer_or("num_nextn_predict_layers", 0) > 0) c.set_int("model.mtp_layers", "num_nextn_predict_layers");
+}
+
 }  // namespace
 
 Imported import_hf(const std::string& text, const ImportOptions& opt) {
@@ -330,6 +365,7 @@ Imported import_hf(const std::string& text, const ImportOptions& opt) {
   import_sliding_window(c);
   import_hybrid(c);
   import_layer_types(c);
+  import_v4(c);
   return out;
 }
 

@@ -71,6 +71,9 @@ void check_same(const models::ModelSpec& a, const models::ModelSpec& p) {
   CHECK(a.linear_attention.heads == p.linear_attention.heads);
   CHECK(a.sparse_attention.index_heads == p.sparse_attention.index_heads);
   CHECK(a.layer_pattern == p.layer_pattern);
+  CHECK(a.compressed_attention.ratios == p.compressed_attention.ratios);
+  CHECK(a.compressed_attention.top_k == p.compressed_attention.top_k);
+  CHECK(a.hyper_connections.streams == p.hyper_connections.streams);
   // Every weight the two count: a width the fields above miss (an expert's or the dense MLP's)
   // shows here.
   const auto ca = models::count_params(a, 4096), cp = models::count_params(p, 4096);
@@ -90,6 +93,8 @@ TEST_CASE("corpus: every model preset with a published HF config.json is that co
                              "mixtral-8x7b",
                              "deepseek-v3",
                              "deepseek-v3.2",
+                             "deepseek-v4-flash",
+                             "deepseek-v4-pro",
                              "qwen3-30b-a3b",
                              "qwen3-235b-a22b",
                              "qwen3-next-80b-a3b",
