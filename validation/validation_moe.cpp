@@ -20,10 +20,12 @@ namespace {
 using Row = std::map<std::string, std::string>;
 using namespace row_cells;
 
-// A hybrid Mamba-Transformer row's model preset (models/presets, from the model's HF config):
-// the table names these models but leaves their layer pattern and Mamba widths out.
-std::string hybrid_preset(const Row& r) {
+// The model preset (models/presets, from the model's HF config) of a row whose architecture the
+// table names but does not spell out: the hybrid Mamba-Transformers' layer patterns and Mamba
+// widths, DeepSeek-V4's per-layer compress ratios.
+std::string row_preset(const Row& r) {
   const std::string name = field(r, "model_name");
+  if (contains(name, "deepseek-v4-flash")) return "deepseek-v4-flash";
   if (contains(name, "nemotron 3 nano")) return "nemotron3-nano-30b-a3b";
   if (contains(name, "nemotron 3 super")) return "nemotron3-super-120b-a12b";
   if (contains(name, "nemotron 3 ultra")) return "nemotron3-ultra-550b-a55b";
@@ -35,11 +37,11 @@ std::string hybrid_preset(const Row& r) {
 std::string outside_contract(const Row& r) {
   const std::string name = field(r, "model_name"), attn = field(r, "mla_details");
   const std::string pattern = field(r, "moe_layer_frequency");
-  if ((contains(name, "mamba") || contains(attn, "mamba") || contains(pattern, "hybrid")) && hybrid_preset(r).empty())
+  if ((contains(name, "mamba") || contains(attn, "mamba") || contains(pattern, "hybrid")) && row_preset(r).empty())
     return "hybrid Mamba-Transformer model without a public configuration (no preset)";
-  if (contains(attn, "compress"))
-    return "compressed / sparse attention (CSA, HCA): outside the scenario contract";
-  if (contains(name, "latentmoe") && hybrid_preset(r).empty())
+  if (contains(attn, "compress") && row_preset(r).empty())
+    return "compressed / sparse attention (CSA, HCA) of a model without a preset";
+  if (contains(name, "latentmoe") && row_preset(r).empty())
     return "latent MoE model without a preset (model.moe.latent_dim is modelled; its configuration is not in the table)";
   if (field(r, "global_batch").find("->") != std::string::npos)
     return "batch-size ramp (" + field(r, "global_batch") + "): a whole-run average, not one step's configuration";
@@ -73,12 +75,12 @@ bool is_moe_row(const Row& row) { return integer(row, "num_experts") > 1 || fiel
 bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y, long* layers_out) {
   auto assume = [&](std::string what) { out->assumptions.push_back(std::move(what)); };
   if (std::string why = outside_contract(r); !why.empty()) return out->reason = why, false;
-  if (const std::string preset = hybrid_preset(r); !preset.empty()) {
+  if (const std::string preset = row_preset(r); !preset.empty()) {
     y->set("model", preset);
     const models::ModelSpec spec = scenarios::model_preset(preset);
     *layers_out = spec.layers;
     out->assumptions.push_back(fmt::format("model: the {} preset (its HF config.json)", preset));
-    if (spec.mtp_layers > 0 && family_of(field(r, "id")) == "MOE-MBRIDGE") {
+    if (spec.mtp_layers > 0 && family_of(field(r, "id")) == "MOE-MBRIDGE" && contains(preset, "nemotron")) {
       // Megatron-Bridge runs the one MTP block of the HF config twice (mtp_num_layers = 2 with
       // mtp_use_repeated_layer = True). Super: src/megatron/bridge/recipes/nemotronh/nemotron_3_super.py
       // at v0.4.2 and v0.5.1, perf_recipes/nemotronh/gb200/nemotronh.py at v0.6.0; Ultra:
