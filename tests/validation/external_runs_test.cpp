@@ -1,7 +1,7 @@
 // Holdout check: published training runs that are NOT rows of the validation CSVs
 // (tests/external/runs.csv: Llama 3 paper Table 4, MT-NLG 530B, Megatron-Core MoE model-zoo Qwen3-235B,
 // NVIDIA dgxc-benchmarking v25.05.05 Nemotron-4 / DeepSeek-V3 / Grok-1 / Llama 4 Maverick on H100 and GB200,
-// Megatron-LM's DeepSeek-V3 GB200 optimization guide),
+// Megatron-LM's DeepSeek-V3 GB200 optimization guide, Megatron-Bridge's DeepSeek-V4-Flash verification card),
 // written as the scenario YAMLs a user would write and run through the normal loader and simulator.
 // None of these runs was used to fit or tune any constant. The guards below are regression guards
 // set at the MAPE measured when the set was added (rounded up to the next whole percent), not
@@ -115,8 +115,9 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   std::printf("external MoE runs (never fitted):\n");
   const double mape = mape_of(read_runs(), "moe", &n);
   std::printf("  MoE MAPE %.1f %% over %d runs (issue #15 target: <= 15 %%)\n", 100 * mape, n);
-  CHECK(n == 15);
-  // measured 26.2 % over 15 on 2026-12-06 with the recipe's quantize kernels around the expert linears; 27.2 % before
+  CHECK(n == 16);
+  // measured 26.7 % over 16 on 2026-12-07 with DeepSeek-V4-Flash's BF16 card run on 64 GB200 (+35 %, the V4
+  // kernels' gap, docs/reference/deepseek_v4.md); 26.2 % over 15 on 2026-12-06 with the recipe's quantize kernels around the expert linears; 27.2 % before
   // (31.9 % before the dispatch call's measured host time and
   // DeepEP's own SMs); 41.8 % over 15 on 2026-12-03 with the DeepSeek-V3 report's 2,048 H800 (-2.8 %); 44.5 % over 14
   // (39.0 % before issue 28's routed grouped GEMM and A2A tails made MoE steps faster: the Qwen3 TP4 EP8 run +25 -> +59
