@@ -43,6 +43,14 @@ TEST_CASE("DeepSeek-V4-Flash: 284 G parameters and 90.8 GFLOP per token, as Mega
   const auto m = scenarios::model_preset("deepseek-v4-flash");
   // Megatron-Bridge examples/models/deepseek_v4/README.md (067f987): "~285B of HF weights".
   CHECK(models::count_params(m, 4096).total == Approx(285e9).epsilon(0.01));
+  // DeepSeek-AI 2026, "DeepSeek-V4: Towards Highly Efficient Million-Token Context Intelligence"
+  // (the technical report, abstract): Flash 284B parameters, 13B activated; Pro 1.6T, 49B activated.
+  const auto pro = scenarios::model_preset("deepseek-v4-pro");
+  INFO("flash active " << models::count_params(m, 4096).active << ", pro " << models::count_params(pro, 4096).total
+                       << " / " << models::count_params(pro, 4096).active);
+  CHECK(models::count_params(m, 4096).active == Approx(13e9).epsilon(0.08));
+  CHECK(models::count_params(pro, 4096).total == Approx(1.6e12).epsilon(0.03));
+  CHECK(models::count_params(pro, 4096).active == Approx(49e9).epsilon(0.05));
   // Its verification card (examples/model_verification_cards/deepseek-v4-flash/card.yaml) measured
   // 731.4 TFLOP/s per GPU at 8,056.45 tokens/s per GPU on 128 GB200: 90.78 GFLOP per token by its
   // own formula (flop_utils.py), which counts the window, CSA and HCA keys as our formula does.
