@@ -222,8 +222,8 @@ std::vector<int> vpp_values(int layers, int pp, int max_vpp) {
   return out;
 }
 
-std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
-  std::vector<Plan> plans;
+std::vector<PlanPoint> auto_parallel_points(int gpus, const PlanGrid& g) {
+  std::vector<PlanPoint> plans;
   const bool moe = g.experts > 0;
   for (int tp : g.tp)
     for (int pp : g.pp)
@@ -235,31 +235,55 @@ std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
         for (const auto& [ep, etp] : experts)
         for (int vpp : by_layers ? vpp_values(g.layers, pp, g.max_vpp) : g.vpp) {
           if ((vpp > 1 && pp == 1) || refused_pipeline(g, pp, vpp)) continue;
-          for (const auto& schedule : plan_schedules(g, pp, vpp))
-          for (int mb : g.micro_batch)
-            for (int zero : g.zero_stage)
-              for (const auto& rc : g.recompute) {
-                Plan p;
-                p.overrides.set("parallelism.tp", tp).set("parallelism.pp", pp).set("parallelism.cp", cp);
-                // Keys issue #3 adds; set only when they matter so that today's loader accepts
-                // the plans it can simulate.
-                if (tp > 1) p.overrides.set("parallelism.sequence_parallel", true);
-                if (vpp > 1) p.overrides.set("parallelism.vpp", vpp);
-                p.overrides.set("parallelism.schedule", schedule);
-                p.overrides.set("training.micro_batch", mb);
-                p.overrides.set("parallelism.zero_stage", zero);
-                p.overrides.set("training.recompute", rc);
-                p.values = {std::to_string(tp), std::to_string(pp), std::to_string(cp),  std::to_string(vpp),
-                            schedule,           std::to_string(mb), std::to_string(zero), rc};
-                if (moe) {
-                  p.overrides.set("parallelism.ep", ep).set("parallelism.etp", etp);
-                  p.values.push_back(std::to_string(ep));
-                  p.values.push_back(std::to_string(etp));
-                }
-                plans.push_back(std::move(p));
-              }
+          for (const auto& schedule : plan_schedules(g, pp, vpp)) {
+            const auto sched = std::uint8_t(std::find(kScheduleNames.begin(), kScheduleNames.end(), schedule) -
+                                            kScheduleNames.begin());
+            for (int mb : g.micro_batch)
+              for (int zero : g.zero_stage)
+                for (std::size_t rc = 0; rc < g.recompute.size(); ++rc)
+                  plans.push_back({tp, pp, cp, vpp, mb, zero, ep, etp, sched, std::uint8_t(rc)});
+          }
         }
       }
+  return plans;
+}
+
+void add_plan(const PlanPoint& x, const PlanGrid& g, const std::string& origin, const std::string& fixed,
+              const std::vector<std::string>& fixed_keys, scenarios::ScenarioPatch* overrides,
+              std::vector<std::string>* values) {
+  auto add = [&](const char* path, scenarios::PatchValue v) {
+    const bool is_fixed = std::find(fixed_keys.begin(), fixed_keys.end(), path) != fixed_keys.end();
+    overrides->add({path, std::move(v), is_fixed ? fixed : origin});
+  };
+  const std::string& schedule = kScheduleNames[x.schedule];
+  const std::string& rc = g.recompute[x.recompute];
+  add("parallelism.tp", x.tp), add("parallelism.pp", x.pp), add("parallelism.cp", x.cp);
+  // Keys issue #3 adds; set only when they matter so that today's loader accepts the plans it
+  // can simulate.
+  if (x.tp > 1) add("parallelism.sequence_parallel", true);
+  if (x.vpp > 1) add("parallelism.vpp", x.vpp);
+  add("parallelism.schedule", schedule);
+  add("training.micro_batch", x.micro_batch);
+  add("parallelism.zero_stage", x.zero);
+  add("training.recompute", rc);
+  for (int v : {x.tp, x.pp, x.cp, x.vpp}) values->push_back(std::to_string(v));
+  values->push_back(schedule);
+  values->push_back(std::to_string(x.micro_batch));
+  values->push_back(std::to_string(x.zero));
+  values->push_back(rc);
+  if (g.experts > 0) {
+    add("parallelism.ep", x.ep), add("parallelism.etp", x.etp);
+    values->push_back(std::to_string(x.ep));
+    values->push_back(std::to_string(x.etp));
+  }
+}
+
+std::vector<Plan> auto_parallel_plans(int gpus, const PlanGrid& g) {
+  std::vector<Plan> plans;
+  for (const PlanPoint& x : auto_parallel_points(gpus, g)) {
+    Plan& p = plans.emplace_back();
+    add_plan(x, g, "", "", {}, &p.overrides, &p.values);
+  }
   return plans;
 }
 
@@ -317,8 +341,9 @@ SweepSpace::SweepSpace(std::vector<Axis> axes, bool auto_parallel, std::vector<s
       gpu_counts.push_back(int(*n));
     }
   }
+  grid_ = grid;
   for (int g : gpu_counts)
-    if (!plans_.count(g)) plans_.emplace(g, auto_parallel_plans(g, grid));
+    if (!plans_.count(g)) plans_.emplace(g, auto_parallel_points(g, grid));
   if (combos_ > 50'000'000)
     throw ScenarioError(fmt::format("--auto-parallel over {} combinations of --vary values; at most 5e7", combos_));
   first_of_combo_.reserve(std::size_t(combos_) + 1);
@@ -371,12 +396,8 @@ Config SweepSpace::at(std::uint64_t index) const {
     c.values.push_back(axes_[i].values[digits[i]]);
   }
   if (auto_parallel_) {
-    const Plan& p = plans_.at(gpus_of(digits))[std::size_t(plan)];
-    for (const auto& e : p.overrides.entries()) {
-      const bool fixed = std::find(fixed_keys_.begin(), fixed_keys_.end(), e.path) != fixed_keys_.end();
-      c.overrides.add({e.path, e.value, fixed ? origins_.fixed : origins_.grid});
-    }
-    c.values.insert(c.values.end(), p.values.begin(), p.values.end());
+    const PlanPoint& p = plans_.at(gpus_of(digits))[std::size_t(plan)];
+    add_plan(p, grid_, origins_.grid, origins_.fixed, fixed_keys_, &c.overrides, &c.values);
   }
   return c;
 }

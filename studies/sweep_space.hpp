@@ -94,6 +94,19 @@ struct Plan {
   scenarios::ScenarioPatch overrides;
   std::vector<std::string> values;
 };
+/// One plan as a grid point (what SweepSpace keeps: hundreds of thousands of them): schedule is an
+/// index into kScheduleNames, recompute into the grid's recompute list.
+struct PlanPoint {
+  int tp = 1, pp = 1, cp = 1, vpp = 1, micro_batch = 1, zero = 0, ep = 1, etp = 1;
+  std::uint8_t schedule = 0, recompute = 0;
+};
+/// The plans of auto_parallel_plans as grid points, in the same order.
+std::vector<PlanPoint> auto_parallel_points(int gpus, const PlanGrid& grid);
+/// Appends the overrides and column values of `point` (ep and etp when the grid has experts); an
+/// entry whose key is in `fixed_keys` takes the origin `fixed`, the others `origin`.
+void add_plan(const PlanPoint& point, const PlanGrid& grid, const std::string& origin, const std::string& fixed,
+              const std::vector<std::string>& fixed_keys, scenarios::ScenarioPatch* overrides,
+              std::vector<std::string>* values);
 /// Every grid point with tp·pp·cp dividing `gpus` (dp = gpus / (tp·pp·cp)); vpp > 1 only with
 /// pp > 1, each pipelined plan once per schedule of grid.schedules that applies at its vpp; none
 /// that grid.model's rules refuse (PlanGrid::model). Plans the loader rejects for other reasons
@@ -149,7 +162,8 @@ class SweepSpace {
   std::uint64_t combos_ = 1;
   std::uint64_t size_ = 0;
   int gpus_axis_ = -1;                       // index of the cluster.gpus axis, if any
-  std::map<int, std::vector<Plan>> plans_;   // by GPU count
+  PlanGrid grid_;                            // auto_parallel: the recompute names the points index
+  std::map<int, std::vector<PlanPoint>> plans_;  // by GPU count
   std::vector<std::uint64_t> first_of_combo_;  // auto_parallel: index of each combo's first plan
 };
 
