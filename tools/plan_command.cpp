@@ -139,7 +139,8 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
   for (const auto& c : meeting) rows.push_back(table_cells(header, c.cells));
   if (rows.empty()) fmt::print("\n{}\n", no_plan_message(req));
   if (const std::string note = batch_binding_note(req, res); !note.empty()) fmt::print("{}\n", note);
-  else fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
+  if (!rows.empty())
+    fmt::print("\n{} by {}:\n{}", ranking_title(req), ranking_basis(req, res), format_top_table(header, columns, rows));
   if (!meeting.empty()) print_band_lines(req, meeting);
   print_equivalents(header, meeting);
   rows.clear();
@@ -235,7 +236,8 @@ Subcommand add_plan_command(CLI::App& app) {
                 "pipeline schedules searched where pp > 1, comma-separated: 1f1b, zb-h1, interleaved (vpp > 1), gpipe; zb-h1 is opt-in (about 1.5x the search time)")
       ->capture_default_str();
   c->add_option("--max-gpus", args->max_gpus, "largest cluster to consider (default: 8x the 100 %-MFU bound)");
-  c->add_option("--gpu-step", args->gpu_step, "cluster sizes are multiples of this (default: GPUs per node)");
+  c->add_option("--gpu-step", args->gpu_step,
+                "cluster sizes are multiples of this (default: GPUs per node; 4, a compute tray, on NVL72 racks)");
   c->add_option("--fix", args->fixes, "fix a key in every plan: --fix parallelism.tp=8")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_flag("--json", args->json, "print one JSON object");

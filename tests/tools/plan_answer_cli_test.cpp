@@ -64,6 +64,14 @@ TEST_CASE("plan says when the global batch is what keeps it from more GPUs and s
   CHECK(json.out.find("\"batch_binding\": \"the global batch binds: ") != std::string::npos);
   const auto roomy = run_command(kSmallPlan + " 2>/dev/null");
   CHECK(roomy.out.find("the global batch binds") == std::string::npos);
+  // When plans meet the deadline, the note comes with their table, not in its place.
+  const auto met = run_command(std::string(CLUSTERSIM_BINARY) +
+                               " plan --model gpt3-1.3b --tokens 3e11 --days 30 --global-batch 16 --threads 2"
+                               " --fix parallelism.pp=1 --fix parallelism.cp=1 --hardware h100-sxm 2>/dev/null");
+  REQUIRE(met.exit_code == 0);
+  const auto note = met.out.find("the global batch binds: the best plan (");
+  CHECK(note != std::string::npos);
+  CHECK(met.out.find("cheapest plans meeting 30 days by ", note) != std::string::npos);
 }
 
 }}  // namespace CLUSTERSIM_TEST_ID
