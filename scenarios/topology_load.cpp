@@ -148,6 +148,10 @@ int nvl_segment_gpus(const topologies::TopologySpec& t, int gpus) {
   return segment * kGpusPerTray;
 }
 
+int allocation_gpus(const topologies::TopologySpec& t) {
+  return t.node_kind == topologies::NodeKind::nvl_domain ? kGpusPerTray : t.gpus_per_node;
+}
+
 topologies::TopologySpec reshaped(topologies::TopologySpec t, int k) {
   if (k == t.gpus_per_node) return t;
   const double nics_per_gpu = double(t.nics_per_node) / t.gpus_per_node;

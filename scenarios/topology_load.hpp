@@ -33,6 +33,9 @@ inline constexpr int kGpusPerTray = 4;
 /// domain), so every segment — and the stage's EP groups inside it — stays in one rack. Other
 /// node kinds, or a job not in whole trays: the node size.
 int nvl_segment_gpus(const topologies::TopologySpec& t, int gpus);
+/// The unit a cluster of topology `t` is allocated in: a 4-GPU compute tray on a rack-scale
+/// NVLink domain (a job's racks then take its nvl_segment_gpus), else a node.
+int allocation_gpus(const topologies::TopologySpec& t);
 /// `t` with k GPUs per node, keeping its NICs per GPU (at least one NIC per node).
 topologies::TopologySpec reshaped(topologies::TopologySpec t, int k);
 

@@ -14,6 +14,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/scenario_template.hpp"
+#include "scenarios/topology_load.hpp"
 #include "studies/error_band.hpp"
 #include "studies/memory_advice.hpp"
 #include "studies/plan_batch.hpp"
@@ -108,7 +109,9 @@ int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& 
     throw ScenarioError(fmt::format("--days {:g}: even at 100 % MFU the deadline needs {:.4g} {} GPUs; at most {} "
                                     "are planned", a.days, bound_gpus, h->hw, kMaxPlanGpus));
   const int bound = int(bound_gpus);
-  h->step = a.gpu_step > 0 ? a.gpu_step : probe.cluster.gpus_per_node;
+  // A rack-scale NVLink system is allocated in trays (each size then takes the launchers' segment
+  // of its racks, as the loader does); other systems in nodes.
+  h->step = a.gpu_step > 0 ? a.gpu_step : scenarios::allocation_gpus(probe.network.topology);
   h->board_w = probe.gpu.power_w;
   h->layers = probe.model.layers;
   // Above 8x that bound a plan would run below 12.5 % MFU: slower per GPU than any plan the

@@ -55,7 +55,7 @@ struct PlanRequest {
   /// confidence (studies/error_band.hpp): days x band.high <= days.
   double confidence = 0;
   int max_gpus = 0;                 ///< 0: 8x the 100 %-MFU bound
-  int gpu_step = 0;                 ///< 0: GPUs per node of each hardware
+  int gpu_step = 0;                 ///< 0: each hardware's allocation unit (a node; a 4-GPU tray of an NVL72 rack)
   std::vector<std::string> fixes;   ///< "key=value" fixed in every plan
   std::size_t top = 10;             ///< best plans kept
   int threads = 0;                  ///< 0: every core

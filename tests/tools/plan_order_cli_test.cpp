@@ -14,8 +14,8 @@ using clustersim::testing::run_command;
 
 TEST_CASE("plan --json is byte-identical for every order of the three --hardware profiles h100-sxm gb200 b200 with per-hardware prices", "[tools][plan]") {
   // A cheap question (1.3B model, sizes up to one NVL72 rack, no pipeline): still every hardware
-  // is searched (the batch 1152 divides over GB200's 72), the fastest-per-size table holds all
-  // three at 72 GPUs, and the B200 price puts B200 and H100 plans side by side in the cheapest.
+  // is searched (GB200 in 4-GPU trays, up to 72), the fastest-per-size table holds all three at
+  // 72 GPUs; the cheapest are GB200 plans of a few trays.
   const std::string question = std::string(CLUSTERSIM_BINARY) +
                                " plan --model gpt3-1.3b --tokens 3e11 --days 30 --global-batch 1152 --max-gpus 72"
                                " --fix parallelism.pp=1 --fix parallelism.cp=1 --top 8 --threads 2 --json"
@@ -27,7 +27,8 @@ TEST_CASE("plan --json is byte-identical for every order of the three --hardware
   REQUIRE(from < to);
   const std::string cheapest = first.out.substr(from, to - from);
   CHECK(first.out.find("{\"hardware\": \"b200\"") != std::string::npos);  // searched (cheapest or fastest)
-  CHECK(cheapest.find("{\"hardware\": \"h100-sxm\"") != std::string::npos);
+  CHECK(cheapest.find("{\"hardware\": \"gb200\", \"cluster.gpus\": 4,") != std::string::npos);
+  CHECK(first.out.find("{\"hardware\": \"h100-sxm\", \"cluster.gpus\": 72") != std::string::npos);
   CHECK(first.out.find("{\"hardware\": \"gb200\", \"cluster.gpus\": 72") != std::string::npos);
   CHECK(first.out.find("\"not_searched\": []") != std::string::npos);
   int orders = 1;
