@@ -78,6 +78,18 @@ TEST_CASE("the pass bound with MTP modules and dense first layers is below the s
   CHECK(n.simulated >= 10);
 }
 
+TEST_CASE("the bounds of DeepSeek-V4's compressed attention are below the simulated step", "[models][bound][v4]") {
+  // Its dense block (64 heads of 512 over every key) costs far more than its window and
+  // compressed keys: the kernel floor, priced on the dense block, must not stand above the step.
+  const Tally n = check_plans(
+      "name: v\nmodel: {base: deepseek-v4-flash, layers: 8, mtp_layers: 0, compressed_attention: {ratios: [0, 0, 4, "
+      "128, 4, 128, 4, 128]}}\nhardware: gb200\n"
+      "cluster: {gpus: 32}\ntraining: {seq_len: 4096, global_batch: 64, tokens: 1e11, "
+      "precision: mxfp8}\n",
+      32, 13);
+  CHECK(n.simulated >= 10);
+}
+
 TEST_CASE("the pass bound of a hybrid Mamba stack is below the simulated step", "[models][bound]") {
   const Tally n = check_plans("name: h\nmodel: nemotron-h-8b\nhardware: h100-sxm\n"
                               "cluster: {gpus: 16}\ntraining: {seq_len: 4096, global_batch: 64, tokens: 1e11}\n",
