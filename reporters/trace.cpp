@@ -1,5 +1,6 @@
 #include "reporters/trace.hpp"
 
+#include "models/compressed_attention_ops.hpp"
 #include "models/linear_attention_ops.hpp"
 #include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
@@ -44,14 +45,15 @@ std::string event_name(const TimelineEntry& e) {
   return collective_name(e) + where + mb;
 }
 
-// The kernels a block runs by part: StepCosts' dense ops, with MLA's projections and core in
-// place of QKV, core and output projection, and in MoE blocks the shared experts in place of the
-// dense MLP and the routed MLP's ops (models::moe_layer_ops) under the RoutedPart bits.
+// The kernels a block runs by part: StepCosts' dense ops, with MLA's (or DeepSeek-V4's, by the
+// layer's compress ratio) projections and core in place of QKV, core and output projection, and in MoE blocks the
+// shared experts in place of the dense MLP and the routed MLP's ops (models::moe_layer_ops) under the RoutedPart bits.
 struct BlockKernels {
   const models::StepCosts& c;
   const models::ModelSpec& m;
   models::MoeLayerOps moe;
   models::MlaOps mla;
+  models::CompressedAttentionKinds v4;
   models::MambaOps mamba, linear;
   explicit BlockKernels(const scenarios::Report& r) : c(r.costs), m(r.scenario.model) {
     const auto& sc = r.scenario;
@@ -59,6 +61,7 @@ struct BlockKernels {
       moe = models::moe_layer_ops(m, sc.training, sc.parallel, models::expert_parallel(sc.parallel), sc.gpu,
                                   sc.training.moe_load_imbalance);
     if (m.mla.enabled()) mla = models::mla_attention_ops(m, sc.training, sc.parallel, sc.gpu);
+    if (m.compressed_attention.enabled()) v4 = models::compressed_attention_kinds(m, sc.training, sc.parallel, sc.gpu);
     if (m.mamba.enabled()) mamba = models::mamba_mixer_ops(m, sc.training, sc.parallel, sc.gpu);
     if (m.linear_attention.enabled()) linear = models::linear_attention_ops(m, sc.training, sc.parallel, sc.gpu);
   }
@@ -87,8 +90,12 @@ struct BlockKernels {
       if (part == models::attn_out) return {fwd ? &r.out_fwd : &r.out_bwd};
       return {};
     }
-    if (m.mla.enabled() && (part == models::core || part == models::attn_out || part == models::qkv_wgrad)) return {};
-    if (m.mla.enabled() && part == models::qkv) return {fwd ? &mla.fwd : &mla.bwd};
+    const bool own = m.mla.enabled() || m.compressed_attention.enabled();
+    if (own && (part == models::core || part == models::attn_out || part == models::qkv_wgrad)) return {};
+    if (own && part == models::qkv) {
+      const models::MlaOps& ops = m.mla.enabled() ? mla : v4.of(m, layer);
+      return {fwd ? &ops.fwd : &ops.bwd};
+    }
     if (routed && part == models::mlp_up_wgrad) return {};
     if (routed && part == models::mlp) return {fwd ? &moe.shared_fwd : &moe.shared_bwd};
     return {fwd ? &c.part_fwd[std::size_t(part)] : &c.part_bwd[std::size_t(part)]};

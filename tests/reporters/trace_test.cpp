@@ -27,6 +27,27 @@ YAML::Node trace_events(const scenarios::Scenario& sc) {
   scenarios::simulate(sc, &timeline);
   return YAML::Load(reporters::chrome_trace(timeline, report))["traceEvents"];  // JSON is YAML; a syntax error throws
 }
+
+// The kernel names under each layer's block tasks on the first stage.
+std::map<int, std::set<std::string>> kernels_by_layer(const YAML::Node& events) {
+  std::map<int, std::set<std::string>> by_layer;
+  std::vector<std::tuple<double, double, int>> spans;  // block tasks: [ts, end), layer
+  for (const auto& e : events) {
+    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() == "kernel") continue;
+    const std::string n = e["name"].as<std::string>();
+    const auto at = n.find(" L");
+    if (at == std::string::npos || e["pid"].as<int>() != 0) continue;
+    const double ts = e["ts"].as<double>();
+    spans.emplace_back(ts, ts + e["dur"].as<double>(), std::stoi(n.substr(at + 2)));
+  }
+  for (const auto& e : events) {
+    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() != "kernel" || e["pid"].as<int>() != 0) continue;
+    const double ts = e["ts"].as<double>();
+    for (const auto& [a, b, layer] : spans)
+      if (ts >= a && ts < b) by_layer[layer].insert(e["name"].as<std::string>());
+  }
+  return by_layer;
+}
 }  // namespace
 
 TEST_CASE("the trace nests named kernels in each compute task and adds a memory counter per stage", "[tools][trace]") {
@@ -196,24 +217,7 @@ TEST_CASE("a hybrid Mamba-2 stack's trace names the SSD kernels in Mamba layers 
       "name: t\nmodel: nemotron3-nano-30b-a3b\nhardware: h100-sxm\ncluster: {gpus: 8}\nparallelism: {ep: 8}\n"
       "training: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n",
       "t.yaml");
-  std::map<int, std::set<std::string>> by_layer;  // kernel names under each layer's block tasks
-  std::vector<std::pair<double, std::string>> tasks;
-  const YAML::Node events = trace_events(sc);
-  std::vector<std::tuple<double, double, int>> spans;  // block tasks: [ts, end), layer
-  for (const auto& e : events) {
-    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() == "kernel") continue;
-    const std::string n = e["name"].as<std::string>();
-    const auto at = n.find(" L");
-    if (at == std::string::npos || e["pid"].as<int>() != 0) continue;
-    const double ts = e["ts"].as<double>();
-    spans.emplace_back(ts, ts + e["dur"].as<double>(), std::stoi(n.substr(at + 2)));
-  }
-  for (const auto& e : events) {
-    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() != "kernel" || e["pid"].as<int>() != 0) continue;
-    const double ts = e["ts"].as<double>();
-    for (const auto& [a, b, layer] : spans)
-      if (ts >= a && ts < b) by_layer[layer].insert(e["name"].as<std::string>());
-  }
+  auto by_layer = kernels_by_layer(trace_events(sc));
   CHECK(by_layer[0].count("ssd.chunk_scan") == 1);
   CHECK(by_layer[0].count("mamba.in_proj") == 1);
   CHECK(by_layer[0].count("attention") == 0);
@@ -229,23 +233,7 @@ TEST_CASE("a linear-attention hybrid's trace names the gated DeltaNet kernels in
       "name: t\nmodel: qwen3-next-80b-a3b\nhardware: h100-sxm\ncluster: {gpus: 8}\nparallelism: {ep: 8}\n"
       "training: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n",
       "t.yaml");
-  std::map<int, std::set<std::string>> by_layer;
-  const YAML::Node events = trace_events(sc);
-  std::vector<std::tuple<double, double, int>> spans;
-  for (const auto& e : events) {
-    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() == "kernel") continue;
-    const std::string n = e["name"].as<std::string>();
-    const auto at = n.find(" L");
-    if (at == std::string::npos || e["pid"].as<int>() != 0) continue;
-    const double ts = e["ts"].as<double>();
-    spans.emplace_back(ts, ts + e["dur"].as<double>(), std::stoi(n.substr(at + 2)));
-  }
-  for (const auto& e : events) {
-    if (e["ph"].as<std::string>() != "X" || e["cat"].as<std::string>() != "kernel" || e["pid"].as<int>() != 0) continue;
-    const double ts = e["ts"].as<double>();
-    for (const auto& [a, b, layer] : spans)
-      if (ts >= a && ts < b) by_layer[layer].insert(e["name"].as<std::string>());
-  }
+  auto by_layer = kernels_by_layer(trace_events(sc));
   CHECK(by_layer[0].count("gdn.state_pass") == 1);
   CHECK(by_layer[0].count("gdn.in_proj") == 1);
   CHECK(by_layer[0].count("attention") == 0);
@@ -254,4 +242,22 @@ TEST_CASE("a linear-attention hybrid's trace names the gated DeltaNet kernels in
   CHECK(by_layer[3].count("gdn.state_pass") == 0);
 }
 
+TEST_CASE("a DeepSeek-V4 trace names each layer's attention by its compress ratio", "[tools][trace][v4]") {
+  // compress_ratios: layers 0 and 1 window only, 2 CSA (ratio 4, the indexer), 3 HCA (ratio 128).
+  const auto sc = scenarios::load_scenario_string(
+      "name: t\nmodel: {base: deepseek-v4-flash, layers: 4, mtp_layers: 0, compressed_attention: {ratios: [0, 0, 4, "
+      "128]}}\n"
+      "hardware: gb200\ncluster: {gpus: 8}\nparallelism: {ep: 8}\n"
+      "training: {seq_len: 4096, global_batch: 8, micro_batch: 1, precision: mxfp8}\n",
+      "t.yaml");
+  auto by_layer = kernels_by_layer(trace_events(sc));
+  for (int l = 0; l < 4; ++l) {
+    INFO("layer " << l);
+    CHECK(by_layer[l].count("v4.attention") == 1);
+    CHECK(by_layer[l].count("mhc.attn.pre") == 1);
+    CHECK(by_layer[l].count("attention") == 0);  // no dense core
+    CHECK(by_layer[l].count("v4.compressor") == (l >= 2 ? 1u : 0u));
+    CHECK(by_layer[l].count("v4.indexer.scores") == (l == 2 ? 1u : 0u));
+  }
+}
 }}  // namespace CLUSTERSIM_TEST_ID
