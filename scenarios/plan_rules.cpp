@@ -9,6 +9,15 @@
 namespace clustersim::scenarios {
 
 std::string tp_refusal(const models::ModelSpec& m, int tp, std::string* model_key) {
+  // DeepSeek-V4's one key/value head and per-layer compressors: Megatron-Core runs it (dev branch,
+  // deepseek_v4_hybrid_attention.py) and Megatron-Bridge's V4 recipes run it at TP 1 only.
+  if (m.compressed_attention.enabled() && tp > 1) {
+    if (model_key) *model_key = "compressed_attention";
+    return fmt::format(
+        "tp = {} with DeepSeek-V4's compressed attention (model.compressed_attention) is not modelled "
+        "(every Megatron-Bridge V4 recipe runs TP 1); use tp: 1 with ep, pp and ZeRO",
+        tp);
+  }
   const std::pair<const char*, int> dims[] = {{"heads", m.heads}, {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden}};
   for (const auto& [key, n] : dims)
     if (n % tp != 0) {

@@ -142,6 +142,9 @@ TEST_CASE("compressed attention: inconsistent values exit with the key named", "
   std::string two = ratios;
   two.replace(two.find(", 1,"), 4, ", 4,");
   CHECK_THAT(error_of(spec + two + "}\n"), Contains("second unindexed ratio"));
+  auto tp2 = recipe();
+  tp2.replace(tp2.find("tp: 1"), 5, "tp: 2");
+  CHECK_THAT(testing::load_error_of(tp2, "v4.yaml"), Contains("parallelism.tp") && Contains("compressed attention"));
 }
 
 }  // namespace CLUSTERSIM_TEST_ID
