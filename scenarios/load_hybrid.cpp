@@ -161,12 +161,12 @@ std::vector<int> read_ratios(const YamlReader& r, const models::ModelSpec& m, in
   for (std::size_t i = 0; i < n.size(); ++i) {
     int v = -1;
     if (n[i].IsScalar()) std::from_chars(n[i].Scalar().data(), n[i].Scalar().data() + n[i].Scalar().size(), v);
+    // The key's location, not the entry's: a model merged over its preset keeps no entry marks.
     if (v != 0 && (v < 2 || v > 65536))
-      r.fail_at(n[i].Mark(), "ratios", fmt::format("entry {} must be 0 (window only) or a ratio in 2..65536", i + 1));
+      r.fail("ratios", fmt::format("entry {} must be 0 (window only) or a ratio in 2..65536", i + 1));
     if (v > 0 && v != index_ratio && other > 0 && v != other)
-      r.fail_at(
-          n[i].Mark(), "ratios",
-          fmt::format("entry {} is a second unindexed ratio ({} and {}): one HCA ratio is modelled", i + 1, other, v));
+      r.fail("ratios", fmt::format("entry {} is a second unindexed ratio ({} and {}): one HCA ratio is modelled", i + 1,
+                                   other, v));
     if (v > 0 && v != index_ratio) other = v;
     out.push_back(v);
   }

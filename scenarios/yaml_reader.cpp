@@ -93,7 +93,9 @@ std::string YamlReader::location(const std::string& key) const {
 void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const std::string& message) const {
   std::string where = location(key);
   const auto p = patched(key);
-  if (!mark.is_null() && !p) {
+  // A node built by merging a model or hardware over its preset carries a zero mark (position 0,
+  // which no entry of a scenario mapping can hold): the key's own location is given instead.
+  if (!mark.is_null() && mark.pos > 0 && !p) {
     where = source_of_(key) + fmt::format(":{}:{}", mark.line + 1, mark.column + 1);
   }
   if (!key.empty() && names_key(p, key)) throw ScenarioError(fmt::format("{}: {}", where, message));

@@ -72,4 +72,14 @@ TEST_CASE("plan searches no cluster above the simulation cap and says so", "[too
   CHECK(r.out.find("not searched: h100-sxm clusters above 65536 GPUs") != std::string::npos);
 }
 
+TEST_CASE("a list entry under an inline base is cited at its key's line, not at 1:1", "[tools][bad-input]") {
+  // The model merged over its preset is a new tree whose entries carry no marks of their own.
+  const std::string path = write("list_entry",
+                                 "name: t\nmodel:\n  base: nemotron-h-8b\n  layers: 2\n"
+                                 "  layer_pattern: [M, bad]\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
+                                 "training: {seq_len: 4096, global_batch: 64}\n");
+  const auto r = run_command(kBin + " run " + path + " 2>&1");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find(path + ":5:18: model.layer_pattern: entry 2 must be one of") != std::string::npos);
+}
 }}  // namespace CLUSTERSIM_TEST_ID
