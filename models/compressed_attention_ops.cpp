@@ -126,6 +126,7 @@ MlaOps compressed_attention_ops(const ModelSpec& m, const TrainingSpec& t, const
   for (const KernelOp& op : hc.fwd.ops) o.fwd.add(op);
   for (const KernelOp& op : hc.bwd.ops) o.bwd.add(op);
   o.saved_bytes += hc.saved_bytes, o.saved_bytes_up_proj_recompute += hc.saved_bytes;
+  o.hyper_connection_saved = hc.saved_bytes;
   return o;
 }
 

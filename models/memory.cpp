@@ -196,10 +196,11 @@ BlockInputs block_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   }
   if (m.compressed_attention.enabled()) {
     const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
-    const bool up = reruns(t, RecomputeModule::mla_up_proj);
+    const bool up = reruns(t, RecomputeModule::mla_up_proj), mhc = reruns(t, RecomputeModule::mhc);
     std::size_t i = 0;
     for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca})
-      b.v4_saved[i++] = up ? k->saved_bytes_up_proj_recompute : k->saved_bytes;
+      b.v4_saved[i++] =
+          (up ? k->saved_bytes_up_proj_recompute : k->saved_bytes) - (mhc ? k->hyper_connection_saved : 0.0);
   }
   return b;
 }

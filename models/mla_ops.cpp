@@ -7,10 +7,12 @@
 
 namespace clustersim::models {
 
-bool up_proj_op(const std::string& name) {
-  for (const char* prefix : {"mla.q_up", "mla.kv_up", "v4.q_up", "v4.q_head_norm", "v4.kv", "v4.rotary"})
-    if (name.rfind(prefix, 0) == 0 && name.find(".bwd") == std::string::npos) return true;
-  return false;
+bool rerun_before_backward(const std::string& name, const TrainingSpec& t) {
+  if (t.recompute != Recompute::selective) return false;
+  if (t.recomputes(RecomputeModule::mla_up_proj))
+    for (const char* prefix : {"mla.q_up", "mla.kv_up", "v4.q_up", "v4.q_head_norm", "v4.kv", "v4.rotary"})
+      if (name.rfind(prefix, 0) == 0) return true;
+  return t.recomputes(RecomputeModule::mhc) && name.rfind("mhc.", 0) == 0;
 }
 
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {

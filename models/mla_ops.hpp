@@ -18,6 +18,7 @@ struct MlaOps {
   /// projections (Megatron recompute_modules: mla_up_proj) drops Q, K and V to the latents.
   double saved_bytes = 0;
   double saved_bytes_up_proj_recompute = 0;
+  double hyper_connection_saved = 0;  ///< of either figure above: the mHC sites' kept streams
 };
 
 /// Megatron MLASelfAttention with TP: the down projections (q_a: h → q_lora_rank, kv_a: h →
@@ -26,10 +27,11 @@ struct MlaOps {
 /// latents; RoPE on the rope part of q and on the shared rope key; a causal flash core with
 /// head widths d_qk = nope + rope and d_v (computing (nb+1)/(2nb) of s², as layer_ops; backward
 /// 2.5× the forward). Sliding-window layers are not MLA in any preset and are not handled here.
-/// A forward op that recompute_modules mla_up_proj reruns before the backward: MLA's up
-/// projections; DeepSeek-V4's q_up with its head norm, the key/value projection with its norm, and
-/// RoPE (Megatron-Core dev deepseek_v4_hybrid_attention.py).
-bool up_proj_op(const std::string& name);
+/// Whether selective recompute reruns the forward op `name` before the backward: under mla_up_proj
+/// MLA's up projections, and DeepSeek-V4's q_up with its head norm, the key/value projection with
+/// its norm, and RoPE (Megatron-Core dev deepseek_v4_hybrid_attention.py); under mhc the
+/// hyper-connection sites' ops.
+bool rerun_before_backward(const std::string& name, const TrainingSpec& t);
 
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu);
 

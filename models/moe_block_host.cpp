@@ -97,9 +97,9 @@ void attention(HostList& h, const TrainingSpec& t, const ParallelSpec& p, const 
       h.pass(*pass);
   } else if (mla) {
     h.pass(fwd ? mla->fwd : mla->bwd);
-    if (!fwd && t.recompute == Recompute::selective && t.recomputes(RecomputeModule::mla_up_proj))
-      for (const KernelOp& op : mla->fwd.ops)  // the up projections rerun before the backward
-        if (up_proj_op(op.name)) h.kernels(op.kernels, op.time_s);
+    if (!fwd)
+      for (const KernelOp& op : mla->fwd.ops)  // the up projections (mHC sites) rerun before the backward
+        if (rerun_before_backward(op.name, t)) h.kernels(op.kernels, op.time_s);
   } else {
     for (BlockPart x : {qkv, core, attn_out}) h.pass_as(parts[x], part(times, x));
     if (!fwd) h.pass_as(parts[qkv_wgrad], part(times, qkv_wgrad));

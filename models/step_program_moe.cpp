@@ -231,11 +231,9 @@ BlockParts parts_of(const ModelSpec& m, const TrainingSpec& t, const hardware::G
     at(b.bwd, qkv) = mla.bwd.time_s, at(b.bwd, core) = 0, at(b.bwd, attn_out) = 0, at(b.bwd, qkv_wgrad) = 0;
     at(b.bwd_input, qkv) = input_grad_s(mla.bwd), at(b.wgrad, qkv) = weight_grad_s(mla.bwd);
     for (BlockPart x : {core, attn_out, qkv_wgrad}) at(b.bwd_input, x) = 0, at(b.wgrad, x) = 0;
-    if (reruns(t, RecomputeModule::mla_up_proj)) {  // the up projections rerun before the backward
-      double rerun = 0;
-      for (const KernelOp& op : mla.fwd.ops) rerun += up_proj_op(op.name) ? op.time_s : 0.0;
-      at(b.bwd, qkv) += rerun, at(b.bwd_input, qkv) += rerun;
-    }
+    double rerun = 0;  // the up projections (mHC sites) rerun before the backward
+    for (const KernelOp& op : mla.fwd.ops) rerun += rerun_before_backward(op.name, t) ? op.time_s : 0.0;
+    at(b.bwd, qkv) += rerun, at(b.bwd_input, qkv) += rerun;
   } else if (a == Attention::sliding) {
     // A windowed core takes StepCosts::window_time_* of the full one's time (query tiles keep
     // their fixed cost, layer_ops.cpp window_times); its CP ring steps, the causal key-count

@@ -59,9 +59,12 @@ inline constexpr const char* kFp8RecipeNames[] = {"tensorwise", "delayed", "roww
 enum class MoeDispatcher { alltoall, allgather, deepep };
 inline constexpr const char* kMoeDispatcherNames[] = {"alltoall", "allgather", "deepep"};
 /// training.recompute_modules, Megatron's --recompute-modules names (a bit each).
-enum class RecomputeModule { core_attn, mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts };
-inline constexpr const char* kRecomputeModuleNames[] = {"core_attn", "mlp",         "moe",           "moe_act",
-                                                        "layernorm", "mla_up_proj", "shared_experts"};
+/// mhc: Megatron-Core's (dev) output-discarding checkpoint of the hyper-connection intermediates:
+/// the streams between a block's two mHC sites are not kept, and the sites' forward reruns before
+/// the backward.
+enum class RecomputeModule { core_attn, mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts, mhc };
+inline constexpr const char* kRecomputeModuleNames[] = {
+    "core_attn", "mlp", "moe", "moe_act", "layernorm", "mla_up_proj", "shared_experts", "mhc"};
 /// training.cuda_graph_scope, Megatron's --cuda-graph-scope names (a bit each) for the partial
 /// graphs of --cuda-graph-impl transformer_engine (Megatron-LM guide "DeepSeek-V3 on GB200"
 /// §2.3): attn (input norm + attention), mlp (a dense layer's MLP), moe_router (pre-MLP norm,

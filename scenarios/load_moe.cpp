@@ -54,12 +54,18 @@ unsigned read_recompute_modules(const YamlReader& tr, const Scenario& sc) {
     const bool moe_only = m == models::RecomputeModule::moe || m == models::RecomputeModule::moe_act ||
                           m == models::RecomputeModule::shared_experts;
     if (moe_only && !sc.model.is_moe()) tr.fail("recompute_modules", fmt::format("'{}' needs an MoE model (model.moe)", v));
+    if (m == models::RecomputeModule::mhc && !sc.model.hyper_connections.enabled())
+      tr.fail("recompute_modules", "'mhc' needs hyper-connections (model.hyper_connections)");
     if (m == models::RecomputeModule::mla_up_proj && !sc.model.mla.enabled() &&
         !sc.model.compressed_attention.enabled())
       tr.fail("recompute_modules",
               "'mla_up_proj' needs an MLA model (model.mla) or DeepSeek-V4's (model.compressed_attention)");
     bits |= 1u << static_cast<unsigned>(m);
   }
+  const unsigned mhc_and_mlp =
+      1u << unsigned(models::RecomputeModule::mhc) | 1u << unsigned(models::RecomputeModule::mlp);
+  if ((bits & mhc_and_mlp) == mhc_and_mlp)
+    tr.fail("recompute_modules", "'mhc' and 'mlp' cannot be given together (Megatron-Core refuses them)");
   return bits;
 }
 

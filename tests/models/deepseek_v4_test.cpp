@@ -116,6 +116,26 @@ TEST_CASE("DeepSeek-V4-Flash: the recipe Megatron-Bridge ran on 128 GB200 fits, 
   CHECK(kept.step_time_s < r.step_time_s);
 }
 
+TEST_CASE("recompute_modules mhc: the streams between a block's mHC sites are rebuilt, not kept", "[models][v4]") {
+  // Megatron-Bridge's 64-GPU BF16 recipe recomputes [moe_act, mhc, mla_up_proj].
+  auto with_mhc = recipe();
+  with_mhc.replace(with_mhc.find("[mla_up_proj]"), 13, "[mla_up_proj, mhc]");
+  const auto base = testing::run_text(recipe()), mhc = testing::run_text(with_mhc);
+  CHECK(mhc.memory.activations_bytes < base.memory.activations_bytes);
+  CHECK(mhc.step_time_s > base.step_time_s);
+  // It reruns the two sites' forward once per block: less than their whole share of the step.
+  const auto plain = testing::run_text(recipe(flash_with("  hyper_connections: null\n")));
+  CHECK(mhc.step_time_s - base.step_time_s < base.step_time_s - plain.step_time_s);
+  auto mlp = with_mhc;
+  mlp.replace(mlp.find("[mla_up_proj, mhc]"), 18, "[mlp, mhc]");
+  CHECK_THAT(testing::load_error_of(mlp, "v4.yaml"), Contains("'mhc' and 'mlp' cannot be given together"));
+  CHECK_THAT(testing::load_error_of("name: t\nmodel: deepseek-v3\nhardware: h100-sxm\ncluster: {gpus: 64}\n"
+                                    "parallelism: {ep: 64}\ntraining: {seq_len: 4096, global_batch: 64, "
+                                    "recompute: selective, recompute_modules: [mhc]}\n",
+                                    "m.yaml"),
+             Contains("'mhc' needs hyper-connections"));
+}
+
 TEST_CASE("compressed attention: inconsistent values exit with the key named", "[models][v4][errors]") {
   const std::string base =
       "name: t\nhardware: h100-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n";
