@@ -101,11 +101,40 @@ std::vector<LayerPass> layer_passes(const ModelSpec& m, const TrainingSpec& t, c
   return out;
 }
 
+namespace {
+
+// The attention cores an MLA, DSA or DeepSeek-V4 block reruns under selective recompute (the
+// step program's selective_rerun_s): its own core op, once per attention layer of `r`.
+std::vector<LayerPass> own_core_reruns(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
+                                       const hardware::GpuSpec& gpu, BlockRange r) {
+  auto core_of = [](const MlaOps& o) {
+    PassCost pass;
+    for (const KernelOp& op : o.fwd.ops)
+      if (op.name == "mla.attention" || op.name == "dsa.sparse_attention" || op.name == "v4.attention") pass.add(op);
+    return pass;
+  };
+  if (m.mla.enabled()) return {{core_of(mla_attention_ops(m, t, p, gpu)), r.size()}};
+  std::vector<LayerPass> out;
+  const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
+  for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca})
+    if (const double n = r.count([&](int l) { return &v4.of(m, l) == k; }); n > 0) out.push_back({core_of(*k), n});
+  return out;
+}
+
+}  // namespace
+
 std::vector<LayerPass> recompute_passes(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                                         const hardware::GpuSpec& gpu, const StepCosts& c) {
   if (t.recompute == Recompute::full) return layer_passes(m, t, p, gpu, c, false);
   if (t.recompute != Recompute::selective || !t.recomputes(RecomputeModule::core_attn)) return {};
   const PrecisionRanges r = precision_ranges(m, t);
+  if (m.mla.enabled() || m.compressed_attention.enabled()) {
+    std::vector<LayerPass> out = own_core_reruns(m, t, p, gpu, r.mid);
+    for (const BlockRange& range : {r.head, r.tail})
+      if (range.size() > 0)
+        for (LayerPass& lp : own_core_reruns(m, t.bf16_block(), p, gpu, range)) out.push_back(std::move(lp));
+    return out;
+  }
   auto attention = [&](BlockRange range) {
     return range.count([&](int l) { return m.layer_kind(l).mixer == Mixer::attention; });
   };

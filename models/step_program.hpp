@@ -83,6 +83,14 @@ struct BlockProgram {
   std::vector<int> block_kind;      ///< by layer; empty: every layer is blocks[0]
   UnitProgram embedding, head;
   double selective_recompute_s = 0;  ///< per block, before its backward (Recompute::selective)
+  /// By block kind where the kinds' attention cores differ (MLA, DSA, DeepSeek-V4, sliding
+  /// windows): what that kind reruns; kinds past its end rerun selective_recompute_s.
+  std::vector<double> selective_recompute_by_kind;
+  double selective_recompute_of(int kind) const {
+    return kind >= 0 && kind < int(selective_recompute_by_kind.size())
+               ? selective_recompute_by_kind[static_cast<std::size_t>(kind)]
+               : selective_recompute_s;
+  }
   int block_kind_of(int layer) const { return block_kind.empty() ? 0 : block_kind[static_cast<std::size_t>(layer)]; }
   const UnitProgram& block(int layer) const { return blocks[static_cast<std::size_t>(block_kind_of(layer))]; }
 };

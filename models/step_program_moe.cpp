@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/compressed_attention_ops.hpp"
+#include "models/detail/block_offload.hpp"
 #include "models/detail/kernel_builder.hpp"
 #include "models/flops.hpp"
 #include "models/layer_ops_host.hpp"
@@ -282,44 +283,16 @@ void add_mtp(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, c
   prog->head = {f.take(), b.take(), w.take()};
 }
 
-double compute_s(const Program& items) {
+// What a block of attention kind `a` reruns under selective recompute of core_attn: the dense
+// core (`dense`, StepCosts::layer_recompute) for a standard block, its windowed share for a
+// sliding one, and for MLA, DSA and DeepSeek-V4 blocks their own core's forward.
+double selective_rerun_s(Attention a, const StepCosts& c, const MlaOps& own, double dense) {
+  if (a == Attention::sliding) return dense * c.window_time_fwd;
+  if (!own_attention_ops(a)) return dense;
   double s = 0;
-  for (const ProgramItem& it : items)
-    if (!it.comm) s += it.seconds;
+  for (const KernelOp& op : own.fwd.ops)
+    if (op.name == "mla.attention" || op.name == "dsa.sparse_attention" || op.name == "v4.attention") s += op.time_s;
   return s;
-}
-
-// training.activation_offload_layers: the first N blocks' saved activations go to host memory
-// over the GPU's host link while the next block runs its forward, and come back while the block
-// after them runs its backward (Transformer Engine's cpu_offload: one copy stream; a block's copy
-// is synced before the next block's pass). What a copy takes beyond that compute is exposed; the
-// neighbour's compute is taken as the block's own [E]. Host-side overhead for the explainer
-// (Ideal::host removes it).
-void offload_activations(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu,
-                         const topologies::Network& net, BlockProgram* prog) {
-  const int n = t.activation_offload_layers;
-  if (n <= 0 || t.ideal.host) return;
-  const double bytes = estimate_memory_per_stage(m, t, p, gpu).front().block_saved_bytes;
-  const double copy = net.host_copy_time(units::Bytes(bytes)).si();
-  if (prog->block_kind.empty()) prog->block_kind.assign(static_cast<std::size_t>(m.layers), 0);
-  std::vector<int> variant(prog->blocks.size(), -1);
-  for (int l = 0; l < n; ++l) {
-    int& k = prog->block_kind[static_cast<std::size_t>(l)];
-    int& v = variant[static_cast<std::size_t>(k)];
-    if (v < 0) {
-      UnitProgram u = prog->blocks[static_cast<std::size_t>(k)];
-      const double f = compute_s(u.forward), b = compute_s(u.backward) + compute_s(u.weight_grad);
-      ProgramWriter fw, bw;
-      fw.append(u.forward);
-      if (copy > f) fw.compute(copy - f);
-      if (copy > b) bw.compute(copy - b), bw.split();
-      bw.append(u.backward);
-      u.forward = fw.take(), u.backward = bw.take();
-      v = int(prog->blocks.size());
-      prog->blocks.push_back(std::move(u));
-    }
-    k = v;
-  }
 }
 
 BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
@@ -379,6 +352,10 @@ BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const Pa
         unit.backward = b.take();
       }
       prog.blocks.push_back(std::move(unit));
+      if (!m.hybrid() && prog.selective_recompute_s > 0) {  // the kind's own attention core reruns
+        prog.selective_recompute_by_kind.resize(prog.blocks.size(), prog.selective_recompute_s);
+        prog.selective_recompute_by_kind.back() = selective_rerun_s(a, c, own, prog.selective_recompute_s);
+      }
     }
     return k;
   };
@@ -407,6 +384,11 @@ void keep_blocks_bf16(const ModelSpec& m, const TrainingSpec& t, const ParallelS
   const BlockProgram bf16 = layered_program(m, b, p, gpu, step_costs(m, b, p, gpu), net);
   if (prog->block_kind.empty()) prog->block_kind.assign(static_cast<std::size_t>(m.layers), 0);
   const int offset = int(prog->blocks.size());
+  if (!prog->selective_recompute_by_kind.empty() || !bf16.selective_recompute_by_kind.empty()) {
+    prog->selective_recompute_by_kind.resize(prog->blocks.size(), prog->selective_recompute_s);
+    for (int k = 0; k < int(bf16.blocks.size()); ++k)
+      prog->selective_recompute_by_kind.push_back(bf16.selective_recompute_of(k));
+  }
   prog->blocks.insert(prog->blocks.end(), bf16.blocks.begin(), bf16.blocks.end());
   for (int l = 0; l < m.layers; ++l)
     if (t.layer_in_bf16(l, m.layers)) prog->block_kind[static_cast<std::size_t>(l)] = offset + bf16.block_kind_of(l);

@@ -17,7 +17,7 @@ void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, const Recompu
   if (!forward && recompute.reruns_forward(u))
     g.emit(s, unit.forward, TaskKind::recompute, deps);
   else if (!forward && block && recompute.mode == Recompute::selective)
-    g.add_compute(s, TaskKind::recompute, prog.selective_recompute_s, deps);
+    g.add_compute(s, TaskKind::recompute, prog.selective_recompute_of(u.program), deps);
   g.emit(s, forward ? unit.forward : unit.backward, forward ? TaskKind::forward : TaskKind::backward, deps);
 }
 

@@ -10,6 +10,7 @@
 #include "models/compressed_attention_ops.hpp"
 #include "models/flops.hpp"
 #include "models/layer_passes.hpp"
+#include "scenarios/explain.hpp"
 #include "scenarios/load_model.hpp"
 #include "support/scenario_fixture.hpp"
 
@@ -134,6 +135,30 @@ TEST_CASE("recompute_modules mhc: the streams between a block's mHC sites are re
                                     "recompute: selective, recompute_modules: [mhc]}\n",
                                     "m.yaml"),
              Contains("'mhc' needs hyper-connections"));
+}
+
+TEST_CASE("selective recompute of core_attn reruns each V4 block's own core, not a dense one", "[models][v4]") {
+  auto core_attn = recipe();
+  core_attn.replace(core_attn.find("[mla_up_proj]"), 13, "[core_attn]");
+  auto none = recipe();
+  none.replace(none.find("  recompute: selective\n  recompute_modules: [mla_up_proj]\n"),
+               std::string("  recompute: selective\n  recompute_modules: [mla_up_proj]\n").size(),
+               "  recompute: none\n");
+  auto calls = [](const std::string& yaml, const std::string& op) {
+    const auto sc = scenarios::load_scenario_string(yaml, "v4.yaml");
+    const auto ex = scenarios::explain(sc, scenarios::simulate(sc));
+    for (const auto& o : ex.ops)
+      if (o.name == op) return std::pair{o.calls_per_step, o.seconds_per_step};
+    return std::pair{0.0, 0.0};
+  };
+  const auto [rerun_calls, rerun_s] = calls(core_attn, "v4.attention");
+  const auto [plain_calls, plain_s] = calls(none, "v4.attention");
+  CHECK(rerun_calls == Approx(2 * plain_calls));  // the forward, and its rerun before the backward
+  CHECK(calls(core_attn, "attention").first == 0);
+  // The step grows by about the cores' forward time (their rerun), far below a dense core's.
+  const double added = testing::run_text(core_attn).step_time_s - testing::run_text(none).step_time_s;
+  CHECK(added > 0.5 * plain_s);
+  CHECK(added < 1.5 * plain_s);
 }
 
 TEST_CASE("compressed attention: inconsistent values exit with the key named", "[models][v4][errors]") {
