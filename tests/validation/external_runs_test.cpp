@@ -116,11 +116,12 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   const double mape = mape_of(read_runs(), "moe", &n);
   std::printf("  MoE MAPE %.1f %% over %d runs (issue #15 target: <= 15 %%)\n", 100 * mape, n);
   CHECK(n == 16);
-  // measured 26.7 % over 16 on 2026-12-07 with DeepSeek-V4-Flash's BF16 card run on 64 GB200 (+34 %, the V4
-  // kernels' gap, docs/reference/deepseek_v4.md); 26.2 % over 15 on 2026-12-06 with the recipe's quantize kernels
-  // around the expert linears; 27.2 % before (31.9 % before the dispatch call's measured host time and DeepEP's own
-  // SMs); 41.8 % over 15 on 2026-12-03 with the DeepSeek-V3 report's 2,048 H800 (-2.8 %); 44.5 % over 14 (39.0 % before
-  // issue 28's routed grouped GEMM and A2A tails made MoE steps faster: the Qwen3 TP4 EP8 run +25 -> +59
+  // measured 26.4 % over 16 on 2026-12-07 (each block kind reruns its own attention core) and 26.7 % with
+  // DeepSeek-V4-Flash's BF16 card run on 64 GB200 (+34 %, the V4 kernels' gap, docs/reference/deepseek_v4.md); 26.2 %
+  // over 15 on 2026-12-06 with the recipe's quantize kernels around the expert linears; 27.2 % before (31.9 % before
+  // the dispatch call's measured host time and DeepEP's own SMs); 41.8 % over 15 on 2026-12-03 with the DeepSeek-V3
+  // report's 2,048 H800 (-2.8 %); 44.5 % over 14 (39.0 % before issue 28's routed grouped GEMM and A2A tails made MoE
+  // steps faster: the Qwen3 TP4 EP8 run +25 -> +59
   // %); three host-bound DeepSeek-V3 runs on GB200 at +123 / +154 / +154 % carry most of it, see VALIDATION.md; above
   // the #15 target; a regression guard, not a fit
   CHECK(mape <= 0.28);
