@@ -97,8 +97,10 @@ bool schedule_bounded(const ParallelSpec& p, const std::vector<int>& vlayers) {
 }  // namespace
 
 double step_kernel_floor_s(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c) {
-  // Blocks of two precisions (training.bf16_layers): `c` prices only one of them.
-  if (m.hybrid() || t.has_bf16_blocks()) return 0;
+  // Blocks of two precisions (training.bf16_layers): `c` prices only one of them. Sparse or
+  // compressed attention (DSA, DeepSeek-V4): `c`'s dense core over all s keys can cost far more
+  // than the block's own core at long sequences, so it bounds nothing.
+  if (m.hybrid() || t.has_bf16_blocks() || m.sparse_attention.enabled() || m.compressed_attention.enabled()) return 0;
   // training.recompute_layers: not every block reruns its forward; the floor counts none of them.
   const bool partial = t.recompute == Recompute::full && t.recompute_layers >= 0;
   const double per_layer = c.layer_fwd.time_s + c.layer_bwd.time_s + (partial ? 0.0 : c.layer_recompute.time_s);

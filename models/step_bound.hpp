@@ -18,7 +18,9 @@ namespace clustersim::models {
 /// on the least loaded pipeline stage, plus the pipeline fill the last stage waits for (pp − 1
 /// chunk forwards). The simulation only adds to it (embedding, head, the rest of the bubble,
 /// exposed communication, contention). 0 (no bound) for a hybrid stack, whose layers cost less
-/// than the dense block counted per layer, and with training.bf16_layers (blocks of two precisions).
+/// than the dense block counted per layer, for sparse or compressed attention (DSA, DeepSeek-V4),
+/// whose cores cost far less than a dense one at long sequences, and with training.bf16_layers
+/// (blocks of two precisions).
 double step_kernel_floor_s(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const StepCosts& c);
 
 /// The busiest pipeline stage's critical path with every pass at its kernel time alone. Stage s

@@ -88,6 +88,16 @@ TEST_CASE("the bounds of DeepSeek-V4's compressed attention are below the simula
       "precision: mxfp8}\n",
       32, 13);
   CHECK(n.simulated >= 10);
+  // At 32K tokens the dense block's core over every key costs about four times the whole V4 step
+  // (it was the plan search's floor, and pruned every plan).
+  const Tally long_context = check_plans(
+      "name: v\nmodel: {base: deepseek-v4-flash, layers: 8, mtp_layers: 0, compressed_attention: {ratios: [0, 0, 4, "
+      "128, 4, "
+      "128, 4, 128]}}\nhardware: gb200\ncluster: {gpus: 32}\ntraining: {seq_len: 32768, global_batch: 32, tokens: "
+      "1e11, "
+      "precision: mxfp8, recompute: full}\n",
+      32, 5);
+  CHECK(long_context.simulated >= 5);
 }
 
 TEST_CASE("the pass bound of a hybrid Mamba stack is below the simulated step", "[models][bound]") {
