@@ -96,7 +96,7 @@ LayerMemory layer_memory(const ModelSpec& m, const TrainingSpec& t, const Parall
   const bool moe = m.moe_layer(layer);
   LayerMemory r;
   r.dense_params = (moe ? pc.moe_layer - double(m.moe.experts) * pc.expert : m.is_moe() ? pc.dense_layer : pc.per_layer) / p.tp;
-  if (m.hybrid()) r.dense_params = layer_dense_params(m, layer) / p.tp;
+  if (m.hybrid() || m.compressed_attention.enabled()) r.dense_params = layer_dense_params(m, layer) / p.tp;
   r.activations = block_activation_bytes(m, t, p, keep_core);
   const LayerKind kind = m.layer_kind(layer);
   if (m.hybrid()) {  // the sub-blocks the layer has: its mixer's bytes, its MLP's (MoE: below)
