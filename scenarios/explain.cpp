@@ -119,7 +119,7 @@ const char* part_of_kernel(const std::string& name) {
   static const std::pair<const char*, const char*> kParts[] = {
       {"qkv", "attention mixers"},     {"attention", "attention mixers"}, {"attn_out", "attention mixers"},
       {"rotary", "attention mixers"},  {"mla", "attention mixers"},       {"dsa", "attention mixers"},
-      {"v4", "attention mixers"},
+      {"v4", "attention mixers"},      {"mhc", "hyper-connections"},
       {"mamba", "Mamba mixers"},     {"ssd", "Mamba mixers"},         {"gdn", "linear-attention mixers"},
       {"kda", "linear-attention mixers"}, {"experts", "MoE MLPs"},        {"shared_experts", "MoE MLPs"},
       {"router", "MoE MLPs"},          {"moe", "MoE MLPs"},               {"mlp_gate_up", "dense MLPs"},
@@ -224,7 +224,8 @@ Explanation explain(const Scenario& sc, const Report& actual) {
                           1.0 - mfu_of(prev_step), prev_step - flops / peak_total});
 
   ex.ops = roofline(actual);
-  for (const char* part : {"attention mixers", "Mamba mixers", "linear-attention mixers", "MoE MLPs", "dense MLPs", "other"}) {
+  for (const char* part : {"attention mixers", "Mamba mixers", "linear-attention mixers", "MoE MLPs", "dense MLPs",
+                           "hyper-connections", "other"}) {
     double s = 0;
     for (const auto& op : ex.ops) s += std::string(part_of_kernel(op.name)) == part ? op.seconds_per_step : 0.0;
     if (s > 0) ex.by_part.emplace_back(part, s);

@@ -155,6 +155,8 @@ TEST_CASE("selective recompute of core_attn reruns each V4 block's own core, not
   const auto [plain_calls, plain_s] = calls(none, "v4.attention");
   CHECK(rerun_calls == Approx(2 * plain_calls));  // the forward, and its rerun before the backward
   CHECK(calls(core_attn, "attention").first == 0);
+  CHECK(std::string(scenarios::part_of_kernel("mhc.attn.pre")) == "hyper-connections");
+  CHECK(std::string(scenarios::part_of_kernel("v4.indexer.scores")) == "attention mixers");
   // The step grows by about the cores' forward time (their rerun), far below a dense core's.
   const double added = testing::run_text(core_attn).step_time_s - testing::run_text(none).step_time_s;
   CHECK(added > 0.5 * plain_s);
