@@ -1,6 +1,7 @@
 #include "scenarios/load.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -685,9 +686,16 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
     tr.fail("seq_len", fmt::format("seq_len ({}) must be divisible by 2*cp = {} (load-balanced ring attention)", t.seq_len, 2 * p.cp));
   if (micro_batches > 100000)
     tr.fail("global_batch", fmt::format("{} micro-batches per step; at most 100000 are simulated", micro_batches));
-  if (!hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision).si() <= 0)
-    tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists", sc.gpu.name,
-                                     hardware::name(t.precision)));
+  if (!hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision).si() <= 0) {
+    std::vector<std::string> listed;  // the 16-bit and wider precisions the profile has a peak for
+    for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i) {
+      const auto p = static_cast<hardware::Precision>(i);
+      if (!hardware::is_low_precision(p) && sc.gpu.peak(p).si() > 0) listed.push_back(hardware::name(p));
+    }
+    tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists: {} (with plan: --fix "
+                                     "training.precision=...)",
+                                     sc.gpu.name, hardware::name(t.precision), fmt::join(listed, ", ")));
+  }
   // The step graph has 2 (no TP) to ~20 (TP + SP) tasks per block pass; this bounds it to ~10M tasks.
   if (micro_batches * sc.model.layers > 500000)
     tr.fail("global_batch", fmt::format("{} micro-batches x {} layers = {} block passes per step; at most 500000 are "

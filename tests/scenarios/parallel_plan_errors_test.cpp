@@ -105,4 +105,12 @@ training: {{seq_len: 2048, global_batch: 16}}
   REQUIRE_THAT(error_of(with_layers(5)), Catch::Contains("parallelism.pp:") && Catch::Contains("2·(pp − 1) = 6"));
 }
 
+TEST_CASE("a precision the GPU has no peak for is refused with the ones it has", "[scenarios][bad-input]") {
+  const std::string e = error_of(
+      "model: llama2-7b\nhardware: v100-sxm2\ncluster: {gpus: 8}\n"
+      "training: {seq_len: 2048, global_batch: 8, precision: bf16}\n");
+  CHECK(e.find("plan.yaml:") == 0);
+  CHECK(e.find("training.precision: v100-sxm2 has no bf16 peak; train in a precision its profile lists: fp32, fp16") !=
+        std::string::npos);
+}
 }}  // namespace CLUSTERSIM_TEST_ID
