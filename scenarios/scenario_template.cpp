@@ -53,8 +53,10 @@ Scenario ScenarioTemplate::instantiate(const ScenarioPatch& overrides) const {
                               impl_->patch ? YAML::Node(YAML::NodeType::Undefined) : impl_->root);
 }
 
-std::optional<std::string> ScenarioTemplate::scalar_at(const std::string& key_path) const {
-  const YAML::Node& root = impl_->root;
+namespace {
+
+// The node at a dotted key path of `root`, if every step is a mapping that has the key.
+std::optional<YAML::Node> node_at(const YAML::Node& root, const std::string& key_path) {
   std::vector<YAML::Node> chain{root};
   std::stringstream ss(key_path);
   for (std::string part; std::getline(ss, part, '.');) {
@@ -64,8 +66,20 @@ std::optional<std::string> ScenarioTemplate::scalar_at(const std::string& key_pa
     if (!next) return std::nullopt;
     chain.push_back(next);
   }
-  if (!chain.back().IsScalar()) return std::nullopt;
-  return chain.back().Scalar();
+  return chain.back();
+}
+
+}  // namespace
+
+std::optional<std::string> ScenarioTemplate::scalar_at(const std::string& key_path) const {
+  const auto n = node_at(impl_->root, key_path);
+  if (!n || !n->IsScalar()) return std::nullopt;
+  return n->Scalar();
+}
+
+bool ScenarioTemplate::has(const std::string& key_path) const {
+  const auto n = node_at(impl_->root, key_path);
+  return n && !n->IsNull();
 }
 
 const std::string& ScenarioTemplate::text() const { return impl_->text; }

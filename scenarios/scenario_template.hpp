@@ -31,6 +31,8 @@ class ScenarioTemplate {
   Scenario instantiate(const std::vector<std::string>& overrides) const;
   /// The scalar at a dotted key path of the file as written (no presets, no overrides).
   std::optional<std::string> scalar_at(const std::string& key_path) const;
+  /// Whether the file as written has a key at the dotted path (of any kind, null excepted).
+  bool has(const std::string& key_path) const;
   const std::string& text() const;  ///< the YAML (a patch's as ScenarioPatch::yaml())
   const std::string& source() const;
 

@@ -35,6 +35,10 @@ SweepSpace sweep_space_for(const scenarios::ScenarioTemplate& base, const std::v
   }
   if (auto_parallel) {
     set_model_grid(base, sets, &grid);  // MoE models also search ep / etp
+    bool modules = base.has("training.recompute_modules");
+    for (const auto& s : sets)
+      if (s.rfind("training.recompute_modules=", 0) == 0) modules = s != "training.recompute_modules=null";
+    grid.drop_recompute_modules = modules;
     // The base's model is not every row's when an axis varies it: the loader judges each row.
     for (const auto& a : axes)
       if (a.key == "model" || a.key.rfind("model.", 0) == 0) grid.model.reset();

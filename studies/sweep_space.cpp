@@ -266,6 +266,7 @@ void add_plan(const PlanPoint& x, const PlanGrid& g, const std::string& origin, 
   add("training.micro_batch", x.micro_batch);
   add("parallelism.zero_stage", x.zero);
   add("training.recompute", rc);
+  if (g.drop_recompute_modules && rc != "selective") add("training.recompute_modules", scenarios::PatchNull{});
   for (int v : {x.tp, x.pp, x.cp, x.vpp}) values->push_back(std::to_string(v));
   values->push_back(schedule);
   values->push_back(std::to_string(x.micro_batch));

@@ -50,6 +50,9 @@ struct PlanGrid {
   std::vector<int> micro_batch{1, 2, 4, 8};
   std::vector<int> zero_stage{0, 1, 2, 3};
   std::vector<std::string> recompute{"none", "selective", "full"};
+  /// The scenario lists training.recompute_modules, which apply to recompute: selective only:
+  /// the none and full plans drop them (sweep_space_for sets it; the sweep says so).
+  bool drop_recompute_modules = false;
   /// MoE models (experts > 0) also search expert parallelism. An empty list means derived per
   /// plan: ep over the powers of two that divide the routed experts (and the experts
   /// themselves), etp over {1, tp} (Megatron's default etp = tp, and the common etp = 1); both
@@ -139,6 +142,8 @@ class SweepSpace {
   /// Configuration `index` (< size()). Axes vary last-fastest; plans vary fastest of all.
   Config at(std::uint64_t index) const;
   const std::vector<std::string>& columns() const { return columns_; }
+  /// The --auto-parallel grid the plans come from (the default grid when --auto-parallel is off).
+  const PlanGrid& grid() const { return grid_; }
 
   /// The flags a front end's values come from, for error messages: a swept key, a fixed one, a
   /// key of the --auto-parallel grid. `clustersim plan` names them plan, --fix and plan.

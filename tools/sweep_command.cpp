@@ -55,6 +55,11 @@ int run_sweep_command(const SweepArgs& a) {
   const auto base = scenarios::ScenarioTemplate::from_file(a.scenario);
   const SweepSetup setup = sweep_setup(base, a.scenario, a.vary, a.auto_parallel, a.sets, a.schedules, a.threads);
   const SweepSpace& space = setup.space;
+  if (const PlanGrid& g = space.grid();
+      g.drop_recompute_modules && g.recompute != std::vector<std::string>{"selective"})
+    fmt::print(stderr,
+               "note: training.recompute_modules applies to recompute: selective; the grid's other recompute "
+               "plans run without it\n");
   const RankBy by = parse_rank_by(a.by);
   SweepOptions opt;
   opt.threads = a.threads;

@@ -156,4 +156,20 @@ TEST_CASE("plan answers with the schedule, and its step time is run's with that 
   std::remove((dir + "base.yaml").c_str());
 }
 
+TEST_CASE("sweep --auto-parallel over a scenario with recompute_modules runs its none and full plans without them",
+          "[tools][cli]") {
+  // recompute_modules apply to recompute: selective (Megatron --recompute-granularity selective);
+  // the grid's other recompute plans used to be rejected for them.
+  const std::string yaml = "/tmp/clustersim_sweep_modules.yaml";
+  std::ofstream(yaml)
+      << "name: t\nmodel: llama2-7b\nhardware: h100-sxm\ncluster: {gpus: 8}\n"
+         "training: {seq_len: 4096, global_batch: 64, recompute: selective, recompute_modules: [core_attn]}\n";
+  const auto r = run("sweep " + yaml +
+                     " --auto-parallel --set parallelism.pp=1 --set parallelism.cp=1 --top 0 "
+                     "--no-progress --threads 2");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("note: training.recompute_modules applies to recompute: selective") != std::string::npos);
+  CHECK(r.out.find("applies to recompute: selective (Megatron") == std::string::npos);  // no row rejected for it
+  CHECK(r.out.find(" 0 invalid") != std::string::npos);
+}
 }}  // namespace CLUSTERSIM_TEST_ID
