@@ -64,6 +64,7 @@ void add_core(const KernelBuilder& bf16, const ModelSpec& m, const Dims& x, int 
 void add_hyper_connections(const KernelBuilder& bf16, const ModelSpec& m, const Dims& x, MlaOps* o) {
   const HyperConnections& hc = m.hyper_connections;
   if (!hc.enabled()) return;
+  const double kept = 2 * x.T * hc.streams * x.h * x.e;  // each site's input streams
   const double n = hc.streams, pre = x.T * (2 * n + 1) * x.h * x.e, post = x.T * (2 * n + 1) * x.h * x.e;
   for (const char* site : {"mhc.attn", "mhc.mlp"}) {
     o->fwd.add(bf16.memory(std::string(site) + ".pre", pre));
@@ -71,7 +72,7 @@ void add_hyper_connections(const KernelBuilder& bf16, const ModelSpec& m, const 
     o->bwd.add(bf16.memory(std::string(site) + ".pre.bwd", 2 * pre));
     o->bwd.add(bf16.memory(std::string(site) + ".post.bwd", 2 * post));
   }
-  o->saved_bytes += 2 * x.T * n * x.h * x.e;  // each site's input streams
+  o->saved_bytes += kept, o->saved_bytes_up_proj_recompute += kept, o->hyper_connection_saved = kept;
 }
 
 }  // namespace
@@ -121,34 +122,19 @@ MlaOps compressed_attention_ops(const ModelSpec& m, const TrainingSpec& t, const
   const double own = o.saved_bytes;  // compressor and indexer
   o.saved_bytes = own + latent + qkv + out + o_b_in + lse;
   o.saved_bytes_up_proj_recompute = own + latent + out + o_b_in + lse;
-  MlaOps hc;
-  add_hyper_connections(bf16, m, x, &hc);
-  for (const KernelOp& op : hc.fwd.ops) o.fwd.add(op);
-  for (const KernelOp& op : hc.bwd.ops) o.bwd.add(op);
-  o.saved_bytes += hc.saved_bytes, o.saved_bytes_up_proj_recompute += hc.saved_bytes;
-  o.hyper_connection_saved = hc.saved_bytes;
+  add_hyper_connections(bf16, m, x, &o);
   return o;
-}
-
-const MlaOps& CompressedAttentionKinds::of(const ModelSpec& m, int layer) const {
-  const int r = m.compressed_attention.ratio(layer);
-  return r == 0 ? window : m.compressed_attention.indexed(r) ? csa : hca;
 }
 
 CompressedAttentionKinds compressed_attention_kinds(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                                                     const hardware::GpuSpec& gpu) {
   const CompressedAttentionSpec& c = m.compressed_attention;
   CompressedAttentionKinds k;
-  bool window = false;
+  std::array<bool, kCompressedKinds> built{};
   for (int l = 0; l < m.layers + m.mtp_layers; ++l) {
-    const int r = c.ratio(l);
-    window |= r == 0;
-    if (c.indexed(r)) k.csa_ratio = r;
-    else if (r > 0) k.hca_ratio = r;
+    const auto i = static_cast<std::size_t>(c.kind_of(l));
+    if (!built[i]) k.ops[i] = compressed_attention_ops(m, t, p, gpu, c.ratio(l)), built[i] = true;
   }
-  if (window) k.window = compressed_attention_ops(m, t, p, gpu, 0);
-  if (k.csa_ratio > 0) k.csa = compressed_attention_ops(m, t, p, gpu, k.csa_ratio);
-  if (k.hca_ratio > 0) k.hca = compressed_attention_ops(m, t, p, gpu, k.hca_ratio);
   return k;
 }
 

@@ -2,6 +2,8 @@
 // The attention of one DeepSeek-V4 block (models::CompressedAttentionSpec) for one micro-batch on
 // one rank, by the layer's compress ratio, and the block's hyper-connections
 // (models::HyperConnections). Sources and what is assumed: docs/reference/deepseek_v4.md.
+#include <array>
+
 #include "hardware/gpu_spec.hpp"
 #include "models/mla_ops.hpp"
 #include "models/model_spec.hpp"
@@ -20,9 +22,10 @@ MlaOps compressed_attention_ops(const ModelSpec& m, const TrainingSpec& t, const
 /// The attention ops of each kind of layer a DeepSeek-V4 stack has (window only, CSA, HCA),
 /// each built once; `of(layer)` the ops of a layer of the main stack or an MTP module.
 struct CompressedAttentionKinds {
-  MlaOps window, csa, hca;
-  int csa_ratio = 0, hca_ratio = 0;
-  const MlaOps& of(const ModelSpec& m, int layer) const;
+  std::array<MlaOps, kCompressedKinds> ops;  ///< by CompressedKind (empty for a kind the stack lacks)
+  const MlaOps& of(const ModelSpec& m, int layer) const {
+    return ops[static_cast<std::size_t>(m.compressed_attention.kind_of(layer))];
+  }
 };
 CompressedAttentionKinds compressed_attention_kinds(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                                                     const hardware::GpuSpec& gpu);

@@ -16,19 +16,27 @@ double dsa_flop_per_token(const ModelSpec& m, double s) {
   return 2 * s * x.index_heads * x.index_head_dim + 2 * keys * m.heads * (latent + m.mla.qk_rope_head_dim + latent);
 }
 
+namespace {
+
+// The mean compressed entries a query attends to (compressed_mean_keys without the window).
+double compressed_mean_entries(const CompressedAttentionSpec& c, double s, int ratio) {
+  if (ratio == 0) return 0;
+  const double all = s / (2.0 * ratio), k = c.top_k;  // the mean visible entries: s/ratio at the end
+  if (!c.indexed(ratio) || s / ratio <= k) return all;
+  return k - ratio * k * k / (2 * s);
+}
+
+}  // namespace
+
 double compressed_mean_keys(const CompressedAttentionSpec& c, double s, int ratio) {
   const double w = c.window;
   const double window = s <= w ? (s + 1) / 2 : w - w * (w - 1) / (2 * s);
-  if (ratio == 0) return window;
-  const double all = s / (2.0 * ratio), k = c.top_k;  // the mean visible entries: s/ratio at the end
-  if (!c.indexed(ratio) || s / ratio <= k) return window + all;
-  return window + k - ratio * k * k / (2 * s);
+  return window + compressed_mean_entries(c, s, ratio);
 }
 
 double compressed_flop_per_token(const ModelSpec& m, double s, int ratio) {
   const CompressedAttentionSpec& c = m.compressed_attention;
-  const double d = m.head_dim(),
-               keys = compressed_mean_keys(c, s, ratio) - compressed_mean_keys(c, s, 0) + std::min<double>(c.window, s);
+  const double d = m.head_dim(), keys = std::min<double>(c.window, s) + compressed_mean_entries(c, s, ratio);
   const double indexer = c.indexed(ratio) ? 2.0 * (s / ratio) * c.index_heads * c.index_head_dim : 0.0;
   return 2.0 * keys * m.heads * (d + d) + indexer;
 }

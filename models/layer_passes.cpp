@@ -41,9 +41,9 @@ std::vector<LayerPass> range_passes(const ModelSpec& m, const TrainingSpec& t, c
   if (const CompressedAttentionSpec& ca = m.compressed_attention; ca.enabled()) {  // by compress ratio
     for (BlockPart b : {qkv, core, attn_out, qkv_wgrad}) out.push_back({part(b), -attn});
     const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
-    for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca}) {
-      const double n = r.count([&](int l) { return &v4.of(m, l) == k; });
-      if (n > 0) out.push_back({backward ? k->bwd : k->fwd, n});
+    for (std::size_t i = 0; i < kCompressedKinds; ++i) {
+      const double n = r.count([&](int l) { return std::size_t(ca.kind_of(l)) == i; });
+      if (n > 0) out.push_back({backward ? v4.ops[i].bwd : v4.ops[i].fwd, n});
     }
   }
   if (m.hybrid()) {  // layers without attention, or without an MLP, drop those parts
@@ -110,14 +110,15 @@ std::vector<LayerPass> own_core_reruns(const ModelSpec& m, const TrainingSpec& t
   auto core_of = [](const MlaOps& o) {
     PassCost pass;
     for (const KernelOp& op : o.fwd.ops)
-      if (op.name == "mla.attention" || op.name == "dsa.sparse_attention" || op.name == "v4.attention") pass.add(op);
+      if (attention_core_op(op.name)) pass.add(op);
     return pass;
   };
   if (m.mla.enabled()) return {{core_of(mla_attention_ops(m, t, p, gpu)), r.size()}};
   std::vector<LayerPass> out;
   const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
-  for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca})
-    if (const double n = r.count([&](int l) { return &v4.of(m, l) == k; }); n > 0) out.push_back({core_of(*k), n});
+  for (std::size_t i = 0; i < kCompressedKinds; ++i)
+    if (const double n = r.count([&](int l) { return std::size_t(m.compressed_attention.kind_of(l)) == i; }); n > 0)
+      out.push_back({core_of(v4.ops[i]), n});
   return out;
 }
 

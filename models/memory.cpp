@@ -167,11 +167,10 @@ namespace {
 struct BlockInputs {
   MoeMemory per_moe_layer;
   double mla_saved = 0;    // what one MLA attention saves for backward
-  std::array<double, 3> v4_saved{};  // DeepSeek-V4: what a window-only, CSA and HCA attention saves
+  std::array<double, kCompressedKinds> v4_saved{};  // DeepSeek-V4: what each kind's attention saves
   double attention_saved(const ModelSpec& m, int layer) const {
     if (!m.compressed_attention.enabled()) return mla_saved;
-    const int r = m.compressed_attention.ratio(layer);
-    return v4_saved[r == 0 ? 0 : m.compressed_attention.indexed(r) ? 1 : 2];
+    return v4_saved[static_cast<std::size_t>(m.compressed_attention.kind_of(layer))];
   }
   MixerSaved mixer_saved;  // what one Mamba-2 / linear-attention mixer saves for backward
 };
@@ -197,10 +196,10 @@ BlockInputs block_inputs(const ModelSpec& m, const TrainingSpec& t, const Parall
   if (m.compressed_attention.enabled()) {
     const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
     const bool up = reruns(t, RecomputeModule::mla_up_proj), mhc = reruns(t, RecomputeModule::mhc);
-    std::size_t i = 0;
-    for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca})
-      b.v4_saved[i++] =
-          (up ? k->saved_bytes_up_proj_recompute : k->saved_bytes) - (mhc ? k->hyper_connection_saved : 0.0);
+    for (std::size_t i = 0; i < kCompressedKinds; ++i) {
+      const MlaOps& k = v4.ops[i];
+      b.v4_saved[i] = (up ? k.saved_bytes_up_proj_recompute : k.saved_bytes) - (mhc ? k.hyper_connection_saved : 0.0);
+    }
   }
   return b;
 }

@@ -15,6 +15,10 @@ bool rerun_before_backward(const std::string& name, const TrainingSpec& t) {
   return t.recomputes(RecomputeModule::mhc) && name.rfind("mhc.", 0) == 0;
 }
 
+bool attention_core_op(const std::string& name) {
+  return name == "mla.attention" || name == "dsa.sparse_attention" || name == "v4.attention";
+}
+
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu) {
   const KernelBuilder k = KernelBuilder::training(gpu, t, p);
   // Its projections in their own precision when the recipe sets one (module_precision).

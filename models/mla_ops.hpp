@@ -32,6 +32,9 @@ struct MlaOps {
 /// its norm, and RoPE (Megatron-Core dev deepseek_v4_hybrid_attention.py); under mhc the
 /// hyper-connection sites' ops.
 bool rerun_before_backward(const std::string& name, const TrainingSpec& t);
+/// Whether `name` is an MLA, DSA or DeepSeek-V4 block's attention core: what selective recompute
+/// of core_attn reruns there.
+bool attention_core_op(const std::string& name);
 
 MlaOps mla_attention_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const hardware::GpuSpec& gpu);
 

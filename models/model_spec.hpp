@@ -159,6 +159,11 @@ struct SparseAttentionSpec {
 /// - r == index_ratio (CSA): pools overlap (2r tokens, wkv and wgate twice as wide), and a
 ///   lightning indexer (its own compressor, index_heads × index_head_dim) picks top_k entries;
 /// - any other r (HCA): every causally visible entry.
+/// The kinds of layer compressed attention has, by ratio: window only (0), CSA (index_ratio),
+/// HCA (any other).
+enum class CompressedKind : std::uint8_t { window, csa, hca };
+inline constexpr std::size_t kCompressedKinds = 3;
+
 struct CompressedAttentionSpec {
   std::vector<int> ratios;  ///< per layer of the main stack, then per MTP module (0: window only)
   int window = 128;
@@ -174,6 +179,10 @@ struct CompressedAttentionSpec {
   /// Layer i's ratio (MTP modules past the list: 0, as Megatron-Bridge appends for them).
   int ratio(int i) const { return i < int(ratios.size()) ? ratios[static_cast<std::size_t>(i)] : 0; }
   bool indexed(int ratio) const { return ratio > 0 && ratio == index_ratio; }
+  CompressedKind kind_of(int layer) const {
+    const int r = ratio(layer);
+    return r == 0 ? CompressedKind::window : indexed(r) ? CompressedKind::csa : CompressedKind::hca;
+  }
 };
 
 /// Manifold-constrained hyper-connections (DeepSeek-V4, HF hc_mult / hc_sinkhorn_iters): the

@@ -86,6 +86,12 @@ struct BlockProgram {
   /// By block kind where the kinds' attention cores differ (MLA, DSA, DeepSeek-V4, sliding
   /// windows): what that kind reruns; kinds past its end rerun selective_recompute_s.
   std::vector<double> selective_recompute_by_kind;
+  /// Sets kind `kind`'s rerun; kinds before it that have none get selective_recompute_s.
+  void set_selective_recompute(int kind, double s) {
+    if (int(selective_recompute_by_kind.size()) <= kind)
+      selective_recompute_by_kind.resize(static_cast<std::size_t>(kind) + 1, selective_recompute_s);
+    selective_recompute_by_kind[static_cast<std::size_t>(kind)] = s;
+  }
   double selective_recompute_of(int kind) const {
     return kind >= 0 && kind < int(selective_recompute_by_kind.size())
                ? selective_recompute_by_kind[static_cast<std::size_t>(kind)]

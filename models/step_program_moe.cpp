@@ -155,10 +155,8 @@ Attention attention_of(const ModelSpec& m, int layer) {
   if (x == Mixer::linear) return Attention::linear;
   if (x != Mixer::attention) return x == Mixer::mamba ? Attention::mamba : Attention::none;
   if (m.mla.enabled()) return Attention::mla;
-  if (const CompressedAttentionSpec& c = m.compressed_attention; c.enabled()) {
-    const int r = c.ratio(layer);
-    return r == 0 ? Attention::v4_window : c.indexed(r) ? Attention::v4_csa : Attention::v4_hca;
-  }
+  if (m.compressed_attention.enabled())  // v4_window, v4_csa, v4_hca in CompressedKind's order
+    return static_cast<Attention>(int(Attention::v4_window) + int(m.compressed_attention.kind_of(layer)));
   return m.sliding_layer(layer) ? Attention::sliding : Attention::standard;
 }
 
@@ -291,7 +289,7 @@ double selective_rerun_s(Attention a, const StepCosts& c, const MlaOps& own, dou
   if (!own_attention_ops(a)) return dense;
   double s = 0;
   for (const KernelOp& op : own.fwd.ops)
-    if (op.name == "mla.attention" || op.name == "dsa.sparse_attention" || op.name == "v4.attention") s += op.time_s;
+    if (attention_core_op(op.name)) s += op.time_s;
   return s;
 }
 
@@ -352,10 +350,8 @@ BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const Pa
         unit.backward = b.take();
       }
       prog.blocks.push_back(std::move(unit));
-      if (!m.hybrid() && prog.selective_recompute_s > 0) {  // the kind's own attention core reruns
-        prog.selective_recompute_by_kind.resize(prog.blocks.size(), prog.selective_recompute_s);
-        prog.selective_recompute_by_kind.back() = selective_rerun_s(a, c, own, prog.selective_recompute_s);
-      }
+      if (!m.hybrid() && prog.selective_recompute_s > 0)  // the kind's own attention core reruns
+        prog.set_selective_recompute(k, selective_rerun_s(a, c, own, prog.selective_recompute_s));
     }
     return k;
   };
@@ -384,11 +380,9 @@ void keep_blocks_bf16(const ModelSpec& m, const TrainingSpec& t, const ParallelS
   const BlockProgram bf16 = layered_program(m, b, p, gpu, step_costs(m, b, p, gpu), net);
   if (prog->block_kind.empty()) prog->block_kind.assign(static_cast<std::size_t>(m.layers), 0);
   const int offset = int(prog->blocks.size());
-  if (!prog->selective_recompute_by_kind.empty() || !bf16.selective_recompute_by_kind.empty()) {
-    prog->selective_recompute_by_kind.resize(prog->blocks.size(), prog->selective_recompute_s);
+  if (!prog->selective_recompute_by_kind.empty() || !bf16.selective_recompute_by_kind.empty())
     for (int k = 0; k < int(bf16.blocks.size()); ++k)
-      prog->selective_recompute_by_kind.push_back(bf16.selective_recompute_of(k));
-  }
+      prog->set_selective_recompute(offset + k, bf16.selective_recompute_of(k));
   prog->blocks.insert(prog->blocks.end(), bf16.blocks.begin(), bf16.blocks.end());
   for (int l = 0; l < m.layers; ++l)
     if (t.layer_in_bf16(l, m.layers)) prog->block_kind[static_cast<std::size_t>(l)] = offset + bf16.block_kind_of(l);

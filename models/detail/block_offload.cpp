@@ -42,10 +42,7 @@ void offload_activations(const ModelSpec& m, const TrainingSpec& t, const Parall
       bw.append(u.backward);
       u.forward = fw.take(), u.backward = bw.take();
       v = int(prog->blocks.size());
-      if (!prog->selective_recompute_by_kind.empty()) {
-        prog->selective_recompute_by_kind.resize(prog->blocks.size(), prog->selective_recompute_s);
-        prog->selective_recompute_by_kind.push_back(prog->selective_recompute_of(k));
-      }
+      if (!prog->selective_recompute_by_kind.empty()) prog->set_selective_recompute(v, prog->selective_recompute_of(k));
       prog->blocks.push_back(std::move(u));
     }
     k = v;

@@ -20,8 +20,7 @@ WgradKept::WgradKept(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
   if (m.mla.enabled()) mla_ = kept(mla_attention_ops(m, t, p, gpu).bwd);
   if (m.compressed_attention.enabled()) {
     const CompressedAttentionKinds v4 = compressed_attention_kinds(m, t, p, gpu);
-    std::size_t i = 0;
-    for (const MlaOps* k : {&v4.window, &v4.csa, &v4.hca}) v4_[i++] = kept(k->bwd);
+    for (std::size_t i = 0; i < kCompressedKinds; ++i) v4_[i] = kept(v4.ops[i].bwd);
   }
   if (m.is_moe()) {
     const MoeLayerOps o = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
@@ -31,10 +30,8 @@ WgradKept::WgradKept(const ModelSpec& m, const TrainingSpec& t, const ParallelSp
 
 double WgradKept::bytes(int layer) const {
   double attention = m_.mla.enabled() ? mla_ : attention_;
-  if (const CompressedAttentionSpec& c = m_.compressed_attention; c.enabled()) {
-    const int r = c.ratio(layer);
-    attention = v4_[r == 0 ? 0 : c.indexed(r) ? 1 : 2];
-  }
+  if (m_.compressed_attention.enabled())
+    attention = v4_[static_cast<std::size_t>(m_.compressed_attention.kind_of(layer))];
   return attention + (m_.moe_layer(layer) ? moe_mlp_ : dense_mlp_);
 }
 

@@ -24,7 +24,7 @@ class WgradKept {
  private:
   const ModelSpec& m_;
   double attention_ = 0, mla_ = 0, dense_mlp_ = 0, moe_mlp_ = 0;
-  std::array<double, 3> v4_{};  // DeepSeek-V4: window-only, CSA and HCA attention
+  std::array<double, kCompressedKinds> v4_{};  // DeepSeek-V4: window-only, CSA and HCA attention
 };
 
 }  // namespace clustersim::models
