@@ -90,30 +90,58 @@ const Curve* find(const std::string& gpu, const std::string& impl, const char* d
   return best;
 }
 
-// rate(head dim `want`) / rate(head dim `have`) at `seq` from any (pass, mask) of this GPU, impl
-// and dtype measured at both (hd 64 runs well below hd 128: H200 cuDNN causal fwd, FA3 paper); 1
-// when no such pair exists.
-double head_dim_ratio(const std::string& gpu, const std::string& impl, const char* dtype, double want,
-                      double have, double seq) {
+// rate(head dim `want`) / rate(head dim `have`) from one GPU's rows of `dtype` measured at both
+// widths, taken at `seq` held inside the lengths both curves measured (a pair measured at
+// different lengths would mix the length ramp into the width ratio). The pair closest to the
+// request wins: the same pass and mask first, then the same implementation; 0 when none.
+double head_dim_ratio_on(const std::string& gpu, const std::string& impl, const char* dtype, const char* pass,
+                         bool causal, double want, double have, double seq) {
   const auto& table = curves();
-  for (auto it = table.lower_bound({gpu, impl, dtype, "", false, 0.0}); it != table.end(); ++it) {
+  double best = 0;
+  int best_score = -1;
+  for (auto it = table.lower_bound({gpu, "", "", "", false, 0.0}); it != table.end(); ++it) {
     const Key& k = it->first;
-    if (std::get<0>(k) != gpu || std::get<1>(k) != impl || std::get<2>(k) != dtype) break;
-    if (std::get<5>(k) != want) continue;
-    auto other = table.find({gpu, impl, dtype, std::get<3>(k), std::get<4>(k), have});
-    if (other != table.end()) return it->second.at(seq) / other->second.at(seq);
+    if (std::get<0>(k) != gpu) break;
+    if (std::get<2>(k) != dtype || std::get<5>(k) != want) continue;
+    auto other = table.find({gpu, std::get<1>(k), dtype, std::get<3>(k), std::get<4>(k), have});
+    if (other == table.end()) continue;
+    const Curve &a = it->second, &b = other->second;
+    const double lo = std::max(a.pts.front().first, b.pts.front().first);
+    const double hi = std::min(a.pts.back().first, b.pts.back().first);
+    if (lo > hi) continue;  // measured at disjoint lengths
+    const int score = 4 * (std::get<3>(k) == pass) + 2 * (std::get<4>(k) == causal) + (std::get<1>(k) == impl);
+    if (score <= best_score) continue;
+    const double at = std::clamp(seq, lo, hi);
+    best = a.at(at) / b.at(at), best_score = score;
   }
+  return best;
+}
+
+// The head-dimension ratio for a curve measured at `have` asked at `want`. Head width 64 runs
+// well below 128 (H100 cuDNN fwd 0.67-0.70, bwd 0.84 at 4-16k; Blackwell FA4 and cuDNN fwd
+// 0.67-0.69 at 4k: the exponential unit, not the Tensor Cores, bounds a narrow head), so a GPU
+// without rows at `want` borrows the ratio from its own rows of any implementation (cuDNN and FA4
+// on Blackwell, cuDNN and FA3 on Hopper agree within a few per cent at both widths), then from the
+// profile's other data GPUs of the same architecture (`siblings`, the profile's attention_data),
+// in order; 1 when none has a pair.
+double head_dim_ratio(const std::string& gpu, const std::vector<std::string>& siblings, const std::string& impl,
+                      const char* dtype, const char* pass, bool causal, double want, double have, double seq) {
+  if (const double r = head_dim_ratio_on(gpu, impl, dtype, pass, causal, want, have, seq); r > 0) return r;
+  for (const auto& s : siblings)
+    if (s != gpu)
+      if (const double r = head_dim_ratio_on(s, impl, dtype, pass, causal, want, have, seq); r > 0) return r;
   return 1.0;
 }
 
 // Rate for one pass and mask from the pass's own rows, or split from fwd+bwd rows.
 double pass_rate(const std::string& gpu, const std::string& impl, const AttentionQuery& q, bool causal,
-                 double* first_seq = nullptr) {
+                 double* first_seq = nullptr, const std::vector<std::string>& siblings = {}) {
   const char* pass = q.backward ? "bwd" : "fwd";
   double hd = q.head_dim;
   if (const Curve* c = find(gpu, impl, q.dtype, pass, causal, q.head_dim, &hd)) {
     if (first_seq) *first_seq = c->pts.front().first;
-    return c->at(q.seq) * (hd == q.head_dim ? 1.0 : head_dim_ratio(gpu, impl, q.dtype, q.head_dim, hd, q.seq));
+    return c->at(q.seq) *
+           (hd == q.head_dim ? 1.0 : head_dim_ratio(gpu, siblings, impl, q.dtype, pass, causal, q.head_dim, hd, q.seq));
   }
   if (const Curve* fb = find(gpu, impl, q.dtype, "fwd+bwd", causal, q.head_dim)) {
     if (first_seq) *first_seq = fb->pts.front().first;
@@ -142,20 +170,21 @@ units::FlopPerSecond attention_data_peak(const std::string& gpu) {
   return units::FlopPerSecond(it == peaks.end() ? 0.0 : it->second);
 }
 
-units::FlopPerSecond measured_attention_rate(const std::string& gpu, const AttentionQuery& q,
-                                             const char** how, double* first_seq) {
+units::FlopPerSecond measured_attention_rate(const std::string& gpu, const AttentionQuery& q, const char** how,
+                                             double* first_seq, const std::vector<std::string>& siblings) {
   const std::string impl = name(q.impl);
-  if (double r = pass_rate(gpu, impl, q, q.causal, first_seq); r > 0) {
+  if (double r = pass_rate(gpu, impl, q, q.causal, first_seq, siblings); r > 0) {
     if (how) *how = "attention rows (kernel_attention.csv) for this GPU, impl, dtype, pass and mask";
     return units::FlopPerSecond(r);
   }
   // The other mask's curve for this pass, times the causal/non-causal ratio of the forward rows
   // at this length where both exist (FA3 backward rows are non-causal only).
-  const double other = pass_rate(gpu, impl, q, !q.causal, first_seq);
+  const double other = pass_rate(gpu, impl, q, !q.causal, first_seq, siblings);
   if (other <= 0) return {};
   AttentionQuery fq = q;
   fq.backward = false;
-  const double same_f = pass_rate(gpu, impl, fq, q.causal), other_f = pass_rate(gpu, impl, fq, !q.causal);
+  const double same_f = pass_rate(gpu, impl, fq, q.causal, nullptr, siblings),
+               other_f = pass_rate(gpu, impl, fq, !q.causal, nullptr, siblings);
   if (how) *how = "attention rows of the other mask, scaled by the forward causal/non-causal ratio";
   return units::FlopPerSecond((same_f > 0 && other_f > 0) ? other * same_f / other_f : other);
 }

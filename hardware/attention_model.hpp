@@ -21,9 +21,11 @@ struct AttentionQuery {
 /// The measured rate (FlashAttention FLOP convention) for `q` on data GPU `data_gpu`, or 0
 /// when that GPU has no rows for the implementation. `how` names the rows used; `first_seq`, when
 /// given, receives the shortest measured length of the curve used (below it the rate is the
-/// first point's, held flat).
-units::FlopPerSecond measured_attention_rate(const std::string& data_gpu, const AttentionQuery& q,
-                                             const char** how, double* first_seq = nullptr);
+/// first point's, held flat). A curve measured at another head width is scaled by the rate ratio
+/// of the two widths, from `data_gpu`'s rows or else from `siblings` (the profile's attention_data).
+units::FlopPerSecond measured_attention_rate(const std::string& data_gpu, const AttentionQuery& q, const char** how,
+                                             double* first_seq = nullptr,
+                                             const std::vector<std::string>& siblings = {});
 
 /// Dense BF16 peak of a data GPU (the `gpu` column of attention.csv), to scale its rates to
 /// another GPU of the same architecture; 0 when unknown.

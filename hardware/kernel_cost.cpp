@@ -276,7 +276,8 @@ KernelCost attention_cost(const GpuSpec& gpu, AttentionImpl impl, Precision p, K
         q.dtype = dt;
         const char* how = "";
         double first_seq = 0;
-        const units::FlopPerSecond rate = attention_rate_on(gpu, d, measured_attention_rate(d, q, &how, &first_seq));
+        const units::FlopPerSecond rate =
+            attention_rate_on(gpu, d, measured_attention_rate(d, q, &how, &first_seq, gpu.attention_data));
         if (rate.si() <= 0) continue;
         const KernelCost c{flop / rate + gpu.kernel_gap, Bound::compute, how};
         if (q.seq >= first_seq) return c;
