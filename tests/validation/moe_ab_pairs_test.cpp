@@ -1,9 +1,9 @@
 // Issue 28: published MoE A/B pairs as test oracles. Each pair is one job measured twice with one
 // setting changed (data/validation/moe_host_overhead.csv, copied from the reference data with its
 // sources: Megatron-Bridge @067f987d model verification card and skills for Qwen3-30B-A3B on 16
-// H100, Megatron-LM PR #5728 for GB200). The predicted ratio of the two step times must be within
-// 10 % of the measured one; every published pair is reproduced now (the last listed gap, GB200
-// full-iteration graphs, closed when the dispatch call's host time was costed). Not a pair here:
+// H100, Megatron-LM PR #5728 for GB200, Megatron-Bridge PR #3561 for GPT-OSS on GB200 and issue
+// #4439 for B200). The predicted ratio of the two step times must be within 10 % of the measured
+// one; one pair is a listed gap (GPT-OSS MXFP8 / BF16, the last test case). Not a pair here:
 // natural routing on real data against forced balance (30.290 / 24.714 s = 1.226 on the card),
 // which no scenario key expresses; auto is the sampling floor of balanced routing, and a trained
 // router's persistent skew is given as moe_load_imbalance measured from router logs.
@@ -63,6 +63,42 @@ std::string qwen30b_gb200() {
   return y;
 }
 
+// Qwen3-30B-A3B on one DGX B200, Megatron-Bridge's B200 MXFP8 V1 recipe as issue #4439 ran it.
+std::string qwen30b_b200() {
+  std::string y = qwen30b_gb200();
+  auto swap = [&](const std::string& a, const std::string& b) { y.replace(y.find(a), a.size(), b); };
+  swap("hardware: gb200", "hardware: b200");
+  swap("{gpus: 16}", "{gpus: 8}");
+  swap("ep: 16", "ep: 8");
+  swap("cuda_graph_scope: [moe_router, moe_preprocess]", "cuda_graph_scope: [attn, moe_router, moe_preprocess]");
+  return y;
+}
+
+// GPT-OSS-120B on 64 GB200, Megatron-Bridge's GB200 V2 base config (PR #3561): EP64, MBS4,
+// GBS1280, seq 4096, selective recompute of layernorm and moe_act, EP overlap on, no graphs, the
+// alltoall dispatcher (the PR's new default).
+const char* kGptOssGb200 = R"(name: GPT-OSS-120B on 64x GB200, Megatron-Bridge PR 3561
+model: gpt-oss-120b
+hardware: gb200
+cluster: {gpus: 64}
+parallelism: {tp: 1, pp: 1, ep: 64, zero_stage: 1}
+training:
+  seq_len: 4096
+  global_batch: 1280
+  micro_batch: 4
+  precision: bf16
+  grad_reduce_dtype: bf16
+  recompute: selective
+  recompute_modules: [layernorm, moe_act]
+  moe_dispatcher: alltoall
+  moe_a2a_overlap: true
+  moe_load_imbalance: auto
+  moe_router_fusion: true
+  moe_permute_fusion: true
+  cross_entropy: fused
+)";
+std::string gpt_oss_gb200() { return kGptOssGb200; }
+
 double step_s(const std::string& yaml, std::vector<std::string> sets = {}) {
   return testing::run_text(yaml, sets).step_time_s;
 }
@@ -117,6 +153,16 @@ TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured
   const std::string gb = qwen30b_gb200();
   pairs.push_back({"GB200: partial graphs / full-iteration graphs", 598.1 / 480.3,
                    step_s(gb) / step_s(gb, {"training.cuda_graph_scope=[full_iteration]"})});
+  // MXFP8 over BF16 for Qwen3-30B-A3B on one DGX B200 (EP8, MBS4, HybridEP, partial graphs;
+  // Megatron-Bridge issue #4439, a user's 100-iteration run): ~562 / ~552 TFLOP/s.
+  const std::string b200 = qwen30b_b200();
+  pairs.push_back({"B200: BF16 / MXFP8, small experts (Qwen3-30B-A3B, partial graphs)", 562.0 / 552.0,
+                   step_s(b200, {"training.precision=bf16"}) / step_s(b200)});
+  // GPT-OSS-120B on 64 GB200 (Megatron-Bridge PR #3561): alltoall 423.6 against HybridEP 406.6
+  // TFLOP/s in BF16.
+  const std::string oss = gpt_oss_gb200();
+  pairs.push_back({"GB200 GPT-OSS-120B BF16: HybridEP / alltoall", 423.6 / 406.6,
+                   step_s(oss, {"training.moe_dispatcher=deepep", "training.moe_dispatcher_sms=32"}) / step_s(oss)});
   std::printf("MoE A/B pairs (data/validation/moe_host_overhead.csv):\n");
   for (const Pair& p : pairs) {
     report(p);
@@ -134,4 +180,18 @@ TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured
   CHECK(no_overlap == Approx(24.714).epsilon(0.10));
 }
 
+// A listed gap: the pair is checked to stay more than 10 % off, so closing it fails here and moves
+// the pair up. GPT-OSS-120B on 64 GB200 (PR #3561): MXFP8 438.5 against BF16 423.6 TFLOP/s with
+// alltoall, a step ratio of 1.035; predicted ~1.18. The same job is predicted ~1.7x too fast in
+// both precisions (MOE-MBRIDGE-062: +65 %), so about 2.3 s per step of precision-independent time
+// is missing for this model: not the GEMMs (MXFP8 barely moves the measured step), and not a
+// published component (docs/moe.md, "GPT-OSS").
+TEST_CASE("MoE A/B pairs: the GPT-OSS MXFP8 / BF16 pair stays a listed gap", "[validation][moe][ab]") {
+  const std::string oss = gpt_oss_gb200();
+  const Pair p{"GB200 GPT-OSS-120B alltoall: BF16 / MXFP8", 438.5 / 423.6,
+               step_s(oss) / step_s(oss, {"training.precision=mxfp8"})};
+  report(p);
+  INFO(p.what << ": measured " << p.measured << ", predicted " << p.predicted);
+  CHECK(p.predicted / p.measured > 1.10);
+}
 }}  // namespace CLUSTERSIM_TEST_ID
