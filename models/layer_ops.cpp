@@ -279,10 +279,23 @@ void attention_parts(const BlockShapes& x, StepCosts* c) {
   residual_and_norm(x, c, norm_attn, "residual2", "norm1");
   const double qkv_width = (x.q_local + 2 * x.kv_local) * x.d;
   linears.linear(&F[qkv], &B[qkv], &B[qkv_wgrad], "qkv", x.tokens, qkv_width, x.h, qkv_width * x.tp, x.h);
-  if (x.m.position == Position::rope) {
+  if (x.m.position == Position::rope || x.m.position == Position::yarn) {
     const double qk = x.tokens * (x.q_local + x.kv_local) * x.d * x.e;
-    F[qkv].add(x.eager ? bld.unfused("rotary", 2 * qk, 5.0, 6) : bld.memory("rotary", 2 * qk));
-    B[qkv].add(x.eager ? bld.unfused("rotary.bwd", 2 * qk, 5.0, 6) : bld.memory("rotary.bwd", 2 * qk));
+    if (x.eager) {
+      F[qkv].add(bld.unfused("rotary", 2 * qk, 5.0, 6));
+      B[qkv].add(bld.unfused("rotary.bwd", 2 * qk, 5.0, 6));
+    } else if (x.m.position == Position::yarn) {
+      // Megatron-Core's unfused RoPE (rope_utils.py _apply_rotary_pos_emb_bshd), per tensor of X
+      // bytes: rotate_half's negation (X) and cat (2X), t·cos and rot·sin (2X each), their sum
+      // (3X), the closing cat with the unrotated part (2X): 12X in 6 kernels against the fused
+      // kernel's 2X. Backward: the two products' gradients (2X each), the negation (X), the
+      // chunk's cat (2X) and the sum of both paths (3X): 10X in 5 kernels.
+      F[qkv].add(bld.unfused("rotary", 2 * qk, 6.0, 6));
+      B[qkv].add(bld.unfused("rotary.bwd", 2 * qk, 5.0, 5));
+    } else {
+      F[qkv].add(bld.memory("rotary", 2 * qk));
+      B[qkv].add(bld.memory("rotary.bwd", 2 * qk));
+    }
   }
   hardware::AttentionShape sh;  // a causal mask
   sh.batch = x.b;

@@ -14,13 +14,17 @@ namespace clustersim::models {
 /// non-gated: up [h, f], down [f, h]. swiglu and geglu (Shazeer 2020) are gated: gate and up
 /// [h, f] each, down [f, h].
 enum class Activation { gelu, swiglu, relu2, geglu };
-enum class Position { learned, rope };
+/// rope: rotary embeddings. yarn: rotary embeddings with YaRN frequency scaling and its attention
+/// scale (GPT-OSS, rope_scaling.rope_type "yarn"): Megatron-Core applies it unfused (TE's fused
+/// RoPE takes no scale; Megatron-LM 987395813b), the same parameters and FLOPs as rope.
+enum class Position { learned, rope, yarn };
 enum class Norm { layernorm, rmsnorm };
 inline constexpr NameTable<Activation, 4> kActivationNames{{{Activation::gelu, "gelu"},
                                                             {Activation::swiglu, "swiglu"},
                                                             {Activation::relu2, "relu2"},
                                                             {Activation::geglu, "geglu"}}};
-inline constexpr NameTable<Position, 2> kPositionNames{{{Position::learned, "learned"}, {Position::rope, "rope"}}};
+inline constexpr NameTable<Position, 3> kPositionNames{
+    {{Position::learned, "learned"}, {Position::rope, "rope"}, {Position::yarn, "yarn"}}};
 inline constexpr NameTable<Norm, 2> kNormNames{{{Norm::layernorm, "layernorm"}, {Norm::rmsnorm, "rmsnorm"}}};
 
 inline bool gated(Activation a) { return a == Activation::swiglu || a == Activation::geglu; }
@@ -218,6 +222,9 @@ struct ModelSpec {
   bool bias = false;      ///< biases on every linear layer (GPT-2/3, GPT-OSS), the router included
   bool qkv_bias = false;  ///< bias on the QKV projection only (Qwen2); implied by bias
   double dropout = 0;     ///< hidden and attention dropout probability (0: no masks, no kernels)
+  /// The gated experts' inputs clamped before the activation (GPT-OSS swiglu_limit 7: gate at
+  /// most, linear part within ±); 0 = none. Costs passes, no parameters or FLOPs (moe_ops.cpp).
+  double activation_clamp = 0;
   MoeSpec moe;
   MlaSpec mla;
   SlidingWindow sliding_window;

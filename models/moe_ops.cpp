@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/detail/kernel_builder.hpp"
+#include "models/layer_ops_host.hpp"
 
 namespace clustersim::models {
 
@@ -43,6 +44,43 @@ double auto_load_imbalance(int experts, int top_k, int ep, double tokens) {
 
 using hardware::GpuSpec;
 using hardware::Precision;
+
+namespace {
+
+// `kernels` element-wise kernels that move `bytes` together (each at the streaming rate, plus its
+// launch gap after the first).
+KernelOp passes(const KernelBuilder& k, const TrainingSpec& t, std::string name, double bytes, int kernels) {
+  KernelOp op = k.memory(std::move(name), bytes);
+  op.time_s += (kernels - 1) * kernel_gap_s(k.gpu, t);
+  op.kernels = kernels;
+  return op;
+}
+
+// What Megatron-Core runs around the experts' grouped GEMMs for a clamped GLU and for expert
+// biases (core 0.15-0.18 moe/experts.py TEGroupedMLP, fusions/fused_bias_geglu.py).
+void expert_extras(const ModelSpec& m, const TrainingSpec& t, const KernelBuilder& k, double ffn_local,
+                   MoeLayerOps* o) {
+  const double e = hardware::storage_bytes(t.precision);
+  // The clamped GLU (weighted_bias_quick_geglu_impl / weighted_bias_swiglu_impl with a clamp
+  // value): the fc1 output [rows, 2f] is split, both halves clamped and concatenated again
+  // before the fused kernel, F bytes: 4F in 3 kernels; backward, the two clamp masks and the
+  // split's cat, 5F in 3 kernels. Under experts.act, so moe_act recompute reruns it.
+  if (m.activation_clamp > 0) {
+    const double fc1_out = o->routed_tokens * 2 * ffn_local * e;
+    o->experts_fwd.add(passes(k, t, "experts.act.clamp", 4 * fc1_out, 3));
+    o->experts_bwd.add(passes(k, t, "experts.act.clamp.bwd", 5 * fc1_out, 3));
+  }
+  // Expert biases: fc1's rides in the grouped GEMM's epilogue; fc2's is added after it with the
+  // routing probabilities (skip_bias_add, _apply_bias): per local expert b·p and t + b·p, then one
+  // cat, 6Y over the fc2 output's Y bytes; backward, the bias and probability gradients, 3Y.
+  if (m.bias) {
+    const double fc2_out = o->routed_tokens * m.expert_width() * e;
+    o->experts_fwd.add(passes(k, t, "experts.fc2_bias", 6 * fc2_out, 2 * o->local_experts + 1));
+    o->experts_bwd.add(passes(k, t, "experts.fc2_bias.bwd", 3 * fc2_out, 2 * o->local_experts));
+  }
+}
+
+}  // namespace
 
 MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ExpertParallel& x,
                           const GpuSpec& gpu, double load_imbalance) {
@@ -93,6 +131,7 @@ MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
   for (PassCost* pass : {&o.experts_fwd, &o.experts_bwd})
     for (KernelOp& op : pass->ops)
       if (op.kind == OpKind::gemm) op.kernels = o.local_experts;
+  expert_extras(m, t, k, double(m.moe.expert_ffn_hidden) / x.etp, &o);
   if (m.moe.shared_experts > 0)
     k.mlp(&o.shared_fwd, &o.shared_bwd, "shared_experts", 1, seq_tokens, h,
           double(m.moe.shared_experts) * m.moe.expert_ffn_hidden / p.tp, gated(m.activation));

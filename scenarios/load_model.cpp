@@ -78,6 +78,7 @@ models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
                 "bias",
                 "qkv_bias",
                 "dropout",
+                "activation_clamp",
                 "moe",
                 "mla",
                 "sliding_window",
@@ -124,6 +125,12 @@ models::ModelSpec read_model(const YamlReader& r, const std::string& name) {
   }
   m.mtp_layers = r.integer("mtp_layers", 0, 0, 64);
   read_hybrid(r, &m);
+  m.activation_clamp = r.number("activation_clamp", 0, 0, 1e6);
+  if (m.activation_clamp > 0 && !models::gated(m.activation))
+    r.fail("activation_clamp", "clamps a gated MLP's inputs; activation must be swiglu or geglu");
+  if (m.activation_clamp > 0 && !m.moe.enabled())
+    r.fail("activation_clamp",
+           "is costed on MoE experts only (Megatron-Core's grouped MLP); give model.moe or drop it");
   return m;
 }
 

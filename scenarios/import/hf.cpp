@@ -341,6 +341,23 @@ void import_v4(const Config& c) {
   if (c.integer_or("num_nextn_predict_layers", 0) > 0) c.set_int("model.mtp_layers", "num_nextn_predict_layers");
 }
 
+// YaRN on ordinary attention (GPT-OSS) is "yarn": Megatron-Core applies it unfused. MLA and
+// compressed attention keep "rope" (their own fused kernels take YaRN's scale). swiglu_limit
+// (GPT-OSS) clamps the experts' GLU inputs.
+void import_yarn_and_clamp(const Config& c) {
+  const YAML::Node rs = c.n["rope_scaling"];
+  if (rs && rs.IsMap() && !c.has("kv_lora_rank") && c.type != "deepseek_v4") {
+    const std::string kind = rs["rope_type"] ? rs["rope_type"].as<std::string>()
+                             : rs["type"]    ? rs["type"].as<std::string>()
+                                             : "";
+    if (kind == "yarn") c.out.set("model.position", "yarn", "\"rope_scaling\": YaRN");
+  }
+  if (!c.has("swiglu_limit")) return;
+  if (first_of(c, {"n_routed_experts", "num_local_experts", "num_experts"}).empty())
+    c.out.warn("\"swiglu_limit\": a clamped GLU in a dense MLP is not modelled (costed for MoE experts only)");
+  else c.out.set("model.activation_clamp", yaml_number(c.n["swiglu_limit"].as<double>()), "\"swiglu_limit\"");
+}
+
 }  // namespace
 
 Imported import_hf(const std::string& text, const ImportOptions& opt) {
@@ -366,6 +383,7 @@ Imported import_hf(const std::string& text, const ImportOptions& opt) {
   import_hybrid(c);
   import_layer_types(c);
   import_v4(c);
+  import_yarn_and_clamp(c);
   return out;
 }
 

@@ -74,9 +74,14 @@ void import_dense_model(Context& c) {
   const bool untied = c.f.has("untie-embeddings-and-output-weights");
   c.out.set("model.tied_embeddings", untied ? "false" : "true", untied ? "--untie-embeddings-and-output-weights" : "Megatron default: tied");
   const std::string pos = c.f.text("position-embedding-type").value_or(c.f.has("use-rotary-position-embeddings") ? "rope" : "learned_absolute");
-  if (pos != "rope" && pos != "learned_absolute") c.out.warn(format("--position-embedding-type {}: costed as rope", pos));
-  c.out.set("model.position", pos == "learned_absolute" ? "learned" : "rope",
-            c.f.has("position-embedding-type") ? c.f.origin("position-embedding-type") : "Megatron default: learned_absolute");
+  if (pos != "rope" && pos != "yarn" && pos != "learned_absolute")
+    c.out.warn(format("--position-embedding-type {}: costed as rope", pos));
+  c.out.set("model.position",
+            pos == "learned_absolute" ? "learned"
+            : pos == "yarn"           ? "yarn"
+                                      : "rope",
+            c.f.has("position-embedding-type") ? c.f.origin("position-embedding-type")
+                                               : "Megatron default: learned_absolute");
   const std::string norm = c.f.text("normalization").value_or("LayerNorm");
   c.out.set("model.norm", norm == "RMSNorm" ? "rmsnorm" : "layernorm", c.f.has("normalization") ? c.f.origin("normalization") : "Megatron default: LayerNorm");
   const bool bias = !c.f.has("disable-bias-linear");

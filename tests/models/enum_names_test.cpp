@@ -46,7 +46,7 @@ TEST_CASE("enum name tables: each enumerator has one name and reads back", "[mod
   check_table(models::kPipelineScheduleNames, 6);
   check_table(models::kFsdpReshardNames, 3);
   check_table(models::kActivationNames, 4);
-  check_table(models::kPositionNames, 2);
+  check_table(models::kPositionNames, 3);
   check_table(models::kNormNames, 2);
   check_table(models::kLinearKindNames, 2);
   check_table(models::kCheckpointModeNames, 2);
