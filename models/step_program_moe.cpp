@@ -8,6 +8,7 @@
 #include "models/compressed_attention_ops.hpp"
 #include "models/detail/block_offload.hpp"
 #include "models/detail/kernel_builder.hpp"
+#include "models/detail/moe_exchange_cover.hpp"
 #include "models/flops.hpp"
 #include "models/layer_ops_host.hpp"
 #include "models/linear_attention_ops.hpp"
@@ -93,17 +94,19 @@ RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, cons
 }
 
 RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
-                             const RoutedExchanges& x, const BlockHostWait& host) {
+                             const RoutedExchanges& x, const BlockHostWait& host, const BlockParts& parts) {
   const CollectiveTime &dispatch = x.dispatch, &combine = x.combine, &dispatch_grad = x.dispatch_grad;
   const CollectiveTime &etp_ag = x.etp_ag, &etp_rs = x.etp_rs;
-  // moe_a2a_overlap (Megatron's EP all-to-all overlap, DualPipe): another micro-batch's compute
-  // runs while this one's tokens travel. Approximation: the exchanges run on their stream beside
-  // this pass's compute, which does not wait for them; the pass ends when both are done (so an
-  // exchange longer than the compute is still exposed, and the links are shared as usual).
+  // Under moe_a2a_overlap (exchange_cover) the share of an exchange that its partner's compute
+  // covers runs beside this pass's compute, which does not wait for it (the pass ends when it is
+  // done, and the links are shared as usual); the rest is exposed: the next compute waits for it.
   const bool overlap = t.moe_a2a_overlap;
-  auto exchange_item = [&](ProgramWriter& w, const CollectiveTime& c) {
-    if (overlap) w.detached_comm(c, TaskKind::ep_comm, 1);
-    else w.comm(c, TaskKind::ep_comm, true, 1);
+  const ExchangeCover cover = exchange_cover(o, parts);
+  auto exchange_item = [&](ProgramWriter& w, const CollectiveTime& c, double covered_s) {
+    if (!overlap) return w.comm(c, TaskKind::ep_comm, true, 1);
+    const double t_s = c.time.si(), hidden = t_s > 0 ? std::min(1.0, covered_s / t_s) : 1.0;
+    if (hidden < 1) w.comm(topologies::share_of(c, 1 - hidden), TaskKind::ep_comm, true, 1);
+    if (hidden > 0) w.detached_comm(topologies::share_of(c, hidden), TaskKind::ep_comm, 1);
   };
   auto etp_item = [&](ProgramWriter& w, const CollectiveTime& c) {
     if (overlap) w.detached_comm(c, TaskKind::ep_comm, 0);
@@ -127,20 +130,20 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   }
   f.split();
   f.compute(o.router_fwd.time_s + permute_f + wait_f, moe_router);  // the host sync sits before the dispatch
-  exchange_item(f, dispatch);
+  exchange_item(f, dispatch, cover.dispatch);
   etp_item(f, etp_ag);
   f.compute(o.experts_fwd.time_s, moe_experts);
   etp_item(f, etp_rs);
-  exchange_item(f, combine);
+  exchange_item(f, combine, cover.combine);
   f.compute(permute_f, moe_unpermute);
   // Split (B and W passes): the experts' and the router's wgrad GEMMs are the W items.
   const bool split = p.splits_backward();
   b.compute(permute_b + wait_b, moe_unpermute);
-  exchange_item(b, combine);  // the output gradient goes back to the experts
+  exchange_item(b, combine, cover.combine_grad);  // the output gradient goes back to the experts
   etp_item(b, etp_ag);
   b.compute(split ? input_grad_s(o.experts_bwd) : o.experts_bwd.time_s, moe_experts);
   etp_item(b, etp_rs);
-  exchange_item(b, dispatch_grad);
+  exchange_item(b, dispatch_grad, cover.dispatch_grad);
   b.compute(permute_b + (split ? input_grad_s(o.router_bwd) : o.router_bwd.time_s), moe_router);
   ProgramWriter w;
   if (split) w.compute(weight_grad_s(o.experts_bwd), moe_experts), w.compute(weight_grad_s(o.router_bwd), moe_router);
@@ -339,7 +342,7 @@ BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const Pa
         const BlockMixer mixer{has_recurrent ? &recurrent : nullptr, mixer_scope(a)};
         const BlockHostWait host = moe_host_waits(t, p, gpu, a == Attention::none ? hollow : c, parts,
                                                   own_attention_ops(a) ? &own : nullptr, mixer, moe, x, exchanges);
-        routed = routed_program(m, t, p, moe, exchanges, host);
+        routed = routed_program(m, t, p, moe, exchanges, host, parts);
       }
       UnitProgram unit = transformer_block(p, parts, c, net, x, is_moe ? &routed : nullptr);
       if (m.hybrid() && hybrid_rerun > 0 && (a == Attention::standard || a == Attention::sliding)) {

@@ -56,8 +56,8 @@ BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const
 
 /// The routed-expert items of one MoE block (router, permute, dispatch, grouped experts, combine,
 /// unpermute; backward in reverse), for `ops` of the same layer, with the block's host waits.
+/// `parts`: the block's compute by part, which covers the exchanges under moe_a2a_overlap.
 RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& ops,
-                             const RoutedExchanges& x, const BlockHostWait& host);
-
+                             const RoutedExchanges& x, const BlockHostWait& host, const BlockParts& parts);
 
 }  // namespace clustersim::models

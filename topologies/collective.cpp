@@ -339,6 +339,13 @@ Plan make_plan(const Topology& topo, const std::vector<std::vector<int>>& groups
   return plan;
 }
 
+CollectiveTime share_of(const CollectiveTime& c, double f) {
+  CollectiveTime out = c;
+  out.time = c.time * f;
+  for (PhaseTime& ph : out.phases) ph.time = ph.time * f, ph.transfer = ph.transfer * f;
+  return out;
+}
+
 CollectiveTime time_of(const Plan& plan, units::Bytes bytes) {
   using units::Seconds;
   CollectiveTime best;

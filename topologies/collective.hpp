@@ -113,4 +113,8 @@ struct CollectiveTime {
 /// Time of one collective of `bytes` following `plan`, with the fastest protocol.
 CollectiveTime time_of(const Plan& plan, units::Bytes bytes);
 
+/// The share `f` (0..1] of collective `c`: every phase's time and transfer times f, at the same
+/// link demands (a transfer split into the part overlapped with compute and the rest).
+CollectiveTime share_of(const CollectiveTime& c, double f);
+
 }  // namespace clustersim::topologies

@@ -189,7 +189,7 @@ training: {{seq_len: 256, global_batch: 2, micro_batch: 1, moe_load_imbalance: 1
     const auto c = scenarios::step_costs_of(sc);
     const auto prog = models::block_program(sc.model, sc.training, sc.parallel, sc.gpu, c, net);
     double compute = 0;
-    for (const auto& item : models::routed_program(sc.model, sc.training, sc.parallel, ops, x, {}).forward)
+    for (const auto& item : models::routed_program(sc.model, sc.training, sc.parallel, ops, x, {}, {}).forward)
       if (!item.comm) compute += item.seconds;
     double with_host = 0;
     for (const auto& item : prog.block(1).forward)
