@@ -689,8 +689,8 @@ Scenario build(YAML::Node root, const std::string& source, const ScenarioPatch& 
   if (!hardware::is_low_precision(t.precision) && sc.gpu.peak(t.precision).si() <= 0) {
     std::vector<std::string> listed;  // the 16-bit and wider precisions the profile has a peak for
     for (std::size_t i = 0; i < hardware::kPrecisionNames.size(); ++i) {
-      const auto p = static_cast<hardware::Precision>(i);
-      if (!hardware::is_low_precision(p) && sc.gpu.peak(p).si() > 0) listed.push_back(hardware::name(p));
+      const auto prec = static_cast<hardware::Precision>(i);
+      if (!hardware::is_low_precision(prec) && sc.gpu.peak(prec).si() > 0) listed.push_back(hardware::name(prec));
     }
     tr.fail("precision", fmt::format("{} has no {} peak; train in a precision its profile lists: {} (with plan: --fix "
                                      "training.precision=...)",
