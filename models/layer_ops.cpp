@@ -65,10 +65,7 @@ struct Builder {
   // An element-wise op that eager PyTorch runs as `kernels` separate kernels moving `factor`
   // times the bytes of the fused kernel (each intermediate written and read back in HBM).
   KernelOp unfused(std::string name, double fused_bytes, double factor, int kernels) const {
-    KernelOp op = memory(std::move(name), fused_bytes * factor);
-    op.time_s += (kernels - 1) * kernel_gap_s(gpu, t);
-    op.kernels = kernels;
-    return op;
+    return as_kernels(memory(std::move(name), fused_bytes * factor), kernels, gpu, t);
   }
   // A recipe's quantization of `elements` BF16 values, costed as the memory traffic of its
   // kernels at the size-dependent bandwidth (layer_ops_recipe.cpp).

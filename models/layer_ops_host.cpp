@@ -42,6 +42,12 @@ double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
   return t.cuda_graphs ? gpu.kernel_gap.si() * kGraphGapRatio : gpu.kernel_gap.si();
 }
 
+KernelOp as_kernels(KernelOp op, int kernels, const hardware::GpuSpec& gpu, const TrainingSpec& t) {
+  op.time_s += (kernels - 1) * kernel_gap_s(gpu, t);
+  op.kernels = kernels;
+  return op;
+}
+
 KernelOp host_wait(const hardware::GpuSpec& gpu, const PassCost& pass, int extra_kernels, double extra_gpu_s,
                    const TrainingSpec& t) {
   KernelOp op{"host_launch_wait", OpKind::memory, 0, 0, 0, hardware::Bound::latency};

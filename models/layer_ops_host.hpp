@@ -25,6 +25,10 @@ double moe_dispatch_call_s(const hardware::GpuSpec& gpu, MoeDispatcher d);
 /// step is replayed from CUDA graphs.
 double kernel_gap_s(const hardware::GpuSpec& gpu, const TrainingSpec& t);
 
+/// `op` (one fused kernel's cost) run as `kernels` separate launches: each launch after the first
+/// adds the GPU-side gap, and the host issues each.
+KernelOp as_kernels(KernelOp op, int kernels, const hardware::GpuSpec& gpu, const TrainingSpec& t);
+
 /// The GPU waits for the CPU when launching the pass's kernels takes longer than running them.
 /// Returns the wait (0 under CUDA graphs: one graph launch per pass) as an op to add to it.
 KernelOp host_wait(const hardware::GpuSpec& gpu, const PassCost& pass, int extra_kernels, double extra_gpu_s,

@@ -47,15 +47,6 @@ using hardware::Precision;
 
 namespace {
 
-// `kernels` element-wise kernels that move `bytes` together (each at the streaming rate, plus its
-// launch gap after the first).
-KernelOp passes(const KernelBuilder& k, const TrainingSpec& t, std::string name, double bytes, int kernels) {
-  KernelOp op = k.memory(std::move(name), bytes);
-  op.time_s += (kernels - 1) * kernel_gap_s(k.gpu, t);
-  op.kernels = kernels;
-  return op;
-}
-
 // What Megatron-Core runs around the experts' grouped GEMMs for a clamped GLU and for expert
 // biases (core 0.15-0.18 moe/experts.py TEGroupedMLP, fusions/fused_bias_geglu.py).
 void expert_extras(const ModelSpec& m, const TrainingSpec& t, const KernelBuilder& k, double ffn_local,
@@ -67,16 +58,16 @@ void expert_extras(const ModelSpec& m, const TrainingSpec& t, const KernelBuilde
   // split's cat, 5F in 3 kernels. Under experts.act, so moe_act recompute reruns it.
   if (m.activation_clamp > 0) {
     const double fc1_out = o->routed_tokens * 2 * ffn_local * e;
-    o->experts_fwd.add(passes(k, t, "experts.act.clamp", 4 * fc1_out, 3));
-    o->experts_bwd.add(passes(k, t, "experts.act.clamp.bwd", 5 * fc1_out, 3));
+    o->experts_fwd.add(as_kernels(k.memory("experts.act.clamp", 4 * fc1_out), 3, k.gpu, t));
+    o->experts_bwd.add(as_kernels(k.memory("experts.act.clamp.bwd", 5 * fc1_out), 3, k.gpu, t));
   }
   // Expert biases: fc1's rides in the grouped GEMM's epilogue; fc2's is added after it with the
   // routing probabilities (skip_bias_add, _apply_bias): per local expert b·p and t + b·p, then one
   // cat, 6Y over the fc2 output's Y bytes; backward, the bias and probability gradients, 3Y.
   if (m.bias) {
     const double fc2_out = o->routed_tokens * m.expert_width() * e;
-    o->experts_fwd.add(passes(k, t, "experts.fc2_bias", 6 * fc2_out, 2 * o->local_experts + 1));
-    o->experts_bwd.add(passes(k, t, "experts.fc2_bias.bwd", 3 * fc2_out, 2 * o->local_experts));
+    o->experts_fwd.add(as_kernels(k.memory("experts.fc2_bias", 6 * fc2_out), 2 * o->local_experts + 1, k.gpu, t));
+    o->experts_bwd.add(as_kernels(k.memory("experts.fc2_bias.bwd", 3 * fc2_out), 2 * o->local_experts, k.gpu, t));
   }
 }
 

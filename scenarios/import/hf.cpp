@@ -114,8 +114,13 @@ std::string first_of(const Config& c, std::initializer_list<const char*> keys) {
   return "";
 }
 
+// The routed-expert count's key in this family's config ("" for a dense model).
+std::string routed_experts_key(const Config& c) {
+  return first_of(c, {"n_routed_experts", "num_local_experts", "num_experts"});
+}
+
 void import_moe(const Config& c) {
-  const std::string experts_key = first_of(c, {"n_routed_experts", "num_local_experts", "num_experts"});
+  const std::string experts_key = routed_experts_key(c);
   if (experts_key.empty() || c.integer(experts_key.c_str()) <= 1) {
     c.set_int("model.ffn_hidden", c.has("intermediate_size_mlp") ? "intermediate_size_mlp" : "intermediate_size");
     return;
@@ -353,7 +358,7 @@ void import_yarn_and_clamp(const Config& c) {
     if (kind == "yarn") c.out.set("model.position", "yarn", "\"rope_scaling\": YaRN");
   }
   if (!c.has("swiglu_limit")) return;
-  if (first_of(c, {"n_routed_experts", "num_local_experts", "num_experts"}).empty())
+  if (routed_experts_key(c).empty())
     c.out.warn("\"swiglu_limit\": a clamped GLU in a dense MLP is not modelled (costed for MoE experts only)");
   else c.out.set("model.activation_clamp", yaml_number(c.n["swiglu_limit"].as<double>()), "\"swiglu_limit\"");
 }
