@@ -38,6 +38,10 @@ struct StageState {
   std::vector<std::size_t> held;  // buckets filled while reduction is not overlapped
   std::vector<TaskId> reduce_done;
   TaskId block_end_prev = -1, block_end_cur = -1;  // ZeRO-3 prefetch window
+  // Which passes run without a partner (BlockProgram::unpaired): the forwards before the
+  // stage's first backward, and as many backwards at the end.
+  int leading_forwards = 0, backwards = 0;
+  bool backward_seen = false;
   double expert_params = 0;  // routed experts on this rank, reduced over the expert-DP group
   double expert_params_reduced = 0;  // of them, launched by their units' backward (overlap on)
 };
@@ -174,14 +178,15 @@ class StepBuilder {
     auto& cached = pass_units_[static_cast<std::size_t>(2 * vs + (forward ? 1 : 0))];
     if (cached.empty()) cached = units_of(vs, forward);  // every pass has at least one unit
     const std::vector<PassUnit>& units = cached;
+    const bool alone = unpaired(s, op);
     if (!fine_ && !policy_.unit_traffic(op)) {
       // Consecutive kernels and TP / CP transfers whose durations are already known run as one
       // task, which the other streams (DP, PP) still slow down through the shared SMs.
-      add_merged(s, task_kind(op.kind), merger_.pass(vs, op.kind, units), &deps);
+      add_merged(s, task_kind(op.kind), merger_.pass(vs, op.kind, units, alone), &deps);
     } else {
       for (const PassUnit& u : units) {
         g_.set_label(op.micro_batch, u.label);
-        emit_unit(s, op, unit_index(stage(s).grads, p_, vlayers_, s, op.chunk, u.which), u, &deps);
+        emit_unit(s, op, unit_index(stage(s).grads, p_, vlayers_, s, op.chunk, u.which), u, alone, &deps);
       }
     }
     const bool ends_model = forward ? vs == vstages() - 1 : vs == 0;
@@ -193,6 +198,25 @@ class StepBuilder {
     if (wgrad || ends_model || to == s) g_.flush(s, &out);
     else out.push_back(send(s, to, forward));
     return out;
+  }
+
+  // Whether pass `op` (the next of stage s, in stage_schedule order) runs without a partner under
+  // moe_a2a_overlap. Megatron's combined 1F1B runs its warm-up forwards alone (one more than the
+  // plain schedule's, so that each later forward has a backward beside it), pairs each later
+  // forward with a backward, and runs the cool-down backwards alone: as many as the warm-up's
+  // forwards (schedules.py get_pp_rank_microbatches; combined_1f1b.py, pp = 1: the first forward
+  // and the last backward). Here: the forwards before the stage's first backward, and the last
+  // as many backwards. W passes carry no exchange.
+  bool unpaired(int s, const PipeOp& op) {
+    if (!program_.unpaired || op.kind == PassKind::weight_grad) return false;
+    StageState& st = stage(s);
+    if (op.forward()) {
+      if (!st.backward_seen) ++st.leading_forwards;
+      return !st.backward_seen;
+    }
+    st.backward_seen = true;
+    const int chunks = p_.v_shape() ? 2 : p_.vpp;
+    return st.backwards++ >= chunks * mbs_ - st.leading_forwards;
   }
 
   // One merged task on the compute stream for a profiled pass or unit.
@@ -207,7 +231,7 @@ class StepBuilder {
   }
 
   // One gradient unit's pass, with the ZeRO traffic around it.
-  void emit_unit(int s, const PipeOp& op, int unit, const PassUnit& u, std::vector<TaskId>* deps) {
+  void emit_unit(int s, const PipeOp& op, int unit, const PassUnit& u, bool alone, std::vector<TaskId>* deps) {
     auto& st = stage(s);
     const double params = st.grads.unit_params[static_cast<std::size_t>(unit)];
     if (policy_.gathers_unit(op)) {
@@ -222,8 +246,8 @@ class StepBuilder {
       if (gathered >= 0) deps->push_back(gathered);
     }
     // A block's recomputed forward runs right before its backward, once its parameters are here.
-    if (fine_) emit_unit_body(g_, s, program_, RecomputeRule(t_), u, op.kind, deps);
-    else add_merged(s, task_kind(op.kind), merger_.unit(u, op.kind), deps);
+    if (fine_) emit_unit_body(g_, s, program_.for_pass(alone), RecomputeRule(t_), u, op.kind, deps);
+    else add_merged(s, task_kind(op.kind), merger_.unit(u, op.kind, alone), deps);
     const TaskId done = g_.stage(s).last_compute;
     st.block_end_prev = st.block_end_cur;
     st.block_end_cur = done;

@@ -7,6 +7,7 @@
 // sliding-window layer) is another UnitProgram and an entry in `block_kind`.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/layer_ops.hpp"
@@ -99,6 +100,13 @@ struct BlockProgram {
   }
   int block_kind_of(int layer) const { return block_kind.empty() ? 0 : block_kind[static_cast<std::size_t>(layer)]; }
   const UnitProgram& block(int layer) const { return blocks[static_cast<std::size_t>(block_kind_of(layer))]; }
+  /// Under training.moe_a2a_overlap, the program of a pass that runs without a partner pass and
+  /// so hides no exchange (the same kinds, built with the overlap off): Megatron's combined 1F1B
+  /// runs the warm-up forwards and the cool-down backwards alone (schedules.py
+  /// get_pp_rank_microbatches, combined_1f1b.py). Null when every pass runs as this program.
+  std::shared_ptr<const BlockProgram> unpaired;
+  /// The program a pass runs: this one, or `unpaired` for a pass without a partner.
+  const BlockProgram& for_pass(bool alone) const { return alone && unpaired ? *unpaired : *this; }
 };
 
 /// The TP collectives of one block: the SP all-gather before a column-parallel GEMM, and after

@@ -1,6 +1,7 @@
 #include "models/step_program_moe.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -398,6 +399,11 @@ BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const Para
   BlockProgram prog = layered_program(m, t, p, gpu, c, net);
   keep_blocks_bf16(m, t, p, gpu, net, &prog);
   offload_activations(m, t, p, gpu, net, &prog);
+  if (t.moe_a2a_overlap && m.is_moe()) {
+    TrainingSpec alone = t;
+    alone.moe_a2a_overlap = false;
+    prog.unpaired = std::make_shared<const BlockProgram>(block_program(m, alone, p, gpu, c, net));
+  }
   return prog;
 }
 

@@ -21,19 +21,23 @@ void emit_unit_body(StepGraph& g, int s, const BlockProgram& prog, const Recompu
   g.emit(s, forward ? unit.forward : unit.backward, forward ? TaskKind::forward : TaskKind::backward, deps);
 }
 
-int PassMerger::unit(const PassUnit& u, PassKind kind) {
+int PassMerger::unit(const PassUnit& u, PassKind kind, bool alone) {
+  alone = alone && prog_.unpaired;  // one profile where both programs are the same
   const std::size_t reruns = recompute_.reruns_forward(u) ? 1 : 0;
-  const auto slot = (static_cast<std::size_t>(u.program - kHeadUnit) * 2 + reruns) * 3 + static_cast<std::size_t>(kind);
+  const auto slot =
+      ((static_cast<std::size_t>(u.program - kHeadUnit) * 2 + reruns) * 3 + static_cast<std::size_t>(kind)) * 2 +
+      (alone ? 1 : 0);
   if (const int known = entry(units_, slot); known >= 0) return known;
-  StepGraph alone(1, gpu_, t_, false);
+  StepGraph graph(1, gpu_, t_, false);
   std::vector<sim::TaskId> deps;
-  emit_unit_body(alone, 0, prog_, recompute_, u, kind, &deps);
-  profiles_.push_back(profile_of(alone, sim::run_task_graph(alone.graph())));
+  emit_unit_body(graph, 0, prog_.for_pass(alone), recompute_, u, kind, &deps);
+  profiles_.push_back(profile_of(graph, sim::run_task_graph(graph.graph())));
   return entry(units_, slot) = int(profiles_.size()) - 1;
 }
 
-int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units) {
-  const auto slot = static_cast<std::size_t>(vs) * 3 + static_cast<std::size_t>(kind);
+int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units, bool alone) {
+  alone = alone && prog_.unpaired;
+  const auto slot = (static_cast<std::size_t>(vs) * 3 + static_cast<std::size_t>(kind)) * 2 + (alone ? 1 : 0);
   if (const int known = entry(passes_, slot); known >= 0) return known;
   // Back to back, each unit's compute starts when the previous unit's compute is done: a detached
   // exchange's tail (A2A overlap) runs beside the next unit, as on the kernel-level graph; the last
@@ -42,7 +46,7 @@ int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units) 
   PassProfile sum;
   double tails = 0;
   for (const PassUnit& unit_ref : units) {
-    const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, kind))];
+    const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, kind, alone))];
     // The EP stream is in order: this unit's first exchange waits for the previous unit's tail.
     const double delay = std::max(0.0, sum.tail_s - u.ep_lead_s);
     sum.total_s += u.total_s + delay, sum.exposed[Channel::ep] += delay, sum.tail_s = u.tail_s, tails += u.tail_s;

@@ -50,10 +50,11 @@ class PassMerger {
  public:
   PassMerger(const BlockProgram& prog, const TrainingSpec& t, const hardware::GpuSpec& gpu)
       : prog_(prog), recompute_(t), gpu_(gpu), t_(t) {}
-  /// The profile of one unit's forward, backward or weight_grad pass.
-  int unit(const PassUnit& u, PassKind kind);
+  /// The profile of one unit's forward, backward or weight_grad pass; `alone`: in a pass without
+  /// a partner (BlockProgram::unpaired).
+  int unit(const PassUnit& u, PassKind kind, bool alone = false);
   /// The profile of virtual stage `vs`'s whole pass of `kind` made of `units`.
-  int pass(int vs, PassKind kind, const std::vector<PassUnit>& units);
+  int pass(int vs, PassKind kind, const std::vector<PassUnit>& units, bool alone = false);
   const std::vector<PassProfile>& profiles() const { return profiles_; }
   double total_s(int profile) const { return profiles_[static_cast<std::size_t>(profile)].total_s; }
 
@@ -68,8 +69,8 @@ class PassMerger {
     if (slot >= table.size()) table.resize(slot + 1, -1);
     return table[slot];
   }
-  std::vector<int> units_;   ///< ((program + 2)·2 + reruns its forward)·3 + pass kind → profile
-  std::vector<int> passes_;  ///< virtual stage·3 + pass kind → profile
+  std::vector<int> units_;   ///< (((program + 2)·2 + reruns its forward)·3 + pass kind)·2 + alone → profile
+  std::vector<int> passes_;  ///< (virtual stage·3 + pass kind)·2 + alone → profile
 };
 
 }  // namespace clustersim::models

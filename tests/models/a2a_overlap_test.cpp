@@ -30,6 +30,13 @@ double exposed_ep(bool overlap) {
   return r.step.breakdown.comm_exposed[models::Channel::ep];
 }
 
+// The step time hidden by the overlap with `m` micro-batches per step (16 GPUs, pp 1: dp 16).
+double saved_s(int m) {
+  const std::string batch = "training.global_batch=" + std::to_string(16 * m);
+  auto step = [&](const char* overlap) { return testing::run_text(kProbe, {batch, overlap}).step.step_time_s; };
+  return step("training.moe_a2a_overlap=false") - step("training.moe_a2a_overlap=true");
+}
+
 }  // namespace
 
 TEST_CASE("EP all-to-all overlap hides each exchange only behind its partner piece", "[models][moe]") {
@@ -38,6 +45,17 @@ TEST_CASE("EP all-to-all overlap hides each exchange only behind its partner pie
   REQUIRE(off > 0);
   CHECK(on > 0.2 * off);  // the exchanges longer than their partners stay partly exposed
   CHECK(on < 0.6 * off);  // the covered shares are hidden
+}
+
+// Megatron-Core's combined 1F1B without pipelining (combined_1f1b.py) runs the first forward and
+// the last backward alone and pairs every other forward with the previous micro-batch's backward:
+// m micro-batches make m − 1 pairs, each hiding the same exchanges.
+TEST_CASE("EP all-to-all overlap hides nothing in the passes that run without a partner", "[models][moe]") {
+  CHECK(saved_s(1) == Approx(0.0).margin(1e-9));  // one forward, one backward: both alone
+  const double two = saved_s(2), four = saved_s(4);
+  INFO("saved " << two << " s with 2 micro-batches, " << four << " s with 4");
+  REQUIRE(two > 0);
+  CHECK(four == Approx(3 * two).epsilon(1e-6));
 }
 
 }  // namespace CLUSTERSIM_TEST_ID

@@ -171,8 +171,12 @@ TEST_CASE("run with a trace file writes Chrome trace JSON whose events span the 
 TEST_CASE("the trace shows an MoE block as it runs: router, permute, grouped experts", "[tools][moe]") {
   const std::string trace = "/tmp/clustersim_test_trace_moe.json";
   std::remove(trace.c_str());
-  // Qwen3-235B on GB200 (A2A overlap) at 4 micro-batches per stage: small enough for the sanitizers.
-  const auto r = run_command(kBin + " run " + kSrc + "/scenarios/qwen3_235b_256xgb200.yaml --set training.global_batch=256 --json --trace " + trace);
+  // Qwen3-235B on GB200 (A2A overlap) at 32 micro-batches per stage (96 chunk passes): enough for
+  // the combined 1F1B to pair passes after its warm-up (31 forwards alone on the first stage),
+  // small enough for the sanitizers.
+  const auto r =
+      run_command(kBin + " run " + kSrc +
+                  "/scenarios/qwen3_235b_256xgb200.yaml --set training.global_batch=1024 --json --trace " + trace);
   REQUIRE(r.exit_code == 0);
   const YAML::Node events = YAML::LoadFile(trace)["traceEvents"];
   std::set<std::string> kernels;
@@ -186,10 +190,13 @@ TEST_CASE("the trace shows an MoE block as it runs: router, permute, grouped exp
                         "router.wgrad"})
     CHECK(kernels.count(k) == 1);
   CHECK(kernels.count("mlp_gate_up") == 0);  // no dense MLP in an all-MoE model
-  // The merged passes of the report and the kernel-level trace: within 1 % here. Not the 0.5 % of
-  // dense steps: the kernel-level graph shares the NICs between the stages' EP all-to-alls, DP
-  // and PP traffic, which the merged passes (each unit simulated alone) do not (docs/moe.md).
-  CHECK(end_us / 1e6 == Approx(json_number(r.out, "step_time_s")).epsilon(0.01));
+  // The merged passes of the report and the kernel-level trace: within 1.5 % here (1.2 %). Not the
+  // 0.5 % of dense steps: the kernel-level graph shares the links between the stages' EP
+  // all-to-alls, DP and PP traffic, which the merged passes (each unit simulated alone) do not
+  // (docs/moe.md); 0.7 % with every pass paired or every pass alone. Where paired and unpaired
+  // passes meet, a paired pass's detached tail also holds up the next pass's first exchange on the
+  // EP stream in the trace, which a merged pass does not wait for.
+  CHECK(end_us / 1e6 == Approx(json_number(r.out, "step_time_s")).epsilon(0.015));
 }
 
 TEST_CASE("sweep writes its metric against the swept key as an SVG that renders", "[tools]") {
