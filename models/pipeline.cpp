@@ -105,6 +105,14 @@ namespace {
 PipeOp F(int mb, int chunk) { return {PassKind::forward, mb, chunk}; }
 PipeOp B(int mb, int chunk) { return {PassKind::backward, mb, chunk}; }
 PipeOp W(int mb, int chunk = 0) { return {PassKind::weight_grad, mb, chunk}; }
+PipeOp paired(PipeOp op, bool is_paired) {
+  op.paired = is_paired;
+  return op;
+}
+// The steady phase's i-th F/B pair of `steady` (PipeOp::paired): its forward runs beside the
+// previous pair's backward, so the first forward and the last backward run alone.
+bool steady_forward_paired(int i) { return i >= 1; }
+bool steady_backward_paired(int i, int steady) { return i <= steady - 2; }
 
 // ZB-H1 (Qi et al., arXiv 2401.10241 §2.1, Figure 3 top): 1F1B's warm-up and F/B pairs, each B
 // split from its W, and stage i's W passes deferred by i micro-batches, so that every stage holds
@@ -117,9 +125,9 @@ std::vector<PipeOp> zb_h1_schedule(int P, int stage, int m) {
   const int warmup = std::min(P - stage - 1, m), deferred = stage;
   int next_w = 0;
   for (int i = 0; i < warmup; ++i) ops.push_back(F(i, 0));
-  for (int i = 0; i < m - warmup; ++i) {
-    ops.push_back(F(warmup + i, 0));
-    ops.push_back(B(i, 0));
+  for (int i = 0, steady = m - warmup; i < steady; ++i) {
+    ops.push_back(paired(F(warmup + i, 0), steady_forward_paired(i)));
+    ops.push_back(paired(B(i, 0), steady_backward_paired(i, steady)));
     if (i >= deferred) ops.push_back(W(next_w++));
   }
   for (int i = m - warmup; i < m; ++i) {
@@ -143,8 +151,8 @@ class DualPipeV {
     for (int i = 0; i < (P - r - 1) * 2; ++i) f(0);                    // 1: nF0
     for (int i = 0; i < r + 1; ++i) f(0), f(1);                          // 2: nF0F1
     for (int i = 0; i < P - r - 1; ++i) b(1, true), w(), f(1);           // 3: nB1W1F1
-    for (int i = 0; i < m_ - 2 * P + r + 1; ++i) f(0), b(1), f(1), b(0);  // 4: nF0B1F1B0
-    for (int i = 0; i < P - r - 1; ++i) b(1), f(1), b(0);                // 5: nB1F1B0
+    for (int i = 0; i < m_ - 2 * P + r + 1; ++i) pf(0), pb(1), pf(1), pb(0);  // 4: nF0B1F1B0 (p: paired)
+    for (int i = 0; i < P - r - 1; ++i) b(1), pf(1), pb(0);                   // 5: nB1F1B0
     bool zb = false;                                                      // 6: nB1B0, zero bubble from the middle
     for (int i = 0, n = r + 1; i < n; ++i) {
       if (i == n / 2 && r % 2 == 1) zb = true;
@@ -158,14 +166,18 @@ class DualPipeV {
   }
 
  private:
-  void f(int c) { ops_.push_back(F(fwd_[c]++, c)); }
-  void b(int c, bool zero_bubble = false) {
+  void f(int c, bool pair = false) { ops_.push_back(paired(F(fwd_[c]++, c), pair)); }
+  void b(int c, bool zero_bubble = false, bool pair = false) {
     const int mb = bwd_[c]++;
-    ops_.push_back(B(mb, c));
+    ops_.push_back(paired(B(mb, c), pair));
     if (zero_bubble) pending_.push_back(W(mb, c));
     else ops_.push_back(W(mb, c));
   }
   void w() { ops_.push_back(pending_[next_w_++]); }
+  // A pass of a main step's overlapped chunk pair (DualPipeV._forward_backward_chunk): its B runs
+  // its W at once.
+  void pf(int c) { f(c, true); }
+  void pb(int c) { b(c, false, true); }
   int P_, r_, m_;
   int fwd_[2] = {0, 0}, bwd_[2] = {0, 0};
   std::vector<PipeOp> ops_, pending_;
@@ -216,9 +228,9 @@ std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_b
   if (p.schedule == PipelineSchedule::one_f_one_b || p.vpp == 1) {
     const int warmup = std::min(P - stage - 1, m);
     for (int i = 0; i < warmup; ++i) ops.push_back(F(i, 0));
-    for (int i = 0; i < m - warmup; ++i) {
-      ops.push_back(F(warmup + i, 0));
-      ops.push_back(B(i, 0));
+    for (int i = 0, steady = m - warmup; i < steady; ++i) {
+      ops.push_back(paired(F(warmup + i, 0), steady_forward_paired(i)));
+      ops.push_back(paired(B(i, 0), steady_backward_paired(i, steady)));
     }
     for (int i = m - warmup; i < m; ++i) ops.push_back(B(i, 0));
     return ops;
@@ -234,9 +246,9 @@ std::vector<PipeOp> stage_schedule(const ParallelSpec& p, int stage, int micro_b
   };
   int warmup = m == P ? total : std::min(total, (P - stage - 1) * 2 + (v - 1) * P);
   for (int k = 0; k < warmup; ++k) ops.push_back(op(k, true));
-  for (int i = 0; i < total - warmup; ++i) {
-    ops.push_back(op(warmup + i, true));
-    ops.push_back(op(i, false));
+  for (int i = 0, steady = total - warmup; i < steady; ++i) {
+    ops.push_back(paired(op(warmup + i, true), steady_forward_paired(i)));
+    ops.push_back(paired(op(i, false), steady_backward_paired(i, steady)));
   }
   for (int k = total - warmup; k < total; ++k) ops.push_back(op(k, false));
   return ops;

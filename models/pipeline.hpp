@@ -23,6 +23,13 @@ struct PipeOp {
   PassKind kind = PassKind::forward;
   int micro_batch = 0;
   int chunk = 0;  ///< model chunk on this rank; virtual stage = chunk·pp + stage
+  /// Runs beside a pass of the other direction on its rank, which can hide its MoE exchanges
+  /// (training.moe_a2a_overlap): Megatron-Core's combined 1F1B pairs each forward after the
+  /// warm-up's with the previous backward (one more warm-up forward and one more cool-down
+  /// backward than the plain schedule's run alone: schedules.py get_pp_rank_microbatches,
+  /// combined_1f1b.py; without pipelining the first forward and the last backward); DualPipeV
+  /// pairs its main steps' chunks. GPipe and ZB-V pair none.
+  bool paired = false;
   bool forward() const { return kind == PassKind::forward; }
 };
 

@@ -38,10 +38,6 @@ struct StageState {
   std::vector<std::size_t> held;  // buckets filled while reduction is not overlapped
   std::vector<TaskId> reduce_done;
   TaskId block_end_prev = -1, block_end_cur = -1;  // ZeRO-3 prefetch window
-  // Which passes run without a partner (BlockProgram::unpaired): the forwards before the
-  // stage's first backward, and as many backwards at the end.
-  int leading_forwards = 0, backwards = 0;
-  bool backward_seen = false;
   double expert_params = 0;  // routed experts on this rank, reduced over the expert-DP group
   double expert_params_reduced = 0;  // of them, launched by their units' backward (overlap on)
 };
@@ -178,7 +174,7 @@ class StepBuilder {
     auto& cached = pass_units_[static_cast<std::size_t>(2 * vs + (forward ? 1 : 0))];
     if (cached.empty()) cached = units_of(vs, forward);  // every pass has at least one unit
     const std::vector<PassUnit>& units = cached;
-    const bool alone = unpaired(s, op);
+    const bool alone = unpaired(op);
     if (!fine_ && !policy_.unit_traffic(op)) {
       // Consecutive kernels and TP / CP transfers whose durations are already known run as one
       // task, which the other streams (DP, PP) still slow down through the shared SMs.
@@ -200,24 +196,9 @@ class StepBuilder {
     return out;
   }
 
-  // Whether pass `op` (the next of stage s, in stage_schedule order) runs without a partner under
-  // moe_a2a_overlap. Megatron's combined 1F1B runs its warm-up forwards alone (one more than the
-  // plain schedule's, so that each later forward has a backward beside it), pairs each later
-  // forward with a backward, and runs the cool-down backwards alone: as many as the warm-up's
-  // forwards (schedules.py get_pp_rank_microbatches; combined_1f1b.py, pp = 1: the first forward
-  // and the last backward). Here: the forwards before the stage's first backward, and the last
-  // as many backwards. W passes carry no exchange.
-  bool unpaired(int s, const PipeOp& op) {
-    if (!program_.unpaired || op.kind == PassKind::weight_grad) return false;
-    StageState& st = stage(s);
-    if (op.forward()) {
-      if (!st.backward_seen) ++st.leading_forwards;
-      return !st.backward_seen;
-    }
-    st.backward_seen = true;
-    const int chunks = p_.v_shape() ? 2 : p_.vpp;
-    return st.backwards++ >= chunks * mbs_ - st.leading_forwards;
-  }
+  // Whether pass `op` runs on the program of a pass without a partner (BlockProgram::unpaired,
+  // PipeOp::paired). W passes carry no exchange.
+  bool unpaired(const PipeOp& op) const { return program_.unpaired && op.kind != PassKind::weight_grad && !op.paired; }
 
   // One merged task on the compute stream for a profiled pass or unit.
   void add_merged(int s, TaskKind kind, int profile, std::vector<TaskId>* deps) {

@@ -98,6 +98,9 @@ std::string a2a_overlap_refusal(const models::ModelSpec& m, const models::Parall
   if (p.ep < 2) return "needs expert parallelism (ep > 1): there is no all-to-all to overlap";
   if (t.moe_dispatcher == models::MoeDispatcher::allgather)
     return "needs moe_dispatcher alltoall or deepep (Megatron: alltoall or flex), not allgather";
+  if (p.schedule == models::PipelineSchedule::zbv || p.schedule == models::PipelineSchedule::gpipe)
+    return fmt::format("has nothing to pair under schedule {}: it runs no forward beside a backward",
+                       models::name(p.schedule));
   if (p.pp > 1 && p.vpp < 2) return fmt::format("with pp = {} needs virtual stages (vpp > 1), as Megatron requires", p.pp);
   if (t.recompute == Recompute::full) return "cannot run with recompute: full (Megatron disables it)";
   if (t.recompute == Recompute::selective && t.recomputes(models::RecomputeModule::moe))

@@ -135,4 +135,48 @@ TEST_CASE("the pipeline emitter adds every pass once, after the pass it consumes
   CHECK(order == 2 * m * p.pp * p.vpp);
 }
 
+namespace {
+
+// How many of stage `stage`'s forwards and backwards the schedule pairs (PipeOp::paired).
+std::pair<int, int> paired_passes(const ParallelSpec& p, int stage, int m) {
+  int f = 0, b = 0;
+  for (const PipeOp& op : stage_schedule(p, stage, m)) {
+    if (op.kind == PassKind::weight_grad) CHECK_FALSE(op.paired);
+    if (op.paired) (op.forward() ? f : b) += 1;
+  }
+  return {f, b};
+}
+
+}  // namespace
+
+// Megatron-Core's combined 1F1B (moe_a2a_overlap): with interleaving, (pp − r − 1)·2 + (vpp − 1)·pp
+// warm-up forwards plus one more run alone, as many cool-down backwards, the rest in F/B pairs
+// (schedules.py get_pp_rank_microbatches); without pipelining, all but the first forward and the
+// last backward (combined_1f1b.py). DualPipeV pairs the chunks of its main steps 4 (F0 with B1, F1
+// with B0) and 5 (F1 with B0) (dualpipev.py _forward_backward_chunk).
+TEST_CASE("schedules mark the passes that run beside a pass of the other direction", "[models][pipeline]") {
+  const int pp = 4, vpp = 2, m = 8, total = m * vpp;
+  for (int r = 0; r < pp; ++r) {
+    const int alone = std::min(total, (pp - r - 1) * 2 + (vpp - 1) * pp + 1);
+    const auto [f, b] = paired_passes(pipeline(pp, vpp, PipelineSchedule::interleaved), r, m);
+    CHECK(f == total - alone);
+    CHECK(b == total - alone);
+  }
+  const auto [f1, b1] = paired_passes(pipeline(1, 1, PipelineSchedule::one_f_one_b), 0, 5);
+  CHECK(f1 == 4);
+  CHECK(b1 == 4);
+  const auto first = stage_schedule(pipeline(1, 1, PipelineSchedule::one_f_one_b), 0, 5);
+  CHECK_FALSE(first.front().paired);  // the first forward
+  CHECK_FALSE(first.back().paired);   // the last backward
+  for (int r = 0; r < pp; ++r) {
+    const int main_steps = m + 2 - 2 * pp + r + 1;  // m = 10
+    const auto [f, b] = paired_passes(pipeline(pp, 1, PipelineSchedule::dualpipev), r, m + 2);
+    CHECK(f == 2 * main_steps + (pp - r - 1));
+    CHECK(b == 2 * main_steps + (pp - r - 1));
+  }
+  for (PipelineSchedule none : {PipelineSchedule::gpipe, PipelineSchedule::zbv}) {
+    const auto [f, b] = paired_passes(pipeline(pp, none == PipelineSchedule::zbv ? 2 : 1, none), 1, m);
+    CHECK(f + b == 0);
+  }
+}
 }}  // namespace CLUSTERSIM_TEST_ID
