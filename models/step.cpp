@@ -206,8 +206,22 @@ class StepBuilder {
     const PassProfile& pr = merger_.profiles()[static_cast<std::size_t>(profile)];
     const double transfers_alone = pr.exposed[Channel::tp] + pr.exposed[Channel::cp] + pr.exposed[Channel::ep];
     const double kernel_share = seconds > 0 ? std::clamp(1 - transfers_alone / seconds, 0.0, 1.0) : 1.0;
-    const TaskId id = g_.add_compute(s, kind, seconds, deps, false, kernel_share);
-    if (seconds > 0) g_.mark_merged(id, profile);
+    TaskId& tail = g_.stage(s).tail;
+    if (tail >= 0 && pr.ep_lead_s < seconds) {
+      // The EP stream is in order: this task's first exchange (ep_lead_s in) queues behind the
+      // previous merged task's tail, as on the kernel-level graph. Its lead runs as one task, the
+      // rest as a second one after the tail.
+      const double lead = std::max(0.0, pr.ep_lead_s);
+      if (lead > 0) g_.mark_merged(g_.add_compute(s, kind, lead, deps, true, kernel_share), profile);
+      std::vector<TaskId> after{tail};
+      after.insert(after.end(), deps->begin(), deps->end());
+      deps->clear();
+      g_.mark_merged(g_.add_compute(s, kind, seconds - lead, &after, true, kernel_share), profile, lead > 0);
+      tail = -1;
+    } else {
+      const TaskId id = g_.add_compute(s, kind, seconds, deps, false, kernel_share);
+      if (seconds > 0) g_.mark_merged(id, profile);
+    }
     if (pr.tail_s > 0) g_.add_tail(s, pr.tail_s);
   }
 

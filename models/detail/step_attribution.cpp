@@ -119,7 +119,7 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
     if (const int k = g.merged_profile(sim::TaskId(i)); k >= 0) {
       // A merged pass: when other streams' SMs slowed it down, the stretch belongs to its
       // kernels (transfers are not slowed by SM sharing); its transfers keep their isolated times.
-      ++out[s].merged_n[static_cast<std::size_t>(k)];
+      if (!g.merged_continuation(sim::TaskId(i))) ++out[s].merged_n[static_cast<std::size_t>(k)];
       out[s].merged_excess[static_cast<std::size_t>(k)] += dur - task.work.ps();
     } else switch (kind) {
       case TaskKind::forward: ps[kTallyForward] += dur; break;

@@ -119,12 +119,13 @@ TaskId StepGraph::add_tail(int s, double seconds) {
   const TaskId id = add_task(s, kEpStream, TaskKind::ep_comm, seconds, std::span<const TaskId>(after, st.last_compute >= 0 ? 1 : 0),
                              {}, 1);
   st.wait_end.push_back(id);
+  st.tail = id;
   return id;
 }
 
-void StepGraph::mark_merged(TaskId id, int profile) {
+void StepGraph::mark_merged(TaskId id, int profile, bool continuation) {
   merged_.resize(static_cast<std::size_t>(id) + 1, -1);
-  merged_[static_cast<std::size_t>(id)] = profile;
+  merged_[static_cast<std::size_t>(id)] = 2 * profile + (continuation ? 1 : 0);
 }
 
 void StepGraph::mark_send(std::size_t first_task, int to) {

@@ -26,6 +26,8 @@ struct StreamState {
   sim::TaskId last_compute = -1, prev_compute = -1;
   std::vector<sim::TaskId> wait_next, wait_later;
   std::vector<sim::TaskId> wait_end;  ///< detached transfers: only the pass's end waits for them
+  /// The latest merged task's EP tail (add_tail), −1 once a later exchange has queued behind it.
+  sim::TaskId tail = -1;
 };
 
 class StepGraph {
@@ -60,10 +62,15 @@ class StepGraph {
   void set_label(int micro_batch, int layer) { label_mb_ = micro_batch, label_layer_ = layer; }
   const std::vector<TimelineEntry>& labels() const { return labels_; }
 
-  /// A merged task (one pass or unit, profile `profile` of the PassMerger).
-  void mark_merged(sim::TaskId id, int profile);
+  /// A merged task (one pass or unit, profile `profile` of the PassMerger); `continuation`: the
+  /// second part of one run as two tasks (the step builder's add_merged).
+  void mark_merged(sim::TaskId id, int profile, bool continuation = false);
   int merged_profile(sim::TaskId id) const {
-    return static_cast<std::size_t>(id) < merged_.size() ? merged_[static_cast<std::size_t>(id)] : -1;
+    const int v = static_cast<std::size_t>(id) < merged_.size() ? merged_[static_cast<std::size_t>(id)] : -1;
+    return v < 0 ? -1 : v / 2;
+  }
+  bool merged_continuation(sim::TaskId id) const {
+    return static_cast<std::size_t>(id) < merged_.size() && merged_[static_cast<std::size_t>(id)] % 2 == 1;
   }
   /// A pipeline send's receiving stage (−1: not a send).
   void mark_send(std::size_t first_task, int to);
@@ -86,7 +93,7 @@ class StepGraph {
   std::vector<TimelineEntry> labels_;  // one per task, only when a timeline is wanted
   int label_mb_ = -1, label_layer_ = -3;
   std::uint16_t label_parts_ = 0;  // the program item being emitted (compute)
-  std::vector<int> merged_;    ///< per task id: profile index, or −1 (shorter: −1)
+  std::vector<int> merged_;        ///< per task id: 2·profile + continuation, or −1 (shorter: −1)
   std::vector<int> receiver_;  ///< per task id: a send's receiving stage, or −1 (shorter: −1)
   std::vector<sim::TaskId> deps_scratch_;
 };

@@ -45,10 +45,12 @@ int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units, 
   // their stream: the pass lasts at least their total.
   PassProfile sum;
   double tails = 0;
+  bool exchanged = false;  // a unit so far has an EP exchange (the pass's ep_lead_s is set)
   for (const PassUnit& unit_ref : units) {
     const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, kind, alone))];
     // The EP stream is in order: this unit's first exchange waits for the previous unit's tail.
     const double delay = std::max(0.0, sum.tail_s - u.ep_lead_s);
+    if (!exchanged && u.ep_lead_s < u.total_s + u.tail_s) sum.ep_lead_s = sum.total_s + u.ep_lead_s, exchanged = true;
     sum.total_s += u.total_s + delay, sum.exposed[Channel::ep] += delay, sum.tail_s = u.tail_s, tails += u.tail_s;
     sum.forward_s += u.forward_s, sum.backward_s += u.backward_s, sum.recompute_s += u.recompute_s;
     for (Channel c : {Channel::tp, Channel::cp, Channel::ep}) sum.exposed[c] += u.exposed[c], sum.busy[c] += u.busy[c];
@@ -57,6 +59,7 @@ int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units, 
   sum.busy[Channel::ep] += tails - sum.tail_s;  // the hidden tails: busy beside the next unit's kernels
   const double queued = std::max(0.0, sum.busy[Channel::ep] - sum.total_s);
   sum.total_s += queued, sum.exposed[Channel::ep] += queued;
+  if (!exchanged) sum.ep_lead_s = sum.total_s + sum.tail_s;
   profiles_.push_back(sum);
   return entry(passes_, slot) = int(profiles_.size()) - 1;
 }
