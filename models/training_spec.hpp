@@ -309,6 +309,16 @@ struct TrainingSpec {
   bool has_bf16_blocks() const { return hardware::is_low_precision(precision) && bf16_layers.any(); }
 };
 
+/// The ZeRO stage the step runs (its DP traffic; memory follows ParallelSpec::zero_stage). ZeRO-2
+/// runs ZeRO-1's step under pipelining with overlapped gradient reduction: both reduce-scatter the
+/// gradients once, in the last micro-batch, bucket by bucket as the backward fills them
+/// (ParallelSpec::reduces_grads_every_micro_batch), and all-gather the parameters after the
+/// optimizer. Without the overlap ZeRO-2 still launches each bucket when it fills, where ZeRO-1
+/// holds them to the end of the backward. Sweeps and plans simulate such a pair once.
+inline int step_zero_stage(const TrainingSpec& t, const ParallelSpec& p) {
+  return p.zero_stage == 2 && !p.reduces_grads_every_micro_batch() && t.overlap_grad_reduce ? 1 : p.zero_stage;
+}
+
 inline const char* name(PipelineSchedule s) { return name_in(kPipelineScheduleNames, s).data(); }
 
 inline const char* name(MoeDispatcher d) { return kMoeDispatcherNames[static_cast<int>(d)]; }

@@ -49,7 +49,10 @@ double ramp_seconds(const Scenario& sc, double full_tokens_per_s) {
 
 }  // namespace
 
-Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline) {
+namespace {
+
+// The report of `sc`, whose step is `known` when given (else simulated).
+Report report_of(const Scenario& sc, std::vector<models::TimelineEntry>* timeline, const models::StepResult* known) {
   Report r;
   r.scenario = sc;
   const auto& t = sc.training;
@@ -58,8 +61,7 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   r.peak_flops = sc.gpu.peak(t.precision).si();
   r.costs = step_costs_of(sc);
   r.flops = models::flops_per_token(sc.model, t, r.costs.recompute_share);
-  const topologies::Network network = network_of(sc);
-  r.step = models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network, timeline);
+  r.step = known ? *known : models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network_of(sc), timeline);
 
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
   r.memory = models::largest_stage(r.memory_per_stage);
@@ -92,6 +94,14 @@ Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline
   r.days_to_train = sc.reliability.enabled ? r.run.expected_s / 86400.0 : r.days_to_train_ideal;
   return r;
 }
+
+}  // namespace
+
+Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline) {
+  return report_of(sc, timeline, nullptr);
+}
+
+Report simulate(const Scenario& sc, const models::StepResult& step) { return report_of(sc, nullptr, &step); }
 
 void add_monte_carlo(Report& r, int runs, std::uint64_t seed) {
   const auto walls = models::monte_carlo_run_s(r.run, r.scenario.reliability, r.num_gpus, runs, seed);

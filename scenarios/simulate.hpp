@@ -42,6 +42,9 @@ struct Report {
 
 /// `timeline`, when given, receives every simulated task (for --trace).
 Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline = nullptr);
+/// The report of `sc` whose step `step` already is: a simulation of the same step (sweeps and
+/// plans reuse one for a configuration whose step is another's, models::step_zero_stage).
+Report simulate(const Scenario& sc, const models::StepResult& step);
 
 /// The step's per-block kernel costs on the scenario's GPU (host copies over its topology's PCIe link).
 models::StepCosts step_costs_of(const Scenario& sc);

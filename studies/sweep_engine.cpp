@@ -16,6 +16,7 @@
 #include "scenarios/simulate.hpp"
 #include "studies/memory_advice.hpp"
 #include "studies/metrics.hpp"
+#include "studies/step_memo.hpp"
 #include "studies/sweep_table.hpp"
 
 namespace clustersim::studies {
@@ -44,19 +45,38 @@ std::vector<std::string> sweep_header(const SweepSpace& space) {
 
 namespace {
 
-// A configuration's row from its loaded scenario: out of memory, or simulated.
+// A configuration's row from its loaded scenario: out of memory, or simulated (or, with `memo`,
+// its step taken from the configuration whose step it is).
 Row evaluate_loaded(const scenarios::Scenario& sc, const SweepSpace& space, const Config& config,
-                    const SweepOptions& options) {
+                    const SweepOptions& options, StepMemo* memo) {
   // Memory is cheap to estimate; plans that cannot fit are not simulated.
   if (auto reason = memory_prescreen(sc)) return make_row(space, config, options, Status::out_of_memory, *reason, nullptr);
-  const scenarios::Report r = scenarios::simulate(sc);
-  return make_row(space, config, options, Status::ok, "", &r);
+  const std::string key = memo ? StepMemo::key(space, config, sc) : std::string();
+  if (key.empty()) {
+    const scenarios::Report r = scenarios::simulate(sc);
+    return make_row(space, config, options, Status::ok, "", &r);
+  }
+  if (const auto step = memo->take_or_hold(key)) {
+    const scenarios::Report r = scenarios::simulate(sc, *step);
+    Row row = make_row(space, config, options, Status::ok, "", &r);
+    row.events = 0;  // not simulated again
+    return row;
+  }
+  try {
+    const scenarios::Report r = scenarios::simulate(sc);
+    memo->put(key, r.step);
+    return make_row(space, config, options, Status::ok, "", &r);
+  } catch (...) {
+    memo->release(key);
+    throw;
+  }
 }
 
 template <class Load>
-Row evaluate_guarded(const SweepSpace& space, const Config& config, const SweepOptions& options, Load load) {
+Row evaluate_guarded(const SweepSpace& space, const Config& config, const SweepOptions& options, Load load,
+                     StepMemo* memo = nullptr) {
   try {
-    return evaluate_loaded(load(), space, config, options);
+    return evaluate_loaded(load(), space, config, options, memo);
   } catch (const scenarios::ScenarioError& e) {
     return make_row(space, config, options, Status::invalid, e.what(), nullptr);
   } catch (const std::exception& e) {
@@ -159,12 +179,15 @@ SweepStats run_sweep(const scenarios::ScenarioTemplate& base, const SweepSpace& 
   // threads are started per batch; the presets they parse on first use cost ~1 ms per batch.)
   std::uint64_t done = 0, batch = std::uint64_t(stats.threads) * 4;
   std::vector<Row> rows;
+  StepMemo memo;
   while (done < total) {
     const std::uint64_t n = std::min(batch, total - done);
     rows.assign(std::size_t(n), Row{});
     const auto batch_start = Clock::now();
     parallel_for(n, stats.threads, [&](int w, std::uint64_t j) {
-      rows[std::size_t(j)] = evaluate(bases[std::size_t(w)], space, space.at(options.shard.global(done + j)), options);
+      const Config config = space.at(options.shard.global(done + j));
+      rows[std::size_t(j)] = evaluate_guarded(
+          space, config, options, [&] { return bases[std::size_t(w)].instantiate(config.overrides); }, &memo);
     });
     const double batch_s = std::chrono::duration<double>(Clock::now() - batch_start).count();
     for (const Row& r : rows) {
@@ -177,6 +200,7 @@ SweepStats run_sweep(const scenarios::ScenarioTemplate& base, const SweepSpace& 
     batch = std::clamp<std::uint64_t>(std::uint64_t(0.25 / per_config_s), std::uint64_t(stats.threads), 1u << 14);
   }
   stats.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  stats.reused_steps = memo.reused();
   return stats;
 }
 

@@ -64,6 +64,8 @@ void parallel_for(std::uint64_t n, int threads, const std::function<void(int, st
 struct SweepStats {
   std::uint64_t evaluated = 0, ok = 0, out_of_memory = 0, invalid = 0, errors = 0, pruned = 0;
   std::uint64_t events = 0;  ///< simulated events over all ok rows
+  /// ok rows whose step another row's simulation gave (StepMemo: ZeRO-1/ZeRO-2 pairs)
+  std::uint64_t reused_steps = 0;
   double wall_s = 0;
   int threads = 0;
 };

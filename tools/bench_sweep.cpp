@@ -51,10 +51,13 @@ void bench_sweep(const char* what, const std::string& yaml, int gpus, int thread
   // The rate counts every configuration, the loader's rejections (cheap) too; the valid rate
   // counts only those it accepts (simulated or out of memory).
   const std::uint64_t rejected = stats.invalid + stats.errors, valid = stats.evaluated - rejected;
-  fmt::print("{}: {} of {} configurations in {:.3f} s on {} threads = {:.0f} configurations/s, {:.0f} valid "
-             "configurations/s ({} simulated, {} out of memory, {} invalid; {:.3g} simulated events/s)\n",
-             what, stats.evaluated, space.size(), stats.wall_s, stats.threads, double(stats.evaluated) / stats.wall_s,
-             double(valid) / stats.wall_s, stats.ok, stats.out_of_memory, rejected, double(stats.events) / stats.wall_s);
+  fmt::print(
+      "{}: {} of {} configurations in {:.3f} s on {} threads = {:.0f} configurations/s, {:.0f} valid "
+      "configurations/s ({} simulated of which {} took a ZeRO-1/2 twin's step, {} out of memory, {} invalid; "
+      "{:.3g} simulated events/s)\n",
+      what, stats.evaluated, space.size(), stats.wall_s, stats.threads, double(stats.evaluated) / stats.wall_s,
+      double(valid) / stats.wall_s, stats.ok, stats.reused_steps, stats.out_of_memory, rejected,
+      double(stats.events) / stats.wall_s);
   // Single-thread cost by outcome, over a sample of at most ~300 configurations.
   std::map<studies::Status, std::pair<double, std::uint64_t>> by_status;
   const std::uint64_t stride = std::max<std::uint64_t>(every, space.size() / 300);

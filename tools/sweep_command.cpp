@@ -109,6 +109,9 @@ int run_sweep_command(const SweepArgs& a) {
              double(stats.evaluated) / std::max(stats.wall_s, 1e-9), stats.threads);
   fmt::print("{} configurations: {} ok, {} out of memory, {} invalid{}\n", stats.evaluated, stats.ok,
              stats.out_of_memory, stats.invalid, stats.errors ? fmt::format(", {} internal errors", stats.errors) : "");
+  if (stats.reused_steps > 0)
+    fmt::print("  {} of the ok steps are their ZeRO-1/ZeRO-2 twin's, simulated once (models::step_zero_stage)\n",
+               stats.reused_steps);
   for (const auto& [n, reason] : reasons.most_common(3)) fmt::print("  {} like: {}\n", n, reason);
   if (a.top > 0) {
     const auto rows = top.rows();

@@ -14,7 +14,7 @@ class ShardingPolicy {
  public:
   /// `micro_batches`: of the step being built (a steady-state sample has fewer than t's).
   ShardingPolicy(const TrainingSpec& t, const ParallelSpec& p, int micro_batches)
-      : t_(t), p_(p), mbs_(micro_batches), dp_ranks_(p.dp * p.cp), zero_(dp_ranks_ > 1 ? p.zero_stage : 0) {}
+      : t_(t), p_(p), mbs_(micro_batches), dp_ranks_(p.dp * p.cp), zero_(dp_ranks_ > 1 ? step_zero_stage(t, p) : 0) {}
 
   /// Ranks the gradients are reduced (and ZeRO states sharded) over: DP × CP (Megatron).
   int dp_ranks() const { return dp_ranks_; }

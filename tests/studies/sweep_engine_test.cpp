@@ -130,4 +130,33 @@ TEST_CASE("the step-time bound used to skip plans is below the simulated step ti
   }
 }
 
+// ZeRO-2 runs ZeRO-1's step under pipelining with overlapped gradient reduction
+// (models::step_zero_stage): the sweep simulates such a pair once, and every row still equals the
+// report of its own configuration loaded and simulated alone (its memory, its zero_stage).
+TEST_CASE("a sweep simulates a ZeRO-1/ZeRO-2 pair once and reports each as run does", "[tools][sweep]") {
+  const SweepSpace space({{"parallelism.zero_stage", {"1", "2"}},
+                          {"training.recompute", {"none", "full"}},
+                          {"parallelism.pp", {"1", "2"}}},
+                         false, {"cluster.gpus=16", "training.global_batch=128"}, 8);
+  const scenarios::ScenarioTemplate base(kSmall, "small.yaml");
+  for (int threads : {1, 2}) {
+    SweepOptions opt;
+    opt.threads = threads;
+    std::vector<Row> rows;
+    const SweepStats stats = run_sweep(base, space, opt, [&](const Row& r) { rows.push_back(r); });
+    REQUIRE(rows.size() == 8);
+    CHECK(stats.reused_steps == 2);  // pp 2, recompute none and full; pp 1 reduces every micro-batch
+    for (const Row& r : rows) {
+      const Config c = space.at(r.index);
+      REQUIRE(r.status == Status::ok);
+      const auto alone = scenarios::simulate(base.instantiate(c.overrides));
+      CHECK(csv_line(r.cells) == csv_line(make_row(space, c, {}, Status::ok, "", &alone).cells));
+    }
+  }
+  // Without the overlap ZeRO-2 launches each bucket when it fills (ZeRO-1 holds them): no pair.
+  const SweepSpace held(
+      {{"parallelism.zero_stage", {"1", "2"}}}, false,
+      {"cluster.gpus=16", "training.global_batch=128", "parallelism.pp=2", "training.overlap_grad_reduce=false"}, 8);
+  CHECK(run_sweep(base, held, {}, [](const Row&) {}).reused_steps == 0);
+}
 }}  // namespace CLUSTERSIM_TEST_ID
