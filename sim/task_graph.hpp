@@ -67,6 +67,11 @@ class TaskGraph {
   std::int32_t num_resources() const { return num_resources_; }
   std::size_t size() const { return tasks_.size(); }
   void reserve(std::size_t n) { tasks_.reserve(n); }
+  /// No task left; the storage is kept for the next graph built in it.
+  void clear() {
+    tasks_.clear(), deps_.clear(), uses_.clear();
+    num_streams_ = 0, num_resources_ = 0;
+  }
 
  private:
   struct Stored {

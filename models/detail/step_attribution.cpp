@@ -32,11 +32,13 @@ struct StageEdges {
   }
 };
 
-// A stage's edges in time order: the runs merged pairwise (log2(runs) linear passes; the order
-// of edges at one instant does not matter: no time passes between them).
-std::vector<Edge> in_time_order(StageEdges& se) {
-  std::vector<Edge> a = std::move(se.edges), b(a.size());
-  std::vector<std::size_t> bounds = std::move(se.run_begin), next;
+// A stage's edges put in time order, in place: the runs merged pairwise (log2(runs) linear passes;
+// the order of edges at one instant does not matter: no time passes between them). `b` and `next`
+// are scratch.
+const std::vector<Edge>& in_time_order(StageEdges& se, std::vector<Edge>& b, std::vector<std::size_t>& next) {
+  std::vector<Edge>& a = se.edges;
+  b.resize(a.size());
+  std::vector<std::size_t>& bounds = se.run_begin;
   bounds.push_back(a.size());
   auto by_time = [](const Edge& x, const Edge& y) { return x.at < y.at; };
   while (bounds.size() > 2) {
@@ -53,6 +55,16 @@ std::vector<Edge> in_time_order(StageEdges& se) {
   }
   return a;
 }
+
+// The per-stage edge lists and scratch of tally_stages, kept by each thread between steps (a sweep
+// tallies thousands).
+struct TallyScratch {
+  std::vector<StageEdges> edges;
+  std::vector<std::uint32_t> stream_at;
+  std::vector<sim::TaskId> by_stream;
+  std::vector<Edge> merged;
+  std::vector<std::size_t> bounds;
+};
 
 // Idle compute-stream time goes to the first of: a TP collective, a CP transfer, a pipeline
 // send, a DP parameter gather in flight; after the stage's last pass, a DP gradient reduction;
@@ -87,12 +99,16 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
   const auto P = static_cast<std::size_t>(stages);
   std::vector<StageTally> out(P);
   for (auto& t : out) t.merged_n.assign(profiles, 0), t.merged_excess.assign(profiles, 0);
-  std::vector<StageEdges> edges(P);
+  thread_local TallyScratch scratch;
+  std::vector<StageEdges>& edges = scratch.edges;
+  edges.resize(std::max(edges.size(), P));
+  for (std::size_t s = 0; s < P; ++s) edges[s].edges.clear(), edges[s].run_begin.clear(), edges[s].last_stream = -1;
   std::vector<Time> last_pass_end(P);
   const sim::TaskGraph& graph = g.graph();
   // Tasks grouped by stream, each stream in its order (a counting sort), so that every stage's
   // edges arrive as sorted runs.
-  std::vector<std::uint32_t> stream_at(static_cast<std::size_t>(graph.num_streams()) + 1, 0);
+  std::vector<std::uint32_t>& stream_at = scratch.stream_at;
+  stream_at.assign(static_cast<std::size_t>(graph.num_streams()) + 1, 0);
   for (std::size_t i = 0; i < graph.size(); ++i) ++stream_at[static_cast<std::size_t>(graph[sim::TaskId(i)].stream) + 1];
   for (std::size_t k = 1; k < stream_at.size(); ++k) stream_at[k] += stream_at[k - 1];
   {  // two edges per task of the stage's streams, and as many again for its sends (the neighbours' come in)
@@ -103,7 +119,8 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
     }
     for (std::size_t s = 0; s < P; ++s) edges[s].edges.reserve(n[s]);
   }
-  std::vector<sim::TaskId> by_stream(graph.size());
+  std::vector<sim::TaskId>& by_stream = scratch.by_stream;
+  by_stream.resize(graph.size());
   for (std::size_t i = 0; i < graph.size(); ++i)
     by_stream[stream_at[static_cast<std::size_t>(graph[sim::TaskId(i)].stream)]++] = sim::TaskId(i);
   for (const sim::TaskId id : by_stream) {
@@ -149,7 +166,8 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
     }
     edges[s].push(task.stream, tm.start, tm.end, cat);
   }
-  for (std::size_t s = 0; s < P; ++s) account_idle(in_time_order(edges[s]), run.makespan, last_pass_end[s], &out[s]);
+  for (std::size_t s = 0; s < P; ++s)
+    account_idle(in_time_order(edges[s], scratch.merged, scratch.bounds), run.makespan, last_pass_end[s], &out[s]);
   return out;
 }
 

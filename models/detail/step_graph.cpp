@@ -13,12 +13,35 @@ const char* stream_name(Stream s) {
   return names[static_cast<std::size_t>(s)];
 }
 
+namespace {
+
+// Task graphs whose storage this thread reuses: a sweep builds thousands of step graphs of up to
+// ~10^5 tasks each, and growing fresh vectors for every one was several per cent of its time.
+std::vector<sim::TaskGraph>& spare_graphs() {
+  thread_local std::vector<sim::TaskGraph> spare;
+  return spare;
+}
+constexpr std::size_t kSpareGraphs = 4;  // a step's graph and the pass merger's unit graphs
+
+}  // namespace
+
 StepGraph::StepGraph(int stages, const hardware::GpuSpec& gpu, const TrainingSpec& t, bool labels)
     : streams_(static_cast<std::size_t>(stages)),
       comm_sm_share_(double(gpu.comm_sms) / gpu.sms),
       ep_sm_share_(double(t.moe_dispatcher == MoeDispatcher::deepep ? t.moe_dispatcher_sms : gpu.comm_sms) / gpu.sms),
       free_(t.free_comm),
-      want_labels_(labels) {}
+      want_labels_(labels) {
+  auto& spare = spare_graphs();
+  if (spare.empty()) return;
+  graph_ = std::move(spare.back());
+  spare.pop_back();
+  graph_.clear();
+}
+
+StepGraph::~StepGraph() {
+  auto& spare = spare_graphs();
+  if (spare.size() < kSpareGraphs) spare.push_back(std::move(graph_));
+}
 
 bool StepGraph::is_free(TaskKind kind) const {
   return (kind == TaskKind::tp_comm && free_.tp) || (kind == TaskKind::cp_comm && free_.cp) ||

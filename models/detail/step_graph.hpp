@@ -33,6 +33,9 @@ struct StreamState {
 class StepGraph {
  public:
   StepGraph(int stages, const hardware::GpuSpec& gpu, const TrainingSpec& t, bool labels);
+  ~StepGraph();
+  StepGraph(const StepGraph&) = delete;
+  StepGraph& operator=(const StepGraph&) = delete;
 
   /// A compute task on stage s after `deps` (consumed) and the transfers the stream waits for.
   /// Zero-time tasks are skipped unless `always` or something must be waited for.
