@@ -6,20 +6,23 @@ namespace clustersim::studies {
 
 std::string StepMemo::key(const SweepSpace& space, const Config& config, const scenarios::Scenario& sc) {
   const auto& columns = space.columns();
-  const auto at = std::find(columns.begin(), columns.end(), "parallelism.zero_stage");
-  if (at == columns.end()) return "";
-  const auto column = static_cast<std::size_t>(at - columns.begin());
-  const std::string& zero = config.values[column];
+  if (std::find(columns.begin(), columns.end(), "parallelism.zero_stage") == columns.end()) return "";
   const int stage = sc.parallel.zero_stage;
-  if ((zero != "1" && zero != "2") || zero != std::to_string(stage) ||
-      models::step_zero_stage(sc.training, sc.parallel) != 1)
-    return "";
+  if ((stage != 1 && stage != 2) || models::step_zero_stage(sc.training, sc.parallel) != 1) return "";
+  // Every override the configuration applies, its ZeRO stage read as 1: a pair differs only there.
+  const std::string zero = "parallelism.zero_stage=";
   std::string k;
-  for (std::size_t i = 0; i < config.values.size(); ++i) {
-    k += i == column ? std::string("1") : config.values[i];
+  bool varied = false;
+  for (const std::string& a : config.overrides.assignments()) {
+    if (a.rfind(zero, 0) == 0) {
+      varied = true;
+      k += zero + "1";
+    } else {
+      k += a;
+    }
     k += '\x1f';
   }
-  return k;
+  return varied ? k : "";
 }
 
 std::optional<models::StepResult> StepMemo::take_or_hold(const std::string& key) {
@@ -39,8 +42,12 @@ std::optional<models::StepResult> StepMemo::take_or_hold(const std::string& key)
 void StepMemo::put(const std::string& key, const models::StepResult& step) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    steps_.emplace(key, step);
+    if (steps_.emplace(key, step).second) order_.push_back(key);
     held_.erase(key);
+    while (order_.size() > kKeep) {
+      steps_.erase(order_.front());  // gone already when its pair took it
+      order_.pop_front();
+    }
   }
   done_.notify_all();
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -21,7 +22,7 @@ namespace clustersim::studies {
 class StepMemo {
  public:
   /// The key `config` (loaded as `sc`) shares with the other configuration of its pair: its
-  /// values with the ZeRO column at the stage its step runs; empty when it has no such pair (the
+  /// overrides with the ZeRO stage at the one its step runs; empty when it has no such pair (the
   /// space does not vary parallelism.zero_stage, or the step is its own).
   static std::string key(const SweepSpace& space, const Config& config, const scenarios::Scenario& sc);
   /// The pair's step when the other configuration has been simulated (waiting while it is: each
@@ -38,6 +39,10 @@ class StepMemo {
   std::condition_variable done_;
   std::unordered_map<std::string, models::StepResult> steps_;
   std::set<std::string> held_;  ///< keys being simulated
+  /// Keys in the order they were put: past kKeep the oldest step goes (a pair far apart in the
+  /// space, or split over shards, is then simulated twice rather than held in memory).
+  std::deque<std::string> order_;
+  static constexpr std::size_t kKeep = 4096;
   std::atomic<std::uint64_t> reused_{0};
 };
 
