@@ -392,25 +392,25 @@ void mix(std::size_t& h, const T& v) {
   h ^= std::hash<T>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
 }
 
-struct KeyHash {
-  std::size_t operator()(const PlanCache::Key& k) const {
-    const TopologySpec& t = k.spec;
-    std::size_t h = 0;
-    mix(h, int(t.node_kind)), mix(h, t.gpus_per_node), mix(h, t.nvlink_bandwidth.si()), mix(h, t.nvlink_efficiency);
-    mix(h, t.nvls_efficiency), mix(h, t.pcie_bandwidth.si()), mix(h, t.pcie_efficiency), mix(h, t.gpus_per_pcie_switch);
-    mix(h, t.nics_per_node), mix(h, t.nic_bandwidth.si()), mix(h, t.nic_efficiency), mix(h, t.nodes_per_leaf);
-    mix(h, t.oversubscription), mix(h, t.rail_optimized), mix(h, k.nodes);
-    for (std::size_t d = 0; d < kPlacedDims; ++d) mix(h, int(k.layout.order[d]));
-    for (std::size_t d = 0; d < kGroupDims; ++d) mix(h, k.layout.sizes[d]);
-    mix(h, int(k.dim)), mix(h, int(k.op)), mix(h, int(k.algorithm));
-    for (int m : k.members) mix(h, m);
-    return h;
-  }
-};
-
 }  // namespace
 
 struct PlanCache::Impl {
+  struct KeyHash {
+    std::size_t operator()(const PlanCache::Key& k) const {
+      const TopologySpec& t = k.spec;
+      std::size_t h = 0;
+      mix(h, int(t.node_kind)), mix(h, t.gpus_per_node), mix(h, t.nvlink_bandwidth.si()), mix(h, t.nvlink_efficiency);
+      mix(h, t.nvls_efficiency), mix(h, t.pcie_bandwidth.si()), mix(h, t.pcie_efficiency),
+          mix(h, t.gpus_per_pcie_switch);
+      mix(h, t.nics_per_node), mix(h, t.nic_bandwidth.si()), mix(h, t.nic_efficiency), mix(h, t.nodes_per_leaf);
+      mix(h, t.oversubscription), mix(h, t.rail_optimized), mix(h, k.nodes);
+      for (std::size_t d = 0; d < kPlacedDims; ++d) mix(h, int(k.layout.order[d]));
+      for (std::size_t d = 0; d < kGroupDims; ++d) mix(h, k.layout.sizes[d]);
+      mix(h, int(k.dim)), mix(h, int(k.op)), mix(h, int(k.algorithm));
+      for (int m : k.members) mix(h, m);
+      return h;
+    }
+  };
   static constexpr std::size_t kMaxPlans = 100000;  // bounded: a long sweep over many layouts
   static constexpr std::size_t kMaxIdleTopologies = 4;
   std::mutex mutex;

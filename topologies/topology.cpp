@@ -58,16 +58,15 @@ void validate(const TopologySpec& s, int nodes) {
 
 constexpr char kWhite = 0, kGray = 1, kBlack = 2;
 
-struct QueueEntry {
-  int key;
-  Vertex second;  // the vertex
-  int dist;       // its distance when pushed: stale once the distance improved
-  bool operator>(const QueueEntry& o) const { return key != o.key ? key > o.key : second > o.second; }
-};
-
 }  // namespace
 
 struct Topology::Graph {
+  struct QueueEntry {
+    int key;
+    Vertex second;  // the vertex
+    int dist;       // its distance when pushed: stale once the distance improved
+    bool operator>(const QueueEntry& o) const { return key != o.key ? key > o.key : second > o.second; }
+  };
   BoostGraph g;
   std::vector<Vertex> gpu;           // GPU index → vertex
   std::vector<Vertex> link_source;   // link id → the vertex it leaves

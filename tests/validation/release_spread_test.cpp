@@ -23,7 +23,9 @@ std::string row(const std::string& id, const std::string& release, const std::st
 }
 
 RowOutcome outcome(const std::string& id, double measured, double error) {
-  return {.id = id, .measured_tps_gpu = measured, .simulated = true, .error = error};
+  RowOutcome o;
+  o.id = id, o.measured_tps_gpu = measured, o.simulated = true, o.error = error;
+  return o;
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ py::object sweep(const py::object& base, const py::object& vary, bool auto_paral
     for (std::size_t c = 0; c < keys.size(); ++c) row[keys[c]] = cell_value(table.rows[i][c]);
     rows[i] = std::move(row);
   }
-  if (!as_frame) return std::move(rows);
+  if (!as_frame) return rows;
   py::object pandas;
   try {
     pandas = py::module_::import("pandas");
