@@ -190,8 +190,12 @@ std::string format_text(const scenarios::Report& r) {
   if (p.pp > 1) row("pipeline bubble", b.bubble_s);
   row("idle", b.idle_s);
   if (p.pp > 1) o += fmt::format("    (pipeline stage {} of {}: the one with the most compute)\n", r.step.stage, p.pp);
-  o += fmt::format("    (DP collectives ran {:.4f} s in {} buckets; compute lost {:.4f} s to SMs they held)\n",
-                   r.step.comm_busy[models::Channel::dp], r.step.grad_buckets, r.step.compute_slowdown_s);
+  // compute_slowdown_s sums what every communication kernel's SMs (DP, TP, CP, EP) took from the
+  // compute beside it, not only the DP collectives'.
+  o += fmt::format(
+      "    (DP collectives ran {:.4f} s in {} buckets; compute lost {:.4f} s to the SMs communication "
+      "kernels held)\n",
+      r.step.comm_busy[models::Channel::dp], r.step.grad_buckets, r.step.compute_slowdown_s);
   if (p.tp > 1 || p.cp > 1)
     o += fmt::format("    (TP collectives ran {:.4f} s, CP ring transfers {:.4f} s)\n", r.step.comm_busy[models::Channel::tp],
                      r.step.comm_busy[models::Channel::cp]);
