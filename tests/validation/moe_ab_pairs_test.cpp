@@ -180,6 +180,60 @@ TEST_CASE("MoE A/B pairs: predicted step-time ratios within 10 % of the measured
   CHECK(no_overlap == Approx(24.714).epsilon(0.10));
 }
 
+// The Megatron-LM guide "Optimizing DeepSeek-V3 Training Performance on NVIDIA GB200 NVL72" (§3
+// table, data/validation/moe_host_overhead.csv): one job (256 GB200, TP1 PP8 VPP4 EP32, MBS1
+// GBS2048, MXFP8) measured after each optimisation, in order. Four consecutive steps change only
+// what scenario keys express; the job at each step is the external run
+// tests/external/mcore_dsv3_256xgb200_baseline.yaml with the changes so far.
+double guide_step_s(const std::vector<std::string>& sets) {
+  return scenarios::simulate(
+             scenarios::load_scenario_file(
+                 std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/external/mcore_dsv3_256xgb200_baseline.yaml", sets))
+      .step_time_s;
+}
+
+TEST_CASE("MoE A/B pairs: the DeepSeek-V3 GB200 guide's steps that scenario keys express", "[validation][moe][ab]") {
+  const std::vector<std::vector<std::string>> steps = {
+      {"training.moe_router_fusion=true"},                                   // §2.1.4, --moe-router-fusion
+      {"training.moe_dispatcher=deepep", "training.moe_dispatcher_sms=24"},  // §2.2.1: DeepEP on 24 SMs
+      {"training.recompute_modules=[mlp, moe_act]"},                         // §2.2.2: up_proj recompute off
+      {"training.cuda_graph_scope=[attn, moe_router, moe_preprocess]"},      // §2.3
+  };
+  std::vector<std::string> at;
+  std::vector<double> step = {guide_step_s(at)};  // the baseline, then after each step
+  for (const auto& change : steps) {
+    at.insert(at.end(), change.begin(), change.end());
+    step.push_back(guide_step_s(at));
+  }
+  // TFLOP/s/GPU before / after each step = the step-time ratio (same job, same FLOP count).
+  const std::vector<Pair> pairs = {
+      {"GB200 DeepSeek-V3 guide: router unfused / fused", 540.00 / 529.55, step[0] / step[1]},
+      {"GB200 DeepSeek-V3 guide: alltoall / DeepEP", 566.07 / 540.00, step[1] / step[2]},
+      {"GB200 DeepSeek-V3 guide: recompute mlp+up_proj / mlp+moe_act", 610.71 / 566.07, step[2] / step[3]},
+      {"GB200 DeepSeek-V3 guide: eager / graphs attn+moe_router+moe_preprocess", 663.27 / 610.71, step[3] / step[4]},
+  };
+  std::printf("MoE A/B pairs, DeepSeek-V3 GB200 guide (data/validation/moe_host_overhead.csv):\n");
+  for (const Pair& p : pairs) {
+    report(p);
+    INFO(p.what << ": measured " << p.measured << ", predicted " << p.predicted);
+    CHECK(p.predicted / p.measured == Approx(1.0).epsilon(0.10));
+  }
+  // A listed gap: the four steps together, 663.27 / 529.55 = 1.25 measured, are predicted ~1.11.
+  // Each step passes alone, but the errors do not cancel: the router fusion is predicted +8.7 %
+  // (measured +2.0 %: its 41 fewer forward kernels save 41 plain ops of Grace CPU, 1.5 ms per layer
+  // forward, in a forward the model has host-bound before the sync), and the graphs +0.0 %
+  // (measured +8.6 %, 2.2 ms per layer and micro-batch: once the router is fused the model's CPU
+  // runs ahead of everything before the tokens-per-expert sync). The guide's timeline of this
+  // stage is host-bound throughout ("large gaps between kernels", §2), so its framework calls
+  // (TE modules, attention) cost the host more, and its small router kernels less, than one
+  // per-op cost measured on a torch Linear (host_op_cost.csv, TE #2053) says. The guide's
+  // later CPU-side steps (NUMA binding +10 %, TE host clean-ups) are not scenario keys.
+  const Pair all{"GB200 DeepSeek-V3 guide: the four steps together", 663.27 / 529.55, step[0] / step[4]};
+  report(all);
+  INFO(all.what << ": measured " << all.measured << ", predicted " << all.predicted);
+  CHECK(all.predicted / all.measured < 0.90);
+}
+
 // A listed gap: the pair is checked to stay more than 10 % off, so closing it fails here and moves
 // the pair up. GPT-OSS-120B on 64 GB200 (PR #3561): MXFP8 438.5 against BF16 423.6 TFLOP/s with
 // alltoall, a step ratio of 1.035; predicted ~1.15. The same job is predicted ~1.6x too fast in
