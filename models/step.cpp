@@ -204,25 +204,48 @@ class StepBuilder {
   void add_merged(int s, TaskKind kind, int profile, std::vector<TaskId>* deps) {
     const double seconds = merger_.total_s(profile);
     const PassProfile& pr = merger_.profiles()[static_cast<std::size_t>(profile)];
-    const double transfers_alone = pr.exposed[Channel::tp] + pr.exposed[Channel::cp] + pr.exposed[Channel::ep];
-    const double kernel_share = seconds > 0 ? std::clamp(1 - transfers_alone / seconds, 0.0, 1.0) : 1.0;
+    // Its exposed EP exchanges run as a task of their own on the stage's links, where the stage's
+    // DP and PP transfers slow them down and are slowed by them as on the kernel-level graph.
+    const bool on_links = std::any_of(pr.ep_link_s.begin(), pr.ep_link_s.end(), [](double l) { return l > 0; });
+    const double exchanges = on_links ? std::clamp(pr.exposed[Channel::ep], 0.0, seconds) : 0.0;
+    const double rest = seconds - exchanges;
+    const double transfers_alone =
+        pr.exposed[Channel::tp] + pr.exposed[Channel::cp] + pr.exposed[Channel::ep] - exchanges;
+    const double kernel_share = rest > 0 ? std::clamp(1 - transfers_alone / rest, 0.0, 1.0) : 1.0;
     TaskId& tail = g_.stage(s).tail;
-    if (tail >= 0 && pr.ep_lead_s < seconds) {
-      // The EP stream is in order: this task's first exchange (ep_lead_s in) queues behind the
-      // previous merged task's tail, as on the kernel-level graph. Its lead runs as one task, the
-      // rest as a second one after the tail.
-      const double lead = std::max(0.0, pr.ep_lead_s);
-      if (lead > 0) g_.mark_merged(g_.add_compute(s, kind, lead, deps, true, kernel_share), profile);
-      std::vector<TaskId> after{tail};
-      after.insert(after.end(), deps->begin(), deps->end());
-      deps->clear();
-      g_.mark_merged(g_.add_compute(s, kind, seconds - lead, &after, true, kernel_share), profile, lead > 0);
-      tail = -1;
-    } else {
+    const bool queued = tail >= 0 && pr.ep_lead_s < seconds;
+    if (!queued && exchanges <= 0) {
       const TaskId id = g_.add_compute(s, kind, seconds, deps, false, kernel_share);
       if (seconds > 0) g_.mark_merged(id, profile);
+      if (pr.tail_s > 0) g_.add_tail(s, pr.tail_s, pr.tail_link_s);
+      return;
     }
-    if (pr.tail_s > 0) g_.add_tail(s, pr.tail_s);
+    // Its kernels up to its first exchange (ep_lead_s in); the first exposed exchanges, which
+    // queue behind the previous merged task's EP tail (the EP stream is in order, as on the
+    // kernel-level graph); half the rest of its kernels; its other exposed exchanges; the other
+    // half. Where the exchanges sit decides which of the stage's transfers they meet: a backward
+    // block starts with the combine's gradient, right when the previous block's gradient bucket
+    // is reduced. Each exposed exchange task loads the links at the exchanges' mean rate.
+    const double lead = std::clamp(pr.ep_lead_s, 0.0, rest);
+    const double first = std::min(exchanges, pr.ep_first_s), second = exchanges - first;
+    const double busy = std::max(pr.busy[Channel::ep], exchanges);
+    std::array<double, topologies::kLinkClasses> first_load{}, second_load{};
+    for (std::size_t c = 0; c < first_load.size(); ++c)
+      first_load[c] = pr.ep_link_s[c] * first / busy, second_load[c] = pr.ep_link_s[c] * second / busy;
+    bool marked = lead > 0;
+    if (marked) g_.mark_merged(g_.add_compute(s, kind, lead, deps, true, kernel_share), profile);
+    std::vector<TaskId> after(deps->begin(), deps->end());
+    deps->clear();
+    if (queued) after.push_back(tail), tail = -1;
+    if (first > 0) g_.add_exchanges(s, first, first_load, &after);
+    const int halves = second > 0 ? 2 : 1;
+    for (int half = 0; half < halves; ++half) {
+      if (half == 1) g_.add_exchanges(s, second, second_load, &after);
+      const TaskId before = g_.stage(s).last_compute;
+      const TaskId id = g_.add_compute(s, kind, (rest - lead) / halves, &after, !marked, kernel_share);
+      if (id != before) g_.mark_merged(id, profile, marked), marked = true;
+    }
+    if (pr.tail_s > 0) g_.add_tail(s, pr.tail_s, pr.tail_link_s);
   }
 
   // One gradient unit's pass, with the ZeRO traffic around it.

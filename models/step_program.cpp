@@ -21,6 +21,8 @@ const char* name(TaskKind k) {
     case TaskKind::cp_comm: return "cp_comm";
     case TaskKind::pp_send: return "pp_send";
     case TaskKind::ep_comm: return "ep_comm";
+    case TaskKind::ep_exposed:
+      return "ep_exposed";
     case TaskKind::weight_grad: return "weight_grad";
   }
   return "?";

@@ -17,10 +17,19 @@
 namespace clustersim::models {
 
 enum class TaskKind : std::int32_t {
-  forward, backward, recompute, optimizer, dp_grad_reduce, dp_param_gather, sync,
-  tp_comm, cp_comm, pp_send,
-  ep_comm,  ///< MoE dispatch / combine all-to-alls (and the ETP gathers around the experts)
-  weight_grad  ///< a W pass's wgrad GEMMs (schedules that split the backward; counted as backward)
+  forward,
+  backward,
+  recompute,
+  optimizer,
+  dp_grad_reduce,
+  dp_param_gather,
+  sync,
+  tp_comm,
+  cp_comm,
+  pp_send,
+  ep_comm,      ///< MoE dispatch / combine all-to-alls (and the ETP gathers around the experts)
+  weight_grad,  ///< a W pass's wgrad GEMMs (schedules that split the backward; counted as backward)
+  ep_exposed    ///< a merged pass's exposed EP exchanges, on the links (StepGraph::add_exchanges)
 };
 const char* name(TaskKind k);
 

@@ -52,7 +52,9 @@ const char* kind_color(models::TaskKind k) {
     case TaskKind::tp_comm: return "#72b7b2";
     case TaskKind::cp_comm: return "#eeca3b";
     case TaskKind::pp_send: return "#bab0ac";
-    case TaskKind::ep_comm: return "#17becf";
+    case TaskKind::ep_comm:
+    case TaskKind::ep_exposed:
+      return "#17becf";
     case TaskKind::weight_grad: return "#fdbf6f";
   }
   return "#000";

@@ -147,6 +147,8 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
       case TaskKind::tp_comm: cat = kCatTp; ps[tally_field(kTallyBusy, Channel::tp)] += dur; break;
       case TaskKind::cp_comm: cat = kCatCp; ps[tally_field(kTallyBusy, Channel::cp)] += dur; break;
       case TaskKind::ep_comm: cat = kCatEp; ps[tally_field(kTallyBusy, Channel::ep)] += dur; break;
+      case TaskKind::ep_exposed:  // a merged pass's exposed exchanges: their time alone is in its
+        break;                    // profile, what the links slowed them by is exposed EP (below)
       case TaskKind::pp_send: {  // holds up the receiver, and the sender unless overlapped
         cat = kCatPp;
         if (sends_block_sender) edges[s].push(task.stream, tm.start, tm.end, cat);
@@ -159,9 +161,11 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
     }
     if (cat == kCatCompute) {
       out[s].ps[kTallyComputeBusy] += dur;
-      out[s].ps[kTallySlowdown] += dur - task.work.ps();
+      const bool exchanges = kind == TaskKind::ep_exposed;
+      out[s].ps[exchanges ? tally_field(kTallyExposed, Channel::ep) : std::size_t(kTallySlowdown)] +=
+          dur - task.work.ps();
       if (kind == TaskKind::forward || kind == TaskKind::backward || kind == TaskKind::weight_grad ||
-          kind == TaskKind::recompute)
+          kind == TaskKind::recompute || exchanges)
         last_pass_end[s] = std::max(last_pass_end[s], tm.end);
     }
     edges[s].push(task.stream, tm.start, tm.end, cat);
@@ -223,6 +227,31 @@ PassProfile profile_of(const StepGraph& g, const sim::RunResult& run) {
     else if (run.timing[i].end > run.timing[i].start) first_ep = std::min(first_ep, run.timing[i].start);
   }
   p.ep_lead_s = first_ep.seconds();
+  // The first exchanges' exposed time: from the first start to the next kernel's.
+  sim::Time next_kernel = run.makespan;
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const auto kind = static_cast<TaskKind>(graph[sim::TaskId(i)].tag);
+    const bool kernels = kind == TaskKind::forward || kind == TaskKind::backward || kind == TaskKind::recompute ||
+                         kind == TaskKind::weight_grad;
+    if (kernels && run.timing[i].end > run.timing[i].start && run.timing[i].start >= first_ep)
+      next_kernel = std::min(next_kernel, run.timing[i].start);
+  }
+  p.ep_first_s = std::max(0.0, (std::min(next_kernel, last_other) - first_ep).seconds());
+  // Each EP task's link load, the part after the last other task (its overlap with the tail,
+  // at its mean rate) in the tail's.
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const sim::TaskView task = graph[sim::TaskId(i)];
+    const sim::TaskTiming& tm = run.timing[i];
+    if (static_cast<TaskKind>(task.tag) != TaskKind::ep_comm || tm.end <= tm.start) continue;
+    const double in_tail = (tm.end - std::max(tm.start, last_other)).seconds() / (tm.end - tm.start).seconds();
+    for (const sim::ResourceUse& u : task.uses) {
+      const int c = u.resource - kLinkBase;
+      if (c < 0 || c >= topologies::kLinkClasses) continue;
+      const double load = task.work.seconds() * u.demand;
+      p.ep_link_s[static_cast<std::size_t>(c)] += load * (1 - std::max(0.0, in_tail));
+      p.tail_link_s[static_cast<std::size_t>(c)] += load * std::max(0.0, in_tail);
+    }
+  }
   // The tail is not part of the unit's merged task: the step builder runs it as a task of its own
   // on the EP stream (StepGraph::add_tail), so it is taken out of the total and the EP tallies.
   p.tail_s = std::max(0.0, (run.makespan - last_other).seconds());

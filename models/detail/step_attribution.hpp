@@ -25,6 +25,12 @@ struct PassProfile {
   /// Not in total_s nor the EP tallies: the step builder runs it as a task of its own.
   double tail_s = 0;
   double ep_lead_s = 0;  ///< when the unit's first EP exchange starts (a previous tail delays it)
+  double ep_first_s = 0;  ///< how long the compute then waits for it (and the exchanges queued with it)
+  /// Capacity-seconds (demand × time alone) the EP exchanges take of each of the stage's link
+  /// classes: in the merged task, and in its tail. The step builder puts the exposed exchanges'
+  /// share on the links (StepGraph::add_exchanges, add_tail), so that the stage's other transfers
+  /// share them.
+  std::array<double, topologies::kLinkClasses> ep_link_s{}, tail_link_s{};
 };
 
 struct StageTime {

@@ -1,5 +1,6 @@
 #include "models/detail/step_graph.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -25,10 +26,14 @@ constexpr std::size_t kSpareGraphs = 4;  // a step's graph and the pass merger's
 
 }  // namespace
 
+double ep_sm_share(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
+  return double(t.moe_dispatcher == MoeDispatcher::deepep ? t.moe_dispatcher_sms : gpu.comm_sms) / gpu.sms;
+}
+
 StepGraph::StepGraph(int stages, const hardware::GpuSpec& gpu, const TrainingSpec& t, bool labels)
     : streams_(static_cast<std::size_t>(stages)),
       comm_sm_share_(double(gpu.comm_sms) / gpu.sms),
-      ep_sm_share_(double(t.moe_dispatcher == MoeDispatcher::deepep ? t.moe_dispatcher_sms : gpu.comm_sms) / gpu.sms),
+      ep_sm_share_(ep_sm_share(gpu, t)),
       free_(t.free_comm),
       want_labels_(labels) {
   auto& spare = spare_graphs();
@@ -136,13 +141,45 @@ void StepGraph::flush(int s, std::vector<TaskId>* out) {
   st.wait_next.clear(), st.wait_later.clear(), st.wait_end.clear();
 }
 
-TaskId StepGraph::add_tail(int s, double seconds) {
+namespace {
+// The uses of a task of `seconds` alone that puts `link_s` capacity-seconds on each link class of
+// stage s (at most the whole class), and holds `sm_share` of its SMs.
+using LinkUses = std::array<sim::ResourceUse, topologies::kLinkClasses + 1>;
+std::span<const sim::ResourceUse> link_uses(int s, double seconds, std::span<const double> link_s, LinkUses* uses,
+                                            double sm_share = 0) {
+  std::size_t n = 0;
+  if (sm_share > 0) (*uses)[n++] = {s * kResources + kSm, sm_share};
+  for (std::size_t c = 0; c < link_s.size(); ++c)
+    if (link_s[c] > 0 && seconds > 0)
+      (*uses)[n++] = {s * kResources + kLinkBase + std::int32_t(c), std::min(1.0, link_s[c] / seconds)};
+  return {uses->data(), n};
+}
+}  // namespace
+
+TaskId StepGraph::add_tail(int s, double seconds, std::span<const double> link_s) {
   auto& st = stage(s);
   const TaskId after[] = {st.last_compute};
-  const TaskId id = add_task(s, kEpStream, TaskKind::ep_comm, seconds, std::span<const TaskId>(after, st.last_compute >= 0 ? 1 : 0),
-                             {}, 1);
+  LinkUses uses;
+  const TaskId id =
+      add_task(s, kEpStream, TaskKind::ep_comm, seconds, std::span<const TaskId>(after, st.last_compute >= 0 ? 1 : 0),
+               link_uses(s, seconds, link_s, &uses, ep_sm_share_), 1);
   st.wait_end.push_back(id);
   st.tail = id;
+  return id;
+}
+
+TaskId StepGraph::add_exchanges(int s, double seconds, std::span<const double> link_s, std::vector<TaskId>* deps) {
+  auto& st = stage(s);
+  std::vector<TaskId>& d = deps_scratch_;
+  d.assign(deps->begin(), deps->end());
+  deps->clear();
+  d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
+  st.wait_next.swap(st.wait_later);
+  st.wait_later.clear();
+  LinkUses uses;
+  const TaskId id = add_task(s, kCompute, TaskKind::ep_exposed, seconds, d, link_uses(s, seconds, link_s, &uses), 1);
+  st.prev_compute = st.last_compute;
+  st.last_compute = id;
   return id;
 }
 

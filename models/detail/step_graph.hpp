@@ -21,6 +21,10 @@ enum Stream : std::int32_t { kCompute, kTpStream, kCpStream, kPpFwdStream, kPpBw
 enum Resource : std::int32_t { kSm, kLinkBase, kResources = kLinkBase + topologies::kLinkClasses };
 const char* stream_name(Stream s);
 
+/// The share of the SMs an EP exchange's kernels hold: DeepEP / HybridEP's training.moe_dispatcher_sms,
+/// NCCL's the profile's comm_sms (hardware.md §3.9).
+double ep_sm_share(const hardware::GpuSpec& gpu, const TrainingSpec& t);
+
 /// The compute stream's state on one stage: what the next compute waits for.
 struct StreamState {
   sim::TaskId last_compute = -1, prev_compute = -1;
@@ -42,8 +46,15 @@ class StepGraph {
   sim::TaskId add_compute(int s, TaskKind kind, double seconds, std::vector<sim::TaskId>* deps, bool always = false,
                           double kernel_share = 1.0);
   /// A merged pass's detached EP exchange still in flight when its kernels end (PassProfile::tail_s):
-  /// on the EP stream after the last compute, waited for where the pass ends (flush, send).
-  sim::TaskId add_tail(int s, double seconds);
+  /// on the EP stream after the last compute, waited for where the pass ends (flush, send); it
+  /// holds the exchange kernels' SMs and puts `link_s` capacity-seconds on the link classes.
+  sim::TaskId add_tail(int s, double seconds, std::span<const double> link_s = {});
+  /// A merged pass's exposed EP exchanges (PassProfile::exposed) as one task on the compute stream
+  /// after `deps` (consumed) and what the stream waits for: `seconds` alone, putting `link_s`
+  /// capacity-seconds on each of stage s's link classes (PassProfile::ep_link_s), so that the
+  /// stage's other transfers (DP, PP) share the links with them as with the exchanges of the
+  /// kernel-level graph.
+  sim::TaskId add_exchanges(int s, double seconds, std::span<const double> link_s, std::vector<sim::TaskId>* deps);
   /// A transfer's phases on `stream` of stage s, on its link classes (and comm_sms SMs when
   /// `on_sms`: NCCL kernels, hardware.md §3.9; an EP exchange by DeepEP / HybridEP kernels
   /// holds training.moe_dispatcher_sms); one zero-time task for a free class.

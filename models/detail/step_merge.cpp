@@ -48,13 +48,23 @@ int PassMerger::pass(int vs, PassKind kind, const std::vector<PassUnit>& units, 
   bool exchanged = false;  // a unit so far has an EP exchange (the pass's ep_lead_s is set)
   for (const PassUnit& unit_ref : units) {
     const PassProfile u = profiles_[static_cast<std::size_t>(unit(unit_ref, kind, alone))];
-    // The EP stream is in order: this unit's first exchange waits for the previous unit's tail.
-    const double delay = std::max(0.0, sum.tail_s - u.ep_lead_s);
-    if (!exchanged && u.ep_lead_s < u.total_s + u.tail_s) sum.ep_lead_s = sum.total_s + u.ep_lead_s, exchanged = true;
+    // The EP stream is in order: this unit's first exchange waits for the previous unit's tail,
+    // which runs beside this unit's kernels until then and holds its exchange kernels' SMs: the
+    // kernels run at 1 − share of the SMs meanwhile (as on the kernel-level graph), and the
+    // exchange starts that much later in the unit.
+    const double stolen = std::min(sum.tail_s, u.ep_lead_s) * ep_sm_share(gpu_, t_);
+    const double delay = std::max(0.0, sum.tail_s - u.ep_lead_s - stolen);
+    (u.forward_s > 0 ? sum.forward_s : u.backward_s > 0 ? sum.backward_s : sum.recompute_s) += stolen;
+    sum.total_s += stolen, sum.slowdown_s += stolen;
+    if (!exchanged && u.ep_lead_s < u.total_s + u.tail_s)
+      sum.ep_lead_s = sum.total_s + u.ep_lead_s, sum.ep_first_s = u.ep_first_s + delay, exchanged = true;
     sum.total_s += u.total_s + delay, sum.exposed[Channel::ep] += delay, sum.tail_s = u.tail_s, tails += u.tail_s;
     sum.forward_s += u.forward_s, sum.backward_s += u.backward_s, sum.recompute_s += u.recompute_s;
     for (Channel c : {Channel::tp, Channel::cp, Channel::ep}) sum.exposed[c] += u.exposed[c], sum.busy[c] += u.busy[c];
     sum.slowdown_s += u.slowdown_s;
+    // An earlier unit's tail runs beside this unit: its link load is the pass's.
+    for (std::size_t c = 0; c < sum.ep_link_s.size(); ++c)
+      sum.ep_link_s[c] += u.ep_link_s[c] + sum.tail_link_s[c], sum.tail_link_s[c] = u.tail_link_s[c];
   }
   sum.busy[Channel::ep] += tails - sum.tail_s;  // the hidden tails: busy beside the next unit's kernels
   const double queued = std::max(0.0, sum.busy[Channel::ep] - sum.total_s);

@@ -5,7 +5,11 @@
 // than only its kernels; measured 0.01–0.4 % here), the same TP time within 5 % (at kernel
 // granularity TP transfers share the NVLink link classes with concurrent DP / ZeRO transfers and
 // stretch, which a pass profiled alone does not see; measured up to 3.8 %, ZeRO-3 with TP), and
-// breakdowns that add up to the step in both.
+// breakdowns that add up to the step in both. MoE passes: a merged pass runs its exposed EP
+// exchanges as tasks of their own on the stage's links, where they meet the DP and pipeline
+// traffic as the kernel-level graph's exchanges do (before 2026-12-07 they held no link: the
+// ZeRO-3 case below was 8.1 % shorter than its trace, the overlapped-reduction one 6.0 %); a
+// unit's EP tail holds its kernels' SMs beside the next unit's kernels (the A2A-overlap case: 1.7 %).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -22,13 +26,18 @@ void check_same_story(const scenarios::Scenario& sc) {
   const scenarios::Report merged = scenarios::simulate(sc);
   std::vector<models::TimelineEntry> timeline;
   const scenarios::Report fine = scenarios::simulate(sc, &timeline);
-  INFO(sc.name << ": merged step " << merged.step.step_time_s << " s, kernel-level " << fine.step.step_time_s << " s");
+  INFO(sc.name << ": merged step " << merged.step.step_time_s << " s, kernel-level " << fine.step.step_time_s
+               << " s; tasks " << merged.step.tasks << " and " << fine.step.tasks << ", timeline " << timeline.size());
   CHECK(merged.step.step_time_s == Approx(fine.step.step_time_s).epsilon(0.005));
-  CHECK(merged.step.tasks < fine.step.tasks);
+  // Never more tasks (a merged MoE pass runs its exposed exchanges apart: up to five tasks, as
+  // many as a small unit has kernel groups).
+  CHECK(merged.step.tasks <= fine.step.tasks);
   for (const auto* r : {&merged, &fine}) {
     const auto& b = r->step.breakdown;
-    const double sum = b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s + b.comm_exposed[models::Channel::dp] + b.idle_s +
-                       b.comm_exposed[models::Channel::tp] + b.comm_exposed[models::Channel::cp] + b.comm_exposed[models::Channel::pp] + b.bubble_s;
+    const double sum = b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s +
+                       b.comm_exposed[models::Channel::dp] + b.idle_s + b.comm_exposed[models::Channel::tp] +
+                       b.comm_exposed[models::Channel::cp] + b.comm_exposed[models::Channel::pp] +
+                       b.comm_exposed[models::Channel::ep] + b.bubble_s;
     CHECK(sum == Approx(r->step.step_time_s).epsilon(1e-9));
   }
   // Exposed TP time is carried inside merged passes by their profiles.
@@ -64,4 +73,35 @@ TEST_CASE("merged blocks match the kernel-level graph: ZeRO-2 with context paral
                          "parallelism.zero_stage=2"}));
 }
 
+TEST_CASE("merged MoE passes match the kernel-level graph: ZeRO-3 gathers beside EP16 over InfiniBand",
+          "[step][merge][moe]") {
+  check_same_story(load(R"(name: GPT-OSS-120B ZeRO-3 EP16 on 64 H100
+model: gpt-oss-120b
+hardware: h100-sxm
+cluster: {gpus: 64}
+parallelism: {tp: 1, pp: 1, ep: 16, zero_stage: 3}
+training: {seq_len: 4096, global_batch: 128, micro_batch: 1, precision: bf16, moe_dispatcher: deepep}
+)"));
+}
+
+TEST_CASE("merged MoE passes match the kernel-level graph: gradient buckets reduced beside the exchanges, PP2",
+          "[step][merge][moe]") {
+  check_same_story(load(R"(name: Qwen3-30B-A3B PP2 EP16 on 64 H100
+model: qwen3-30b-a3b
+hardware: h100-sxm
+cluster: {gpus: 64}
+parallelism: {tp: 1, pp: 2, ep: 16, zero_stage: 1}
+training: {seq_len: 4096, global_batch: 64, micro_batch: 1, precision: bf16, moe_dispatcher: alltoall}
+)"));
+}
+
+TEST_CASE("merged MoE passes match the kernel-level graph: A2A overlap, EP32 over four nodes", "[step][merge][moe]") {
+  check_same_story(load(R"(name: Qwen3-30B-A3B EP32 on 32 H100, A2A overlap
+model: qwen3-30b-a3b
+hardware: h100-sxm
+cluster: {gpus: 32}
+parallelism: {tp: 1, pp: 1, ep: 32, zero_stage: 1}
+training: {seq_len: 4096, global_batch: 128, micro_batch: 1, precision: bf16, moe_dispatcher: deepep, moe_a2a_overlap: true}
+)"));
+}
 }}  // namespace CLUSTERSIM_TEST_ID

@@ -190,12 +190,12 @@ TEST_CASE("the trace shows an MoE block as it runs: router, permute, grouped exp
                         "router.wgrad"})
     CHECK(kernels.count(k) == 1);
   CHECK(kernels.count("mlp_gate_up") == 0);  // no dense MLP in an all-MoE model
-  // The merged passes of the report and the kernel-level trace: within 1 % here (0.9 %). Not the
-  // 0.5 % of dense steps: the kernel-level graph shares the links between the stages' EP
-  // all-to-alls, DP and PP traffic, which the merged passes (each unit simulated alone) do not
-  // (docs/moe.md). A merged pass's first exchange queues behind the previous pass's EP tail as on
-  // the kernel-level graph (models/step.cpp add_merged; 1.5 % before).
-  CHECK(end_us / 1e6 == Approx(json_number(r.out, "step_time_s")).epsilon(0.01));
+  // The merged passes of the report and the kernel-level trace: within 0.5 %, as for dense steps
+  // (here −0.17 %). A merged pass runs its exposed exchanges on the stage's links, where the DP
+  // and pipeline traffic meets them as on the kernel-level graph, and a unit's EP tail holds its
+  // kernels' SMs beside the next unit (models/step.cpp add_merged; 0.9 % before, 1.5 % before the
+  // EP tail queued).
+  CHECK(end_us / 1e6 == Approx(json_number(r.out, "step_time_s")).epsilon(0.005));
 }
 
 TEST_CASE("sweep writes its metric against the swept key as an SVG that renders", "[tools]") {
