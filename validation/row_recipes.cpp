@@ -31,10 +31,12 @@ const std::vector<RecipeSetting>& settings() {
 
 scenarios::ScenarioPatch row_recipe_patch(const std::string& id, std::vector<std::string>* assumptions) {
   scenarios::ScenarioPatch out = scenarios::ScenarioPatch::from("data/validation/row_recipes.csv");
+  // A paper's run has no release: its settings are the setup its report describes.
+  const char* what = id.rfind("MOE-DSREPORT", 0) == 0 ? "the report's setup" : "the release's recipe";
   for (const auto& s : settings()) {
     if (s.id != id) continue;
     for (const auto& e : s.patch.entries()) out.add(e);
-    assumptions->push_back(fmt::format("the release's recipe: {} ({})", s.assignment, s.source));
+    assumptions->push_back(fmt::format("{}: {} ({})", what, s.assignment, s.source));
   }
   return out;
 }

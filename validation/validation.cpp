@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
+#include <regex>
 #include <sstream>
 
 #include "models/memory.hpp"
@@ -185,6 +187,21 @@ long micro_batch_of(const Row& r, const std::string& family, long pp, long dp, l
   return micro;
 }
 
+// A published batch-size ramp, "3072->15360 sequences (ramp over first 469B tokens)": the batch
+// grows from `from` to `to` sequences over the run's first `tokens` tokens.
+struct PublishedRamp {
+  long from = 0, to = 0;
+  double tokens = 0;  ///< 0: the ramp's length is not published
+};
+std::optional<PublishedRamp> published_ramp(const std::string& cell) {
+  static const std::regex sizes(R"((\d+)\s*->\s*(\d+))"), length(R"(over first ([\d.]+)\s*([BT]) tokens)");
+  std::smatch m;
+  if (!std::regex_search(cell, m, sizes)) return std::nullopt;
+  PublishedRamp ramp{std::stol(m[1].str()), std::stol(m[2].str())};
+  if (std::regex_search(cell, m, length)) ramp.tokens = std::stod(m[1].str()) * (m[2].str() == "T" ? 1e12 : 1e9);
+  return ramp;
+}
+
 // The parallelism keys after tp, pp, cp, zero_stage and vpp: an uneven pipeline split, sequence
 // parallelism and TP overlap.
 scenarios::ScenarioPatch parallelism_extras(const Row& r, const FamilyConventions& conv, long tp, long pp, long vpp,
@@ -291,8 +308,15 @@ RowScenario row_scenario(const Row& published) {
   const long vpp = integer(r, "vpp");
   const int zero = zero_stage_of(r, conv, &out);
 
-  // Batch.
-  const long global_batch = integer(r, "global_batch");
+  // Batch. A ramp's row is a whole-run average: the run is simulated with its ramp (days to train
+  // integrate the step time over it) over the run's tokens, which its row recipe gives.
+  const std::optional<PublishedRamp> ramp = published_ramp(field(r, "global_batch"));
+  if (ramp && ramp->tokens <= 0)
+    return fail(fmt::format("batch-size ramp ({}) of unpublished length: a whole-run average over an unknown ramp",
+                            field(r, "global_batch")));
+  if (ramp && !row_recipe_sets(id, "training.tokens"))
+    return fail("batch-size ramp without the run's token count (data/validation/row_recipes.csv training.tokens)");
+  const long global_batch = ramp ? ramp->to : integer(r, "global_batch");
   if (!global_batch) return fail("global_batch not published");
   const long dp = gpus / std::max(1L, tp * pp * cp);
   const long micro = micro_batch_of(r, family, pp, dp, global_batch, &out);
@@ -335,6 +359,14 @@ RowScenario row_scenario(const Row& published) {
   y.append(parallelism_extras(r, conv, tp, pp, vpp, layers, &out));
   if (moe) y.append(moe_parallel_patch(r, &out));
   y.set("training.seq_len", seq).set("training.global_batch", global_batch).set("training.micro_batch", micro);
+  if (ramp) {
+    y.set("training.batch_ramp.from", ramp->from).set("training.batch_ramp.to", ramp->to);
+    y.set("training.batch_ramp.tokens", ramp->tokens);
+    assume(
+        fmt::format("batch ramp {} -> {} sequences over {:g} tokens; predicted: the whole run's mean tokens/s "
+                    "(no failures or checkpoints), as the published GPU-hours average it",
+                    ramp->from, ramp->to, ramp->tokens));
+  }
   y.append(precision);
   y.set("training.recompute", recompute);
   if (moe) {
@@ -385,8 +417,11 @@ RowOutcome validate_row(const Row& r) {
       o.assumptions.push_back(fmt::format("SLURM --segment {} trays: {} GPUs per NVLink rack (the loader's default, "
                                           "Megatron-Bridge executors.py)", sc.cluster.gpus_per_node / 4, sc.cluster.gpus_per_node));
     o.simulated = true;
-    o.predicted_tps_gpu = rep.tokens_per_s_per_gpu;
-    o.predicted_mfu = rep.mfu;
+    // A ramp's row: the whole run's mean (its steps at every batch of the ramp, then the full batch).
+    o.predicted_tps_gpu = sc.training.batch_ramp.enabled()
+                              ? sc.training.tokens / (rep.days_to_train_ideal * 86400.0) / rep.num_gpus
+                              : rep.tokens_per_s_per_gpu;
+    o.predicted_mfu = rep.mfu * o.predicted_tps_gpu / rep.tokens_per_s_per_gpu;
     o.fits_memory = rep.memory.fits();
     o.error = (o.predicted_tps_gpu - o.measured_tps_gpu) / o.measured_tps_gpu;
   } catch (const scenarios::ScenarioError& e) {

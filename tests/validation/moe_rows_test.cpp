@@ -3,11 +3,13 @@
 // the figure of record (README_moe caveats 1 and 2).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "scenarios/load.hpp"
+#include "scenarios/simulate.hpp"
 #include "validation/conventions.hpp"
 #include "validation/validation.hpp"
 #include "validation/validation_moe.hpp"
@@ -79,8 +81,37 @@ TEST_CASE("rows outside the contract are listed with their reason", "[validation
   CHECK(has(ultra.scenario.yaml(), "base: nemotron3-ultra-550b-a55b\n"));
   CHECK(has(ultra.scenario.yaml(), "mtp_layers: 2\n"));
   CHECK(has(row_scenario(row("MOE-MBRIDGE-012")).scenario.yaml(), "base: nemotron3.5-lightning-30b-a3b\n"));
-  CHECK(row_scenario(row("MOE-DSREPORT-001")).reason.find("ramp") != std::string::npos);
+  // DeepSeek-V2's paper publishes neither its GPU count nor its ramp's length.
+  CHECK(row_scenario(row("MOE-DSREPORT-002")).reason == "num_gpus blank");
   CHECK(row_scenario(row("MOE-TORCHTITAN-003")).reason == "seq_len blank");
+}
+
+TEST_CASE("a batch-ramp row runs its ramp over the run's tokens, compared as the whole run's mean",
+          "[validation][moe]") {
+  // DeepSeek-V3's report: 3072 -> 15360 sequences over the first 469B of 14.8T tokens, 180K H800
+  // GPU-hours per trillion tokens over the whole run (issue 29: within 15 %).
+  const RowScenario rs = row_scenario(row("MOE-DSREPORT-001"));
+  REQUIRE(rs.reason.empty());
+  INFO(rs.scenario.yaml());
+  CHECK(has(rs.scenario.yaml(), "  global_batch: 15360\n"));
+  CHECK(has(rs.scenario.yaml(), "  batch_ramp:\n    from: 3072\n    to: 15360\n    tokens: 469000000000\n"));
+  CHECK(has(rs.scenario.yaml(), "  tokens: 1.48e13\n"));
+  CHECK(has(rs.scenario.yaml(), "  schedule: dualpipev\n"));
+  const RowOutcome o = validate_row(row("MOE-DSREPORT-001"));
+  REQUIRE(o.simulated);
+  CHECK(std::abs(o.error) < 0.15);
+  // The ramp's smaller batches (fewer micro-batches per pipeline) make the run's mean slower than
+  // its full-batch step.
+  const auto steady = clustersim::scenarios::simulate(load_scenario(rs.scenario, "ramp"));
+  CHECK(o.predicted_tps_gpu < steady.tokens_per_s_per_gpu);
+  CHECK(o.predicted_tps_gpu > 0.9 * steady.tokens_per_s_per_gpu);
+  // A ramp without its length, or without the run's token count, is not a configuration.
+  auto unknown_length = row("MOE-DSREPORT-001");
+  unknown_length["global_batch"] = "3072->15360 sequences (ramp)";
+  CHECK(row_scenario(unknown_length).reason.find("unpublished length") != std::string::npos);
+  auto no_tokens = row("MOE-DSREPORT-001");
+  no_tokens["id"] = "MOE-DSREPORT-999";
+  CHECK(row_scenario(no_tokens).reason.find("token count") != std::string::npos);
 }
 
 TEST_CASE("only the latest release of a configuration is the figure of record", "[validation][moe]") {
