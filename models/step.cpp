@@ -221,8 +221,8 @@ class StepBuilder {
       return;
     }
     // Its kernels up to its first exchange (ep_lead_s in); the first exposed exchanges, which
-    // queue behind the previous merged task's EP tail (the EP stream is in order, as on the
-    // kernel-level graph); half the rest of its kernels; its other exposed exchanges; the other
+    // queue behind the previous merged task's EP tail (the EP stream is in order); half the rest
+    // of its kernels; its other exposed exchanges; the other
     // half. Where the exchanges sit decides which of the stage's transfers they meet: a backward
     // block starts with the combine's gradient, right when the previous block's gradient bucket
     // is reduced. Each exposed exchange task loads the links at the exchanges' mean rate.
@@ -236,7 +236,10 @@ class StepBuilder {
     if (marked) g_.mark_merged(g_.add_compute(s, kind, lead, deps, true, kernel_share), profile);
     std::vector<TaskId> after(deps->begin(), deps->end());
     deps->clear();
-    if (queued) after.push_back(tail), tail = -1;
+    // Only an exposed first exchange holds the kernels behind the tail; a hidden one (A2A overlap)
+    // queues on the EP stream while the kernels go on, as on the kernel-level graph.
+    if (queued && first > 0) after.push_back(tail);
+    if (queued) tail = -1;
     if (first > 0) g_.add_exchanges(s, first, first_load, &after);
     const int halves = second > 0 ? 2 : 1;
     for (int half = 0; half < halves; ++half) {

@@ -191,7 +191,7 @@ TEST_CASE("the trace shows an MoE block as it runs: router, permute, grouped exp
     CHECK(kernels.count(k) == 1);
   CHECK(kernels.count("mlp_gate_up") == 0);  // no dense MLP in an all-MoE model
   // The merged passes of the report and the kernel-level trace: within 0.5 %, as for dense steps
-  // (here −0.17 %). A merged pass runs its exposed exchanges on the stage's links, where the DP
+  // (here 0.00 %). A merged pass runs its exposed exchanges on the stage's links, where the DP
   // and pipeline traffic meets them as on the kernel-level graph, and a unit's EP tail holds its
   // kernels' SMs beside the next unit (models/step.cpp add_merged; 0.9 % before, 1.5 % before the
   // EP tail queued).
