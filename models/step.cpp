@@ -212,20 +212,24 @@ class StepBuilder {
     const double transfers_alone =
         pr.exposed[Channel::tp] + pr.exposed[Channel::cp] + pr.exposed[Channel::ep] - exchanges;
     const double kernel_share = rest > 0 ? std::clamp(1 - transfers_alone / rest, 0.0, 1.0) : 1.0;
+    // The EP stream is in order: the pass's first exchange (ep_lead_s in) queues behind the
+    // previous merged task's EP tail. Only an exposed first exchange holds the kernels behind it;
+    // a hidden one (A2A overlap) waits on the EP stream while the kernels go on.
     TaskId& tail = g_.stage(s).tail;
-    const bool queued = tail >= 0 && pr.ep_lead_s < seconds;
-    if (!queued && exchanges <= 0) {
+    const TaskId previous = tail;
+    const bool held = previous >= 0 && pr.ep_lead_s < seconds && pr.ep_first_s > 0;
+    if (pr.ep_lead_s < seconds) tail = -1;
+    if (!held && exchanges <= 0) {
       const TaskId id = g_.add_compute(s, kind, seconds, deps, false, kernel_share);
       if (seconds > 0) g_.mark_merged(id, profile);
       if (pr.tail_s > 0) g_.add_tail(s, pr.tail_s, pr.tail_link_s);
       return;
     }
-    // Its kernels up to its first exchange (ep_lead_s in); the first exposed exchanges, which
-    // queue behind the previous merged task's EP tail (the EP stream is in order); half the rest
-    // of its kernels; its other exposed exchanges; the other
-    // half. Where the exchanges sit decides which of the stage's transfers they meet: a backward
-    // block starts with the combine's gradient, right when the previous block's gradient bucket
-    // is reduced. Each exposed exchange task loads the links at the exchanges' mean rate.
+    // Its kernels up to the first exchange; the first exposed exchanges; half the rest of its
+    // kernels; its other exposed exchanges; the other half. Where the exchanges sit decides which
+    // of the stage's transfers they meet: a backward block starts with the combine's gradient,
+    // right when the previous block's gradient bucket is reduced. Each exchange task loads the
+    // links at the exchanges' mean rate.
     const double lead = std::clamp(pr.ep_lead_s, 0.0, rest);
     const double first = std::min(exchanges, pr.ep_first_s), second = exchanges - first;
     const double busy = std::max(pr.busy[Channel::ep], exchanges);
@@ -236,10 +240,7 @@ class StepBuilder {
     if (marked) g_.mark_merged(g_.add_compute(s, kind, lead, deps, true, kernel_share), profile);
     std::vector<TaskId> after(deps->begin(), deps->end());
     deps->clear();
-    // Only an exposed first exchange holds the kernels behind the tail; a hidden one (A2A overlap)
-    // queues on the EP stream while the kernels go on, as on the kernel-level graph.
-    if (queued && first > 0) after.push_back(tail);
-    if (queued) tail = -1;
+    if (held) after.push_back(previous);
     if (first > 0) g_.add_exchanges(s, first, first_load, &after);
     const int halves = second > 0 ? 2 : 1;
     for (int half = 0; half < halves; ++half) {
