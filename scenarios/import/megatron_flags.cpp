@@ -36,10 +36,10 @@ const std::set<std::string>& megatron_mapped_flags() {
       "tokenizer-type", "tokenizer-model", "make-vocab-size-divisible-by", "max-position-embeddings", "num-experts",
       "moe-router-topk", "moe-ffn-hidden-size", "moe-shared-expert-intermediate-size", "moe-layer-freq",
       "moe-expert-capacity-factor", "moe-token-dispatcher-type", "moe-enable-deepep", "moe-flex-dispatcher-backend",
-      "moe-deepep-num-sms", "moe-hybridep-num-sms", "moe-grouped-gemm", "multi-latent-attention", "q-lora-rank",
-      "kv-lora-rank", "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim", "mtp-num-layers", "window-size",
-      "window-attn-skip-freq", "overlap-moe-expert-parallel-comm", "moe-router-force-load-balancing",
-      "moe-router-fusion", "moe-permute-fusion",
+      "moe-deepep-num-sms", "moe-hybridep-num-sms", "moe-flex-dispatcher-num-sms", "moe-grouped-gemm",
+      "multi-latent-attention", "q-lora-rank", "kv-lora-rank", "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim",
+      "mtp-num-layers", "window-size", "window-attn-skip-freq", "overlap-moe-expert-parallel-comm",
+      "moe-router-force-load-balancing", "moe-router-fusion", "moe-permute-fusion",
       // parallelism
       "tensor-model-parallel-size", "pipeline-model-parallel-size", "num-layers-per-virtual-pipeline-stage",
       "virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank", "context-parallel-size",
@@ -55,8 +55,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-bf16", "enable-cuda-graph", "external-cuda-graph",
       "cuda-graph-impl", "cuda-graph-scope", "cpu-offloading", "cpu-offloading-num-layers",
       "activation-func-fp8-input-store", "cross-entropy-loss-fusion", "cross-entropy-fusion-impl",
-      "first-last-layers-bf16", "num-layers-at-start-in-bf16", "num-layers-at-end-in-bf16",
-      "te-precision-config-file",
+      "first-last-layers-bf16", "num-layers-at-start-in-bf16", "num-layers-at-end-in-bf16", "te-precision-config-file",
       // cluster (torchrun)
       "nnodes", "nproc-per-node"};
   return flags;

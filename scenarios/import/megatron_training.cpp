@@ -182,8 +182,12 @@ void import_moe_training(Imported& out, const FlagMap& f) {
   out.set("training.moe_dispatcher", mapped,
           f.has("moe-token-dispatcher-type") ? f.origin("moe-token-dispatcher-type") + (d == "flex" ? " (backend " + backend + ")" : "")
                                              : "Megatron default: --moe-token-dispatcher-type allgather");
-  // The SMs of the flex backend's kernels: --moe-hybridep-num-sms for hybridep, else --moe-deepep-num-sms.
-  const char* sms_flag = backend == "hybridep" ? "moe-hybridep-num-sms" : "moe-deepep-num-sms";
+  // The SMs of the flex backend's kernels: Megatron-Core's unified --moe-flex-dispatcher-num-sms
+  // (TransformerConfig moe_flex_dispatcher_num_sms, which takes precedence over the deprecated
+  // per-backend knobs in __post_init__), else --moe-hybridep-num-sms for hybridep, --moe-deepep-num-sms.
+  const char* sms_flag = f.has("moe-flex-dispatcher-num-sms") ? "moe-flex-dispatcher-num-sms"
+                         : backend == "hybridep"              ? "moe-hybridep-num-sms"
+                                                              : "moe-deepep-num-sms";
   if (d == "flex" && f.has(sms_flag)) out.set("training.moe_dispatcher_sms", *f.text(sms_flag), f.origin(sms_flag));
   // The two MoE keys that move a step most are written either way, so the scenario says them.
   if (f.has("moe-router-force-load-balancing"))

@@ -245,6 +245,13 @@ TEST_CASE("megatron: TransformerConfig MoE defaults and recompute modules and wi
               "training.moe_dispatcher_sms") == "32");
   CHECK(value(im::import_megatron(flex + "--moe-deepep-num-sms 24 --moe-hybridep-num-sms 32", opts(8)),
               "training.moe_dispatcher_sms") == "24");
+  // Megatron-Core's unified knob (TransformerConfig moe_flex_dispatcher_num_sms) takes precedence
+  // over the deprecated per-backend ones, and is modelled, not warned about.
+  const im::Imported unified = im::import_megatron(
+      flex + "--moe-flex-dispatcher-backend hybridep --moe-hybridep-num-sms 24 --moe-flex-dispatcher-num-sms 32",
+      opts(8));
+  CHECK(value(unified, "training.moe_dispatcher_sms") == "32");
+  for (const auto& w : unified.warnings) CHECK(w.find("moe-flex-dispatcher-num-sms") == std::string::npos);
   // The MoE host recipe: router/permute fusion and partial CUDA graphs (Megatron --cuda-graph-scope).
   CHECK(d.find("training.moe_router_fusion") == nullptr);
   const im::Imported g = im::import_megatron(moe + "--moe-router-fusion --moe-permute-fusion --expert-model-parallel-size 8 "
