@@ -19,6 +19,11 @@ struct Edge {
 
 double seconds(std::int64_t ps) { return Time::from_ps(ps).seconds(); }
 
+// A pass's kernels (forward, backward, recompute, W), as opposed to its transfers and the rest.
+bool is_kernel_kind(TaskKind k) {
+  return k == TaskKind::forward || k == TaskKind::backward || k == TaskKind::weight_grad || k == TaskKind::recompute;
+}
+
 // A stage's edges as sorted runs: each stream's tasks run one after another, so the edges one
 // stream contributes to one stage (start, end, start, end, ...) are already in time order.
 struct StageEdges {
@@ -164,9 +169,7 @@ std::vector<StageTally> tally_stages(const StepGraph& g, const sim::RunResult& r
       const bool exchanges = kind == TaskKind::ep_exposed;
       out[s].ps[exchanges ? tally_field(kTallyExposed, Channel::ep) : std::size_t(kTallySlowdown)] +=
           dur - task.work.ps();
-      if (kind == TaskKind::forward || kind == TaskKind::backward || kind == TaskKind::weight_grad ||
-          kind == TaskKind::recompute || exchanges)
-        last_pass_end[s] = std::max(last_pass_end[s], tm.end);
+      if (is_kernel_kind(kind) || exchanges) last_pass_end[s] = std::max(last_pass_end[s], tm.end);
     }
     edges[s].push(task.stream, tm.start, tm.end, cat);
   }
@@ -227,22 +230,17 @@ PassProfile profile_of(const StepGraph& g, const sim::RunResult& run) {
     else if (run.timing[i].end > run.timing[i].start) first_ep = std::min(first_ep, run.timing[i].start);
   }
   p.ep_lead_s = first_ep.seconds();
-  // The first exchanges' exposed time: from the first start to the next kernel's.
+  // The first exchanges' exposed time (from the first start to the next kernel's), and each EP
+  // task's link load, the part after the last other task (its overlap with the tail, at its mean
+  // rate) in the tail's.
   sim::Time next_kernel = run.makespan;
-  for (std::size_t i = 0; i < graph.size(); ++i) {
-    const auto kind = static_cast<TaskKind>(graph[sim::TaskId(i)].tag);
-    const bool kernels = kind == TaskKind::forward || kind == TaskKind::backward || kind == TaskKind::recompute ||
-                         kind == TaskKind::weight_grad;
-    if (kernels && run.timing[i].end > run.timing[i].start && run.timing[i].start >= first_ep)
-      next_kernel = std::min(next_kernel, run.timing[i].start);
-  }
-  p.ep_first_s = std::max(0.0, (std::min(next_kernel, last_other) - first_ep).seconds());
-  // Each EP task's link load, the part after the last other task (its overlap with the tail,
-  // at its mean rate) in the tail's.
   for (std::size_t i = 0; i < graph.size(); ++i) {
     const sim::TaskView task = graph[sim::TaskId(i)];
     const sim::TaskTiming& tm = run.timing[i];
-    if (static_cast<TaskKind>(task.tag) != TaskKind::ep_comm || tm.end <= tm.start) continue;
+    const auto kind = static_cast<TaskKind>(task.tag);
+    if (tm.end <= tm.start) continue;
+    if (is_kernel_kind(kind) && tm.start >= first_ep) next_kernel = std::min(next_kernel, tm.start);
+    if (kind != TaskKind::ep_comm) continue;
     const double in_tail = (tm.end - std::max(tm.start, last_other)).seconds() / (tm.end - tm.start).seconds();
     for (const sim::ResourceUse& u : task.uses) {
       const int c = u.resource - kLinkBase;
@@ -252,6 +250,7 @@ PassProfile profile_of(const StepGraph& g, const sim::RunResult& run) {
       p.tail_link_s[static_cast<std::size_t>(c)] += load * std::max(0.0, in_tail);
     }
   }
+  p.ep_first_s = std::max(0.0, (std::min(next_kernel, last_other) - first_ep).seconds());
   // The tail is not part of the unit's merged task: the step builder runs it as a task of its own
   // on the EP stream (StepGraph::add_tail), so it is taken out of the total and the EP tallies.
   p.tail_s = std::max(0.0, (run.makespan - last_other).seconds());

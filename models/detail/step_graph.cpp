@@ -75,19 +75,25 @@ TaskId StepGraph::add_compute(int s, TaskKind kind, double seconds, std::vector<
                                double kernel_share) {
   auto& st = stage(s);
   if (seconds <= 0 && !always && deps->empty() && st.wait_next.empty()) return st.last_compute;
-  std::vector<TaskId>& d = deps_scratch_;  // reused: one task is added at a time
-  d.assign(deps->begin(), deps->end());
-  deps->clear();
-  d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
-  st.wait_next.swap(st.wait_later);
-  st.wait_later.clear();
   // A merged pass whose kernels run for `kernel_share` of it (the rest: its TP/CP/EP transfers
   // alone) loses SMs to a concurrent transfer only in its kernel part: demanding f + (1 − f)(1 − c)
   // of the SMs, the max-min share (1 − c)/demand is the rate 1/((1 − f) + f/(1 − c)) at which it
   // finishes when its kernels run at 1 − c and its transfers at full speed.
   const double demand = kernel_share + (1 - kernel_share) * (1 - comm_sm_share_);
   const sim::ResourceUse sm[] = {{s * kResources + kSm, demand}};
-  const TaskId id = add_task(s, kCompute, kind, seconds, d, sm, 0);
+  return add_next_compute(s, kind, seconds, deps, sm, 0);
+}
+
+TaskId StepGraph::add_next_compute(int s, TaskKind kind, double seconds, std::vector<TaskId>* deps,
+                                   std::span<const sim::ResourceUse> uses, std::int32_t priority) {
+  auto& st = stage(s);
+  std::vector<TaskId>& d = deps_scratch_;  // reused: one task is added at a time
+  d.assign(deps->begin(), deps->end());
+  deps->clear();
+  d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
+  st.wait_next.swap(st.wait_later);
+  st.wait_later.clear();
+  const TaskId id = add_task(s, kCompute, kind, seconds, d, uses, priority);
   st.prev_compute = st.last_compute;
   st.last_compute = id;
   return id;
@@ -169,18 +175,8 @@ TaskId StepGraph::add_tail(int s, double seconds, std::span<const double> link_s
 }
 
 TaskId StepGraph::add_exchanges(int s, double seconds, std::span<const double> link_s, std::vector<TaskId>* deps) {
-  auto& st = stage(s);
-  std::vector<TaskId>& d = deps_scratch_;
-  d.assign(deps->begin(), deps->end());
-  deps->clear();
-  d.insert(d.end(), st.wait_next.begin(), st.wait_next.end());
-  st.wait_next.swap(st.wait_later);
-  st.wait_later.clear();
   LinkUses uses;
-  const TaskId id = add_task(s, kCompute, TaskKind::ep_exposed, seconds, d, link_uses(s, seconds, link_s, &uses), 1);
-  st.prev_compute = st.last_compute;
-  st.last_compute = id;
-  return id;
+  return add_next_compute(s, TaskKind::ep_exposed, seconds, deps, link_uses(s, seconds, link_s, &uses), 1);
 }
 
 void StepGraph::mark_merged(TaskId id, int profile, bool continuation) {

@@ -95,6 +95,9 @@ class StepGraph {
  private:
   sim::TaskId add_task(int s, Stream stream, TaskKind kind, double seconds, std::span<const sim::TaskId> deps,
                        std::span<const sim::ResourceUse> uses, std::int32_t priority);
+  /// The compute stream's next task: after `deps` (consumed) and what the stream waits for.
+  sim::TaskId add_next_compute(int s, TaskKind kind, double seconds, std::vector<sim::TaskId>* deps,
+                               std::span<const sim::ResourceUse> uses, std::int32_t priority);
   bool is_free(TaskKind kind) const;
   void label_from(std::size_t first, int s, Stream stream, TaskKind kind, const topologies::CollectiveTime* cost = nullptr);
 
