@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <variant>
 
 #include "scenarios/error.hpp"
 #include "validation/conventions.hpp"
@@ -36,7 +37,9 @@ scenarios::ScenarioPatch row_recipe_patch(const std::string& id, std::vector<std
   for (const auto& s : settings()) {
     if (s.id != id) continue;
     for (const auto& e : s.patch.entries()) out.add(e);
-    assumptions->push_back(fmt::format("{}: {} ({})", what, s.assignment, s.source));
+    if (s.source.rfind("not published", 0) == 0)  // the report leaves it out: an assumption, not its setup
+      assumptions->push_back(fmt::format("{} ({})", s.assignment, s.source));
+    else assumptions->push_back(fmt::format("{}: {} ({})", what, s.assignment, s.source));
   }
   return out;
 }
@@ -44,6 +47,17 @@ scenarios::ScenarioPatch row_recipe_patch(const std::string& id, std::vector<std
 bool row_recipe_sets(const std::string& id, const std::string& path) {
   return std::any_of(settings().begin(), settings().end(),
                      [&](const RecipeSetting& s) { return s.id == id && s.patch.find(path) != nullptr; });
+}
+
+std::optional<double> row_recipe_number(const std::string& id, const std::string& path) {
+  for (const auto& s : settings()) {
+    if (s.id != id) continue;
+    if (const scenarios::PatchValue* v = s.patch.find(path)) {
+      if (const auto* i = std::get_if<long long>(v)) return double(*i);
+      if (const auto* d = std::get_if<double>(v)) return *d;
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> row_recipe_ids() {

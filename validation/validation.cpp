@@ -298,7 +298,10 @@ RowScenario row_scenario(const Row& published) {
   if (!seq) return fail("seq_len blank");
 
   // Layout.
-  const long gpus = integer(r, "num_gpus");
+  // A paper that does not publish its cluster size may be run at one its row recipe assumes (and
+  // labels "not published").
+  const long gpus =
+      integer(r, "num_gpus") ? integer(r, "num_gpus") : long(row_recipe_number(id, "cluster.gpus").value_or(0));
   if (!gpus) return fail("num_gpus blank");
   long tp = integer(r, "tp"), pp = integer(r, "pp"), cp = integer(r, "cp");
   if (!tp && !pp && field(r, "dp").empty()) return fail("parallel layout (tp/pp/dp) not published");
@@ -310,7 +313,9 @@ RowScenario row_scenario(const Row& published) {
 
   // Batch. A ramp's row is a whole-run average: the run is simulated with its ramp (days to train
   // integrate the step time over it) over the run's tokens, which its row recipe gives.
-  const std::optional<PublishedRamp> ramp = published_ramp(field(r, "global_batch"));
+  std::optional<PublishedRamp> ramp = published_ramp(field(r, "global_batch"));
+  // The ramp's length from the row recipe where the table's cell leaves it out (the paper gives it).
+  if (ramp && ramp->tokens <= 0) ramp->tokens = row_recipe_number(id, "training.batch_ramp.tokens").value_or(0);
   if (ramp && ramp->tokens <= 0)
     return fail(fmt::format("batch-size ramp ({}) of unpublished length: a whole-run average over an unknown ramp",
                             field(r, "global_batch")));
@@ -327,7 +332,7 @@ RowScenario row_scenario(const Row& published) {
   else if (contains(rc, "none")) recompute = "none";
   else if (moe && !recipe_recompute(r).mode.empty()) recompute = recipe_recompute(r).mode;
   else if (moe && !moe_recompute_modules(r).empty()) recompute = "selective";
-  else assume(fmt::format("recompute not stated: {}", recompute));
+  else if (!row_recipe_sets(id, "training.recompute")) assume(fmt::format("recompute not stated: {}", recompute));
 
   // Eager PyTorch (no torch.compile) where the source says so: IBM's "mode=no-compile", or a
   // torchtitan techniques list without torch.compile.

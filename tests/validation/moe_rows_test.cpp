@@ -3,7 +3,9 @@
 // the figure of record (README_moe caveats 1 and 2).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -81,8 +83,10 @@ TEST_CASE("rows outside the contract are listed with their reason", "[validation
   CHECK(has(ultra.scenario.yaml(), "base: nemotron3-ultra-550b-a55b\n"));
   CHECK(has(ultra.scenario.yaml(), "mtp_layers: 2\n"));
   CHECK(has(row_scenario(row("MOE-MBRIDGE-012")).scenario.yaml(), "base: nemotron3.5-lightning-30b-a3b\n"));
-  // DeepSeek-V2's paper publishes neither its GPU count nor its ramp's length.
-  CHECK(row_scenario(row("MOE-DSREPORT-002")).reason == "num_gpus blank");
+  // A row without its GPU count, and no row recipe that assumes one, is not a configuration.
+  auto no_gpus = row("MOE-DSREPORT-002");
+  no_gpus["id"] = "MOE-DSREPORT-998";
+  CHECK(row_scenario(no_gpus).reason == "num_gpus blank");
   CHECK(row_scenario(row("MOE-TORCHTITAN-003")).reason == "seq_len blank");
 }
 
@@ -112,6 +116,44 @@ TEST_CASE("a batch-ramp row runs its ramp over the run's tokens, compared as the
   auto no_tokens = row("MOE-DSREPORT-001");
   no_tokens["id"] = "MOE-DSREPORT-999";
   CHECK(row_scenario(no_tokens).reason.find("token count") != std::string::npos);
+}
+
+// The whole run's mean tokens/s per GPU of a ramp row's scenario, as validate_row computes it.
+double run_mean_tps_gpu(const RowScenario& rs, const std::string& gpus) {
+  clustersim::scenarios::ScenarioPatch at = rs.scenario;
+  at.set("cluster.gpus", clustersim::scenarios::value_of(gpus));
+  const auto sc = load_scenario(at, "ramp");
+  const auto rep = clustersim::scenarios::simulate(sc);
+  return sc.training.tokens / (rep.days_to_train_ideal * 86400.0) / rep.num_gpus;
+}
+
+TEST_CASE("DeepSeek-V2's ramp row runs at an assumed cluster size, and says so", "[validation][moe]") {
+  // The V2 paper gives the ramp (2304 -> 9216 sequences over the first 225B of 8.1T tokens), the
+  // zero-bubble pipeline and the 172.8K GPU-hours per trillion tokens, but not the cluster's size:
+  // the row recipe assumes DeepSeek's 2,048-GPU H800 cluster of the V3 report and labels it.
+  const RowScenario rs = row_scenario(row("MOE-DSREPORT-002"));
+  REQUIRE(rs.reason.empty());
+  INFO(rs.scenario.yaml());
+  CHECK(has(rs.scenario.yaml(), "  gpus: 2048\n"));
+  CHECK(has(rs.scenario.yaml(), "  batch_ramp:\n    from: 2304\n    to: 9216\n    tokens: 225000000000\n"));
+  CHECK(has(rs.scenario.yaml(), "  tokens: 8.1e12\n"));
+  CHECK(has(rs.scenario.yaml(), "  schedule: zb-h1\n"));
+  CHECK(std::any_of(rs.assumptions.begin(), rs.assumptions.end(),
+                    [](const std::string& a) { return a.rfind("cluster.gpus=2048 (not published: ", 0) == 0; }));
+  const RowOutcome o = validate_row(row("MOE-DSREPORT-002"));
+  REQUIRE(o.simulated);
+  CHECK(std::abs(o.error) < 0.15);  // issue 29, under the stated assumption
+  CHECK(o.predicted_tps_gpu == Approx(run_mean_tps_gpu(rs, "2048")).epsilon(1e-9));
+  // What the assumption moves: a smaller cluster keeps more micro-batches per pipeline (less
+  // bubble, above all in the ramp's small batches), so the per-GPU mean falls as the cluster grows.
+  const double at_1024 = run_mean_tps_gpu(rs, "1024"), at_4096 = run_mean_tps_gpu(rs, "4096");
+  std::printf(
+      "DeepSeek-V2 report row, run mean per GPU: 1,024 GPUs %.0f (%+.1f %%), 2,048 %.0f (%+.1f %%), "
+      "4,096 %.0f (%+.1f %%); published %.1f\n",
+      at_1024, 100 * (at_1024 / o.measured_tps_gpu - 1), o.predicted_tps_gpu, 100 * o.error, at_4096,
+      100 * (at_4096 / o.measured_tps_gpu - 1), o.measured_tps_gpu);
+  CHECK(at_1024 > o.predicted_tps_gpu);
+  CHECK(o.predicted_tps_gpu > at_4096);
 }
 
 TEST_CASE("only the latest release of a configuration is the figure of record", "[validation][moe]") {
