@@ -116,6 +116,9 @@ struct GpuSpec {
   /// Warp-level-MMA kernels (Triton tiles, FlashAttention-2) over the GEMM shape model on this GPU,
   /// from its FlashAttention-2 rows (hardware::warp_mma_slowdown; derived when the profile loads).
   double warp_mma_slowdown = 1.0;
+  /// Data GPUs (the `device` column of hardware/kernels/ep_kernels.csv) whose DeepEP / HybridEP
+  /// rows stand for this GPU, in order of preference. Empty: no rows, the links alone bound them.
+  std::vector<std::string> ep_kernel_data;
   /// Rate of a typical well-shaped GEMM over the best-shape MAMF anchor: the MAMF is the best of a
   /// brute-force shape search (a library kernel choice at its best), fitted on kernel rows
   /// (kernel_cost.cpp, docs/kernels.md). 1 = every shape as good as the anchor.

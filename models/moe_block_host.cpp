@@ -177,7 +177,7 @@ BlockHostWait moe_host_waits(const TrainingSpec& t, const ParallelSpec& p, const
     HostList h(gap, host_launch_s(gpu));
     h.segment(false);
     h.kernels(k.unpermute, permute_b);
-    h.comm(x.combine, k.combine);
+    h.comm(x.combine_grad, k.combine);
     h.comm(x.etp_ag, p.etp > 1 ? 1 : 0);
     h.small(k.unsort_chunks);
     h.pass(o.experts_bwd);

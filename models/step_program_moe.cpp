@@ -43,56 +43,7 @@ double time_of_ops(const PassCost& pass, const std::string& prefix) {
   return s;
 }
 
-// Tokens of one direction over the EP group, per token copy of `row_bytes`. alltoall / deepep:
-// an all-to-all whose per-rank buffer is what the busiest rank receives (the step waits for it;
-// its 1/ep own share stays local). allgather (Megatron's allgather dispatcher): every rank
-// gathers all ep ranks' [T, h] tokens and the combine reduce-scatters them. DeepEP runs on the
-// same links: its measured bandwidths (topologies/measured/nccl_busbw.csv: ~153 GB/s
-// NVLink, 43-58 GB/s RDMA on H800) are those of NCCL's all-to-all there, and it takes SMs like
-// NCCL does (the profile's comm_sms; DeepSeek-V3 §3.2.2 gives 20 SMs for its kernels); across
-// nodes it sends fewer bytes (deepep_node_dedup).
-CollectiveTime exchange(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o, double row_bytes,
-                        bool dispatch, const topologies::Network& net) {
-  if (p.ep <= 1) return {};
-  if (t.moe_dispatcher == MoeDispatcher::allgather)
-    return net.cost(dispatch ? Collective::all_gather : Collective::reduce_scatter, GroupDim::ep,
-                    units::Bytes(o.tokens * row_bytes * p.ep));
-  const double dedup = t.moe_dispatcher == MoeDispatcher::deepep ? deepep_node_dedup(m.moe.experts, m.moe.top_k, net) : 1.0;
-  return net.cost(Collective::all_to_all, GroupDim::ep, units::Bytes(o.tokens * o.load_imbalance * row_bytes * dedup));
-}
-
 }  // namespace
-
-double deepep_node_dedup(int experts, int top_k, const topologies::Network& net) {
-  const auto groups = topologies::groups_of(net.layout(), GroupDim::ep);
-  std::vector<int> nodes;
-  for (int gpu : groups.front()) {
-    const int node = gpu / net.spec().gpus_per_node;
-    if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
-  }
-  const double N = double(nodes.size()), E = experts, k = top_k;
-  if (N <= 1 || E / N < 1) return 1.0;
-  double missed = 1;
-  for (int i = 0; i < top_k; ++i) missed *= (E - E / N - i) / (E - i);
-  return (N - 1) * (1 - std::max(0.0, missed)) / (k * (N - 1) / N);
-}
-
-RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
-                                 const topologies::Network& net) {
-  const double h = m.expert_width(), k = m.moe.top_k, e = hardware::storage_bytes(t.precision);
-  const double dispatch_row = (t.moe_dispatcher == MoeDispatcher::allgather ? 1.0 : k) * h;
-  // Dispatch in FP8 when training in FP8, combine and every backward exchange in BF16
-  // (DeepSeek-V3 §3.3.2); the allgather dispatcher moves each token once, not once per expert.
-  RoutedExchanges x;
-  x.dispatch = exchange(m, t, p, o, dispatch_row * hardware::gemm_operand_bytes(t.precision), true, net);
-  x.combine = exchange(m, t, p, o, dispatch_row * e, false, net);
-  x.dispatch_grad = exchange(m, t, p, o, dispatch_row * e, true, net);
-  if (p.etp > 1) {  // the received tokens gathered over the ETP group, the outputs reduce-scattered
-    x.etp_ag = net.cost(Collective::all_gather, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
-    x.etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
-  }
-  return x;
-}
 
 RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
                              const RoutedExchanges& x, const BlockHostWait& host, const BlockParts& parts) {
@@ -140,7 +91,7 @@ RoutedProgram routed_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   // Split (B and W passes): the experts' and the router's wgrad GEMMs are the W items.
   const bool split = p.splits_backward();
   b.compute(permute_b + wait_b, moe_unpermute);
-  exchange_item(b, combine, cover.combine_grad);  // the output gradient goes back to the experts
+  exchange_item(b, x.combine_grad, cover.combine_grad);  // the output gradient goes back to the experts
   etp_item(b, etp_ag);
   b.compute(split ? input_grad_s(o.experts_bwd) : o.experts_bwd.time_s, moe_experts);
   etp_item(b, etp_rs);
@@ -314,7 +265,7 @@ BlockProgram layered_program(const ModelSpec& m, const TrainingSpec& t, const Pa
   RoutedExchanges exchanges;
   if (m.is_moe()) {
     moe = moe_layer_ops(m, t, p, expert_parallel(p), gpu, t.moe_load_imbalance);
-    exchanges = routed_exchanges(m, t, p, moe, net);
+    exchanges = routed_exchanges(m, t, p, moe, gpu, net);
   }
   const MambaOps mamba = m.mamba.enabled() ? mamba_mixer_ops(m, t, p, gpu) : MambaOps{};
   const MambaOps linear = m.linear_attention.enabled() ? linear_attention_ops(m, t, p, gpu) : MambaOps{};

@@ -7,6 +7,7 @@
 #include "models/mamba_ops.hpp"
 #include "models/mla_ops.hpp"
 #include "models/model_spec.hpp"
+#include "models/moe_exchanges.hpp"
 #include "models/moe_ops.hpp"
 #include "models/step_program.hpp"
 
@@ -16,22 +17,6 @@ namespace clustersim::models {
 /// sliding-window layer or MTP module).
 BlockProgram block_program(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p,
                            const hardware::GpuSpec& gpu, const StepCosts& c, const topologies::Network& net);
-
-/// DeepEP's internode kernels send a token once to each node that hosts one of its experts and
-/// fan it out over NVLink there (DeepSeek-V3 §3.2.2), where a plain all-to-all sends every copy.
-/// The factor on the EP all-to-all's bytes (training.moe_dispatcher: deepep; `clustersim
-/// collective --dispatcher deepep`): E[distinct other nodes] / E[copies to other nodes] for the
-/// nodes of `net`'s first EP group, with `top_k` experts drawn without replacement from
-/// `experts` spread evenly over them (a node is missed with probability C(E − E/N, k) / C(E, k));
-/// 1 within one node. Node-limited routing (≤ M nodes) is not modelled.
-double deepep_node_dedup(int experts, int top_k, const topologies::Network& net);
-
-/// The EP (and ETP) exchanges of one MoE layer on the scenario's network.
-struct RoutedExchanges {
-  topologies::CollectiveTime dispatch, combine, dispatch_grad, etp_ag, etp_rs;
-};
-RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& ops,
-                                 const topologies::Network& net);
 
 /// The GPU time an MoE block pass loses to the host (models/moe_host.hpp): the block's kernels
 /// in issue order (attention or MLA, shared experts, router, dispatcher preprocess, permute,

@@ -54,10 +54,13 @@ inline constexpr NameTable<PipelineSchedule, 6> kPipelineScheduleNames{{{Pipelin
 /// Float8BlockScaling).
 enum class Fp8Recipe { tensorwise, delayed, rowwise, blockwise };
 inline constexpr const char* kFp8RecipeNames[] = {"tensorwise", "delayed", "rowwise", "blockwise"};
-/// training.moe_dispatcher (Megatron --moe-token-dispatcher-type; deepep = the flex dispatcher
-/// with DeepEP / hybrid-EP kernels, which move tokens with SMs of their own).
-enum class MoeDispatcher { alltoall, allgather, deepep };
-inline constexpr const char* kMoeDispatcherNames[] = {"alltoall", "allgather", "deepep"};
+/// training.moe_dispatcher (Megatron --moe-token-dispatcher-type; deepep and hybridep = the flex
+/// dispatcher, --moe-flex-dispatcher-backend, whose DeepEP / HybridEP kernels move tokens with
+/// SMs of their own, once per (token, rank) pair).
+enum class MoeDispatcher { alltoall, allgather, deepep, hybridep };
+inline constexpr const char* kMoeDispatcherNames[] = {"alltoall", "allgather", "deepep", "hybridep"};
+/// Whether `d` runs the fused EP kernels (DeepEP or HybridEP) rather than NCCL collectives.
+inline bool uses_ep_kernels(MoeDispatcher d) { return d == MoeDispatcher::deepep || d == MoeDispatcher::hybridep; }
 /// training.recompute_modules, Megatron's --recompute-modules names (a bit each).
 /// mhc: Megatron-Core's (dev) output-discarding checkpoint of the hyper-connection intermediates:
 /// the streams between a block's two mHC sites are not kept, and the sites' forward reruns before
@@ -215,10 +218,12 @@ struct TrainingSpec {
   double moe_load_imbalance = 0;
   bool moe_a2a_overlap = false;  ///< dispatch/combine overlap another micro-batch's compute
   /// training.moe_dispatcher_sms: SMs the DeepEP / HybridEP kernels hold while an exchange runs
-  /// (Megatron-Core TransformerConfig moe_deepep_num_sms = 20, moe_hybridep_num_sms); NCCL's
-  /// exchanges (alltoall, allgather) take the profile's comm_sms.
+  /// (Megatron-Core moe_flex_dispatcher_num_sms; unset, DeepEP's historical 20 and HybridEP's own
+  /// default, 32: deepseek-ai/DeepEP deep_ep/hybrid_ep_buffer.py num_sms_dispatch_api and
+  /// num_sms_combine_api); NCCL's exchanges (alltoall, allgather) take the profile's comm_sms.
   int moe_dispatcher_sms = kDeepepSms;
   static constexpr int kDeepepSms = 20;
+  static constexpr int kHybridepSms = 32;
   unsigned recompute_modules = 0;  ///< bit i: RecomputeModule i (recompute: selective)
   bool recomputes(RecomputeModule m) const { return recompute_modules >> static_cast<unsigned>(m) & 1u; }
   /// Whether the block at position `index` of its model chunk reruns its whole forward.

@@ -26,9 +26,9 @@ std::string collective_json(const studies::CollectiveRequest& q, const studies::
       out += fmt::format(", \"group\": \"{}\", \"gpus\": {}, \"ep\": {}, \"etp\": {}, \"edp\": {}, \"group_nodes\": {}",
                          topologies::name(q.group), res.gpus, res.layout.size(GroupDim::ep), res.layout.size(GroupDim::etp),
                          res.layout.size(GroupDim::edp), res.group_nodes);
-    if (q.dispatcher == models::MoeDispatcher::deepep)  // the bytes sent are size_bytes x dedup
-      out += fmt::format(", \"dispatcher\": \"deepep\", \"experts\": {}, \"top_k\": {}, \"dedup\": {}", q.experts,
-                         q.top_k, studies::json_number(res.dedup));
+    if (models::uses_ep_kernels(q.dispatcher))  // the bytes sent are size_bytes x dedup
+      out += fmt::format(", \"dispatcher\": \"{}\", \"experts\": {}, \"top_k\": {}, \"dedup\": {}",
+                         models::name(q.dispatcher), q.experts, q.top_k, studies::json_number(res.dedup));
     out += fmt::format("}}{}\n", i + 1 < res.rows.size() ? "," : "");
   }
   return out + "]\n";
@@ -54,9 +54,11 @@ std::string collective_text(const studies::CollectiveRequest& q, const studies::
   out += fmt::format("# layout tp {} x cp {} x pp {} x dp {}{}{}; {} concurrent {} groups of {} ranks", l.sizes[0], l.sizes[1],
                      l.sizes[2], l.sizes[3], placement, experts, res.groups, topologies::name(q.group), res.group_ranks);
   out += res.experts ? fmt::format(", each over at most {}\n", studies::counted(res.group_nodes, "node")) : "\n";
-  if (q.dispatcher == models::MoeDispatcher::deepep)
-    out += fmt::format("# deepep dispatcher ({} experts, top-{}): one copy per destination node, {:.4f} x the bytes of a "
-                       "plain all-to-all; size is the plain all-to-all's\n", q.experts, q.top_k, res.dedup);
+  if (models::uses_ep_kernels(q.dispatcher))
+    out += fmt::format(
+        "# {} dispatcher ({} experts, top-{}): one copy per destination {}, {:.4f} x the bytes of a "
+        "plain all-to-all; size is the plain all-to-all's\n",
+        models::name(q.dispatcher), q.experts, q.top_k, res.group_nodes > 1 ? "node" : "rank", res.dedup);
   out += fmt::format("# {:>14} {:>12} {:>12} {:>12}  {:<13} {}\n", "size(B)", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
                      "algorithm", "protocol");
   for (const auto& r : res.rows)

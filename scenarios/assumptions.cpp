@@ -252,11 +252,13 @@ std::vector<Assumption> assumptions(const Report& r) {
       out.push_back({"training.moe_permute_fusion", "false",
                      "Megatron-Core's default (--moe-permute-fusion off): PyTorch permute/unpermute, whose masked_select "
                      "syncs the host (docs/moe.md)"});
-    if (t.assumed.moe_dispatcher_sms && t.moe_dispatcher == models::MoeDispatcher::deepep && r.scenario.parallel.ep > 1)
+    if (t.assumed.moe_dispatcher_sms && models::uses_ep_kernels(t.moe_dispatcher) && r.scenario.parallel.ep > 1)
       out.push_back(
           {"training.moe_dispatcher_sms", std::to_string(t.moe_dispatcher_sms),
-           "SMs the DeepEP kernels hold while an exchange runs, taken from the compute beside them (Megatron-Core "
-           "moe_deepep_num_sms; HybridEP's default is 16-24 by release, Megatron-Bridge's perf recipes run it on 32)"});
+           "SMs the DeepEP / HybridEP kernels hold while an exchange runs, taken from the compute beside them, and "
+           "that set their rate within an NVLink domain (hardware/kernels/ep_kernels.csv); Megatron-Core's "
+           "moe_flex_dispatcher_num_sms unset: DeepEP's historical 20, HybridEP's own 32 (DeepEP "
+           "hybrid_ep_buffer.py)"});
     if (t.assumed.moe_grouped_gemm && hardware::is_low_precision(t.precision))
       out.push_back({"training.moe_grouped_gemm", "cutlass",
                      "the experts' grouped GEMMs as Transformer Engine's GroupedLinear and torch._scaled_grouped_mm run "

@@ -234,8 +234,14 @@ std::vector<Candidate> dispatcher_values(const Scenario& sc) {
     const auto d = static_cast<models::MoeDispatcher>(i);
     if (d == sc.training.moe_dispatcher) continue;
     if (d == models::MoeDispatcher::allgather && sc.training.moe_a2a_overlap) continue;  // Megatron refuses the pair
-    out.push_back({fmt::format("training.moe_dispatcher {} → {}", models::name(sc.training.moe_dispatcher), models::name(d)),
-                   [d](Scenario& s) { s.training.moe_dispatcher = d; }});
+    out.push_back(
+        {fmt::format("training.moe_dispatcher {} → {}", models::name(sc.training.moe_dispatcher), models::name(d)),
+         [d](Scenario& s) {
+           s.training.moe_dispatcher = d;
+           if (s.training.assumed.moe_dispatcher_sms)  // the new backend's own default SMs
+             s.training.moe_dispatcher_sms = d == models::MoeDispatcher::hybridep ? models::TrainingSpec::kHybridepSms
+                                                                                  : models::TrainingSpec::kDeepepSms;
+         }});
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "hardware/attention_model.hpp"
+#include "hardware/ep_kernels.hpp"
 #include "models/pipeline.hpp"
 #include "scenarios/error.hpp"
 #include "scenarios/fitted.hpp"
@@ -186,11 +187,34 @@ Resolved resolve_preset(const YamlReader& parent, const std::string& key,
 }
 
 hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
-  r.allow_only({"name", "description", "sms", "peak", "memory", "memory_bandwidth", "l2", "gemm_mamf",
-                "gemm_mamf_fp8", "gemm_tile", "gemm_k_overhead", "hbm_efficiency", "attention",
-                "kernel_gap", "comm_sms", "runtime_reserved", "node", "compute_sustained_fraction",
-                "attention_default", "attention_data", "gemm_mamf_nvfp4",
-                "memory_latency", "sustained_clock_ratio", "power", "in_step_rate_ratio", "host_launch", "die"});
+  r.allow_only({"name",
+                "description",
+                "sms",
+                "peak",
+                "memory",
+                "memory_bandwidth",
+                "l2",
+                "gemm_mamf",
+                "gemm_mamf_fp8",
+                "gemm_tile",
+                "gemm_k_overhead",
+                "hbm_efficiency",
+                "attention",
+                "kernel_gap",
+                "comm_sms",
+                "runtime_reserved",
+                "node",
+                "compute_sustained_fraction",
+                "attention_default",
+                "attention_data",
+                "gemm_mamf_nvfp4",
+                "memory_latency",
+                "sustained_clock_ratio",
+                "power",
+                "in_step_rate_ratio",
+                "host_launch",
+                "die",
+                "ep_kernel_data"});
   hardware::GpuSpec g;
   g.name = r.text("name", name);
   g.description = r.text("description", g.name);
@@ -248,6 +272,17 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
       g.attention_data.push_back(d);
     }
     g.warp_mma_slowdown = hardware::warp_mma_slowdown(g.attention_data);
+  }
+  {  // comma-separated data GPUs of hardware/kernels/ep_kernels.csv
+    std::stringstream names(r.text("ep_kernel_data", ""));
+    for (std::string d; std::getline(names, d, ',');) {
+      d.erase(0, d.find_first_not_of(' '));
+      d.erase(d.find_last_not_of(' ') + 1);
+      if (d.empty()) continue;
+      if (!hardware::ep_kernel_device_known(d))
+        r.fail("ep_kernel_data", fmt::format("'{}' has no rows; allowed: B200, GB200, H800", d));
+      g.ep_kernel_data.push_back(d);
+    }
   }
   g.memory_latency = units::Seconds(r.quantity("memory_latency", Dimension::time, 0, 0, 1e-3));
   g.sustained_clock_ratio = r.number("sustained_clock_ratio", 1.0, 0.1, 1.0);

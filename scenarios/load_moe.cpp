@@ -135,12 +135,16 @@ void read_grouped_gemm(const YamlReader& tr, const Scenario& sc, models::Trainin
 // The SMs DeepEP / HybridEP kernels hold (Megatron --moe-deepep-num-sms, --moe-hybridep-num-sms).
 void read_dispatcher_sms(const YamlReader& tr, const Scenario& sc, models::TrainingSpec* t) {
   t->assumed.moe_dispatcher_sms = !tr.has("moe_dispatcher_sms");
+  const int fallback = t->moe_dispatcher == models::MoeDispatcher::hybridep ? models::TrainingSpec::kHybridepSms
+                                                                            : models::TrainingSpec::kDeepepSms;
+  t->moe_dispatcher_sms = fallback;
   if (!tr.has("moe_dispatcher_sms")) return;
-  if (t->moe_dispatcher != models::MoeDispatcher::deepep)
-    tr.fail("moe_dispatcher_sms", fmt::format("sets the SMs of the DeepEP / HybridEP kernels (moe_dispatcher: deepep); "
-                                              "the {} dispatcher's NCCL exchanges take the profile's comm_sms ({})",
-                                              models::name(t->moe_dispatcher), sc.gpu.comm_sms));
-  t->moe_dispatcher_sms = tr.integer("moe_dispatcher_sms", models::TrainingSpec::kDeepepSms, 1, sc.gpu.sms - 1);
+  if (!models::uses_ep_kernels(t->moe_dispatcher))
+    tr.fail("moe_dispatcher_sms",
+            fmt::format("sets the SMs of the DeepEP / HybridEP kernels (moe_dispatcher: deepep or "
+                        "hybridep); the {} dispatcher's NCCL exchanges take the profile's comm_sms ({})",
+                        models::name(t->moe_dispatcher), sc.gpu.comm_sms));
+  t->moe_dispatcher_sms = tr.integer("moe_dispatcher_sms", fallback, 1, sc.gpu.sms - 1);
 }
 
 }  // namespace

@@ -70,20 +70,25 @@ void check_algorithm(const CollectiveRequest& r) {
 // --dispatcher deepep's needs: the EP all-to-all (--op all_to_all --group ep) of a model with
 // --experts (divisible by ep, as the loader requires) and --top-k (1 to experts).
 void check_dispatcher(const CollectiveRequest& r, int ep) {
-  const bool deepep = r.dispatcher == models::MoeDispatcher::deepep;
+  const bool deepep = models::uses_ep_kernels(r.dispatcher);
   if (!deepep && (r.experts > 0 || r.top_k > 0))
-    throw ScenarioError(fmt::format("{}: only --dispatcher deepep uses it (its node de-duplication)",
+    throw ScenarioError(fmt::format("{}: only --dispatcher deepep or hybridep uses it (their de-duplication)",
                                     r.experts > 0 ? "--experts" : "--top-k"));
   if (r.dispatcher == models::MoeDispatcher::allgather)
-    throw ScenarioError("--dispatcher allgather: it is an all-gather over the EP group; use --op all_gather --group ep; "
-                        "allowed: alltoall, deepep");
+    throw ScenarioError(
+        "--dispatcher allgather: it is an all-gather over the EP group; use --op all_gather --group ep; "
+        "allowed: alltoall, deepep, hybridep");
   if (!deepep) return;
   if (r.op != topologies::Collective::all_to_all || r.group != GroupDim::ep)
-    throw ScenarioError(fmt::format("--dispatcher deepep: prices the EP token exchange, --op all_to_all --group ep "
-                                    "(here --op {} --group {})", name(r.op), topologies::name(r.group)));
+    throw ScenarioError(
+        fmt::format("--dispatcher {}: prices the EP token exchange, --op all_to_all --group ep "
+                    "(here --op {} --group {})",
+                    models::name(r.dispatcher), name(r.op), topologies::name(r.group)));
   if (r.experts <= 0 || r.top_k <= 0)
-    throw ScenarioError("--dispatcher deepep: needs the model's routed experts and experts per token, "
-                        "--experts N --top-k K (DeepSeek-V3: --experts 256 --top-k 8)");
+    throw ScenarioError(
+        fmt::format("--dispatcher {}: needs the model's routed experts and experts per token, "
+                    "--experts N --top-k K (DeepSeek-V3: --experts 256 --top-k 8)",
+                    models::name(r.dispatcher)));
   if (r.top_k > r.experts)
     throw ScenarioError(fmt::format("--top-k {}: a token picks at most the {} routed experts (--experts)", r.top_k, r.experts));
   if (const std::string why = scenarios::ep_refusal(ep, r.experts); !why.empty())
@@ -204,7 +209,7 @@ CollectiveResult run_collective_study(const CollectiveRequest& r) {
   check_algorithm(r);
   const Network net(spec, res.nodes, res.layout, r.algorithm);
   // The step model's factor (models/step_program_moe.cpp prices a deepep exchange so).
-  if (r.dispatcher == models::MoeDispatcher::deepep) res.dedup = models::deepep_node_dedup(r.experts, r.top_k, net);
+  if (models::uses_ep_kernels(r.dispatcher)) res.dedup = models::deepep_node_dedup(r.experts, r.top_k, net);
   for (double s : r.sizes) {
     // The time comes from running the collective's phase tasks on the event engine.
     const CollectiveTime t = net.cost(r.op, r.group, units::Bytes(s * res.dedup));

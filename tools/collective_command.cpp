@@ -48,11 +48,16 @@ CLI::App* add_collective_command(CLI::App& app, CollectiveOptions& o) {
       ->capture_default_str();
   c->add_option("--group", o.group, "the groups that run the collective, all concurrently (ep, etp, edp need --ep)")
       ->check(CLI::IsMember(kGroups))->capture_default_str();
-  c->add_option("--dispatcher", o.dispatcher, "the EP token exchange's dispatcher, as training.moe_dispatcher: deepep sends "
-                "a token once per destination node (needs --experts, --top-k; --op all_to_all --group ep)")
-      ->check(CLI::IsMember(kDispatchers))->capture_default_str();
-  c->add_option("--experts", o.experts, "the model's routed experts (--dispatcher deepep)")->check(CLI::Range(1, 1 << 20));
-  c->add_option("--top-k", o.top_k, "routed experts per token (--dispatcher deepep)")->check(CLI::Range(1, 1 << 20));
+  c->add_option("--dispatcher", o.dispatcher,
+                "the EP token exchange's dispatcher, as training.moe_dispatcher: deepep and hybridep "
+                "send a token once per destination node, or per rank within one node (needs --experts, --top-k; --op "
+                "all_to_all --group ep); the link model alone, without their measured kernel rates")
+      ->check(CLI::IsMember(kDispatchers))
+      ->capture_default_str();
+  c->add_option("--experts", o.experts, "the model's routed experts (--dispatcher deepep, hybridep)")
+      ->check(CLI::Range(1, 1 << 20));
+  c->add_option("--top-k", o.top_k, "routed experts per token (--dispatcher deepep, hybridep)")
+      ->check(CLI::Range(1, 1 << 20));
   c->add_flag("--json", o.json, "print a JSON list of rows (SI units)");
   return c;
 }

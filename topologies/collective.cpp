@@ -346,6 +346,15 @@ CollectiveTime share_of(const CollectiveTime& c, double f) {
   return out;
 }
 
+CollectiveTime paced(const CollectiveTime& c, units::Seconds at_least) {
+  if (c.time.si() <= 0 || at_least.si() <= c.time.si()) return c;
+  const double f = at_least.si() / c.time.si();
+  CollectiveTime out = share_of(c, f);
+  for (PhaseTime& ph : out.phases)
+    for (double& d : ph.demand) d /= f;
+  return out;
+}
+
 CollectiveTime time_of(const Plan& plan, units::Bytes bytes) {
   using units::Seconds;
   CollectiveTime best;

@@ -117,4 +117,10 @@ CollectiveTime time_of(const Plan& plan, units::Bytes bytes);
 /// link demands (a transfer split into the part overlapped with compute and the rest).
 CollectiveTime share_of(const CollectiveTime& c, double f);
 
+/// Collective `c` run no faster than `at_least` (endpoints that cannot feed the links at their
+/// rate: DeepEP's and HybridEP's kernels on the SMs they are given): every phase stretched alike,
+/// its link demands lowered in proportion (the same bytes over the longer time). `c` itself when
+/// it already takes as long.
+CollectiveTime paced(const CollectiveTime& c, units::Seconds at_least);
+
 }  // namespace clustersim::topologies

@@ -70,7 +70,8 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
   else if (c.key == "grad_reduce_dtype") out->grad_reduce_dtype = one_of(c, where, {"fp32", "bf16"});
   else if (c.key == "optimizer_dtype") out->optimizer_dtype = one_of(c, where, {"fp32", "bf16"});
   else if (c.key == "cross_entropy") out->cross_entropy = one_of(c, where, {"fp32", "fused"});
-  else if (c.key == "moe_dispatcher") out->moe_dispatcher = one_of(c, where, {"alltoall", "allgather", "deepep"});
+  else if (c.key == "moe_dispatcher")
+    out->moe_dispatcher = one_of(c, where, {"alltoall", "allgather", "deepep", "hybridep"});
   else if (c.key == "moe_load_imbalance") {
     char* end = nullptr;
     const double v = std::strtod(c.value.c_str(), &end);

@@ -194,12 +194,12 @@ int release_of(const Row& r) {
 }
 
 // The dispatcher of the release's recipe for a row that leaves it blank, where every recipe of that
-// model, GPU and release sets one (the flex dispatcher, our deepep): Megatron-Bridge's DeepSeek-V3
+// model, GPU and release sets one (the flex dispatcher): Megatron-Bridge's DeepSeek-V3
 // B200 and B300 recipes at v0.4.1 and v0.5.0 (26.04, 26.06: deepseek_workload_base_configs.py
 // DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V1 / _B300_V1 and their V2 variants, "hybridep") and B200 at
 // v0.6.0 (26.08: perf_recipes/deepseek/b200/deepseek_v3.py, "deepep"); v0.2.0 (25.11) sets none
-// for B200 (alltoall). Returns the flex backend ("hybridep" or "deepep", both our deepep
-// dispatcher); "" when not known.
+// for B200 (alltoall). Returns the flex backend ("hybridep" or "deepep", the dispatcher of the
+// same name); "" when not known.
 std::string recipe_flex_backend(const Row& r) {
   const std::string gpu = field(r, "gpu_type");
   if (family_of(field(r, "id")) != "MOE-MBRIDGE" || !contains(field(r, "model_name"), "deepseek-v3") ||
@@ -284,12 +284,14 @@ scenarios::ScenarioPatch moe_training_patch(const Row& r, const FamilyConvention
   const std::string recipe = recipe_flex_backend(r);
   // DeepEP and Hybrid-EP (Megatron's flex dispatcher backends) and DeepSeek's own IB+NVLink
   // kernels (DeepSeek-V3 §3.2.2, open-sourced as DeepEP) are the fused-kernel dispatcher.
-  if (contains(d, "deepep") || contains(d, "hybridep") || contains(d, "custom ib+nvlink")) dispatcher = "deepep";
+  if (contains(d, "hybridep")) dispatcher = "hybridep";
+  else if (contains(d, "deepep") || contains(d, "custom ib+nvlink")) dispatcher = "deepep";
   else if (contains(d, "all-to-all") || contains(d, "alltoall")) dispatcher = "alltoall";
   else if (contains(d, "allgather")) dispatcher = "allgather";
   else if (!recipe.empty())
-    dispatcher = "deepep",
-    assume("MoE dispatcher not stated: the release's DeepSeek-V3 recipes' flex dispatcher (Megatron-Bridge)");
+    dispatcher = recipe,
+    assume(fmt::format(
+        "MoE dispatcher not stated: the release's DeepSeek-V3 recipes' flex dispatcher, {} (Megatron-Bridge)", recipe));
   else assume(fmt::format("MoE dispatcher not stated: {} (the stack's default)", dispatcher));
   scenarios::ScenarioPatch y;
   y.set("training.moe_dispatcher", dispatcher);

@@ -46,7 +46,7 @@ int router_kernels(bool router_fusion, bool deepep) {
 }
 
 MoeKernelCounts moe_kernel_counts(const TrainingSpec& t, const ParallelSpec& p, int local_experts) {
-  const bool deepep = t.moe_dispatcher == MoeDispatcher::deepep, fused = t.moe_permute_fusion;
+  const bool deepep = uses_ep_kernels(t.moe_dispatcher), fused = t.moe_permute_fusion;
   MoeKernelCounts k;
   k.router = router_kernels(t.moe_router_fusion, deepep);
   if (!deepep) {
@@ -93,7 +93,7 @@ MoeSyncPoint moe_sync_point(const TrainingSpec& t, const ParallelSpec& p, int lo
   // counts on the host; "before_finish" (before the experts) otherwise. DeepEP: the guide's
   // "device-host sync for tokens per expert" that keeps dropless MoE out of CUDA graphs ([G]
   // §2.3, §3.1), at its dispatch. allgather: before the experts [E].
-  if (t.moe_dispatcher == MoeDispatcher::deepep) return MoeSyncPoint::before_dispatch;
+  if (uses_ep_kernels(t.moe_dispatcher)) return MoeSyncPoint::before_dispatch;
   if (t.moe_dispatcher == MoeDispatcher::allgather || (p.ep == 1 && p.tp == 1)) return MoeSyncPoint::before_experts;
   return !t.moe_permute_fusion && local_experts > 1 ? MoeSyncPoint::before_sort : MoeSyncPoint::before_dispatch;
 }

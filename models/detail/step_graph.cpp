@@ -27,7 +27,7 @@ constexpr std::size_t kSpareGraphs = 4;  // a step's graph and the pass merger's
 }  // namespace
 
 double ep_sm_share(const hardware::GpuSpec& gpu, const TrainingSpec& t) {
-  return double(t.moe_dispatcher == MoeDispatcher::deepep ? t.moe_dispatcher_sms : gpu.comm_sms) / gpu.sms;
+  return double(uses_ep_kernels(t.moe_dispatcher) ? t.moe_dispatcher_sms : gpu.comm_sms) / gpu.sms;
 }
 
 StepGraph::StepGraph(int stages, const hardware::GpuSpec& gpu, const TrainingSpec& t, bool labels)

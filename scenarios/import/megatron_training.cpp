@@ -174,10 +174,13 @@ void import_moe_training(Imported& out, const FlagMap& f) {
   if (!f.has("num-experts")) return;
   const std::string d = f.text("moe-token-dispatcher-type").value_or("allgather");
   const std::string backend = f.has("moe-enable-deepep") ? "deepep" : f.text("moe-flex-dispatcher-backend").value_or("deepep");
-  const char* mapped = d == "allgather" ? "allgather" : d == "alltoall" ? "alltoall" : "deepep";
+  const char* mapped = d == "allgather"        ? "allgather"
+                       : d == "alltoall"       ? "alltoall"
+                       : backend == "hybridep" ? "hybridep"
+                                               : "deepep";
   if (d != "allgather" && d != "alltoall" && d != "flex")
     throw ScenarioError(format("{}: --moe-token-dispatcher-type {}: expected allgather, alltoall or flex", f.source(), d));
-  if (d == "flex" && backend != "deepep")
+  if (d == "flex" && backend != "deepep" && backend != "hybridep")
     out.warn(format("--moe-flex-dispatcher-backend {}: modelled as DeepEP's kernels", backend));
   out.set("training.moe_dispatcher", mapped,
           f.has("moe-token-dispatcher-type") ? f.origin("moe-token-dispatcher-type") + (d == "flex" ? " (backend " + backend + ")" : "")

@@ -185,7 +185,7 @@ training: {{seq_len: 256, global_batch: 2, micro_batch: 1, moe_load_imbalance: 1
                                            sc.training.moe_load_imbalance);
     for (const auto& op : ops.experts_fwd.ops)
       if (op.kind == models::OpKind::gemm) CHECK(op.kernels == 64);
-    const auto x = models::routed_exchanges(sc.model, sc.training, sc.parallel, ops, net);
+    const auto x = models::routed_exchanges(sc.model, sc.training, sc.parallel, ops, sc.gpu, net);
     const auto c = scenarios::step_costs_of(sc);
     const auto prog = models::block_program(sc.model, sc.training, sc.parallel, sc.gpu, c, net);
     double compute = 0;

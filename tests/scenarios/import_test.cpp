@@ -245,6 +245,10 @@ TEST_CASE("megatron: TransformerConfig MoE defaults and recompute modules and wi
               "training.moe_dispatcher_sms") == "32");
   CHECK(value(im::import_megatron(flex + "--moe-deepep-num-sms 24 --moe-hybridep-num-sms 32", opts(8)),
               "training.moe_dispatcher_sms") == "24");
+  // Each flex backend is its own dispatcher (their kernels' measured rates differ), with no warning.
+  const im::Imported hybrid = im::import_megatron(flex + "--moe-flex-dispatcher-backend hybridep", opts(8));
+  CHECK(value(hybrid, "training.moe_dispatcher") == "hybridep");
+  for (const auto& w : hybrid.warnings) CHECK(w.find("flex-dispatcher-backend") == std::string::npos);
   // Megatron-Core's unified knob (TransformerConfig moe_flex_dispatcher_num_sms) takes precedence
   // over the deprecated per-backend ones, and is modelled, not warned about.
   const im::Imported unified = im::import_megatron(

@@ -5,7 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <numeric>
+#include <random>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,7 +47,8 @@ std::string collective_row(const std::string& args) {
 // describe its parallelism (everything but the topology and the size).
 struct StepExchange {
   scenarios::Scenario sc;
-  models::RoutedExchanges x;
+  models::RoutedExchanges x;      ///< on the links alone
+  models::RoutedExchanges paced;  ///< as the step model runs it: DeepEP / HybridEP at their kernels' rate
   double bytes = 0;  ///< the combine's bytes before any de-duplication: k·h per routed token, busiest rank
   std::string layout_args;
   double dedup = 1;  ///< DeepEP's node de-duplication on the scenario's network
@@ -59,7 +64,11 @@ StepExchange step_exchange(const std::string& file) {
   const topologies::Network net = scenarios::network_of(sc);
   const auto ops = models::moe_layer_ops(sc.model, sc.training, p, models::expert_parallel(p), sc.gpu,
                                          sc.training.moe_load_imbalance);
-  e.x = models::routed_exchanges(sc.model, sc.training, p, ops, net);
+  // The links alone, as the CLI prices them (no GPU, so no measured DeepEP / HybridEP kernel rate).
+  hardware::GpuSpec links_only = sc.gpu;
+  links_only.ep_kernel_data.clear();
+  e.x = models::routed_exchanges(sc.model, sc.training, p, ops, links_only, net);
+  e.paced = models::routed_exchanges(sc.model, sc.training, p, ops, sc.gpu, net);
   e.bytes = ops.tokens * ops.load_imbalance * sc.model.moe.top_k * sc.model.hidden *
             hardware::storage_bytes(sc.training.precision);
   const auto& order = sc.network.placement;
@@ -70,6 +79,23 @@ StepExchange step_exchange(const std::string& file) {
   e.plain_all_to_all_s =
       net.cost(topologies::Collective::all_to_all, topologies::GroupDim::ep, units::Bytes(e.bytes)).time.si();
   return e;
+}
+
+// E[distinct other ranks a token reaches] / E[copies it sends to other ranks] from 20,000 tokens
+// routed uniformly at random (top_k distinct experts, `experts` / `ranks` on each rank, seen from rank 0).
+double sampled_rank_dedup(int experts, int top_k, int ranks) {
+  std::mt19937 rng(7);
+  std::vector<int> ids(static_cast<std::size_t>(experts));
+  std::iota(ids.begin(), ids.end(), 0);
+  double distinct = 0, copies = 0;
+  for (int token = 0; token < 20000; ++token) {
+    std::shuffle(ids.begin(), ids.end(), rng);
+    std::set<int> other;
+    for (int j = 0; j < top_k; ++j)
+      if (const int r = ids[std::size_t(j)] / (experts / ranks); r != 0) other.insert(r), ++copies;
+    distinct += double(other.size());
+  }
+  return distinct / copies;
 }
 
 }  // namespace
@@ -94,7 +120,12 @@ TEST_CASE("collective --group ep times the all-to-all the step model charges for
     CHECK(json_text(row, "topology") == sc.network.topology.name);  // the same network
     CHECK(json_number(row, "ranks") == p.ep);
     CHECK(json_number(row, "edp") == p.edp());
-    CHECK(json_number(row, "time_s") == Approx(e.x.combine.time.si()).epsilon(1e-6));
+    if (!models::uses_ep_kernels(sc.training.moe_dispatcher)) {
+      CHECK(json_number(row, "time_s") == Approx(e.x.combine.time.si()).epsilon(1e-6));
+    } else {  // the kernels send fewer bytes, at no more than their measured rate
+      CHECK(e.x.combine.time.si() < json_number(row, "time_s"));
+      CHECK(e.paced.combine.time.si() >= e.x.combine.time.si());
+    }
     CHECK(json_number(row, "time_s") == Approx(e.plain_all_to_all_s).epsilon(1e-6));
   }
 }
@@ -185,25 +216,33 @@ TEST_CASE("collective --dispatcher deepep times the node-deduplicated all-to-all
   // Fewer bytes than a plain all-to-all of the same tokens (which adds no dispatcher keys).
   CHECK(json_number(deepep, "time_s") < 0.8 * json_number(plain, "time_s"));
   CHECK(plain.find("dedup") == std::string::npos);
-  // Within one node there is nothing to de-duplicate.
+  // Within one node a token goes once to each rank hosting one of its experts (DeepEP's
+  // is_token_in_rank). Checked against routing drawn at random: 256 experts, top-8, 8 ranks.
   const std::string one_node = "--topology dgx-h100 --gpus 8 --ep 8 --group ep --op all_to_all --size 64MiB";
-  CHECK(json_number(collective_row(one_node + " --dispatcher deepep --experts 256 --top-k 8"), "time_s") ==
-        json_number(collective_row(one_node), "time_s"));
+  const std::string rank_dedup = collective_row(one_node + " --dispatcher deepep --experts 256 --top-k 8");
+  CHECK(json_number(rank_dedup, "group_nodes") == 1);
+  CHECK(json_number(rank_dedup, "dedup") == Approx(sampled_rank_dedup(256, 8, 8)).epsilon(0.01));
+  CHECK(json_number(rank_dedup, "time_s") < json_number(collective_row(one_node), "time_s"));
 }
 
 TEST_CASE("collective: a bad --dispatcher request is a one-line exit-2 error naming the option", "[tools][moe]") {
   const std::string ep = "--gpus 256 --ep 64 --group ep ";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {ep + "--dispatcher deepep", "--dispatcher deepep: needs the model's routed experts and experts per token, --experts N --top-k K"},
+      {ep + "--dispatcher deepep",
+       "--dispatcher deepep: needs the model's routed experts and experts per token, --experts N --top-k K"},
       {ep + "--dispatcher deepep --experts 256", "--experts N --top-k K"},
-      {ep + "--experts 256 --top-k 8", "--experts: only --dispatcher deepep uses it"},
-      {ep + "--top-k 8", "--top-k: only --dispatcher deepep uses it"},
+      {ep + "--experts 256 --top-k 8", "--experts: only --dispatcher deepep or hybridep uses it"},
+      {ep + "--top-k 8", "--top-k: only --dispatcher deepep or hybridep uses it"},
       {"--gpus 256 --ep 64 --group dp --dispatcher deepep --experts 256 --top-k 8",
-       "--dispatcher deepep: prices the EP token exchange, --op all_to_all --group ep (here --op all_to_all --group dp)"},
-      {ep + "--dispatcher deepep --experts 96 --top-k 8", "--experts 96: ep = 64 must divide the model's 96 routed experts"},
-      {ep + "--dispatcher deepep --experts 256 --top-k 300", "--top-k 300: a token picks at most the 256 routed experts"},
-      {ep + "--dispatcher allgather", "--dispatcher allgather: it is an all-gather over the EP group; use --op all_gather"},
-      {ep + "--dispatcher nccl", "--dispatcher: nccl not in {alltoall,allgather,deepep}"},
+       "--dispatcher deepep: prices the EP token exchange, --op all_to_all --group ep (here --op all_to_all --group "
+       "dp)"},
+      {ep + "--dispatcher deepep --experts 96 --top-k 8",
+       "--experts 96: ep = 64 must divide the model's 96 routed experts"},
+      {ep + "--dispatcher deepep --experts 256 --top-k 300",
+       "--top-k 300: a token picks at most the 256 routed experts"},
+      {ep + "--dispatcher allgather",
+       "--dispatcher allgather: it is an all-gather over the EP group; use --op all_gather"},
+      {ep + "--dispatcher nccl", "--dispatcher: nccl not in {alltoall,allgather,deepep,hybridep}"},
       {ep + "--dispatcher deepep --experts 0 --top-k 8", "--experts"},
   };
   for (const auto& [args, message] : cases) {

@@ -124,12 +124,26 @@ TEST_CASE("corpus: Megatron-LM's Mixtral 8x7B example imports (NNODES=${SLURM_NN
 
 TEST_CASE("corpus: Megatron-LM's DeepSeek-V3 Megatron-FSDP example: arguments inside srun bash -c \"…\" of a heredoc", "[import][corpus]") {
   const Imported i = import("megatron " + kCorpus + "megatron/sbatch_mfsdp_deepseek_v3.sh --hardware gb300 --gpus 256", "dsv3.yaml");
-  check(i, {{"model.layers", "61"}, {"model.hidden", "7168"}, {"model.heads", "128"}, {"model.vocab", "129280"},
-            {"model.moe.experts", "256"}, {"model.moe.top_k", "8"}, {"model.moe.expert_ffn_hidden", "2048"},
-            {"model.moe.shared_experts", "1"}, {"model.moe.dense_layers", "3"}, {"model.mla.q_lora_rank", "1536"},
-            {"model.mla.kv_lora_rank", "512"}, {"model.mtp_layers", "1"}, {"parallelism.tp", "1"}, {"parallelism.ep", "8"},
-            {"parallelism.zero_stage", "3"}, {"training.precision", "bf16"}, {"training.recompute", "selective"},
-            {"training.micro_batch", "4"}, {"training.global_batch", "2048"}, {"training.moe_dispatcher", "deepep"}});
+  check(i, {{"model.layers", "61"},
+            {"model.hidden", "7168"},
+            {"model.heads", "128"},
+            {"model.vocab", "129280"},
+            {"model.moe.experts", "256"},
+            {"model.moe.top_k", "8"},
+            {"model.moe.expert_ffn_hidden", "2048"},
+            {"model.moe.shared_experts", "1"},
+            {"model.moe.dense_layers", "3"},
+            {"model.mla.q_lora_rank", "1536"},
+            {"model.mla.kv_lora_rank", "512"},
+            {"model.mtp_layers", "1"},
+            {"parallelism.tp", "1"},
+            {"parallelism.ep", "8"},
+            {"parallelism.zero_stage", "3"},
+            {"training.precision", "bf16"},
+            {"training.recompute", "selective"},
+            {"training.micro_batch", "4"},
+            {"training.global_batch", "2048"},
+            {"training.moe_dispatcher", "hybridep"}});
   CHECK(i.keys.count("model.head_dim") == 0);  // --kv-channels does not apply to MLA
   CHECK(i.warnings.find("--use-nccl-ub: not modelled") != std::string::npos);
   CHECK(i.warnings.find("--profile") == std::string::npos);  // PROFILE=${PROFILE:-0}: that branch is skipped

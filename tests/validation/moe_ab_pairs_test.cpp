@@ -208,7 +208,6 @@ TEST_CASE("MoE A/B pairs: the DeepSeek-V3 GB200 guide's steps that scenario keys
   // TFLOP/s/GPU before / after each step = the step-time ratio (same job, same FLOP count).
   const std::vector<Pair> pairs = {
       {"GB200 DeepSeek-V3 guide: router unfused / fused", 540.00 / 529.55, step[0] / step[1]},
-      {"GB200 DeepSeek-V3 guide: alltoall / DeepEP", 566.07 / 540.00, step[1] / step[2]},
       {"GB200 DeepSeek-V3 guide: recompute mlp+up_proj / mlp+moe_act", 610.71 / 566.07, step[2] / step[3]},
       {"GB200 DeepSeek-V3 guide: eager / graphs attn+moe_router+moe_preprocess", 663.27 / 610.71, step[3] / step[4]},
   };
@@ -232,6 +231,17 @@ TEST_CASE("MoE A/B pairs: the DeepSeek-V3 GB200 guide's steps that scenario keys
   report(all);
   INFO(all.what << ": measured " << all.measured << ", predicted " << all.predicted);
   CHECK(all.predicted / all.measured < 0.90);
+  // A listed gap since DeepEP runs at its measured kernel rate (hardware/kernels/ep_kernels.csv):
+  // untuned on 24 SMs over EP32 in one NVL72 domain its combine moves 164 GB/s (DeepEP's GB200
+  // table, 24 ranks; the guide measured 400 GB/s dispatch and 190 GB/s combine for this job,
+  // §2.2.1), a third of the link rate NCCL's all-to-all gets, so the model has the switch lose
+  // about 17 %. The guide measured +4.8 %: what DeepEP removed from the alltoall path (its
+  // host syncs and per-expert splits, on Grace) outweighed the slower kernels, which the host
+  // model under-counts, as in the four steps together above.
+  const Pair deepep{"GB200 DeepSeek-V3 guide: alltoall / DeepEP (24 SMs)", 566.07 / 540.00, step[1] / step[2]};
+  report(deepep);
+  INFO(deepep.what << ": measured " << deepep.measured << ", predicted " << deepep.predicted);
+  CHECK(deepep.predicted / deepep.measured < 0.90);
 }
 
 // A listed gap: the pair is checked to stay more than 10 % off, so closing it fails here and moves

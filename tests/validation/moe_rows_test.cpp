@@ -44,7 +44,7 @@ TEST_CASE("a DeepSeek-V3 Megatron-Bridge row maps to MLA, experts, EP and forced
   CHECK(has(rs.scenario.yaml(), "  moe:\n    experts: 256\n    top_k: 8\n    shared_experts: 1\n    expert_ffn_hidden: 2048\n    dense_layers: 3\n    frequency: 1\n"));
   CHECK(has(rs.scenario.yaml(), "  ep: 64\n"));
   CHECK(has(rs.scenario.yaml(), "  precision: mxfp8\n"));
-  CHECK(has(rs.scenario.yaml(), "  moe_dispatcher: deepep\n"));
+  CHECK(has(rs.scenario.yaml(), "  moe_dispatcher: hybridep\n"));
   CHECK(has(rs.scenario.yaml(), "  moe_a2a_overlap: true\n"));
   // Forced balance is random router logits (Megatron-Core RandomSTE): the sampling floor, auto.
   CHECK(has(rs.scenario.yaml(), "  moe_load_imbalance: auto\n"));  // forced balance = random router logits: the sampling floor (family convention)
@@ -198,9 +198,12 @@ TEST_CASE("rows that leave recompute or the dispatcher blank take their release'
       // (v0.2.0: mla_up_proj), 25.09 B200 and H100 (v0.1.0rc4 scripts/performance/run_script.py:
       // mla_up_proj on B200, mla_up_proj and mlp with DeepEP on H100). 060's own entry
       // (B200_FP8_MX_V2, data/validation/row_recipes.csv) adds 'mlp'.
-      {"MOE-MBRIDGE-060", {"  recompute: selective\n", "  recompute_modules: [mla_up_proj, mlp]\n", "  moe_dispatcher: deepep\n"}},
-      {"MOE-MBRIDGE-168", {"  recompute: selective\n", "  recompute_modules: [mla_up_proj]\n", "  moe_dispatcher: alltoall\n"}},
-      {"MOE-MBRIDGE-186", {"  recompute: selective\n", "  recompute_modules: [mla_up_proj]\n", "  moe_dispatcher: alltoall\n"}},
+      {"MOE-MBRIDGE-060",
+       {"  recompute: selective\n", "  recompute_modules: [mla_up_proj, mlp]\n", "  moe_dispatcher: hybridep\n"}},
+      {"MOE-MBRIDGE-168",
+       {"  recompute: selective\n", "  recompute_modules: [mla_up_proj]\n", "  moe_dispatcher: alltoall\n"}},
+      {"MOE-MBRIDGE-186",
+       {"  recompute: selective\n", "  recompute_modules: [mla_up_proj]\n", "  moe_dispatcher: alltoall\n"}},
       {"MOE-MBRIDGE-191", {"  recompute_modules: [mla_up_proj, mlp]\n", "  moe_dispatcher: deepep\n"}},
       // Megatron-Bridge's DeepSeek-V3 recipes keep the MTP module (mtp_num_layers=1 at every tag
       // read): a blank mtp column means one module, a "no" none.

@@ -1,0 +1,109 @@
+#include "models/moe_exchanges.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "hardware/ep_kernels.hpp"
+
+namespace clustersim::models {
+
+using topologies::Collective;
+using topologies::CollectiveTime;
+using topologies::GroupDim;
+
+namespace {
+
+// Tokens of one direction over the EP group, per token copy of `row_bytes`. alltoall / deepep /
+// hybridep: an all-to-all whose per-rank buffer is what the busiest rank receives (the step
+// waits for it; its 1/ep own share stays local). allgather (Megatron's allgather dispatcher):
+// every rank gathers all ep ranks' [T, h] tokens and the combine reduce-scatters them. DeepEP and
+// HybridEP send fewer bytes (deepep_node_dedup) with SMs of their own (the profile's comm_sms for
+// NCCL's; training.moe_dispatcher_sms for theirs), and within one NVLink domain their kernels run
+// at no more than their measured rate (ep_kernel_paced).
+CollectiveTime exchange(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
+                        double row_bytes, bool dispatch, const topologies::Network& net) {
+  if (p.ep <= 1) return {};
+  if (t.moe_dispatcher == MoeDispatcher::allgather)
+    return net.cost(dispatch ? Collective::all_gather : Collective::reduce_scatter, GroupDim::ep,
+                    units::Bytes(o.tokens * row_bytes * p.ep));
+  const double dedup = uses_ep_kernels(t.moe_dispatcher) ? deepep_node_dedup(m.moe.experts, m.moe.top_k, net) : 1.0;
+  return net.cost(Collective::all_to_all, GroupDim::ep, units::Bytes(o.tokens * o.load_imbalance * row_bytes * dedup));
+}
+
+// Nodes (NVLink domains) the first EP group spans, and its ranks.
+std::pair<int, int> ep_group_span(const topologies::Network& net) {
+  const auto groups = topologies::groups_of(net.layout(), GroupDim::ep);
+  std::vector<int> nodes;
+  for (int gpu : groups.front()) {
+    const int node = gpu / net.spec().gpus_per_node;
+    if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+  }
+  return {int(nodes.size()), int(groups.front().size())};
+}
+
+// P(none of a token's top_k experts, drawn without replacement from `experts` spread evenly over
+// `units` ranks or nodes, lies on a given one): C(E − E/N, k) / C(E, k).
+double missed(double E, double k, double N) {
+  double miss = 1;
+  for (int i = 0; i < int(k); ++i) miss *= (E - E / N - i) / (E - i);
+  return std::max(0.0, miss);
+}
+
+}  // namespace
+
+double deepep_node_dedup(int experts, int top_k, const topologies::Network& net) {
+  // Across nodes the RDMA copies (one per node) bound the exchange; within one node DeepEP's
+  // layout (get_dispatch_layout's is_token_in_rank; HybridEP alike) sends a token once to each
+  // rank that hosts one of its experts, and the rank expands it to its experts' copies locally.
+  const auto [nodes, ranks] = ep_group_span(net);
+  const double N = nodes > 1 ? double(nodes) : double(ranks), E = experts, k = top_k;
+  if (N <= 1 || E / N < 1) return 1.0;
+  return (N - 1) * (1 - missed(E, k, N)) / (k * (N - 1) / N);
+}
+
+namespace {
+
+CollectiveTime ep_kernel_paced(const CollectiveTime& c, const ModelSpec& m, const TrainingSpec& t, const MoeLayerOps& o,
+                               hardware::EpKernelOp op, const hardware::GpuSpec& gpu, const topologies::Network& net) {
+  if (!uses_ep_kernels(t.moe_dispatcher) || c.time.si() <= 0) return c;
+  const auto [nodes, ranks] = ep_group_span(net);
+  if (nodes > 1) return c;  // RDMA between the domains bounds it; no kernel rows there
+  const auto impl =
+      t.moe_dispatcher == MoeDispatcher::hybridep ? hardware::EpKernelImpl::hybridep : hardware::EpKernelImpl::deepep;
+  const units::BytesPerSecond rate = hardware::ep_kernel_rate(gpu, impl, op, ranks, t.moe_dispatcher_sms);
+  if (rate.si() <= 0) return c;
+  // The rows the busiest rank receives (or sends back): one per (token, rank) pair, the ranks
+  // hosting one of the token's experts; FP8 rows carry a 4-byte scale per 128 values.
+  const double rows = o.tokens * o.load_imbalance * ranks * (1 - missed(m.moe.experts, m.moe.top_k, ranks));
+  const double row_bytes = m.expert_width() * (op == hardware::EpKernelOp::dispatch_fp8 ? 1.0 + 4.0 / 128 : 2.0);
+  return topologies::paced(c, units::Seconds(rows * row_bytes / rate.si()));
+}
+
+}  // namespace
+
+RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
+                                 const hardware::GpuSpec& gpu, const topologies::Network& net) {
+  const double h = m.expert_width(), k = m.moe.top_k, e = hardware::storage_bytes(t.precision);
+  const double dispatch_row = (t.moe_dispatcher == MoeDispatcher::allgather ? 1.0 : k) * h;
+  const double operand = hardware::gemm_operand_bytes(t.precision);
+  // Dispatch in FP8 when training in FP8, combine and every backward exchange in BF16
+  // (DeepSeek-V3 §3.3.2); the allgather dispatcher moves each token once, not once per expert.
+  // Backward, the combine's gradient goes out as a dispatch and the dispatch's comes back as a
+  // combine (Megatron's fused_a2a: each one's backward is the other).
+  using Op = hardware::EpKernelOp;
+  const Op dispatch_op = operand < 2 ? Op::dispatch_fp8 : Op::dispatch_bf16;
+  RoutedExchanges x;
+  x.dispatch = ep_kernel_paced(exchange(m, t, p, o, dispatch_row * operand, true, net), m, t, o, dispatch_op, gpu, net);
+  x.combine = ep_kernel_paced(exchange(m, t, p, o, dispatch_row * e, false, net), m, t, o, Op::combine, gpu, net);
+  x.combine_grad =
+      ep_kernel_paced(exchange(m, t, p, o, dispatch_row * e, true, net), m, t, o, Op::dispatch_bf16, gpu, net);
+  x.dispatch_grad = ep_kernel_paced(exchange(m, t, p, o, dispatch_row * e, true, net), m, t, o, Op::combine, gpu, net);
+  if (p.etp > 1) {  // the received tokens gathered over the ETP group, the outputs reduce-scattered
+    x.etp_ag = net.cost(Collective::all_gather, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
+    x.etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
+  }
+  return x;
+}
+
+}  // namespace clustersim::models
