@@ -96,7 +96,8 @@ std::string plan_json(const studies::PlanRequest& a, const studies::PlanResult& 
     o += fmt::format("{}{{\"count\": {}, \"reason\": {}}}", j ? ",\n    " : "\n    ", common[j].first, json_quote(common[j].second));
   o += common.empty() ? "],\n  \"not_searched\": [" : "\n  ],\n  \"not_searched\": [";
   for (std::size_t j = 0; j < res.notes.size(); ++j) o += (j ? ", " : "") + json_quote(res.notes[j]);
-  o += fmt::format("],\n  \"batch_binding\": {}\n}}\n", json_quote(studies::batch_binding_note(a, res)));
+  o += fmt::format("],\n  \"batch_binding\": {},\n  \"widened_to_gpus\": {}\n}}\n",
+                   json_quote(studies::batch_binding_note(a, res)), res.widened_to);
   return o;
 }
 

@@ -11,4 +11,11 @@ class ScenarioError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A key the scenario contract does not know (YamlReader::allow_only): refused whatever the
+/// values around it, so a search can refuse it before it starts.
+class UnknownKeyError : public ScenarioError {
+ public:
+  using ScenarioError::ScenarioError;
+};
+
 }  // namespace clustersim::scenarios

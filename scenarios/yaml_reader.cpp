@@ -90,7 +90,7 @@ std::string YamlReader::location(const std::string& key) const {
   return file;
 }
 
-void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const std::string& message) const {
+std::string YamlReader::located(const YAML::Mark& mark, const std::string& key, const std::string& message) const {
   std::string where = location(key);
   const auto p = patched(key);
   // A node built by merging a model or hardware over its preset carries a zero mark (position 0,
@@ -98,8 +98,13 @@ void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const s
   if (!mark.is_null() && mark.pos > 0 && !p) {
     where = source_of_(key) + fmt::format(":{}:{}", mark.line + 1, mark.column + 1);
   }
-  if (!key.empty() && names_key(p, key)) throw ScenarioError(fmt::format("{}: {}", where, message));
-  throw ScenarioError(fmt::format("{}: {}: {}", where, key.empty() ? (path_.empty() ? "(top level)" : path_) : key_path(key), message));
+  if (!key.empty() && names_key(p, key)) return fmt::format("{}: {}", where, message);
+  return fmt::format("{}: {}: {}", where, key.empty() ? (path_.empty() ? "(top level)" : path_) : key_path(key),
+                     message);
+}
+
+void YamlReader::fail_at(const YAML::Mark& mark, const std::string& key, const std::string& message) const {
+  throw ScenarioError(located(mark, key, message));
 }
 
 std::string YamlReader::where(const std::string& key) const {
@@ -123,17 +128,18 @@ void YamlReader::allow_only(const std::vector<std::string>& allowed) const {
     const std::string k = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
     const std::string near = nearest(k, allowed);
-    fail_at(at, k, near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
-                                : fmt::format("unknown key '{}' — did you mean '{}'?", k, near));
+    throw UnknownKeyError(located(at, k,
+                                  near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
+                                               : fmt::format("unknown key '{}' — did you mean '{}'?", k, near)));
   }
   if (!overlay_) return;
   // The keys the patch adds, after the file's, as applying it would have appended them.
   for (const std::string& k : overlay_->order) {
     if (std::find(allowed.begin(), allowed.end(), k) != allowed.end() || lookup(node_, k)) continue;
     const std::string near = nearest(k, allowed);
-    fail_at(YAML::Mark::null_mark(), k,
-            near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
-                         : fmt::format("unknown key '{}' — did you mean '{}'?", k, near));
+    throw UnknownKeyError(located(YAML::Mark::null_mark(), k,
+                                  near.empty() ? fmt::format("unknown key '{}'; allowed: {}", k, join(allowed))
+                                               : fmt::format("unknown key '{}' — did you mean '{}'?", k, near)));
   }
 }
 

@@ -66,6 +66,8 @@ class YamlReader {
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
   [[noreturn]] void fail_at(const YAML::Mark& mark, const std::string& key, const std::string& message) const;
+  /// The one-line message fail_at throws: the key's file:line:column (or source) and path.
+  std::string located(const YAML::Mark& mark, const std::string& key, const std::string& message) const;
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   /// "file:line:column: key.path" (or "--set key.path"), the prefix fail() writes.
   std::string where(const std::string& key) const;

@@ -100,8 +100,16 @@ struct HwSearch {
 // of its GPU step up to the ceiling that tp·pp·cp·dp can form with one of the batches. When
 // there is none, `why` says so.
 int cluster_sizes(const PlanRequest& a, const Fixes& x, const std::vector<int>& batches, HwSearch* h, std::string* why) {
-  const auto probe = base_scenario(a, h->hw, 1, batches.front(), a.tokens)
-                         .instantiate(scenarios::ScenarioPatch::parse(x.probe_sets, "--fix"));
+  const scenarios::ScenarioTemplate base = base_scenario(a, h->hw, 1, batches.front(), a.tokens);
+  // A --fix key the contract does not know is refused before the search (as --vary's is), not
+  // found invalid in every plan; the fixes' values may not suit this probe's one GPU, and that
+  // is for each plan to say.
+  try {
+    (void)base.instantiate(scenarios::ScenarioPatch::parse(x.fixed, "--fix"));
+  } catch (const scenarios::UnknownKeyError&) {
+    throw;
+  } catch (const ScenarioError&) {}
+  const auto probe = base.instantiate(scenarios::ScenarioPatch::parse(x.probe_sets, "--fix"));
   const double flops_total = a.tokens * models::flops_per_token(probe.model, probe.training).model;
   const double peak = probe.gpu.peak(probe.training.precision).si();
   const double bound_gpus = std::ceil(flops_total / (a.days * units::kSecondsPerDay * peak));
@@ -453,7 +461,8 @@ void check_request(const PlanRequest& a) {
   if (a.schedules.empty()) throw ScenarioError("--schedules: name at least one of 1f1b, gpipe, interleaved, zb-h1");
   if (a.batch_tokens_hi > 0 && a.global_batch > 0)
     throw ScenarioError("--batch-tokens and --global-batch: give one (a range to search, or one batch)");
-  if (!(a.cost_per_gpu_hour >= 0)) throw ScenarioError("--cost-per-gpu-hour: expected a price >= 0");
+  if (!(a.cost_per_gpu_hour >= 0))  // the CLI's own words for the price it reads (parse_gpu_hour_prices)
+    parse_gpu_hour_prices(fmt::format("{:g}", a.cost_per_gpu_hour));
   if (!(a.confidence >= 0 && a.confidence < 1))
     throw ScenarioError(fmt::format("--confidence {}: expected a probability such as 0.9 (0: no error band)", a.confidence));
   check_energy_options(a.energy);
@@ -514,7 +523,44 @@ const char* name(PlanRank r) {
   return "cost";
 }
 
+namespace {
+
+// Whether the fastest plans still gain from more GPUs at the largest size searched: the fastest
+// there beats the fastest at the next smaller size.
+bool still_scaling(const PlanResult& res) {
+  std::map<int, double> fastest;  // GPUs -> days
+  for (const auto& c : res.fastest_per_gpu_count)
+    if (!fastest.count(c.gpus) || c.days < fastest[c.gpus]) fastest[c.gpus] = c.days;
+  if (fastest.size() < 2) return !fastest.empty();
+  const auto top = fastest.rbegin();
+  return top->second < std::next(top)->second;
+}
+
+PlanResult search_within(const PlanRequest& a, const PlanProgress& progress);
+
+}  // namespace
+
 PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
+  PlanResult res = search_within(a, progress);
+  // The default ceiling, 8x the 100 %-MFU count, skips plans below 12.5 % MFU. When no plan meets
+  // the deadline below it and the fastest ones still gain from more GPUs, search on, 4x the
+  // ceiling at a time, up to the simulated cap (the user's --max-gpus is never passed).
+  long ceiling = 8L * res.lowest_bound;
+  while (a.max_gpus == 0 && res.cheapest.empty() && ceiling < scenarios::kMaxSimulatedGpus && still_scaling(res)) {
+    PlanRequest wider = a;
+    wider.max_gpus = int(std::min<long>(4 * ceiling, scenarios::kMaxSimulatedGpus));
+    PlanResult more = search_within(wider, progress);
+    more.widened_to = wider.max_gpus;
+    more.stats.wall_s += res.stats.wall_s;  // the wider search covers the smaller sizes again
+    ceiling = wider.max_gpus;
+    res = std::move(more);
+  }
+  return res;
+}
+
+namespace {
+
+PlanResult search_within(const PlanRequest& a, const PlanProgress& progress) {
   check_request(a);
   PlanResult res;
   res.tokens = a.tokens;
@@ -590,5 +636,7 @@ PlanResult search_plans(const PlanRequest& a, const PlanProgress& progress) {
   res.stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return res;
 }
+
+}  // namespace
 
 }  // namespace clustersim::studies

@@ -105,6 +105,9 @@ struct PlanResult {
   std::set<int> sizes;          ///< cluster sizes searched, over all hardware
   std::vector<std::string> notes;  ///< why a hardware was not searched (no cluster size)
   int lowest_bound = 0;         ///< fewest GPUs that meet the deadline at 100 % of peak
+  /// Where no plan met the deadline under the default ceiling (8x lowest_bound) while more GPUs
+  /// still gained, the search went on up to this many GPUs; 0 when it did not.
+  int widened_to = 0;
   bool priced = false;          ///< a GPU-hour price was given: costs rank, else GPU-hours
   std::uint64_t unformable = 0; ///< (size, batch, plan) combinations whose dp·micro_batch does not divide the batch
   std::vector<std::string> header;  ///< the sweep's columns, then energy_mwh, energy_cost_usd, total_cost_usd

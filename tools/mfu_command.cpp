@@ -50,7 +50,10 @@ int run_mfu_command(const MfuOptions& o) {
     tokens_per_s = o.per_gpu ? o.tokens_per_s * o.gpus : o.tokens_per_s;
   } else if (o.step_time_s > 0) {
     if (o.global_batch <= 0 || o.seq_len <= 0)
-      throw ScenarioError("mfu: --step-time needs --global-batch and --seq-len");
+      throw ScenarioError(
+          fmt::format("mfu: --step-time needs --global-batch N and --seq-len N, both above 0 (here "
+                      "--global-batch {}, --seq-len {})",
+                      o.global_batch, o.seq_len));
     tokens_per_s = double(o.global_batch) * o.seq_len / o.step_time_s;
   } else {
     throw ScenarioError("mfu: give --tokens-per-s N (with --per-gpu if per GPU) or --step-time S");

@@ -131,6 +131,11 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
              stats.invalid + stats.errors,
              res.unformable ? fmt::format(" (and {} size/batch/micro-batch combinations dp·micro_batch does not divide)",
                                           res.unformable) : "");
+  if (res.widened_to > 0)
+    fmt::print(
+        "searched past the default ceiling of {} GPUs (8x the 100 % MFU count): no plan met the deadline below it "
+        "and the fastest still gained from more GPUs, so up to {} GPUs (--max-gpus sets the ceiling)\n",
+        8L * res.lowest_bound, res.widened_to);
   for (const auto& n : res.notes) fmt::print("not searched: {}\n", n);
   fmt::print("{}\n", cost_basis(req, res));
   std::vector<std::string> columns = plan_columns(batch_searched, header);
@@ -146,6 +151,7 @@ void print_plan_text(const PlanArgs& a, const studies::PlanRequest& req, const s
   rows.clear();
   for (const auto& c : fastest) rows.push_back(table_cells(header, c.cells));
   if (!rows.empty()) fmt::print("\nfastest plan per GPU count:\n{}", format_top_table(header, columns, rows));
+  if (meeting.empty() && !fastest.empty()) print_band_lines(req, fastest);  // how far off, with the band
   if (!common.empty()) {
     fmt::print("\nmost common reasons plans were rejected:\n");
     for (const auto& [n, reason] : common) fmt::print("  {} like: {}\n", n, reason);
@@ -196,8 +202,9 @@ int run_plan_command(const PlanArgs& a) {
     csv->stream() << csv_line(res.header);
     for (const auto& row : res.all_rows) csv->stream() << csv_line(row);
   }
-  fmt::print(stderr, "plan: {} plans in {:.2f} s on {} threads: {} simulated, {} skipped by the bound\n",
-             res.stats.evaluated, res.stats.wall_s, res.stats.threads, res.stats.ok, res.stats.pruned);
+  fmt::print(stderr, "plan: {} in {:.2f} s on {}: {} simulated, {} skipped by the bound\n",
+             counted(res.stats.evaluated, "plan"), res.stats.wall_s, counted(res.stats.threads, "thread"), res.stats.ok,
+             res.stats.pruned);
   if (a.json) fmt::print("{}", plan_json(req, res));
   else print_plan_text(a, req, res);
   if (!a.html.empty()) write_plan_html(a, req, res);

@@ -8,17 +8,18 @@
 #include <memory>
 #include <optional>
 
-#include "scenarios/error.hpp"
-#include "tools/output_file.hpp"
-#include "tools/progress.hpp"
-#include "tools/sweep_request.hpp"
-#include "tools/subcommands.hpp"
-#include "studies/auto_grid.hpp"
-#include "studies/sweep_engine.hpp"
 #include "reporters/html_report.hpp"
 #include "reporters/sweep_plot.hpp"
+#include "scenarios/error.hpp"
+#include "studies/auto_grid.hpp"
+#include "studies/counted.hpp"
 #include "studies/metrics.hpp"
+#include "studies/sweep_engine.hpp"
 #include "studies/sweep_table.hpp"
+#include "tools/output_file.hpp"
+#include "tools/progress.hpp"
+#include "tools/subcommands.hpp"
+#include "tools/sweep_request.hpp"
 
 namespace clustersim::tools {
 
@@ -43,9 +44,10 @@ struct SweepArgs {
 // --html: the chart of every ok configuration and the top-k table.
 void write_sweep_html(const SweepArgs& a, const SweepSpace& space, const SweepStats& stats, const TopK& top,
                       StudyHtml& page) {
-  page.add_note(fmt::format("{} configurations (shard {}/{} of {}): {} ok, {} out of memory, {} invalid", stats.evaluated,
-                            parse_shard(a.shard).index, parse_shard(a.shard).count, space.size(), stats.ok,
-                            stats.out_of_memory, stats.invalid + stats.errors));
+  page.add_note(fmt::format("{} (shard {}/{} of {}): {} ok, {} out of memory, {} invalid",
+                            counted(stats.evaluated, "configuration"), parse_shard(a.shard).index,
+                            parse_shard(a.shard).count, space.size(), stats.ok, stats.out_of_memory,
+                            stats.invalid + stats.errors));
   for (const auto& s : a.sets) page.add_note("--set " + s);
   page.add_table(fmt::format("top {} by {}", top.rows().size(), name(parse_rank_by(a.by))), top.rows());
   write_file_atomically(a.html, page.render());
@@ -104,11 +106,12 @@ int run_sweep_command(const SweepArgs& a) {
   if (page) write_sweep_html(a, space, stats, top, *page);
   if (csv) csv->commit();
   if (jsonl) jsonl->commit();
-  fmt::print(stderr, "swept {} configurations (shard {}/{} of {}) in {:.2f} s: {:.0f} configurations/s on {} threads\n",
-             stats.evaluated, opt.shard.index, opt.shard.count, space.size(), stats.wall_s,
-             double(stats.evaluated) / std::max(stats.wall_s, 1e-9), stats.threads);
-  fmt::print("{} configurations: {} ok, {} out of memory, {} invalid{}\n", stats.evaluated, stats.ok,
-             stats.out_of_memory, stats.invalid, stats.errors ? fmt::format(", {} internal errors", stats.errors) : "");
+  fmt::print(stderr, "swept {} (shard {}/{} of {}) in {:.2f} s: {:.0f} configurations/s on {}\n",
+             counted(stats.evaluated, "configuration"), opt.shard.index, opt.shard.count, space.size(), stats.wall_s,
+             double(stats.evaluated) / std::max(stats.wall_s, 1e-9), counted(stats.threads, "thread"));
+  fmt::print("{}: {} ok, {} out of memory, {} invalid{}\n", counted(stats.evaluated, "configuration"), stats.ok,
+             stats.out_of_memory, stats.invalid,
+             stats.errors ? fmt::format(", {}", counted(stats.errors, "internal error")) : "");
   if (stats.reused_steps > 0)
     fmt::print("  {} of the ok steps are their ZeRO-1/ZeRO-2 twin's, simulated once (models::step_zero_stage)\n",
                stats.reused_steps);

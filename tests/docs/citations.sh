@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Citations a clone can follow (ctest `citations_in_repository`): no tracked file cites the shared folder
-# beside the development checkout (../shared/…, which a clone lacks), and every docs/reference/… path cited
+# beside the development checkout (../shared/… or a bare shared/validation/…, which a clone lacks), and every docs/reference/… path cited
 # exists in the repository. Usage: tests/docs/citations.sh SOURCE_DIR
 set -uo pipefail
 cd "${1:?source dir}" || exit 2
@@ -10,7 +10,7 @@ files=$(git ls-files -- '*.md' '*.yaml' '*.cpp' '*.hpp' '*.py' '*.csv' '*.sh' '*
 while IFS= read -r hit; do
   echo "FAIL $hit: cites the shared folder outside the repository (copy the file into docs/reference/ and cite that)"
   failed=$((failed + 1))
-done < <(grep -n -o -E '\.\./shared/[A-Za-z0-9_./-]*' $files)
+done < <(grep -n -o -E '(\.\./|(^|[^A-Za-z0-9_./-]))shared/(validation|reference|seeds|DESIGN|STYLE)[A-Za-z0-9_./-]*' $files)
 while IFS=: read -r file line path; do
   path=${path%.}
   [[ -e $path ]] && continue

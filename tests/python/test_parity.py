@@ -46,6 +46,8 @@ CASES = [
     (["plan", *PLAN, "--hardware", "h100-sxm,h100-sxm"], lambda: plan(hardware="h100-sxm,h100-sxm")),
     (["plan", *PLAN, "--batch-tokens", "4M..1M"], lambda: plan(batch_tokens="4M..1M")),
     (["plan", *PLAN, "--confidence", "1.5"], lambda: plan(confidence=1.5)),
+    (["plan", *PLAN, "--cost-per-gpu-hour", "-1"], lambda: plan(cost_per_gpu_hour=-1)),
+    (["plan", *PLAN, "--fix", "parallelism.tq=3"], lambda: plan(fix={"parallelism.tq": 3})),
     (["plan", "--model", "llama3-8b", "--tokens", "lots", "--days", "30"], lambda: clustersim.plan("llama3-8b", "lots", 30)),
     (["plan", "--model", "llama3-8b", "--tokens", "1e12", "--days", "0"], lambda: clustersim.plan("llama3-8b", "1e12", 0)),
     (["sweep", MAIN, "--vary", "training.micro_batch=1,2", "--threads", "-1", "--no-progress"],

@@ -36,6 +36,21 @@ TEST_CASE("counts take the number of their noun", "[reporters][text]") {
   const auto c = run_command(std::string(CLUSTERSIM_BINARY) + " collective --nodes 1 --sizes 1MB");
   CHECK(c.out.find("1 node x 8 GPUs") != std::string::npos);
   CHECK(c.out.find("node(s)") == std::string::npos);
+  // A sweep of one configuration on one thread, and a plan search's summary line.
+  const auto s =
+      run_command(std::string(CLUSTERSIM_BINARY) + " sweep " + CLUSTERSIM_SOURCE_DIR +
+                  "/scenarios/7b_256xh100.yaml --vary training.micro_batch=1 --threads 1 --no-progress 2>&1");
+  INFO(s.out);
+  CHECK(s.out.find("swept 1 configuration (") != std::string::npos);
+  CHECK(s.out.find("on 1 thread\n") != std::string::npos);
+  CHECK(s.out.find("1 configuration: 1 ok") != std::string::npos);
+  CHECK(s.out.find("1 configurations") == std::string::npos);
+  const auto p =
+      run_command(std::string(CLUSTERSIM_BINARY) +
+                  " plan --model llama2-7b --tokens 10G --days 30 --hardware h100-sxm --max-gpus 8 --threads 1 "
+                  "--no-progress 2>&1");
+  INFO(p.out);
+  CHECK(p.out.find("on 1 thread:") != std::string::npos);
 }
 
 TEST_CASE("the HTML summary shows the error band beside step time, MFU and days", "[reporters][html]") {

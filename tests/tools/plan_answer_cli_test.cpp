@@ -74,4 +74,28 @@ TEST_CASE("plan says when the global batch is what keeps it from more GPUs and s
   CHECK(met.out.find("cheapest plans meeting 30 days by ", note) != std::string::npos);
 }
 
+TEST_CASE("plan searches past its default ceiling when no plan meets the deadline and more GPUs still gain",
+          "[tools][plan]") {
+  // DeepSeek-V3 on MI300X runs near 12 % MFU: the default ceiling, 8x the GPUs the deadline needs
+  // at 100 % MFU (2,584), assumes a plan above 12.5 %, and below it the fastest takes 140 days.
+  // Searching on finds 4,096 GPUs at 80.6 days (issue 31's audit: it once said "no plan meets 120 days").
+  const std::string plan = std::string(CLUSTERSIM_BINARY) +
+                           " plan --model deepseek-v3 --tokens 15T --days 120 --hardware mi300x --fix parallelism.tp=8"
+                           " --fix parallelism.pp=1 --fix parallelism.cp=1 --fix parallelism.zero_stage=3"
+                           " --fix training.recompute=none --threads 2 --no-progress";
+  const auto r = run_command(plan + " 2>/dev/null");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("searched past the default ceiling of 2584 GPUs") != std::string::npos);
+  CHECK(r.out.find("cheapest plans meeting 120 days") != std::string::npos);
+  CHECK(r.out.find(" 4096  8  1  1  512 ") != std::string::npos);
+  const auto json = run_command(plan + " --json 2>/dev/null");
+  CHECK(json.out.find("\"widened_to_gpus\": 10336") != std::string::npos);
+  // A ceiling the user sets is kept.
+  const auto kept = run_command(plan + " --max-gpus 2584 2>/dev/null");
+  CHECK(kept.exit_code == 3);
+  CHECK(kept.out.find("searched past") == std::string::npos);
+  // With no plan meeting the deadline, the fastest plans come with their error band too.
+  CHECK(kept.out.find("fastest plan per GPU count:") < kept.out.find("days at worst"));
+}
 }}  // namespace CLUSTERSIM_TEST_ID

@@ -33,13 +33,16 @@ TEST_CASE("inputs once accepted silently are one-line errors with exit code 2", 
       {plan + " --top -1", "--top -1"},
       {" run " + kMain + " --set training.micro_batch=", "--set training.micro_batch=: empty value"},
       {" run " + two_docs, two_docs + ":6: a second YAML document"},
-      {" run " + kMain + " --set training.tokens=null --monte-carlo 10", "--monte-carlo 10: replays the whole training run"},
+      {" run " + kMain + " --set training.tokens=null --monte-carlo 10",
+       "--monte-carlo 10: replays the whole training run"},
       {" collective --op reduce_scatter --algorithm tree", "--algorithm tree: reduce_scatter does not run it"},
       {" collective --op all_gather --algorithm nvls", "allowed for --op all_gather: auto, ring, hierarchical"},
       {" collective --op all_to_all --algorithm ring", "allowed for --op all_to_all: auto (direct)"},
       {" mfu --tokens-per-s -5 --model llama2-7b --seq-len 4096 --gpus 8",
        "--tokens-per-s -5: expected a positive number of tokens per second"},
       {" mfu --step-time -1 --global-batch 8 --model llama2-7b --seq-len 4096 --gpus 8", "--step-time -1"},
+      {" mfu --step-time 1 --global-batch 0 --model llama2-7b --seq-len 4096 --gpus 8",
+       "--step-time needs --global-batch N and --seq-len N, both above 0 (here --global-batch 0, --seq-len 4096)"},
   };
   for (const auto& [args, message] : cases) {
     const auto r = run_command(kBin + args + " 2>&1 >/dev/null");
