@@ -21,8 +21,8 @@ namespace {
 // HybridEP send fewer bytes (deepep_node_dedup) with SMs of their own (the profile's comm_sms for
 // NCCL's; training.moe_dispatcher_sms for theirs), and within one NVLink domain their kernels run
 // at no more than their measured rate (ep_kernel_paced).
-CollectiveTime exchange(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
-                        double row_bytes, bool dispatch, const topologies::Network& net) {
+CollectiveTime ep_exchange(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
+                           double row_bytes, bool dispatch, const topologies::Network& net) {
   if (p.ep <= 1) return {};
   if (t.moe_dispatcher == MoeDispatcher::allgather)
     return net.cost(dispatch ? Collective::all_gather : Collective::reduce_scatter, GroupDim::ep,
@@ -44,7 +44,7 @@ std::pair<int, int> ep_group_span(const topologies::Network& net) {
 
 // P(none of a token's top_k experts, drawn without replacement from `experts` spread evenly over
 // `units` ranks or nodes, lies on a given one): C(E − E/N, k) / C(E, k).
-double missed(double E, double k, double N) {
+double missed_share(double E, double k, double N) {
   double miss = 1;
   for (int i = 0; i < int(k); ++i) miss *= (E - E / N - i) / (E - i);
   return std::max(0.0, miss);
@@ -59,7 +59,7 @@ double deepep_node_dedup(int experts, int top_k, const topologies::Network& net)
   const auto [nodes, ranks] = ep_group_span(net);
   const double N = nodes > 1 ? double(nodes) : double(ranks), E = experts, k = top_k;
   if (N <= 1 || E / N < 1) return 1.0;
-  return (N - 1) * (1 - missed(E, k, N)) / (k * (N - 1) / N);
+  return (N - 1) * (1 - missed_share(E, k, N)) / (k * (N - 1) / N);
 }
 
 namespace {
@@ -75,7 +75,7 @@ CollectiveTime ep_kernel_paced(const CollectiveTime& c, const ModelSpec& m, cons
   if (rate.si() <= 0) return c;
   // The rows the busiest rank receives (or sends back): one per (token, rank) pair, the ranks
   // hosting one of the token's experts; FP8 rows carry a 4-byte scale per 128 values.
-  const double rows = o.tokens * o.load_imbalance * ranks * (1 - missed(m.moe.experts, m.moe.top_k, ranks));
+  const double rows = o.tokens * o.load_imbalance * ranks * (1 - missed_share(m.moe.experts, m.moe.top_k, ranks));
   const double row_bytes = m.expert_width() * (op == hardware::EpKernelOp::dispatch_fp8 ? 1.0 + 4.0 / 128 : 2.0);
   return topologies::paced(c, units::Seconds(rows * row_bytes / rate.si()));
 }
@@ -94,11 +94,13 @@ RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, cons
   using Op = hardware::EpKernelOp;
   const Op dispatch_op = operand < 2 ? Op::dispatch_fp8 : Op::dispatch_bf16;
   RoutedExchanges x;
-  x.dispatch = ep_kernel_paced(exchange(m, t, p, o, dispatch_row * operand, true, net), m, t, o, dispatch_op, gpu, net);
-  x.combine = ep_kernel_paced(exchange(m, t, p, o, dispatch_row * e, false, net), m, t, o, Op::combine, gpu, net);
+  x.dispatch =
+      ep_kernel_paced(ep_exchange(m, t, p, o, dispatch_row * operand, true, net), m, t, o, dispatch_op, gpu, net);
+  x.combine = ep_kernel_paced(ep_exchange(m, t, p, o, dispatch_row * e, false, net), m, t, o, Op::combine, gpu, net);
   x.combine_grad =
-      ep_kernel_paced(exchange(m, t, p, o, dispatch_row * e, true, net), m, t, o, Op::dispatch_bf16, gpu, net);
-  x.dispatch_grad = ep_kernel_paced(exchange(m, t, p, o, dispatch_row * e, true, net), m, t, o, Op::combine, gpu, net);
+      ep_kernel_paced(ep_exchange(m, t, p, o, dispatch_row * e, true, net), m, t, o, Op::dispatch_bf16, gpu, net);
+  x.dispatch_grad =
+      ep_kernel_paced(ep_exchange(m, t, p, o, dispatch_row * e, false, net), m, t, o, Op::combine, gpu, net);
   if (p.etp > 1) {  // the received tokens gathered over the ETP group, the outputs reduce-scattered
     x.etp_ag = net.cost(Collective::all_gather, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
     x.etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
