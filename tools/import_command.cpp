@@ -8,6 +8,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/importers.hpp"
+#include "scenarios/load.hpp"
 #include "scenarios/preset_catalog.hpp"
 #include "tools/output_file.hpp"
 
@@ -39,6 +40,17 @@ int run_import(ImportArgs a) {
       "Each key's comment says which flag or field gave its value, or whose default it is."};
   const std::string yaml = im::to_yaml(imported, header);
   for (const auto& w : imported.warnings) fmt::print(stderr, "warning: {}\n", w);
+  // A launch script or TOML becomes a whole scenario: say now if it does not load as written (a
+  // script's default GPU count that cannot form its layout), not at the first `run`. A HF config
+  // gives the model section only.
+  if (a.format != "hf") {
+    try {
+      (void)scenarios::load_scenario_string(yaml, a.out.empty() ? "<imported>" : a.out);
+    } catch (const scenarios::ScenarioError& e) {
+      fmt::print(stderr, "warning: the scenario does not run as imported: {} (give --gpus, or set the key)\n",
+                 e.what());
+    }
+  }
   if (a.out.empty()) fmt::print("{}", yaml);
   else write_file_atomically(a.out, yaml);
   return 0;

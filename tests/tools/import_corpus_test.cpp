@@ -109,6 +109,9 @@ TEST_CASE("corpus: Megatron-LM's Llama 3 8B FP8 example imports as FP8 with its 
 TEST_CASE("corpus: Megatron-LM's Mixtral 8x7B example imports (NNODES=${SLURM_NNODES:-\"1\"}) and runs", "[import][corpus]") {
   const Imported eight = import("megatron " + kCorpus + "megatron/train_mixtral_8x7b_distributed.sh --hardware h100-sxm", "mixtral8.yaml");
   CHECK(eight.keys.at("cluster.gpus") == "8");  // 8 GPUs per node x the default "1", quotes removed
+  // Its layout (EP8 with PP4) cannot fold on one node: the import says so at once, naming the key.
+  CHECK(eight.warnings.find("warning: the scenario does not run as imported: ") != std::string::npos);
+  CHECK(eight.warnings.find("parallelism.ep: etp·ep = 1·8 = 8 must divide tp·cp·dp = 2") != std::string::npos);
   const Imported i = import("megatron " + kCorpus + "megatron/train_mixtral_8x7b_distributed.sh --hardware h100-sxm --gpus 64", "mixtral.yaml");
   check(i, {{"model.layers", "32"}, {"model.hidden", "4096"}, {"model.kv_heads", "8"}, {"model.vocab", "32000"},
             {"model.moe.experts", "8"}, {"model.moe.top_k", "2"}, {"model.moe.expert_ffn_hidden", "14336"},
@@ -116,6 +119,7 @@ TEST_CASE("corpus: Megatron-LM's Mixtral 8x7B example imports (NNODES=${SLURM_NN
             {"parallelism.zero_stage", "1"}, {"training.precision", "bf16"}, {"training.global_batch", "256"},
             {"training.seq_len", "4096"}, {"training.moe_dispatcher", "alltoall"}});
   CHECK(i.warnings.find("wandb") == std::string::npos);  // the WANDB_API_KEY branch is not taken
+  CHECK(i.warnings.find("does not run as imported") == std::string::npos);
   const auto r = run(i);
   INFO(r.out);
   CHECK(r.exit_code == 0);
