@@ -26,7 +26,7 @@ struct FamilyConventions {
   std::string optimizer_dtype;             ///< master weights and Adam moments (fp32 | bf16); "" = the loader's default
   std::string cross_entropy;               ///< the loss kernel (fp32 | fused); "" = the loader's default
   // MoE rows (published_moe.csv) where the row leaves them blank:
-  std::string moe_dispatcher = "alltoall";  ///< alltoall | allgather | deepep
+  std::string moe_dispatcher = "alltoall";  ///< alltoall | allgather | deepep | hybridep
   std::string moe_load_imbalance = "auto";  ///< auto | a number >= 1 (1: force-balanced routing)
   std::string placement;                    ///< rank order innermost first, e.g. "tp,cp,dp,pp"; "" = the default
 };

@@ -125,7 +125,7 @@ TEST_CASE("MoE parallelism and training keys: inconsistent values are exit-2 err
       {moe_scenario(16, "ep: 16, pp: 2"), {"parallelism.ep", "tp·cp·dp = 8"}},
       {moe_scenario(16, "ep: 4, etp: 3"), {"parallelism.etp", "1024"}},
       {moe_scenario(16, "ep: 2, tp: 2, sequence_parallel: false"), {"parallelism.sequence_parallel", "needs sequence_parallel: true"}},
-      {moe_scenario(16, "ep: 2", ", moe_dispatcher: nccl"), {"training.moe_dispatcher", "alltoall, allgather, deepep"}},
+      {moe_scenario(16, "ep: 2", ", moe_dispatcher: nccl"), {"training.moe_dispatcher", "alltoall, allgather, deepep, hybridep"}},
       {moe_scenario(16, "ep: 2", ", moe_load_imbalance: 0.9"), {"training.moe_load_imbalance"}},
       {moe_scenario(16, "ep: 2", ", recompute_modules: [moe_act]"), {"training.recompute_modules", "selective"}},
       {moe_scenario(16, "ep: 2", ", recompute: selective, recompute_modules: [moe_ac]"),
