@@ -1,7 +1,6 @@
 #include "models/moe_exchanges.hpp"
 
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 #include "hardware/ep_kernels.hpp"
@@ -21,18 +20,20 @@ namespace {
 // HybridEP send fewer bytes (deepep_node_dedup) with SMs of their own (the profile's comm_sms for
 // NCCL's; training.moe_dispatcher_sms for theirs), and within one NVLink domain their kernels run
 // at no more than their measured rate (ep_kernel_paced).
-CollectiveTime ep_exchange(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o,
-                           double row_bytes, bool dispatch, const topologies::Network& net) {
-  if (p.ep <= 1) return {};
+// `dedup`: deepep_node_dedup's factor for DeepEP / HybridEP, else 1.
+CollectiveTime ep_exchange(const TrainingSpec& t, const ParallelSpec& p, const MoeLayerOps& o, double row_bytes,
+                           bool dispatch, double dedup, const topologies::Network& net) {
   if (t.moe_dispatcher == MoeDispatcher::allgather)
     return net.cost(dispatch ? Collective::all_gather : Collective::reduce_scatter, GroupDim::ep,
                     units::Bytes(o.tokens * row_bytes * p.ep));
-  const double dedup = uses_ep_kernels(t.moe_dispatcher) ? deepep_node_dedup(m.moe.experts, m.moe.top_k, net) : 1.0;
   return net.cost(Collective::all_to_all, GroupDim::ep, units::Bytes(o.tokens * o.load_imbalance * row_bytes * dedup));
 }
 
-// Nodes (NVLink domains) the first EP group spans, and its ranks.
-std::pair<int, int> ep_group_span(const topologies::Network& net) {
+// The nodes (NVLink domains) the first EP group spans, and its ranks.
+struct EpSpan {
+  int nodes = 0, ranks = 0;
+};
+EpSpan ep_group_span(const topologies::Network& net) {
   const auto groups = topologies::groups_of(net.layout(), GroupDim::ep);
   std::vector<int> nodes;
   for (int gpu : groups.front()) {
@@ -50,25 +51,28 @@ double missed_share(double E, double k, double N) {
   return std::max(0.0, miss);
 }
 
+// Across nodes the RDMA copies (one per node) bound the exchange; within one node DeepEP's layout
+// (get_dispatch_layout's is_token_in_rank; HybridEP alike) sends a token once to each rank that
+// hosts one of its experts, and the rank expands it to its experts' copies locally.
+double dedup_over(int experts, int top_k, EpSpan span) {
+  const double N = span.nodes > 1 ? double(span.nodes) : double(span.ranks), E = experts, k = top_k;
+  if (N <= 1 || E / N < 1) return 1.0;
+  return (N - 1) * (1 - missed_share(E, k, N)) / (k * (N - 1) / N);
+}
+
 }  // namespace
 
 double deepep_node_dedup(int experts, int top_k, const topologies::Network& net) {
-  // Across nodes the RDMA copies (one per node) bound the exchange; within one node DeepEP's
-  // layout (get_dispatch_layout's is_token_in_rank; HybridEP alike) sends a token once to each
-  // rank that hosts one of its experts, and the rank expands it to its experts' copies locally.
-  const auto [nodes, ranks] = ep_group_span(net);
-  const double N = nodes > 1 ? double(nodes) : double(ranks), E = experts, k = top_k;
-  if (N <= 1 || E / N < 1) return 1.0;
-  return (N - 1) * (1 - missed_share(E, k, N)) / (k * (N - 1) / N);
+  return dedup_over(experts, top_k, ep_group_span(net));
 }
 
 namespace {
 
 CollectiveTime ep_kernel_paced(const CollectiveTime& c, const ModelSpec& m, const TrainingSpec& t, const MoeLayerOps& o,
-                               hardware::EpKernelOp op, const hardware::GpuSpec& gpu, const topologies::Network& net) {
+                               hardware::EpKernelOp op, const hardware::GpuSpec& gpu, EpSpan span) {
   if (!uses_ep_kernels(t.moe_dispatcher) || c.time.si() <= 0) return c;
-  const auto [nodes, ranks] = ep_group_span(net);
-  if (nodes > 1) return c;  // RDMA between the domains bounds it; no kernel rows there
+  if (span.nodes > 1) return c;  // RDMA between the domains bounds it; no kernel rows there
+  const int ranks = span.ranks;
   const auto impl =
       t.moe_dispatcher == MoeDispatcher::hybridep ? hardware::EpKernelImpl::hybridep : hardware::EpKernelImpl::deepep;
   const units::BytesPerSecond rate = hardware::ep_kernel_rate(gpu, impl, op, ranks, t.moe_dispatcher_sms);
@@ -94,13 +98,17 @@ RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, cons
   using Op = hardware::EpKernelOp;
   const Op dispatch_op = operand < 2 ? Op::dispatch_fp8 : Op::dispatch_bf16;
   RoutedExchanges x;
-  x.dispatch =
-      ep_kernel_paced(ep_exchange(m, t, p, o, dispatch_row * operand, true, net), m, t, o, dispatch_op, gpu, net);
-  x.combine = ep_kernel_paced(ep_exchange(m, t, p, o, dispatch_row * e, false, net), m, t, o, Op::combine, gpu, net);
-  x.combine_grad =
-      ep_kernel_paced(ep_exchange(m, t, p, o, dispatch_row * e, true, net), m, t, o, Op::dispatch_bf16, gpu, net);
-  x.dispatch_grad =
-      ep_kernel_paced(ep_exchange(m, t, p, o, dispatch_row * e, false, net), m, t, o, Op::combine, gpu, net);
+  if (p.ep > 1) {  // the group's span once: every exchange crosses the same ranks
+    const EpSpan span = ep_group_span(net);
+    const double dedup = uses_ep_kernels(t.moe_dispatcher) ? dedup_over(m.moe.experts, m.moe.top_k, span) : 1.0;
+    auto exchange = [&](double row_bytes, bool dispatch, Op kernel) {
+      return ep_kernel_paced(ep_exchange(t, p, o, row_bytes, dispatch, dedup, net), m, t, o, kernel, gpu, span);
+    };
+    x.dispatch = exchange(dispatch_row * operand, true, dispatch_op);
+    x.combine = exchange(dispatch_row * e, false, Op::combine);
+    x.combine_grad = exchange(dispatch_row * e, true, Op::dispatch_bf16);
+    x.dispatch_grad = exchange(dispatch_row * e, false, Op::combine);
+  }
   if (p.etp > 1) {  // the received tokens gathered over the ETP group, the outputs reduce-scattered
     x.etp_ag = net.cost(Collective::all_gather, GroupDim::etp, units::Bytes(o.etp_gather_bytes));
     x.etp_rs = net.cost(Collective::reduce_scatter, GroupDim::etp, units::Bytes(o.etp_gather_bytes));

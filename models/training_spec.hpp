@@ -224,6 +224,10 @@ struct TrainingSpec {
   int moe_dispatcher_sms = kDeepepSms;
   static constexpr int kDeepepSms = 20;
   static constexpr int kHybridepSms = 32;
+  /// The SMs `d`'s kernels hold when moe_dispatcher_sms is not given.
+  static constexpr int default_dispatcher_sms(MoeDispatcher d) {
+    return d == MoeDispatcher::hybridep ? kHybridepSms : kDeepepSms;
+  }
   unsigned recompute_modules = 0;  ///< bit i: RecomputeModule i (recompute: selective)
   bool recomputes(RecomputeModule m) const { return recompute_modules >> static_cast<unsigned>(m) & 1u; }
   /// Whether the block at position `index` of its model chunk reruns its whole forward.

@@ -239,8 +239,7 @@ std::vector<Candidate> dispatcher_values(const Scenario& sc) {
          [d](Scenario& s) {
            s.training.moe_dispatcher = d;
            if (s.training.assumed.moe_dispatcher_sms)  // the new backend's own default SMs
-             s.training.moe_dispatcher_sms = d == models::MoeDispatcher::hybridep ? models::TrainingSpec::kHybridepSms
-                                                                                  : models::TrainingSpec::kDeepepSms;
+             s.training.moe_dispatcher_sms = models::TrainingSpec::default_dispatcher_sms(d);
          }});
   }
   return out;

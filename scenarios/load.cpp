@@ -7,10 +7,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <map>
-#include <optional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "hardware/attention_model.hpp"
@@ -186,6 +187,22 @@ Resolved resolve_preset(const YamlReader& parent, const std::string& key,
   return {value, "inline", [scenario_source](const std::string&) { return scenario_source; }};
 }
 
+// A profile's comma-separated data GPUs of a table of measured rows (`key`: attention_data,
+// ep_kernel_data), in order; each must have rows there.
+std::vector<std::string> data_gpus(const YamlReader& r, const std::string& key,
+                                   const std::function<bool(const std::string&)>& has_rows, const char* allowed) {
+  std::vector<std::string> out;
+  std::stringstream names(r.text(key, ""));
+  for (std::string d; std::getline(names, d, ',');) {
+    d.erase(0, d.find_first_not_of(' '));
+    d.erase(d.find_last_not_of(' ') + 1);
+    if (d.empty()) continue;
+    if (!has_rows(d)) r.fail(key, fmt::format("'{}' has no rows; allowed: {}", d, allowed));
+    out.push_back(d);
+  }
+  return out;
+}
+
 hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   r.allow_only({"name",
                 "description",
@@ -260,30 +277,11 @@ hardware::GpuSpec read_gpu(const YamlReader& r, const std::string& name) {
   g.attention.bwd_half_seq = a.number("bwd_half_seq", 400, 0, 1e6);
   g.default_attention = static_cast<hardware::AttentionImpl>(r.choice(
       "attention_default", {hardware::kAttentionImplNames.begin(), hardware::kAttentionImplNames.end()}, 1));
-  {  // comma-separated data GPUs of hardware/kernels/attention.csv
-    std::stringstream names(r.text("attention_data", ""));
-    for (std::string d; std::getline(names, d, ',');) {
-      d.erase(0, d.find_first_not_of(' '));
-      d.erase(d.find_last_not_of(' ') + 1);
-      if (d.empty()) continue;
-      if (hardware::attention_data_peak(d).si() <= 0)
-        r.fail("attention_data", fmt::format("'{}' has no rows; allowed: A100, H100, H200, B200, GB200, GB300, "
-                                             "Blackwell-2.5PF, Blackwell-sm100", d));
-      g.attention_data.push_back(d);
-    }
-    g.warp_mma_slowdown = hardware::warp_mma_slowdown(g.attention_data);
-  }
-  {  // comma-separated data GPUs of hardware/kernels/ep_kernels.csv
-    std::stringstream names(r.text("ep_kernel_data", ""));
-    for (std::string d; std::getline(names, d, ',');) {
-      d.erase(0, d.find_first_not_of(' '));
-      d.erase(d.find_last_not_of(' ') + 1);
-      if (d.empty()) continue;
-      if (!hardware::ep_kernel_device_known(d))
-        r.fail("ep_kernel_data", fmt::format("'{}' has no rows; allowed: B200, GB200, H800", d));
-      g.ep_kernel_data.push_back(d);
-    }
-  }
+  g.attention_data = data_gpus(
+      r, "attention_data", [](const std::string& d) { return hardware::attention_data_peak(d).si() > 0; },
+      "A100, H100, H200, B200, GB200, GB300, Blackwell-2.5PF, Blackwell-sm100");
+  g.warp_mma_slowdown = hardware::warp_mma_slowdown(g.attention_data);
+  g.ep_kernel_data = data_gpus(r, "ep_kernel_data", hardware::ep_kernel_device_known, "B200, GB200, H800");
   g.memory_latency = units::Seconds(r.quantity("memory_latency", Dimension::time, 0, 0, 1e-3));
   g.sustained_clock_ratio = r.number("sustained_clock_ratio", 1.0, 0.1, 1.0);
   g.in_step_rate_ratio = r.number("in_step_rate_ratio", 1.0, 0.1, 1.0);

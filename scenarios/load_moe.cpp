@@ -135,8 +135,7 @@ void read_grouped_gemm(const YamlReader& tr, const Scenario& sc, models::Trainin
 // The SMs DeepEP / HybridEP kernels hold (Megatron --moe-deepep-num-sms, --moe-hybridep-num-sms).
 void read_dispatcher_sms(const YamlReader& tr, const Scenario& sc, models::TrainingSpec* t) {
   t->assumed.moe_dispatcher_sms = !tr.has("moe_dispatcher_sms");
-  const int fallback = t->moe_dispatcher == models::MoeDispatcher::hybridep ? models::TrainingSpec::kHybridepSms
-                                                                            : models::TrainingSpec::kDeepepSms;
+  const int fallback = models::TrainingSpec::default_dispatcher_sms(t->moe_dispatcher);
   t->moe_dispatcher_sms = fallback;
   if (!tr.has("moe_dispatcher_sms")) return;
   if (!models::uses_ep_kernels(t->moe_dispatcher))

@@ -9,6 +9,7 @@
 
 #include "hardware/kernel_cost.hpp"
 #include "scenarios/load.hpp"
+#include "support/scenario_fixture.hpp"
 
 namespace {
 namespace CLUSTERSIM_TEST_ID {
@@ -28,19 +29,12 @@ double cudnn_tflops(const hardware::GpuSpec& g, hardware::KernelPass pass, int h
   return hardware::attention_flop(s, pass).si() / (cost.time.si() - g.kernel_gap.si()) / 1e12;
 }
 
-hardware::GpuSpec gpu_of(const std::string& hardware) {
-  return scenarios::load_scenario_string("model: llama2-7b\nhardware: " + hardware +
-                                             "\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
-                                         "<test>")
-      .gpu;
-}
-
 }  // namespace
 
 TEST_CASE("head width 64 on Blackwell runs at the measured fraction of width 128", "[hardware][attention]") {
   constexpr double kMeasured = 977.0 / 1408.0;  // cuDNN causal fwd, 4k (see the header)
   for (const char* hw : {"gb200", "b200"}) {
-    const hardware::GpuSpec g = gpu_of(hw);
+    const hardware::GpuSpec g = testing::gpu_profile(hw);
     const double fwd =
         cudnn_tflops(g, hardware::KernelPass::forward, 64) / cudnn_tflops(g, hardware::KernelPass::forward, 128);
     INFO(hw << ": hd 64 / hd 128 forward " << fwd);

@@ -9,18 +9,12 @@
 #include "hardware/attention_window.hpp"
 #include "models/flops.hpp"
 #include "scenarios/load.hpp"
+#include "support/scenario_fixture.hpp"
 
 namespace { namespace CLUSTERSIM_TEST_ID {
 
 using namespace clustersim;
 using hardware::KernelPass;
-
-hardware::GpuSpec gpu_of(const std::string& profile) {
-  return scenarios::load_scenario_string("model: llama2-7b\nhardware: " + profile +
-                                             "\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
-                                         "<test>")
-      .gpu;
-}
 
 hardware::AttentionShape shape_of(const hardware::WindowRow& r, bool windowed) {
   hardware::AttentionShape s;
@@ -50,7 +44,7 @@ TEST_CASE("windowed attention: the other lengths' rows follow from the 4,096-tok
   std::ostringstream table;
   for (const hardware::WindowRow& r : hardware::window_rows()) {
     if (r.seq == 4096 || r.seq > 16384) continue;  // the anchor; 32K: the listed gap below
-    const hardware::GpuSpec gpu = gpu_of(kProfileOf.at(r.gpu));
+    const hardware::GpuSpec gpu = testing::gpu_profile(kProfileOf.at(r.gpu));
     REQUIRE(gpu.attention_data.front() == r.gpu);  // the profile reads this GPU's rows first
     const double ratio = predicted_over_measured(r, gpu);
     table << r.gpu << " " << r.pass << " seq " << r.seq << ": predicted/measured " << ratio << "\n";
@@ -69,7 +63,7 @@ TEST_CASE("windowed attention: the 32K Blackwell forward rows stay a listed gap"
   int listed = 0;
   for (const hardware::WindowRow& r : hardware::window_rows()) {
     if (r.seq != 32768 || r.gpu == "H200") continue;
-    const double ratio = predicted_over_measured(r, gpu_of(kProfileOf.at(r.gpu)));
+    const double ratio = predicted_over_measured(r, testing::gpu_profile(kProfileOf.at(r.gpu)));
     INFO(r.gpu << " " << r.pass << ": predicted/measured " << ratio);
     if (r.pass == "fwd") {
       CHECK(ratio < 0.7);
@@ -82,7 +76,7 @@ TEST_CASE("windowed attention: the 32K Blackwell forward rows stay a listed gap"
 }
 
 TEST_CASE("windowed attention: the time ratio grows with the window and is 1 without one", "[hardware][attention]") {
-  const hardware::GpuSpec gb200 = gpu_of("gb200"), a100 = gpu_of("a100-80gb");
+  const hardware::GpuSpec gb200 = testing::gpu_profile("gb200"), a100 = testing::gpu_profile("a100-80gb");
   hardware::AttentionShape s;
   s.batch = 1, s.heads = s.kv_heads = 64, s.head_dim_qk = s.head_dim_v = 64, s.seq_q = s.seq_kv = 8192;
   double last = 0;
@@ -98,7 +92,7 @@ TEST_CASE("windowed attention: the time ratio grows with the window and is 1 wit
   const char* how = "";
   CHECK(hardware::window_tile_overhead(gb200, KernelPass::forward, &how) > 2.0);
   CHECK(std::string(how) == "hardware/kernels/attention_window.csv");
-  CHECK(hardware::window_tile_overhead(gpu_of("h200-sxm"), KernelPass::forward) <
+  CHECK(hardware::window_tile_overhead(testing::gpu_profile("h200-sxm"), KernelPass::forward) <
         hardware::window_tile_overhead(gb200, KernelPass::forward));
   s.window = 128;
   // No windowed rows for A100: the unmasked-FLOP share, the causal key-count ratio 2w/s − (w/s)²

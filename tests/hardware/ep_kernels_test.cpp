@@ -5,6 +5,7 @@
 
 #include "hardware/ep_kernels.hpp"
 #include "scenarios/load.hpp"
+#include "support/scenario_fixture.hpp"
 
 namespace {
 namespace CLUSTERSIM_TEST_ID {
@@ -13,19 +14,12 @@ using namespace clustersim;
 using hardware::EpKernelImpl;
 using hardware::EpKernelOp;
 
-hardware::GpuSpec gpu_of(const std::string& profile) {
-  return scenarios::load_scenario_string("model: llama2-7b\nhardware: " + profile +
-                                             "\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
-                                         "<test>")
-      .gpu;
-}
-
 double gbps(const hardware::GpuSpec& g, EpKernelImpl i, EpKernelOp op, int ranks, int sms) {
   return hardware::ep_kernel_rate(g, i, op, ranks, sms).si() / 1e9;
 }
 
 TEST_CASE("EP kernel rates: linear between measured SM counts and group sizes, the nearest beyond", "[hardware][moe]") {
-  const auto gb200 = gpu_of("gb200");
+  const auto gb200 = testing::gpu_profile("gb200");
   // Measured points (README_Hybrid-EP.md GB200 HybridEP table, torch API).
   CHECK(gbps(gb200, EpKernelImpl::hybridep, EpKernelOp::combine, 16, 32) == Approx(521.55));
   CHECK(gbps(gb200, EpKernelImpl::hybridep, EpKernelOp::dispatch_fp8, 8, 16) == Approx(421.67));
@@ -45,16 +39,16 @@ TEST_CASE("EP kernel rates: linear between measured SM counts and group sizes, t
 TEST_CASE("EP kernel rates: which profiles read which measured rows", "[hardware][moe]") {
   // B300 borrows B200's rows (the same NVLink 5 node), GB300 GB200's; H800 has DeepEP's V1
   // intranode row (FP8 dispatch and combine only); H100 and A100 have none.
-  CHECK(gbps(gpu_of("b300"), EpKernelImpl::deepep, EpKernelOp::dispatch_bf16, 8, 24) ==
-        gbps(gpu_of("b200"), EpKernelImpl::deepep, EpKernelOp::dispatch_bf16, 8, 24));
-  CHECK(gbps(gpu_of("gb300"), EpKernelImpl::hybridep, EpKernelOp::combine, 32, 32) ==
-        gbps(gpu_of("gb200"), EpKernelImpl::hybridep, EpKernelOp::combine, 32, 32));
-  const auto h800 = gpu_of("h800");
+  CHECK(gbps(testing::gpu_profile("b300"), EpKernelImpl::deepep, EpKernelOp::dispatch_bf16, 8, 24) ==
+        gbps(testing::gpu_profile("b200"), EpKernelImpl::deepep, EpKernelOp::dispatch_bf16, 8, 24));
+  CHECK(gbps(testing::gpu_profile("gb300"), EpKernelImpl::hybridep, EpKernelOp::combine, 32, 32) ==
+        gbps(testing::gpu_profile("gb200"), EpKernelImpl::hybridep, EpKernelOp::combine, 32, 32));
+  const auto h800 = testing::gpu_profile("h800");
   CHECK(gbps(h800, EpKernelImpl::deepep, EpKernelOp::dispatch_fp8, 8, 24) == Approx(153));
   CHECK(gbps(h800, EpKernelImpl::deepep, EpKernelOp::dispatch_bf16, 8, 24) == 0);
   CHECK(gbps(h800, EpKernelImpl::hybridep, EpKernelOp::combine, 8, 24) == 0);
-  CHECK(gbps(gpu_of("h100-sxm"), EpKernelImpl::deepep, EpKernelOp::combine, 8, 24) == 0);
-  CHECK(gbps(gpu_of("a100-80gb"), EpKernelImpl::hybridep, EpKernelOp::combine, 8, 32) == 0);
+  CHECK(gbps(testing::gpu_profile("h100-sxm"), EpKernelImpl::deepep, EpKernelOp::combine, 8, 24) == 0);
+  CHECK(gbps(testing::gpu_profile("a100-80gb"), EpKernelImpl::hybridep, EpKernelOp::combine, 8, 32) == 0);
 }
 
 }  // namespace CLUSTERSIM_TEST_ID

@@ -25,6 +25,14 @@ inline scenarios::Report run_text(const std::string& yaml, const std::vector<std
   return scenarios::simulate(scenarios::load_scenario_string(yaml, "<test>", sets));
 }
 
+/// The GPU spec of hardware profile `profile` (a preset name or file) as a scenario loads it.
+inline hardware::GpuSpec gpu_profile(const std::string& profile) {
+  return scenarios::load_scenario_string("model: llama2-7b\nhardware: " + profile +
+                                             "\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n",
+                                         "<test>")
+      .gpu;
+}
+
 inline scenarios::Report run_main_scenario(const std::vector<std::string>& sets = {}) {
   return scenarios::simulate(
       scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/7b_256xh100.yaml", sets));
