@@ -266,16 +266,17 @@ std::vector<Assumption> assumptions(const Report& r) {
                      "deepgemm (DeepSeek's kernel: Hopper, FP8 blockwise) runs them at the dense efficiency"});
   }
   const double wait = seconds_per_step(r, [](const models::KernelOp& op) { return op.name == "host_launch_wait"; });
+  // The profile's key, so `--set hardware.host_launch=20us` (or a hardware map with `base:`) changes it.
   out.push_back(
-      {"stack.host_launch", fmt::format("{:.1f} us per op", 1e6 * models::host_launch_s(gpu)),
+      {"hardware.host_launch", fmt::format("{:.1f} us per op", 1e6 * models::host_launch_s(gpu)),
        fmt::format(
            "CPU time to issue one op from PyTorch on this node's host CPU (torch.nn.Linear forward, "
            "TransformerEngine #2053: 13.5 us on a DGX H100's Xeon, 37.1 us on GB200's Grace; "
            "a GEMM or attention kernel is a Transformer Engine module call, 2.7 times that (TE Linear over "
-           "torch Linear on GB200 and GH200); hardware/kernels/host_op_cost.csv); the GPU waits for the host {}{}",
-           share(r, wait), moe_host_note(r))});
-  out.push_back({"stack.step_fixed_work", fmt::format("{:.3g} s per step", r.costs.step_fixed.time_s),
-                 "gradient-norm pass for clipping and two host syncs (clipping, loss logging); their scalar all-reduces are costed on the network"});
+           "torch Linear on GB200 and GH200); hardware/kernels/host_op_cost.csv); the GPU waits for the host {}{}; "
+           "each step also spends {:.3g} s on the gradient-norm pass for clipping and two host syncs (clipping, "
+           "loss logging), their scalar all-reduces costed on the network",
+           share(r, wait), moe_host_note(r), r.costs.step_fixed.time_s)});
   return out;
 }
 

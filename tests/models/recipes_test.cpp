@@ -185,7 +185,7 @@ TEST_CASE("run reports the defaults it assumed, and not the keys the scenario se
   CHECK_THAT(plain, VectorContains(std::string("training.attention_impl")));
   CHECK_THAT(plain, VectorContains(std::string("training.fp8_recipe")));
   CHECK_THAT(plain, VectorContains(std::string("training.cuda_graphs")));
-  CHECK_THAT(plain, VectorContains(std::string("stack.host_launch")));
+  CHECK_THAT(plain, VectorContains(std::string("hardware.host_launch")));
   const auto set = keys(load("h100-sxm", "seq_len: 4096, global_batch: 8, precision: fp8, fp8_recipe: delayed, "
                                          "attention_impl: cudnn, cuda_graphs: false"));
   CHECK_FALSE(std::count(set.begin(), set.end(), "training.attention_impl"));
