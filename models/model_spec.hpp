@@ -43,6 +43,13 @@ struct MoeSpec {
   /// down-projection of the hidden (h → latent_dim before the dispatch, latent_dim → h after the
   /// combine); shared experts and router stay on h. 0: the experts work on h.
   int latent_dim = 0;
+  /// Group-limited routing (DeepSeek-V2 device-limited, V3 node-limited routing; Megatron
+  /// --moe-router-num-groups / --moe-router-group-topk, HF n_group / topk_group): the experts in
+  /// `router_groups` contiguous groups, and each token's top_k chosen within the
+  /// `router_group_top_k` groups that score best. 0: no limit.
+  int router_groups = 1;
+  int router_group_top_k = 0;
+  bool group_limited() const { return router_group_top_k > 0 && router_group_top_k < router_groups; }
   bool enabled() const { return experts > 0; }
 };
 

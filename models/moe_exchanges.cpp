@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hardware/ep_kernels.hpp"
+#include "models/moe_routing.hpp"
 
 namespace clustersim::models {
 
@@ -43,27 +44,21 @@ EpSpan ep_group_span(const topologies::Network& net) {
   return {int(nodes.size()), int(groups.front().size())};
 }
 
-// P(none of a token's top_k experts, drawn without replacement from `experts` spread evenly over
-// `units` ranks or nodes, lies on a given one): C(E − E/N, k) / C(E, k).
-double missed_share(double E, double k, double N) {
-  double miss = 1;
-  for (int i = 0; i < int(k); ++i) miss *= (E - E / N - i) / (E - i);
-  return std::max(0.0, miss);
-}
-
 // Across nodes the RDMA copies (one per node) bound the exchange; within one node DeepEP's layout
 // (get_dispatch_layout's is_token_in_rank; HybridEP alike) sends a token once to each rank that
-// hosts one of its experts, and the rank expands it to its experts' copies locally.
-double dedup_over(int experts, int top_k, EpSpan span) {
-  const double N = span.nodes > 1 ? double(span.nodes) : double(span.ranks), E = experts, k = top_k;
-  if (N <= 1 || E / N < 1) return 1.0;
-  return (N - 1) * (1 - missed_share(E, k, N)) / (k * (N - 1) / N);
+// hosts one of its experts, and the rank expands it to its experts' copies locally. The factor on
+// the top_k copies: the units a token touches over top_k (the token's own unit included, as the
+// all-to-all's 1/ep local share is).
+double dedup_over(const MoeSpec& moe, EpSpan span) {
+  const int N = span.nodes > 1 ? span.nodes : span.ranks;
+  if (N <= 1 || moe.experts < N) return 1.0;
+  return expected_units_touched(moe, N) / moe.top_k;
 }
 
 }  // namespace
 
-double deepep_node_dedup(int experts, int top_k, const topologies::Network& net) {
-  return dedup_over(experts, top_k, ep_group_span(net));
+double deepep_node_dedup(const MoeSpec& moe, const topologies::Network& net) {
+  return dedup_over(moe, ep_group_span(net));
 }
 
 namespace {
@@ -79,7 +74,7 @@ CollectiveTime ep_kernel_paced(const CollectiveTime& c, const ModelSpec& m, cons
   if (rate.si() <= 0) return c;
   // The rows the busiest rank receives (or sends back): one per (token, rank) pair, the ranks
   // hosting one of the token's experts; FP8 rows carry a 4-byte scale per 128 values.
-  const double rows = o.tokens * o.load_imbalance * ranks * (1 - missed_share(m.moe.experts, m.moe.top_k, ranks));
+  const double rows = o.tokens * o.load_imbalance * expected_units_touched(m.moe, ranks);
   const double row_bytes = m.expert_width() * (op == hardware::EpKernelOp::dispatch_fp8 ? 1.0 + 4.0 / 128 : 2.0);
   return topologies::paced(c, units::Seconds(rows * row_bytes / rate.si()));
 }
@@ -100,7 +95,7 @@ RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, cons
   RoutedExchanges x;
   if (p.ep > 1) {  // the group's span once: every exchange crosses the same ranks
     const EpSpan span = ep_group_span(net);
-    const double dedup = uses_ep_kernels(t.moe_dispatcher) ? dedup_over(m.moe.experts, m.moe.top_k, span) : 1.0;
+    const double dedup = uses_ep_kernels(t.moe_dispatcher) ? dedup_over(m.moe, span) : 1.0;
     auto exchange = [&](double row_bytes, bool dispatch, Op kernel) {
       return ep_kernel_paced(ep_exchange(t, p, o, row_bytes, dispatch, dedup, net), m, t, o, kernel, gpu, span);
     };

@@ -15,12 +15,12 @@ namespace clustersim::models {
 /// fan it out over NVLink there (DeepSeek-V3 §3.2.2), where a plain all-to-all sends every copy;
 /// within one node (NVLink domain) DeepEP and HybridEP send it once to each rank that hosts one.
 /// The factor on the EP all-to-all's bytes (training.moe_dispatcher: deepep or hybridep;
-/// `clustersim collective --dispatcher deepep`): E[distinct other units] / E[copies to other
-/// units] over the nodes of `net`'s first EP group, or its ranks when it spans one node, with
-/// `top_k` experts drawn without replacement from `experts` spread evenly over them (a unit is
-/// missed with probability C(E − E/N, k) / C(E, k)). Node-limited routing (≤ M nodes) is not
-/// modelled.
-double deepep_node_dedup(int experts, int top_k, const topologies::Network& net);
+/// `clustersim collective --dispatcher deepep`): the distinct units a token's experts touch over
+/// its top_k copies (expected_units_touched, models/moe_routing.hpp), over the nodes of `net`'s
+/// first EP group, or its ranks when it spans one node. Group-limited routing (DeepSeek-V3's
+/// node-limited routing: model.moe.router_groups / router_group_top_k) caps the units a token
+/// reaches.
+double deepep_node_dedup(const MoeSpec& moe, const topologies::Network& net);
 
 /// The EP (and ETP) exchanges of one MoE layer on the scenario's network.
 /// Backward, combine_grad carries the combine's gradient out (a dispatch) and dispatch_grad the

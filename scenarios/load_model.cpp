@@ -4,6 +4,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/load_hybrid.hpp"
+#include "scenarios/plan_rules.hpp"
 #include "scenarios/presets.hpp"
 
 namespace clustersim::scenarios {
@@ -13,7 +14,7 @@ namespace {
 // model.moe: routed experts per token, widths and which layers are MoE.
 models::MoeSpec read_moe(const YamlReader& r, int layers) {
   r.allow_only({"experts", "top_k", "shared_experts", "expert_ffn_hidden", "dense_layers", "frequency",
-                "capacity_factor", "latent_dim"});
+                "capacity_factor", "latent_dim", "router_groups", "router_group_top_k"});
   for (const char* k : {"experts", "top_k", "expert_ffn_hidden"})
     if (!r.has(k)) r.fail(k, "is required in model.moe");
   models::MoeSpec e;
@@ -26,6 +27,16 @@ models::MoeSpec read_moe(const YamlReader& r, int layers) {
   e.frequency = r.integer("frequency", 1, 1, layers);
   e.capacity_factor = r.number("capacity_factor", 0, 0, 1000);
   e.latent_dim = r.integer("latent_dim", 0, 1, 1048576);
+  e.router_groups = r.integer("router_groups", 1, 1, e.experts);
+  if (const std::string why = router_groups_refusal(e.router_groups, e.experts); !why.empty())
+    r.fail("router_groups", why);
+  if (r.has("router_group_top_k") && !r.has("router_groups"))
+    r.fail("router_group_top_k", "needs model.moe.router_groups (the groups it chooses among)");
+  e.router_group_top_k = r.integer("router_group_top_k", 0, 1, e.router_groups);
+  if (e.router_group_top_k > 0)
+    if (const std::string why = router_group_top_k_refusal(e.router_group_top_k, e.router_groups, e.top_k);
+        !why.empty())
+      r.fail("router_group_top_k", why);
   if (e.capacity_factor > 0 && e.capacity_factor < 1)
     r.fail("capacity_factor", "must be 0 (dropless) or at least 1 (capacity = factor × tokens·top_k / experts)");
   if (layers - e.dense_layers < e.frequency)

@@ -87,6 +87,21 @@ std::string etp_refusal(int etp, int expert_ffn_hidden) {
   return fmt::format("etp = {} must divide the experts' ffn width {}", etp, expert_ffn_hidden);
 }
 
+std::string router_groups_refusal(int groups, int experts) {
+  if (groups >= 1 && experts % groups == 0) return "";
+  return fmt::format("{} does not divide the {} routed experts (groups are contiguous blocks)", groups, experts);
+}
+
+std::string router_group_top_k_refusal(int group_top_k, int groups, int top_k) {
+  if (group_top_k < 1 || group_top_k > groups)
+    return fmt::format("{} is out of range; allowed 1..{}", group_top_k, groups);
+  if (group_top_k == groups || top_k % group_top_k == 0) return "";
+  return fmt::format(
+      "{} does not divide top_k {} (each chosen group gives top_k / router_group_top_k experts, as "
+      "Megatron's group scores sum that many)",
+      group_top_k, top_k);
+}
+
 std::string expert_fold_refusal(int ep, int etp, long fold) {
   if (fold % (long(etp) * ep) == 0) return "";
   return fmt::format("etp·ep = {}·{} = {} must divide tp·cp·dp = {} (experts fold over the ranks of a pipeline stage)",

@@ -31,6 +31,10 @@ std::string pipeline_refusal(const models::ModelSpec& m, int pp, int vpp, std::v
 std::string ep_refusal(int ep, int experts);
 std::string etp_refusal(int etp, int expert_ffn_hidden);
 std::string expert_fold_refusal(int ep, int etp, long fold);
+/// Group-limited routing (model.moe.router_groups / router_group_top_k): the groups are contiguous
+/// blocks of the routed experts, and each chosen group gives top_k / group_top_k of a token's experts.
+std::string router_groups_refusal(int groups, int experts);
+std::string router_group_top_k_refusal(int group_top_k, int groups, int top_k);
 
 /// training.moe_a2a_overlap as Megatron-Core accepts --overlap-moe-expert-parallel-comm
 /// (TransformerConfig.__post_init__ at d98e8a64dd): ep > 1, the alltoall or flex (deepep)

@@ -71,9 +71,12 @@ void check_algorithm(const CollectiveRequest& r) {
 // --experts (divisible by ep, as the loader requires) and --top-k (1 to experts).
 void check_dispatcher(const CollectiveRequest& r, int ep) {
   const bool deepep = models::uses_ep_kernels(r.dispatcher);
-  if (!deepep && (r.experts > 0 || r.top_k > 0))
+  if (!deepep && (r.experts > 0 || r.top_k > 0 || r.router_groups > 1 || r.router_group_top_k > 0))
     throw ScenarioError(fmt::format("{}: only --dispatcher deepep or hybridep uses it (their de-duplication)",
-                                    r.experts > 0 ? "--experts" : "--top-k"));
+                                    r.experts > 0         ? "--experts"
+                                    : r.top_k > 0         ? "--top-k"
+                                    : r.router_groups > 1 ? "--router-groups"
+                                                          : "--router-group-top-k"));
   if (r.dispatcher == models::MoeDispatcher::allgather)
     throw ScenarioError(
         "--dispatcher allgather: it is an all-gather over the EP group; use --op all_gather --group ep; "
@@ -93,6 +96,12 @@ void check_dispatcher(const CollectiveRequest& r, int ep) {
     throw ScenarioError(fmt::format("--top-k {}: a token picks at most the {} routed experts (--experts)", r.top_k, r.experts));
   if (const std::string why = scenarios::ep_refusal(ep, r.experts); !why.empty())
     throw ScenarioError(fmt::format("--experts {}: {}", r.experts, why));
+  if (const std::string why = scenarios::router_groups_refusal(r.router_groups, r.experts); !why.empty())
+    throw ScenarioError(fmt::format("--router-groups {}: {}", r.router_groups, why));
+  if (r.router_group_top_k > 0)
+    if (const std::string why = scenarios::router_group_top_k_refusal(r.router_group_top_k, r.router_groups, r.top_k);
+        !why.empty())
+      throw ScenarioError(fmt::format("--router-group-top-k {}: {}", r.router_group_top_k, why));
 }
 
 }  // namespace
@@ -209,7 +218,12 @@ CollectiveResult run_collective_study(const CollectiveRequest& r) {
   check_algorithm(r);
   const Network net(spec, res.nodes, res.layout, r.algorithm);
   // The step model's factor (models/step_program_moe.cpp prices a deepep exchange so).
-  if (models::uses_ep_kernels(r.dispatcher)) res.dedup = models::deepep_node_dedup(r.experts, r.top_k, net);
+  if (models::uses_ep_kernels(r.dispatcher)) {
+    models::MoeSpec moe;
+    moe.experts = r.experts, moe.top_k = r.top_k;
+    moe.router_groups = r.router_groups, moe.router_group_top_k = r.router_group_top_k;
+    res.dedup = models::deepep_node_dedup(moe, net);
+  }
   for (double s : r.sizes) {
     // The time comes from running the collective's phase tasks on the event engine.
     const CollectiveTime t = net.cost(r.op, r.group, units::Bytes(s * res.dedup));

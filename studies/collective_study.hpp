@@ -34,6 +34,7 @@ struct CollectiveRequest {
   /// with --op all_to_all --group ep). allgather is an --op all_gather over the EP group.
   models::MoeDispatcher dispatcher = models::MoeDispatcher::alltoall;
   int experts = 0, top_k = 0;  ///< 0: not given
+  int router_groups = 1, router_group_top_k = 0;  ///< group-limited routing (model.moe.router_*); 0: no limit
   /// Rank placement, innermost first (a scenario's network.placement).
   topologies::PlacementOrder placement = topologies::kDefaultPlacement;
 };

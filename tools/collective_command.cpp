@@ -58,6 +58,12 @@ CLI::App* add_collective_command(CLI::App& app, CollectiveOptions& o) {
       ->check(CLI::Range(1, 1 << 20));
   c->add_option("--top-k", o.top_k, "routed experts per token (--dispatcher deepep, hybridep)")
       ->check(CLI::Range(1, 1 << 20));
+  c->add_option("--router-groups", o.router_groups,
+                "expert groups of group-limited routing, as model.moe.router_groups (DeepSeek-V3: 8)")
+      ->check(CLI::Range(1, 1 << 20));
+  c->add_option("--router-group-top-k", o.router_group_top_k,
+                "groups a token routes within, as model.moe.router_group_top_k (DeepSeek-V3: 4; needs --router-groups)")
+      ->check(CLI::Range(1, 1 << 20));
   c->add_flag("--json", o.json, "print a JSON list of rows (SI units)");
   return c;
 }
@@ -73,6 +79,7 @@ int run_collective(const CollectiveOptions& o) {
   q.group = choice<topologies::GroupDim>(kGroups, o.group);
   q.dispatcher = choice<models::MoeDispatcher>(kDispatchers, o.dispatcher);
   q.experts = o.experts, q.top_k = o.top_k;
+  q.router_groups = o.router_groups, q.router_group_top_k = o.router_group_top_k;
   q.placement = studies::parse_placement(o.placement);
   const studies::CollectiveResult res = studies::run_collective_study(q);
   const std::string out = o.json ? reporters::collective_json(q, res) : reporters::collective_text(q, res);

@@ -22,6 +22,7 @@ struct CollectiveOptions {
   std::string group = "dp";           ///< which groups run the collective (all of them at once)
   std::string dispatcher = "alltoall";  ///< the EP exchange's dispatcher (deepep: node de-duplication)
   int experts = 0, top_k = 0;         ///< the model's routed experts and experts per token (deepep)
+  int router_groups = 1, router_group_top_k = 0;  ///< group-limited routing (deepep, hybridep); 0: no limit
   bool json = false;
 };
 

@@ -66,6 +66,20 @@ bool layer_frequency(const Row& r, RowScenario* out, long* frequency) {
   return false;
 }
 
+// The table has no routing-group column: DeepSeek-V2/V3 route group-limited in every stack that
+// publishes them (their HF configs; Megatron-Bridge's DeepSeek providers), so the preset's groups.
+void routing_groups_patch(const std::string& name, long experts, RowScenario* out, scenarios::ScenarioPatch* y) {
+  for (const char* family : {"deepseek-v3", "deepseek-v2"}) {
+    const models::MoeSpec& preset = scenarios::model_preset(family).moe;
+    if (!contains(name, family) || experts != preset.experts) continue;
+    y->set("model.moe.router_groups", preset.router_groups)
+        .set("model.moe.router_group_top_k", preset.router_group_top_k);
+    out->assumptions.push_back(
+        fmt::format("routing: {} of {} expert groups per token (the {} preset's group-limited routing)",
+                    preset.router_group_top_k, preset.router_groups, family));
+  }
+}
+
 }  // namespace
 
 // README_moe: the MOE-* sources are the MoE rows, some (Nemotron 3 Super / Ultra) without an expert count.
@@ -132,6 +146,7 @@ bool moe_model_patch(const Row& r, RowScenario* out, scenarios::ScenarioPatch* y
   y->set("model.position", "rope").set("model.tied_embeddings", false).set("model.bias", biased).set("model.dropout", 0);
   y->set("model.moe.experts", experts).set("model.moe.top_k", top_k).set("model.moe.shared_experts", integer(r, "shared_experts"));
   y->set("model.moe.expert_ffn_hidden", expert_ffn).set("model.moe.dense_layers", dense_layers).set("model.moe.frequency", frequency);
+  routing_groups_patch(name, experts, out, y);
   const std::string mtp = lower(field(r, "mtp"));
   // The column says "yes (...)", "no (...)" or a module count ("1" in the 26.08 DeepSeek-V3 rows).
   const bool count = !mtp.empty() && mtp.find_first_not_of("0123456789") == std::string::npos;

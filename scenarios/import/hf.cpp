@@ -143,6 +143,11 @@ void import_moe(const Config& c) {
     c.out.set("model.moe.shared_experts", format("{}", std::max(1LL, c.integer("shared_expert_intermediate_size") / c.integer(expert_ffn.c_str()))),
               "\"shared_expert_intermediate_size\" / expert width");
   if (c.type == "llama4_text") c.out.set("model.moe.shared_experts", "1", "Llama 4 MoE layers have one shared expert");
+  // Group-limited routing (DeepSeek-V2 device-limited, V3 node-limited): "n_group" / "topk_group".
+  if (c.integer_or("n_group", 1) > 1 && c.has("topk_group")) {
+    c.set_int("model.moe.router_groups", "n_group");
+    c.set_int("model.moe.router_group_top_k", "topk_group");
+  }
   const long long layers = c.layers();
   std::vector<bool> is_moe(static_cast<std::size_t>(layers), true);
   const long long first_dense = c.integer_or("first_k_dense_replace", 0);

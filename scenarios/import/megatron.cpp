@@ -143,6 +143,12 @@ void import_moe_mla(Context& c) {
     if (pattern.frequency != 1) c.out.set("model.moe.frequency", format("{}", pattern.frequency), c.f.origin("moe-layer-freq"));
     if (!pattern.note.empty()) c.out.warn(pattern.note);
     if (auto cf = c.f.number("moe-expert-capacity-factor")) c.out.set("model.moe.capacity_factor", yaml_number(*cf), c.f.origin("moe-expert-capacity-factor"));
+    // Group-limited routing (DeepSeek-V3's node-limited routing): both flags or neither.
+    if (auto groups = c.f.integer("moe-router-num-groups"); groups && *groups > 1) {
+      c.out.set("model.moe.router_groups", format("{}", *groups), c.f.origin("moe-router-num-groups"));
+      if (auto top = c.f.integer("moe-router-group-topk"))
+        c.out.set("model.moe.router_group_top_k", format("{}", *top), c.f.origin("moe-router-group-topk"));
+    }
   }
   if (c.f.has("multi-latent-attention")) {
     c.out.set("model.mla.q_lora_rank", format("{}", c.f.integer("q-lora-rank").value_or(0)),

@@ -39,7 +39,8 @@ const std::set<std::string>& megatron_mapped_flags() {
       "moe-deepep-num-sms", "moe-hybridep-num-sms", "moe-flex-dispatcher-num-sms", "moe-grouped-gemm",
       "multi-latent-attention", "q-lora-rank", "kv-lora-rank", "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim",
       "mtp-num-layers", "window-size", "window-attn-skip-freq", "overlap-moe-expert-parallel-comm",
-      "moe-router-force-load-balancing", "moe-router-fusion", "moe-permute-fusion",
+      "moe-router-force-load-balancing", "moe-router-fusion", "moe-permute-fusion", "moe-router-num-groups",
+      "moe-router-group-topk",
       // parallelism
       "tensor-model-parallel-size", "pipeline-model-parallel-size", "num-layers-per-virtual-pipeline-stage",
       "virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank", "context-parallel-size",

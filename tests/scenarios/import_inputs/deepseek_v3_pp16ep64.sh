@@ -14,6 +14,7 @@ MODEL=(
     --num-experts 256 --moe-router-topk 8 --moe-ffn-hidden-size 2048
     --moe-shared-expert-intermediate-size 2048 --moe-layer-freq "([0]*3+[1]*58)"
     --moe-router-score-function sigmoid --moe-router-enable-expert-bias --moe-router-topk-scaling-factor 2.5
+    --moe-router-num-groups 8 --moe-router-group-topk 4
     --moe-grouped-gemm --moe-permute-fusion
     --mtp-num-layers 1
     --swiglu --normalization RMSNorm --disable-bias-linear --position-embedding-type rope
