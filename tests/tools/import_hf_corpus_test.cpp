@@ -58,6 +58,8 @@ void check_same(const models::ModelSpec& a, const models::ModelSpec& p) {
   CHECK(a.moe.top_k == p.moe.top_k);
   CHECK(a.moe.shared_experts == p.moe.shared_experts);
   CHECK(a.moe.latent_dim == p.moe.latent_dim);
+  CHECK(a.moe.router_groups == p.moe.router_groups);
+  CHECK(a.moe.router_group_top_k == p.moe.router_group_top_k);
   CHECK(a.moe_layer_count() == p.moe_layer_count());
   CHECK(a.mla.kv_lora_rank == p.mla.kv_lora_rank);
   CHECK(a.mla.q_lora_rank == p.mla.q_lora_rank);
