@@ -351,6 +351,21 @@ void import_v4(const Config& c) {
   if (c.integer_or("num_nextn_predict_layers", 0) > 0) c.set_int("model.mtp_layers", "num_nextn_predict_layers");
 }
 
+// Attention without rotary embeddings, which the scenario cannot say (its positions are learned,
+// rope or yarn): Kimi Linear's "mla_use_nope" (the MLA layers skip the rotation of their
+// qk_rope_head_dim part) and GraniteMoeHybrid's "position_embedding_type": "nope". Imported as
+// rope, as the presets write them; Jamba and Nemotron-H warn the same in their own readers.
+void import_nope(const Config& c) {
+  if (c.flag_or("mla_use_nope", false))
+    c.out.warn(
+        "\"mla_use_nope\": true: the MLA layers apply no rotary embedding; imported as rope (one rotary "
+        "kernel per attention layer, no parameters)");
+  if (c.text_or("position_embedding_type", "") == "nope")
+    c.out.warn(
+        "\"position_embedding_type\": \"nope\": attention without position embeddings; imported as rope (one "
+        "rotary kernel per attention layer, no parameters)");
+}
+
 // YaRN on ordinary attention (GPT-OSS) is "yarn": Megatron-Core applies it unfused. MLA and
 // compressed attention keep "rope" (their own fused kernels take YaRN's scale). swiglu_limit
 // (GPT-OSS) clamps the experts' GLU inputs.
@@ -393,6 +408,7 @@ Imported import_hf(const std::string& text, const ImportOptions& opt) {
   import_hybrid(c);
   import_layer_types(c);
   import_v4(c);
+  import_nope(c);
   import_yarn_and_clamp(c);
   return out;
 }

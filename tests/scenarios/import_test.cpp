@@ -542,6 +542,11 @@ TEST_CASE("hf: Qwen3-Next, Kimi Linear and Granite 4.0-H configs give their laye
   CHECK(value(g, "model.mamba.chunk") == "256");
   CHECK(value(g, "model.moe.shared_experts") == "2");  // 1536 / 768
   check_as_preset(g, "granite-4.0-h-small");
+  // "position_embedding_type": "nope" (the published Granite 4.0-H configs) is warned, not dropped.
+  CHECK_FALSE(warned(g, "position_embedding_type"));
+  std::string nope = input("granite_4_h_small_config.json");
+  nope.insert(nope.find('{') + 1, "\"position_embedding_type\": \"nope\", ");
+  CHECK(warned(im::import_hf(nope, opts()), "\"position_embedding_type\": \"nope\""));
   // A layer_types list whose length is not num_hidden_layers is an error naming the field.
   std::string bad = input("granite_4_h_small_config.json");
   const std::string layers = "\"num_hidden_layers\": 40";

@@ -20,6 +20,7 @@ using namespace clustersim;
 namespace {
 
 const std::string kHf = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/configs/hf/";
+using scenarios::importers::Imported;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -32,11 +33,27 @@ std::string slurp(const std::string& path) {
 // The same job around a model section: only the model differs between the two scenarios.
 constexpr const char* kJob = "hardware: h100-sxm\ncluster: {gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n";
 
-models::ModelSpec imported_model(const std::string& preset) {
+Imported imported(const std::string& preset) {
   scenarios::importers::ImportOptions o;
   o.source = "hf/" + preset + ".json";
-  const auto im = scenarios::importers::import_hf(slurp(kHf + preset + ".json"), o);
-  return scenarios::load_scenario_string(scenarios::importers::to_yaml(im, {}) + kJob, o.source).model;
+  return scenarios::importers::import_hf(slurp(kHf + preset + ".json"), o);
+}
+
+models::ModelSpec imported_model(const std::string& preset) {
+  return scenarios::load_scenario_string(scenarios::importers::to_yaml(imported(preset), {}) + kJob,
+                                         "hf/" + preset + ".json")
+      .model;
+}
+
+std::string value(const Imported& i, const std::string& path) {
+  const auto* k = i.find(path);
+  return k ? k->value : "(unset)";
+}
+
+bool warned(const Imported& i, const std::string& part) {
+  for (const auto& w : i.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
 }
 
 models::ModelSpec preset_model(const std::string& preset) {
@@ -100,6 +117,7 @@ TEST_CASE("corpus: every model preset with a published HF config.json is that co
                              "qwen3-30b-a3b",
                              "qwen3-235b-a22b",
                              "qwen3-next-80b-a3b",
+                             "kimi-linear-48b-a3b",
                              "gpt-oss-20b",
                              "gpt-oss-120b",
                              "kimi-k2",
@@ -113,6 +131,50 @@ TEST_CASE("corpus: every model preset with a published HF config.json is that co
     INFO("preset " << preset << " against tests/data/configs/hf/" << preset << ".json");
     check_same(imported_model(preset), preset_model(preset));
   }
+}
+
+TEST_CASE("corpus: Kimi Linear's published config.json imports its KDA/MLA hybrid, MoE and NoPE",
+          "[import][corpus][hf]") {
+  // moonshotai/Kimi-Linear-48B-A3B-Instruct, read by hand from the file: 27 layers, hidden 2304,
+  // 32 heads (MLA: kv_lora_rank 512, q_lora_rank null, qk 128 + 64, v 128; num_key_value_heads 32
+  // and head_dim 72 = 2304 / 32 are not read for MLA), "linear_attn_config".full_attn_layers
+  // [4, 8, 12, 16, 20, 24, 27] (1-based) with KDA in the other 20 (32 heads of 128, conv 4),
+  // 256 experts of 1024, 8 per token ("num_experts_per_token"), 1 shared, first_k_dense_replace 1
+  // (layer 0's MLP is dense, 9216 wide), vocab 163840, untied, "mla_use_nope": true.
+  const Imported k = imported("kimi-linear-48b-a3b");
+  CHECK(value(k, "model.layers") == "27");
+  CHECK(value(k, "model.hidden") == "2304");
+  CHECK(value(k, "model.heads") == "32");
+  CHECK(k.find("model.kv_heads") == nullptr);  // MLA
+  CHECK(k.find("model.head_dim") == nullptr);  // 72 · 32 = 2304
+  CHECK(value(k, "model.vocab") == "163840");
+  CHECK(value(k, "model.tied_embeddings") == "false");
+  CHECK(value(k, "model.ffn_hidden") == "9216");
+  CHECK(value(k, "model.moe.experts") == "256");
+  CHECK(value(k, "model.moe.top_k") == "8");
+  CHECK(value(k, "model.moe.shared_experts") == "1");
+  CHECK(value(k, "model.moe.expert_ffn_hidden") == "1024");
+  CHECK(value(k, "model.mla.q_lora_rank") == "0");
+  CHECK(value(k, "model.mla.kv_lora_rank") == "512");
+  CHECK(value(k, "model.mla.qk_nope_head_dim") == "128");
+  CHECK(value(k, "model.mla.qk_rope_head_dim") == "64");
+  CHECK(value(k, "model.mla.v_head_dim") == "128");
+  CHECK(k.find("model.mtp_layers") == nullptr);  // num_nextn_predict_layers 0
+  CHECK(value(k, "model.linear_attention.kind") == "kda");
+  CHECK(value(k, "model.linear_attention.heads") == "32");
+  CHECK(value(k, "model.linear_attention.head_dim") == "128");
+  CHECK(value(k, "model.linear_attention.conv_kernel") == "4");
+  std::string pattern = "[";
+  for (int layer = 1; layer <= 27; ++layer)
+    pattern += std::string(layer > 1 ? ", " : "") + (layer % 4 == 0 || layer == 27 ? "attention" : "linear") +
+               (layer == 1 ? "+mlp" : "+moe");
+  CHECK(value(k, "model.layer_pattern") == pattern + "]");
+  // The MLA layers rotate nothing: the scenario has no such position, so it is said, not dropped.
+  CHECK(warned(k, "\"mla_use_nope\": true"));
+  const models::ModelSpec m = imported_model("kimi-linear-48b-a3b");
+  CHECK(m.mixer_count(models::Mixer::linear) == 20);
+  CHECK(m.mixer_count(models::Mixer::attention) == 7);
+  CHECK(m.moe_layer_count() == 26);
 }
 
 TEST_CASE("corpus: Grok-1's HF port (custom code, no model_type) is refused by name, not guessed", "[import][corpus][hf]") {
