@@ -7,6 +7,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/import/flag_map.hpp"
 #include "scenarios/import/importers.hpp"
+#include "scenarios/import/megatron_mapping.hpp"
 #include "scenarios/import/shell_words.hpp"
 
 namespace clustersim::scenarios::importers {
@@ -31,7 +32,7 @@ std::optional<long long> numeric_var(const ShellWords& sh, std::initializer_list
 
 long long flag_or(const FlagMap& f, const std::string& name, long long fallback) {
   const long long v = f.integer(name).value_or(fallback);
-  if (v < 1) throw ScenarioError(format("{}: --{} {}: must be at least 1", f.source(), name, v));
+  if (v < 1) throw ScenarioError(format("{} {}: must be at least 1", f.where(name), v));
   return v;
 }
 
@@ -66,12 +67,18 @@ void set_pp_layers(Imported& out, const FlagMap& f, long long layers, long long 
     for (auto& s : stage) s = inner > 0 ? rest / inner : 0;
     if (first) stage.front() = *first;
     if (last) stage.back() = *last;
-    origin = "--decoder-first/last-pipeline-num-layers";
+    const bool fields =
+        f.translated("decoder-first-pipeline-num-layers") || f.translated("decoder-last-pipeline-num-layers");
+    origin = fields ? f.origins({"decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers"})
+                    : "--decoder-first/last-pipeline-num-layers";
   } else {
     const long long total = layers + (emb ? 1 : 0) + (loss ? 1 : 0);
     if (total % pp != 0) throw ScenarioError(format("{}: {} layers with the embedding/loss counted do not split over {} stages", f.source(), total, pp));
     for (auto& s : stage) s = total / pp;
-    origin = "--account-for-embedding/loss-in-pipeline-split";
+    const bool fields =
+        f.translated("account-for-embedding-in-pipeline-split") || f.translated("account-for-loss-in-pipeline-split");
+    origin = fields ? f.origins({"account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split"})
+                    : "--account-for-embedding/loss-in-pipeline-split";
   }
   std::vector<long long> split(static_cast<std::size_t>(pp * vpp));
   for (long long s = 0; s < pp; ++s) {
@@ -114,22 +121,23 @@ void set_zero_stage(Imported& out, const FlagMap& f) {
         {"no_shard", "0"}, {"optim", "1"}, {"optim_grads", "2"}, {"optim_grads_params", "3"}};
     auto it = kStage.find(strategy);
     if (it == kStage.end())
-      throw ScenarioError(format("{}: --data-parallel-sharding-strategy {}: expected no_shard, optim, optim_grads or optim_grads_params",
-                                 f.source(), strategy));
+      throw ScenarioError(format("{} {}: expected no_shard, optim, optim_grads or optim_grads_params",
+                                 f.where("data-parallel-sharding-strategy"), strategy));
     if (!f.has("use-megatron-fsdp") && f.has("data-parallel-sharding-strategy"))
       out.warn("--data-parallel-sharding-strategy applies to --use-megatron-fsdp; read for the FSDP given");
     out.set("parallelism.zero_stage", it->second,
-            format("FSDP with {}", f.has("data-parallel-sharding-strategy") ? f.origin("data-parallel-sharding-strategy")
-                                                                             : "Megatron-FSDP's default sharding optim_grads_params"));
+            format("FSDP with {}", f.origin_or("data-parallel-sharding-strategy",
+                                               "Megatron-FSDP's default sharding optim_grads_params")));
     return;
   }
   const bool dist_opt = f.has("use-distributed-optimizer");
-  out.set("parallelism.zero_stage", dist_opt ? "1" : "0", dist_opt ? "--use-distributed-optimizer" : "Megatron default: no distributed optimizer");
+  out.set("parallelism.zero_stage", dist_opt ? "1" : "0",
+          f.origin_or("use-distributed-optimizer", "Megatron default: no distributed optimizer"));
 }
 
 void set_bool(Imported& out, const FlagMap& f, const std::string& path, const std::string& flag, const char* default_why) {
   const bool on = f.has(flag);
-  out.set(path, on ? "true" : "false", on ? "--" + flag : default_why);
+  out.set(path, on ? "true" : "false", f.origin_or(flag, default_why));
 }
 
 }  // namespace
@@ -169,16 +177,16 @@ long long import_megatron_cluster(Imported& out, const FlagMap& f, const ShellWo
 
 void import_megatron_parallelism(Imported& out, const FlagMap& f, long long layers, long long gpus_per_node) {
   const long long tp = flag_or(f, "tensor-model-parallel-size", 1), pp = flag_or(f, "pipeline-model-parallel-size", 1);
-  out.set("parallelism.tp", format("{}", tp), f.has("tensor-model-parallel-size") ? f.origin("tensor-model-parallel-size") : "Megatron default: 1");
-  out.set("parallelism.pp", format("{}", pp), f.has("pipeline-model-parallel-size") ? f.origin("pipeline-model-parallel-size") : "Megatron default: 1");
+  out.set("parallelism.tp", format("{}", tp), f.origin_or("tensor-model-parallel-size", "Megatron default: 1"));
+  out.set("parallelism.pp", format("{}", pp), f.origin_or("pipeline-model-parallel-size", "Megatron default: 1"));
   out.set("parallelism.cp", format("{}", flag_or(f, "context-parallel-size", 1)),
-          f.has("context-parallel-size") ? f.origin("context-parallel-size") : "Megatron default: 1");
+          f.origin_or("context-parallel-size", "Megatron default: 1"));
   if (gpus_per_node > 0 && tp > gpus_per_node) out.set("parallelism.tp_across_nodes", "true", "tensor parallelism wider than a node");
   if (f.has("num-experts")) {
     out.set("parallelism.ep", format("{}", flag_or(f, "expert-model-parallel-size", 1)),
-            f.has("expert-model-parallel-size") ? f.origin("expert-model-parallel-size") : "Megatron default: 1");
+            f.origin_or("expert-model-parallel-size", "Megatron default: 1"));
     out.set("parallelism.etp", format("{}", flag_or(f, "expert-tensor-parallel-size", tp)),
-            f.has("expert-tensor-parallel-size") ? f.origin("expert-tensor-parallel-size") : "Megatron default: the tensor-parallel size");
+            f.origin_or("expert-tensor-parallel-size", "Megatron default: the tensor-parallel size"));
   }
   std::string vpp_origin;
   const long long vpp = virtual_stages(f, layers, pp, &vpp_origin);
