@@ -1,8 +1,11 @@
 // Megatron-LM arguments -> the cluster, parallelism and training sections of a scenario.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <numeric>
+#include <regex>
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/flag_map.hpp"
@@ -47,6 +50,40 @@ std::optional<long long> nnodes_of(const FlagMap& f) {
   return lo;
 }
 
+// --pipeline-model-parallel-layout: one string per virtual pipeline stage, in model order (stage i
+// runs on pipeline rank i % pp), of E (embedding), t (a transformer layer), m (MTP), L (loss), as
+// Megatron-Core's PipelineParallelLayerLayout.parse_str_to_list reads it: commas dropped, "(..)*n"
+// then "x*n" unrolled, split at '|'.
+std::vector<std::string> layout_stages(const FlagMap& f) {
+  std::string s = f.text("pipeline-model-parallel-layout").value_or("");
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  for (const std::regex& re : {std::regex(R"(\(([^)]+)\)\*(\d+))"), std::regex(R"((.)\*(\d+))")}) {
+    std::string unrolled;
+    auto last = s.cbegin();
+    for (std::sregex_iterator it(s.begin(), s.end(), re), end; it != end; ++it) {
+      unrolled.append(last, s.cbegin() + it->position());
+      const long long n = std::stoll((*it)[2].str());
+      if (n > 100000)
+        throw ScenarioError(
+            format("{}: a repeat of {} is more than a model has layers", f.where("pipeline-model-parallel-layout"), n));
+      for (long long k = 0; k < n; ++k) unrolled += (*it)[1].str();
+      last = s.cbegin() + it->position() + it->length();
+    }
+    unrolled.append(last, s.cend());
+    s = unrolled;
+  }
+  std::vector<std::string> stages(1);
+  for (char c : s) {
+    if (c == '|') stages.emplace_back();
+    else if (c == 'E' || c == 't' || c == 'm' || c == 'L') stages.back() += c;
+    else if (c != ' ')
+      throw ScenarioError(
+          format("{}: '{}' is not a layer (E embedding, t transformer layer, m MTP, L loss, | between stages)",
+                 f.where("pipeline-model-parallel-layout"), c));
+  }
+  return stages;
+}
+
 // Megatron's uneven splits (megatron/core/transformer/transformer_block.py get_num_layers_to_build):
 // --decoder-first/last-pipeline-num-layers fix the first/last stage and split the rest evenly; the
 // account-for-embedding/loss flags count the embedding and the loss as a layer each. With vpp model
@@ -54,6 +91,18 @@ std::optional<long long> nnodes_of(const FlagMap& f) {
 // comes off the first/last chunk. Written as pp*vpp entries in model order (chunk c of stage s at
 // c*pp + s), as the loader reads them.
 void set_pp_layers(Imported& out, const FlagMap& f, long long layers, long long pp, long long vpp) {
+  if (f.has("pipeline-model-parallel-layout")) {
+    std::vector<long long> split;
+    for (const std::string& stage : layout_stages(f)) split.push_back(std::count(stage.begin(), stage.end(), 't'));
+    const long long sum = std::accumulate(split.begin(), split.end(), 0LL);
+    if (sum != layers)
+      throw ScenarioError(format("{}: the layout places {} transformer layers but the model has {}",
+                                 f.where("pipeline-model-parallel-layout"), sum, layers));
+    if (pp > 1)
+      out.set("parallelism.pp_layers", format("[{}]", fmt::join(split, ", ")),
+              f.origin("pipeline-model-parallel-layout"));
+    return;
+  }
   const auto first = f.integer("decoder-first-pipeline-num-layers"), last = f.integer("decoder-last-pipeline-num-layers");
   const bool emb = f.has("account-for-embedding-in-pipeline-split"), loss = f.has("account-for-loss-in-pipeline-split");
   if (pp < 2 || !(first || last || emb || loss)) return;
@@ -98,6 +147,14 @@ void set_pp_layers(Imported& out, const FlagMap& f, long long layers, long long 
 // --num-layers-per-virtual-pipeline-stage (layers per chunk) or --num-virtual-stages-per-pipeline-rank
 // (chunks per stage; --virtual-pipeline-model-parallel-size in older releases).
 long long virtual_stages(const FlagMap& f, long long layers, long long pp, std::string* origin) {
+  if (f.has("pipeline-model-parallel-layout")) {  // the layout's stages are pp x vpp (PipelineParallelLayerLayout)
+    const long long stages = static_cast<long long>(layout_stages(f).size());
+    if (stages % pp != 0)
+      throw ScenarioError(format("{}: {} stages do not divide over {} pipeline ranks",
+                                 f.where("pipeline-model-parallel-layout"), stages, pp));
+    *origin = f.origin("pipeline-model-parallel-layout") + format(" ({} stages over pp {})", stages, pp);
+    return stages / pp;
+  }
   if (auto per = f.integer("num-layers-per-virtual-pipeline-stage")) {
     if (*per < 1 || layers % (pp * *per) != 0)
       throw ScenarioError(format("{}: --num-layers-per-virtual-pipeline-stage {} does not divide {} layers over {} stages", f.source(), *per, layers, pp));
