@@ -51,6 +51,7 @@ struct MoeSpec {
   int router_group_top_k = 0;
   bool group_limited() const { return router_group_top_k > 0 && router_group_top_k < router_groups; }
   bool enabled() const { return experts > 0; }
+  bool operator==(const MoeSpec&) const = default;
 };
 
 /// Which Mamba mixer a model's Mamba layers run.
@@ -88,6 +89,7 @@ struct MambaSpec {
   double matmul_params(double hidden) const {
     return hidden * (in_proj_width() + inner()) + (mamba1() ? inner() * x_proj_width() + double(dt_rank) * inner() : 0.0);
   }
+  bool operator==(const MambaSpec&) const = default;
 };
 
 /// Linear attention with the gated delta rule, in its chunked (WY) form, as flash-linear-attention
@@ -122,6 +124,7 @@ struct LinearAttentionSpec {
       return h * (conv_dim() + heads + 2.0 * v_dim()) + v_dim() * (key_dim() + value_dim()) + value_dim() * h;
     return h * (2 * key_dim() + 2 * value_dim() + 2.0 * heads) + value_dim() * h;
   }
+  bool operator==(const LinearAttentionSpec&) const = default;
 };
 
 /// What one layer of a hybrid stack holds: a sequence mixer (attention, Mamba-2, linear
@@ -143,6 +146,7 @@ struct MlaSpec {
   int qk_rope_head_dim = 0;
   int v_head_dim = 0;
   bool enabled() const { return kv_lora_rank > 0; }
+  bool operator==(const MlaSpec&) const = default;
 };
 
 /// DeepSeek Sparse Attention (DeepSeek-V3.2, DeepSeek-AI 2025 "DeepSeek-V3.2: Pushing the Frontier
@@ -157,6 +161,7 @@ struct SparseAttentionSpec {
   int index_head_dim = 128;
   int top_k_tokens = 2048;
   bool enabled() const { return index_heads > 0; }
+  bool operator==(const SparseAttentionSpec&) const = default;
 };
 
 /// DeepSeek-V4's hybrid attention (HF DeepseekV4 config: compress_ratios, sliding_window,
@@ -194,6 +199,7 @@ struct CompressedAttentionSpec {
     const int r = ratio(layer);
     return r == 0 ? CompressedKind::window : indexed(r) ? CompressedKind::csa : CompressedKind::hca;
   }
+  bool operator==(const CompressedAttentionSpec&) const = default;
 };
 
 /// Manifold-constrained hyper-connections (DeepSeek-V4, HF hc_mult / hc_sinkhorn_iters): the
@@ -204,6 +210,7 @@ struct HyperConnections {
   int streams = 0;
   int sinkhorn_iters = 20;
   bool enabled() const { return streams > 1; }
+  bool operator==(const HyperConnections&) const = default;
 };
 
 /// Every `every`-th layer (the every-th, 2·every-th, ...) attends to a window of `tokens`.
@@ -211,6 +218,7 @@ struct SlidingWindow {
   int tokens = 0;
   int every = 1;
   bool enabled() const { return tokens > 0; }
+  bool operator==(const SlidingWindow&) const = default;
 };
 
 struct ModelSpec {
@@ -281,6 +289,7 @@ struct ModelSpec {
   int mixer_count(Mixer x) const;  ///< layers of the main stack with mixer x
   /// Width the routed experts work on: moe.latent_dim, else hidden.
   int expert_width() const { return moe.latent_dim > 0 ? moe.latent_dim : hidden; }
+  bool operator==(const ModelSpec&) const = default;
 };
 
 /// Parameter counts (embeddings included; learned position table sized for `seq_len`). The

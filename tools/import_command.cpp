@@ -8,6 +8,7 @@
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/importers.hpp"
+#include "scenarios/import/megatron_bridge_config.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/preset_catalog.hpp"
 #include "tools/output_file.hpp"
@@ -32,9 +33,13 @@ int run_import(ImportArgs a) {
   namespace im = scenarios::importers;
   a.options.source = a.file;
   const std::string text = read_text(a.file);
-  const im::Imported imported = a.format == "megatron"     ? im::import_megatron(text, a.options)
-                                : a.format == "torchtitan" ? im::import_torchtitan(text, a.options)
-                                                           : im::import_hf(text, a.options);
+  if (!a.options.recipe.empty() && a.format != "megatron-bridge")
+    throw scenarios::ScenarioError(
+        fmt::format("--recipe applies to megatron-bridge override files, not to {}", a.format));
+  const im::Imported imported = a.format == "megatron"          ? im::import_megatron(text, a.options)
+                                : a.format == "megatron-bridge" ? im::import_megatron_bridge(text, a.options)
+                                : a.format == "torchtitan"      ? im::import_torchtitan(text, a.options)
+                                                                : im::import_hf(text, a.options);
   const std::vector<std::string> header = {
       fmt::format("Imported by `clustersim import {} {}`.", a.format, a.file),
       "Each key's comment says which flag or field gave its value, or whose default it is."};
@@ -77,9 +82,17 @@ int run_presets(const PresetsArgs& a) {
 
 Subcommand add_import_command(CLI::App& app) {
   auto args = std::make_shared<ImportArgs>();
-  auto* c = app.add_subcommand("import", "write a scenario from a Megatron-LM launch script, a torchtitan TOML or a HF config.json");
-  c->add_option("format", args->format, "megatron | torchtitan | hf")->required()->check(CLI::IsMember({"megatron", "torchtitan", "hf"}));
-  c->add_option("file", args->file, "launch script or argument file (megatron), job TOML (torchtitan), config.json (hf)")->required();
+  auto* c =
+      app.add_subcommand("import",
+                         "write a scenario from a Megatron-LM launch script, a Megatron-Bridge ConfigContainer YAML, a "
+                         "torchtitan TOML or a HF config.json");
+  c->add_option("format", args->format, "megatron | megatron-bridge | torchtitan | hf")
+      ->required()
+      ->check(CLI::IsMember({"megatron", "megatron-bridge", "torchtitan", "hf"}));
+  c->add_option("file", args->file,
+                "launch script or argument file (megatron), ConfigContainer YAML: run_config.yaml or an override file "
+                "(megatron-bridge), job TOML (torchtitan), config.json (hf)")
+      ->required();
   c->add_option("-o,--output", args->out, "write the scenario YAML to this file instead of standard output");
   c->add_option("--gpus", args->options.gpus, "total GPUs, when the input does not say")->check(CLI::Range(1, 10000000));
   c->add_option("--gpus-per-node", args->options.gpus_per_node,
@@ -87,6 +100,11 @@ Subcommand add_import_command(CLI::App& app) {
       ->check(CLI::Range(1, 100000));
   c->add_option("--hardware", args->options.hardware, "hardware profile name or file (default: h100-sxm, with a warning)");
   c->add_option("--vocab", args->options.vocab, "vocabulary size, when the input only names a tokenizer file")->check(CLI::Range(1, 100000000));
+  std::string recipes;
+  for (const auto& r : scenarios::importers::mbridge::training_recipes())
+    recipes += (recipes.empty() ? "" : ", ") + std::string(r.name);
+  c->add_option("--recipe", args->options.recipe,
+                "megatron-bridge: the recipe an override file is merged onto (" + recipes + ")");
   return {c, [args] { return run_import(*args); }};
 }
 

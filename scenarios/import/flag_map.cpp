@@ -54,7 +54,7 @@ std::optional<long long> FlagMap::integer(const std::string& name) const {
   char* end = nullptr;
   const long long n = std::strtoll(v->c_str(), &end, 10);
   if (v->empty() || *end != '\0')
-    throw ScenarioError(fmt::format("{}: --{}: expected an integer, found '{}'{}", source_, name, *v,
+    throw ScenarioError(fmt::format("{}: expected an integer, found '{}'{}", where(name), *v,
                                     v->empty() ? " (a variable the importer could not resolve?)" : ""));
   return n;
 }
@@ -65,11 +65,46 @@ std::optional<double> FlagMap::number(const std::string& name) const {
   char* end = nullptr;
   const double x = std::strtod(v->c_str(), &end);
   if (v->empty() || *end != '\0')
-    throw ScenarioError(fmt::format("{}: --{}: expected a number, found '{}'", source_, name, *v));
+    throw ScenarioError(fmt::format("{}: expected a number, found '{}'", where(name), *v));
   return x;
 }
 
+void FlagMap::set(const std::string& name, std::string value, std::string origin, std::string label) {
+  values_[name] = std::move(value);
+  origins_[name] = std::move(origin);
+  labels_[name] = std::move(label);
+  absent_.erase(name);
+}
+
+std::string FlagMap::origins(std::initializer_list<std::string> names) const {
+  std::string out;
+  const bool sentences = std::any_of(names.begin(), names.end(), [&](const std::string& n) { return translated(n); });
+  for (const std::string& n : names) {
+    const std::string o = origin(n);
+    if (o.empty() || out.find(o) != std::string::npos) continue;
+    out += (out.empty() ? "" : sentences ? "; " : " ") + o;
+  }
+  return out;
+}
+
+std::string FlagMap::origin_or(const std::string& name, const std::string& fallback) const {
+  if (has(name)) return origin(name);
+  auto it = absent_.find(name);
+  return it != absent_.end() ? it->second : fallback;
+}
+
+std::string FlagMap::label(const std::string& name) const {
+  auto it = labels_.find(name);
+  return it != labels_.end() ? it->second : "--" + name;
+}
+
+std::string FlagMap::where(const std::string& name) const {
+  auto it = labels_.find(name);
+  return it != labels_.end() ? it->second : fmt::format("{}: --{}", source_, name);
+}
+
 std::string FlagMap::origin(const std::string& name) const {
+  if (auto it = origins_.find(name); it != origins_.end() && has(name)) return it->second;
   auto v = text(name);
   if (!v) return "";
   return v->empty() ? "--" + name : fmt::format("--{} {}", name, *v);

@@ -47,7 +47,7 @@ const std::set<std::string>& megatron_mapped_flags() {
       "expert-model-parallel-size", "expert-tensor-parallel-size", "sequence-parallel", "use-distributed-optimizer",
       "use-torch-fsdp2", "use-custom-fsdp", "use-megatron-fsdp", "data-parallel-sharding-strategy",
       "overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap", "no-overlap-p2p-communication",
-      "decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",
+      "decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers", "pipeline-model-parallel-layout",
       "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
       // training
       "seq-length", "micro-batch-size", "global-batch-size", "recompute-granularity", "recompute-method",

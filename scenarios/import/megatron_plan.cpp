@@ -1,12 +1,16 @@
 // Megatron-LM arguments -> the cluster, parallelism and training sections of a scenario.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <numeric>
+#include <regex>
 
 #include "scenarios/error.hpp"
 #include "scenarios/import/flag_map.hpp"
 #include "scenarios/import/importers.hpp"
+#include "scenarios/import/megatron_mapping.hpp"
 #include "scenarios/import/shell_words.hpp"
 
 namespace clustersim::scenarios::importers {
@@ -31,7 +35,7 @@ std::optional<long long> numeric_var(const ShellWords& sh, std::initializer_list
 
 long long flag_or(const FlagMap& f, const std::string& name, long long fallback) {
   const long long v = f.integer(name).value_or(fallback);
-  if (v < 1) throw ScenarioError(format("{}: --{} {}: must be at least 1", f.source(), name, v));
+  if (v < 1) throw ScenarioError(format("{} {}: must be at least 1", f.where(name), v));
   return v;
 }
 
@@ -46,6 +50,40 @@ std::optional<long long> nnodes_of(const FlagMap& f) {
   return lo;
 }
 
+// --pipeline-model-parallel-layout: one string per virtual pipeline stage, in model order (stage i
+// runs on pipeline rank i % pp), of E (embedding), t (a transformer layer), m (MTP), L (loss), as
+// Megatron-Core's PipelineParallelLayerLayout.parse_str_to_list reads it: commas dropped, "(..)*n"
+// then "x*n" unrolled, split at '|'.
+std::vector<std::string> layout_stages(const FlagMap& f) {
+  std::string s = f.text("pipeline-model-parallel-layout").value_or("");
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  for (const std::regex& re : {std::regex(R"(\(([^)]+)\)\*(\d+))"), std::regex(R"((.)\*(\d+))")}) {
+    std::string unrolled;
+    auto last = s.cbegin();
+    for (std::sregex_iterator it(s.begin(), s.end(), re), end; it != end; ++it) {
+      unrolled.append(last, s.cbegin() + it->position());
+      const long long n = std::stoll((*it)[2].str());
+      if (n > 100000)
+        throw ScenarioError(
+            format("{}: a repeat of {} is more than a model has layers", f.where("pipeline-model-parallel-layout"), n));
+      for (long long k = 0; k < n; ++k) unrolled += (*it)[1].str();
+      last = s.cbegin() + it->position() + it->length();
+    }
+    unrolled.append(last, s.cend());
+    s = unrolled;
+  }
+  std::vector<std::string> stages(1);
+  for (char c : s) {
+    if (c == '|') stages.emplace_back();
+    else if (c == 'E' || c == 't' || c == 'm' || c == 'L') stages.back() += c;
+    else if (c != ' ')
+      throw ScenarioError(
+          format("{}: '{}' is not a layer (E embedding, t transformer layer, m MTP, L loss, | between stages)",
+                 f.where("pipeline-model-parallel-layout"), c));
+  }
+  return stages;
+}
+
 // Megatron's uneven splits (megatron/core/transformer/transformer_block.py get_num_layers_to_build):
 // --decoder-first/last-pipeline-num-layers fix the first/last stage and split the rest evenly; the
 // account-for-embedding/loss flags count the embedding and the loss as a layer each. With vpp model
@@ -53,6 +91,18 @@ std::optional<long long> nnodes_of(const FlagMap& f) {
 // comes off the first/last chunk. Written as pp*vpp entries in model order (chunk c of stage s at
 // c*pp + s), as the loader reads them.
 void set_pp_layers(Imported& out, const FlagMap& f, long long layers, long long pp, long long vpp) {
+  if (f.has("pipeline-model-parallel-layout")) {
+    std::vector<long long> split;
+    for (const std::string& stage : layout_stages(f)) split.push_back(std::count(stage.begin(), stage.end(), 't'));
+    const long long sum = std::accumulate(split.begin(), split.end(), 0LL);
+    if (sum != layers)
+      throw ScenarioError(format("{}: the layout places {} transformer layers but the model has {}",
+                                 f.where("pipeline-model-parallel-layout"), sum, layers));
+    if (pp > 1)
+      out.set("parallelism.pp_layers", format("[{}]", fmt::join(split, ", ")),
+              f.origin("pipeline-model-parallel-layout"));
+    return;
+  }
   const auto first = f.integer("decoder-first-pipeline-num-layers"), last = f.integer("decoder-last-pipeline-num-layers");
   const bool emb = f.has("account-for-embedding-in-pipeline-split"), loss = f.has("account-for-loss-in-pipeline-split");
   if (pp < 2 || !(first || last || emb || loss)) return;
@@ -66,12 +116,18 @@ void set_pp_layers(Imported& out, const FlagMap& f, long long layers, long long 
     for (auto& s : stage) s = inner > 0 ? rest / inner : 0;
     if (first) stage.front() = *first;
     if (last) stage.back() = *last;
-    origin = "--decoder-first/last-pipeline-num-layers";
+    const bool fields =
+        f.translated("decoder-first-pipeline-num-layers") || f.translated("decoder-last-pipeline-num-layers");
+    origin = fields ? f.origins({"decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers"})
+                    : "--decoder-first/last-pipeline-num-layers";
   } else {
     const long long total = layers + (emb ? 1 : 0) + (loss ? 1 : 0);
     if (total % pp != 0) throw ScenarioError(format("{}: {} layers with the embedding/loss counted do not split over {} stages", f.source(), total, pp));
     for (auto& s : stage) s = total / pp;
-    origin = "--account-for-embedding/loss-in-pipeline-split";
+    const bool fields =
+        f.translated("account-for-embedding-in-pipeline-split") || f.translated("account-for-loss-in-pipeline-split");
+    origin = fields ? f.origins({"account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split"})
+                    : "--account-for-embedding/loss-in-pipeline-split";
   }
   std::vector<long long> split(static_cast<std::size_t>(pp * vpp));
   for (long long s = 0; s < pp; ++s) {
@@ -91,6 +147,14 @@ void set_pp_layers(Imported& out, const FlagMap& f, long long layers, long long 
 // --num-layers-per-virtual-pipeline-stage (layers per chunk) or --num-virtual-stages-per-pipeline-rank
 // (chunks per stage; --virtual-pipeline-model-parallel-size in older releases).
 long long virtual_stages(const FlagMap& f, long long layers, long long pp, std::string* origin) {
+  if (f.has("pipeline-model-parallel-layout")) {  // the layout's stages are pp x vpp (PipelineParallelLayerLayout)
+    const long long stages = static_cast<long long>(layout_stages(f).size());
+    if (stages % pp != 0)
+      throw ScenarioError(format("{}: {} stages do not divide over {} pipeline ranks",
+                                 f.where("pipeline-model-parallel-layout"), stages, pp));
+    *origin = f.origin("pipeline-model-parallel-layout") + format(" ({} stages over pp {})", stages, pp);
+    return stages / pp;
+  }
   if (auto per = f.integer("num-layers-per-virtual-pipeline-stage")) {
     if (*per < 1 || layers % (pp * *per) != 0)
       throw ScenarioError(format("{}: --num-layers-per-virtual-pipeline-stage {} does not divide {} layers over {} stages", f.source(), *per, layers, pp));
@@ -114,22 +178,23 @@ void set_zero_stage(Imported& out, const FlagMap& f) {
         {"no_shard", "0"}, {"optim", "1"}, {"optim_grads", "2"}, {"optim_grads_params", "3"}};
     auto it = kStage.find(strategy);
     if (it == kStage.end())
-      throw ScenarioError(format("{}: --data-parallel-sharding-strategy {}: expected no_shard, optim, optim_grads or optim_grads_params",
-                                 f.source(), strategy));
+      throw ScenarioError(format("{} {}: expected no_shard, optim, optim_grads or optim_grads_params",
+                                 f.where("data-parallel-sharding-strategy"), strategy));
     if (!f.has("use-megatron-fsdp") && f.has("data-parallel-sharding-strategy"))
       out.warn("--data-parallel-sharding-strategy applies to --use-megatron-fsdp; read for the FSDP given");
     out.set("parallelism.zero_stage", it->second,
-            format("FSDP with {}", f.has("data-parallel-sharding-strategy") ? f.origin("data-parallel-sharding-strategy")
-                                                                             : "Megatron-FSDP's default sharding optim_grads_params"));
+            format("FSDP with {}", f.origin_or("data-parallel-sharding-strategy",
+                                               "Megatron-FSDP's default sharding optim_grads_params")));
     return;
   }
   const bool dist_opt = f.has("use-distributed-optimizer");
-  out.set("parallelism.zero_stage", dist_opt ? "1" : "0", dist_opt ? "--use-distributed-optimizer" : "Megatron default: no distributed optimizer");
+  out.set("parallelism.zero_stage", dist_opt ? "1" : "0",
+          f.origin_or("use-distributed-optimizer", "Megatron default: no distributed optimizer"));
 }
 
 void set_bool(Imported& out, const FlagMap& f, const std::string& path, const std::string& flag, const char* default_why) {
   const bool on = f.has(flag);
-  out.set(path, on ? "true" : "false", on ? "--" + flag : default_why);
+  out.set(path, on ? "true" : "false", f.origin_or(flag, default_why));
 }
 
 }  // namespace
@@ -169,16 +234,16 @@ long long import_megatron_cluster(Imported& out, const FlagMap& f, const ShellWo
 
 void import_megatron_parallelism(Imported& out, const FlagMap& f, long long layers, long long gpus_per_node) {
   const long long tp = flag_or(f, "tensor-model-parallel-size", 1), pp = flag_or(f, "pipeline-model-parallel-size", 1);
-  out.set("parallelism.tp", format("{}", tp), f.has("tensor-model-parallel-size") ? f.origin("tensor-model-parallel-size") : "Megatron default: 1");
-  out.set("parallelism.pp", format("{}", pp), f.has("pipeline-model-parallel-size") ? f.origin("pipeline-model-parallel-size") : "Megatron default: 1");
+  out.set("parallelism.tp", format("{}", tp), f.origin_or("tensor-model-parallel-size", "Megatron default: 1"));
+  out.set("parallelism.pp", format("{}", pp), f.origin_or("pipeline-model-parallel-size", "Megatron default: 1"));
   out.set("parallelism.cp", format("{}", flag_or(f, "context-parallel-size", 1)),
-          f.has("context-parallel-size") ? f.origin("context-parallel-size") : "Megatron default: 1");
+          f.origin_or("context-parallel-size", "Megatron default: 1"));
   if (gpus_per_node > 0 && tp > gpus_per_node) out.set("parallelism.tp_across_nodes", "true", "tensor parallelism wider than a node");
   if (f.has("num-experts")) {
     out.set("parallelism.ep", format("{}", flag_or(f, "expert-model-parallel-size", 1)),
-            f.has("expert-model-parallel-size") ? f.origin("expert-model-parallel-size") : "Megatron default: 1");
+            f.origin_or("expert-model-parallel-size", "Megatron default: 1"));
     out.set("parallelism.etp", format("{}", flag_or(f, "expert-tensor-parallel-size", tp)),
-            f.has("expert-tensor-parallel-size") ? f.origin("expert-tensor-parallel-size") : "Megatron default: the tensor-parallel size");
+            f.origin_or("expert-tensor-parallel-size", "Megatron default: the tensor-parallel size"));
   }
   std::string vpp_origin;
   const long long vpp = virtual_stages(f, layers, pp, &vpp_origin);

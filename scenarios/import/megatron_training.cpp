@@ -7,6 +7,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/import/flag_map.hpp"
 #include "scenarios/import/importers.hpp"
+#include "scenarios/import/megatron_mapping.hpp"
 
 namespace clustersim::scenarios::importers {
 namespace {
@@ -28,32 +29,34 @@ void import_precision(Imported& out, const FlagMap& f) {
   if (f.has("fp8-format")) {
     const std::string recipe = f.text("fp8-recipe").value_or("delayed");  // Megatron default: delayed scaling
     if (recipe == "mxfp8") {
-      out.set("training.precision", "mxfp8", f.origin("fp8-format") + " " + f.origin("fp8-recipe"));
+      out.set("training.precision", "mxfp8", f.origins({"fp8-format", "fp8-recipe"}));
       return;
     }
     if (recipe != "delayed" && recipe != "tensorwise" && recipe != "blockwise")
-      throw ScenarioError(format("{}: --fp8-recipe {}: expected delayed, tensorwise, mxfp8 or blockwise", f.source(), recipe));
+      throw ScenarioError(
+          format("{} {}: expected delayed, tensorwise, mxfp8 or blockwise", f.where("fp8-recipe"), recipe));
     out.set("training.precision", "fp8", f.origin("fp8-format"));
-    out.set("training.fp8_recipe", recipe, f.has("fp8-recipe") ? f.origin("fp8-recipe") : "Megatron default: --fp8-recipe delayed");
+    out.set("training.fp8_recipe", recipe, f.origin_or("fp8-recipe", "Megatron default: --fp8-recipe delayed"));
     return;
   }
-  if (f.has("bf16")) out.set("training.precision", "bf16", "--bf16");
-  else if (f.has("fp16")) out.set("training.precision", "fp16", "--fp16");
+  if (f.has("bf16")) out.set("training.precision", "bf16", f.origin("bf16"));
+  else if (f.has("fp16")) out.set("training.precision", "fp16", f.origin("fp16"));
   else {
-    out.set("training.precision", "fp32", "neither --bf16 nor --fp16: Megatron trains in fp32");
-    out.warn("no --bf16 or --fp16: imported as fp32 training (is a flag missing?)");
+    out.set("training.precision", "fp32", f.origin_or("bf16", "neither --bf16 nor --fp16: Megatron trains in fp32"));
+    if (f.origin_or("bf16", "").empty())
+      out.warn("no --bf16 or --fp16: imported as fp32 training (is a flag missing?)");
   }
 }
 
 void import_recompute(Imported& out, const FlagMap& f, long long layers) {
   const std::string gran = f.text("recompute-granularity").value_or(f.has("recompute-activations") ? "selective" : "");
   if (gran.empty()) {
-    out.set("training.recompute", "none", "no --recompute-granularity");
+    out.set("training.recompute", "none", f.origin_or("recompute-granularity", "no --recompute-granularity"));
     return;
   }
   if (gran != "full" && gran != "selective")
-    throw ScenarioError(format("{}: --recompute-granularity {}: expected full or selective", f.source(), gran));
-  out.set("training.recompute", gran, f.has("recompute-granularity") ? f.origin("recompute-granularity") : "--recompute-activations");
+    throw ScenarioError(format("{} {}: expected full or selective", f.where("recompute-granularity"), gran));
+  out.set("training.recompute", gran, f.origin_or("recompute-granularity", "--recompute-activations"));
   if (auto modules = f.text("recompute-modules"); modules && gran == "selective") {
     std::vector<std::string> names;
     for (std::size_t at = 0; at < modules->size();) {
@@ -68,7 +71,7 @@ void import_recompute(Imported& out, const FlagMap& f, long long layers) {
   if (gran == "full" && f.text("recompute-method").value_or("") == "block") {
     const long long n = f.integer("recompute-num-layers").value_or(layers);
     if (n < most_chunk_layers(out, layers))
-      out.set("training.recompute_layers", format("{}", n), "--recompute-method block " + f.origin("recompute-num-layers"));
+      out.set("training.recompute_layers", format("{}", n), f.origins({"recompute-method", "recompute-num-layers"}));
   }
 }
 
@@ -109,8 +112,9 @@ void import_bf16_layers(Imported& out, const FlagMap& f) {
   const long long first = f.integer("num-layers-at-start-in-bf16").value_or(1);
   const long long last = f.integer("num-layers-at-end-in-bf16").value_or(1);
   out.set("training.bf16_layers", format("{{first: {}, last: {}}}", first, last),
-          "--first-last-layers-bf16 --num-layers-at-start-in-bf16 " + std::to_string(first) +
-              " --num-layers-at-end-in-bf16 " + std::to_string(last));
+          format("{} {} {}", f.origin("first-last-layers-bf16"),
+                 f.origin_or("num-layers-at-start-in-bf16", "--num-layers-at-start-in-bf16 " + std::to_string(first)),
+                 f.origin_or("num-layers-at-end-in-bf16", "--num-layers-at-end-in-bf16 " + std::to_string(last))));
 }
 
 // --te-precision-config-file: a quantization recipe (Transformer Engine configs matched by
@@ -129,11 +133,12 @@ void import_quant_recipe(Imported& out, const FlagMap& f) {
 void import_cross_entropy(Imported& out, const FlagMap& f) {
   const std::string impl = f.text("cross-entropy-fusion-impl").value_or("native");
   if (f.has("cross-entropy-loss-fusion") && impl == "te")
-    out.set("training.cross_entropy", "fused", "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te");
+    out.set("training.cross_entropy", "fused", f.origins({"cross-entropy-loss-fusion", "cross-entropy-fusion-impl"}));
   else
     out.set("training.cross_entropy", "fp32",
-            f.has("cross-entropy-loss-fusion") ? "--cross-entropy-loss-fusion (impl native: FP32 logits)"
-                                               : "Megatron default: unfused loss on FP32 logits");
+            f.has("cross-entropy-loss-fusion")
+                ? f.origin("cross-entropy-loss-fusion") + " (impl native: FP32 logits)"
+                : f.origin_or("cross-entropy-loss-fusion", "Megatron default: unfused loss on FP32 logits"));
 }
 
 void import_kernels(Imported& out, const FlagMap& f) {
@@ -141,7 +146,8 @@ void import_kernels(Imported& out, const FlagMap& f) {
   if (f.has("use-flash-attn") && !f.has("attention-backend")) {
     out.set("training.attention_impl", "flash2", "--use-flash-attn (the flash-attn v2 package)");
   } else if (backend == "fused") {
-    out.set("training.attention_impl", "cudnn", "--attention-backend fused (Transformer Engine's cuDNN attention)");
+    out.set("training.attention_impl", "cudnn",
+            f.origin("attention-backend") + " (Transformer Engine's cuDNN attention)");
   } else if (backend == "unfused" || backend == "local") {
     out.set("training.attention_impl", "unfused", f.origin("attention-backend"));
   } else if (backend == "flash") {
@@ -164,7 +170,11 @@ void import_kernels(Imported& out, const FlagMap& f) {
     }
     out.set("training.cuda_graph_scope", format("[{}]", fmt::join(names, ", ")), f.origin("cuda-graph-scope"));
   } else if (f.has("enable-cuda-graph") || f.has("external-cuda-graph") || f.has("cuda-graph-impl")) {
-    out.set("training.cuda_graphs", "true", "--enable-cuda-graph / --external-cuda-graph");
+    const char* g = f.has("enable-cuda-graph")     ? "enable-cuda-graph"
+                    : f.has("external-cuda-graph") ? "external-cuda-graph"
+                                                   : "cuda-graph-impl";
+    out.set("training.cuda_graphs", "true",
+            f.translated(g) ? f.origin(g) : "--enable-cuda-graph / --external-cuda-graph");
   }
 }
 
@@ -179,9 +189,9 @@ void import_moe_training(Imported& out, const FlagMap& f) {
                        : backend == "hybridep" ? "hybridep"
                                                : "deepep";
   if (d != "allgather" && d != "alltoall" && d != "flex")
-    throw ScenarioError(format("{}: --moe-token-dispatcher-type {}: expected allgather, alltoall or flex", f.source(), d));
+    throw ScenarioError(format("{} {}: expected allgather, alltoall or flex", f.where("moe-token-dispatcher-type"), d));
   if (d == "flex" && backend != "deepep" && backend != "hybridep")
-    out.warn(format("--moe-flex-dispatcher-backend {}: modelled as DeepEP's kernels", backend));
+    out.warn(format("{} {}: modelled as DeepEP's kernels", f.label("moe-flex-dispatcher-backend"), backend));
   out.set("training.moe_dispatcher", mapped,
           f.has("moe-token-dispatcher-type") ? f.origin("moe-token-dispatcher-type") + (d == "flex" ? " (backend " + backend + ")" : "")
                                              : "Megatron default: --moe-token-dispatcher-type allgather");
@@ -195,15 +205,20 @@ void import_moe_training(Imported& out, const FlagMap& f) {
   // The two MoE keys that move a step most are written either way, so the scenario says them.
   if (f.has("moe-router-force-load-balancing"))
     out.set("training.moe_load_imbalance", "auto",
-            "--moe-router-force-load-balancing: random router logits (Megatron-Core moe_utils.py RandomSTE), i.e. uniform random "
-            "routing, whose busiest EP rank is the sampling floor auto computes");
+            f.origin("moe-router-force-load-balancing") +
+                ": random router logits (Megatron-Core moe_utils.py RandomSTE), i.e. uniform random "
+                "routing, whose busiest EP rank is the sampling floor auto computes");
   else
-    out.set("training.moe_load_imbalance", "auto", "Megatron default: real routing (no --moe-router-force-load-balancing); auto is its sampling floor, "
-            "give the measured busiest-rank share for persistent expert skew");
+    out.set("training.moe_load_imbalance", "auto",
+            f.origin_or("moe-router-force-load-balancing",
+                        "Megatron default: real routing (no --moe-router-force-load-balancing)") +
+                "; auto is its sampling floor, give the measured busiest-rank share for persistent expert skew");
   if (f.has("overlap-moe-expert-parallel-comm"))
-    out.set("training.moe_a2a_overlap", "true", "--overlap-moe-expert-parallel-comm");
+    out.set("training.moe_a2a_overlap", "true", f.origin("overlap-moe-expert-parallel-comm"));
   else
-    out.set("training.moe_a2a_overlap", "false", "Megatron default (no --overlap-moe-expert-parallel-comm)");
+    out.set(
+        "training.moe_a2a_overlap", "false",
+        f.origin_or("overlap-moe-expert-parallel-comm", "Megatron default (no --overlap-moe-expert-parallel-comm)"));
   for (const char* flag : {"moe-router-fusion", "moe-permute-fusion"})
     if (f.has(flag)) {
       std::string key = std::string("training.") + flag;
@@ -229,9 +244,12 @@ void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
     out.set("training.global_batch", format("{}", global), f.origin("global-batch-size"));
   } else {
     global = micro * (gpus / model_ranks);
-    out.set("training.global_batch", format("{}", global), "Megatron default: micro-batch x data-parallel size");
+    out.set("training.global_batch", format("{}", global),
+            f.origin_or("global-batch-size", "Megatron default: micro-batch x data-parallel size"));
   }
-  if (f.has("rampup-batch-size")) out.warn(format("--rampup-batch-size {}: modelled at the final global batch", *f.text("rampup-batch-size")));
+  if (f.has("rampup-batch-size"))
+    out.warn(format("{} {}: modelled at the final global batch", f.label("rampup-batch-size"),
+                    *f.text("rampup-batch-size")));
   import_precision(out, f);
   import_recompute(out, f, layers);
   import_offload(out, f);
@@ -240,12 +258,12 @@ void import_megatron_training(Imported& out, const FlagMap& f, long long gpus) {
   import_quant_recipe(out, f);
   import_cross_entropy(out, f);
   out.set("training.overlap_grad_reduce", f.has("overlap-grad-reduce") ? "true" : "false",
-          f.has("overlap-grad-reduce") ? "--overlap-grad-reduce" : "Megatron default: off");
+          f.origin_or("overlap-grad-reduce", "Megatron default: off"));
   out.set("training.overlap_param_gather", f.has("overlap-param-gather") ? "true" : "false",
-          f.has("overlap-param-gather") ? "--overlap-param-gather" : "Megatron default: off");
+          f.origin_or("overlap-param-gather", "Megatron default: off"));
   const bool bf16_reduce = f.has("grad-reduce-in-bf16");
   out.set("training.grad_reduce_dtype", bf16_reduce ? "bf16" : "fp32",
-          bf16_reduce ? "--grad-reduce-in-bf16" : "Megatron accumulates and reduces gradients in fp32 with --bf16");
+          f.origin_or("grad-reduce-in-bf16", "Megatron accumulates and reduces gradients in fp32 with --bf16"));
   import_kernels(out, f);
   import_moe_training(out, f);
   if (auto iters = f.integer("train-iters"))

@@ -305,6 +305,27 @@ TEST_CASE("megatron: uneven splits with virtual pipelines and Megatron rank orde
   CHECK(value(im::import_megatron(args, nvl), "cluster.gpus_per_node") == "8");
 }
 
+TEST_CASE("megatron: --pipeline-model-parallel-layout gives pp_layers in model order and the virtual stages",
+          "[import]") {
+  const im::ImportOptions o = opts(16);
+  const std::string args =
+      "--num-layers 10 --hidden-size 1024 --num-attention-heads 16 --seq-length 2048 --micro-batch-size 1 "
+      "--global-batch-size 16 "
+      "--vocab-size 32000 --bf16 --pipeline-model-parallel-size 2 ";
+  // Megatron-Core's string form: "(..)*n" then "x*n" unrolled, '|' between stages; 4 stages over pp 2 is vpp 2.
+  const im::Imported i = im::import_megatron(args + "--pipeline-model-parallel-layout \"Et*2|(tt|)*2,t*4L\"", o);
+  CHECK(value(i, "parallelism.vpp") == "2");
+  CHECK(value(i, "parallelism.schedule") == "interleaved");
+  CHECK(value(i, "parallelism.pp_layers") == "[2, 2, 2, 4]");
+  CHECK(i.find("parallelism.pp_layers")->origin == "--pipeline-model-parallel-layout Et*2|(tt|)*2,t*4L");
+  CHECK_FALSE(warned(i, "pipeline-model-parallel-layout"));  // mapped, not "not modelled"
+  (void)clustersim::scenarios::load_scenario_string(im::to_yaml(i, {}), "layout.yaml");
+  CHECK_THROWS_WITH(im::import_megatron(args + "--pipeline-model-parallel-layout 'Et*4|t*5L'", o),
+                    Catch::Contains("the layout places 9 transformer layers but the model has 10"));
+  CHECK_THROWS_WITH(im::import_megatron(args + "--pipeline-model-parallel-layout 'Et*2|t*4|t*4L'", o),
+                    Catch::Contains("3 stages do not divide over 2 pipeline ranks"));
+}
+
 TEST_CASE("megatron: what matters but is not modelled is a warning, never silently dropped", "[import]") {
   const im::Imported i = im::import_megatron(kLlama8bArgs + "--cpu-offloading --recompute-granularity full "
                                                             "--recompute-method block --recompute-num-layers 2 --rampup-batch-size 32 32 1000",

@@ -2,6 +2,7 @@
 // configuration must predict exactly what the hand-written scenario of the same configuration predicts.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -219,6 +220,64 @@ TEST_CASE("import torchtitan: the Llama 3 405B job predicts the shipped 405B sce
   CHECK(run_json(dir + "/s.yaml") ==
         run_json(kSrc + "/scenarios/405b_16384xh100.yaml --set parallelism.zero_stage=3 --set parallelism.fsdp_reshard_after_forward=never "
                         "--set training.attention_impl=flash2 --set training.tokens=50331648000"));
+}
+
+// The same configurations as Megatron-Bridge YAML: a run's run_config.yaml (to_yaml's form) of the 70B
+// scenario and a YAML of the DeepSeek-V3 scenario (model.transformer nesting). Each field goes through the
+// Megatron-LM importer's mapping, so each predicts what the shipped scenario predicts.
+TEST_CASE("import megatron-bridge: a run_config.yaml and an override YAML predict what the shipped scenarios predict",
+          "[import][tools]") {
+  struct Case {
+    const char *input, *scenario, *import_flags, *set;
+  };
+  const Case cases[] = {
+      {"llama3_70b_tp8pp4cp2_run_config.yaml", "70b_512xh100_tp8pp4", "--gpus 512",
+       "--set training.tokens=15000000004096"},
+      {"deepseek_v3_pp16ep64_override.yaml", "deepseek_v3_1024xh100", "--gpus 1024", ""},
+  };
+  const std::string dir = temp_dir("megatron_bridge_shipped");
+  for (const Case& c : cases) {
+    INFO(c.input);
+    const std::string out = dir + "/" + c.scenario + ".yaml";
+    const auto imp = run_command(kBin + " import megatron-bridge " + kInputs + c.input + " --hardware h100-sxm " +
+                                 c.import_flags + " -o " + out + " 2>&1");
+    INFO(imp.out);
+    REQUIRE(imp.exit_code == 0);
+    CHECK(imp.out.find("not modelled") == std::string::npos);
+    CHECK(run_json(out) == run_json(kSrc + "/scenarios/" + c.scenario + ".yaml " + c.set));
+  }
+}
+
+TEST_CASE(
+    "import megatron-bridge: bad input is one line and exit 2 naming the file, line and key, and the help lists the "
+    "format",
+    "[import][tools]") {
+  const std::string dir = temp_dir("megatron_bridge_bad");
+  const std::pair<const char*, const char*> cases[] = {
+      {"model:\n  num_layers: [32, 64\n", "/not_yaml.yaml:3:1: not YAML: "},
+      {"- model\n- train\n", "/list.yaml:1: expected a mapping of ConfigContainer sections"},
+      {"model:\n  tensor_model_parallel_size: two\n",
+       "/bad_value.yaml:2: model.tensor_model_parallel_size: expected an integer, found 'two'"},
+      {"mixed_precision: bf16_mixd\n",
+       "/bad_recipe.yaml:1: mixed_precision: 'bf16_mixd': not a mixed-precision recipe"},
+  };
+  for (const auto& [text, expected] : cases) {
+    const std::string name = std::string(expected).substr(1, std::string(expected).find(':') - 1);
+    write(dir + "/" + name, text);
+    const auto r = run_command(kBin + " import megatron-bridge " + dir + "/" + name +
+                               " --recipe llama3_8b_pretrain_config --gpus 8 2>&1");
+    INFO(r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.rfind("error: " + dir + expected, 0) == 0);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  }
+  const auto help = run_command(kBin + " import --help 2>&1");
+  CHECK(help.out.find("megatron | megatron-bridge | torchtitan | hf") != std::string::npos);
+  CHECK(help.out.find("--recipe") != std::string::npos);
+  const auto wrong = run_command(kBin + " import megatron " + kInputs +
+                                 "llama3_70b_tp8pp4cp2.sh --recipe llama3_8b_pretrain_config 2>&1");
+  CHECK(wrong.exit_code == 2);
+  CHECK(wrong.out.find("--recipe applies to megatron-bridge") != std::string::npos);
 }
 
 TEST_CASE("import: bad input is one line and exit 2", "[import][tools]") {

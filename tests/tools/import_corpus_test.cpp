@@ -227,4 +227,122 @@ TEST_CASE("corpus: Megatron-LM's Megatron-FSDP Llama 3 8B FP8 and GPT-3 175B exa
   CHECK(run(g).exit_code == 0);
 }
 
+// Megatron-Bridge: the repository ships no complete run-config YAML (a run writes run_config.yaml into its
+// checkpoint folder), only override files, each merged onto the recipe its script builds; the importer
+// takes that recipe with --recipe (SOURCES names the script).
+TEST_CASE("corpus: Megatron-Bridge's Llama 3 override files merged onto their recipes import, fit and run",
+          "[import][corpus]") {
+  const std::string dir = kCorpus + "megatron-bridge/";
+  // tutorials/recipes/llama/02_pretrain_with_yaml.py: llama32_1b_pretrain_config with conf/llama32_1b_pretrain.yaml.
+  const Imported l1 =
+      import("megatron-bridge " + dir +
+                 "llama32_1b_pretrain.yaml --recipe llama32_1b_pretrain_config --hardware h100-sxm --gpus 8",
+             "mb_llama32_1b.yaml");
+  check(l1, {{"model.layers", "16"},
+             {"model.hidden", "2048"},
+             {"model.heads", "32"},
+             {"model.kv_heads", "8"},
+             {"model.ffn_hidden", "8192"},
+             {"model.vocab", "128256"},
+             {"model.tied_embeddings", "true"},
+             {"model.activation", "swiglu"},
+             {"model.norm", "rmsnorm"},
+             {"parallelism.tp", "1"},
+             {"parallelism.pp", "1"},
+             {"parallelism.cp", "1"},
+             {"parallelism.zero_stage", "1"},
+             {"training.precision", "bf16"},
+             {"training.seq_len", "4096"},
+             {"training.micro_batch", "1"},
+             {"training.global_batch", "8"},
+             {"training.tokens", "3276800"}});
+  CHECK(l1.keys.count("model") == 0);  // no shipped preset is Llama 3.2 1B: the model section is written
+  CHECK(l1.warnings.find("recipe llama32_1b_pretrain_config: env_vars.PYTORCH_CUDA_ALLOC_CONF") != std::string::npos);
+  for (const char* quiet : {"optimizer", "scheduler", "checkpoint", "logger", "rng", "eval_"}) {
+    INFO(quiet);
+    CHECK(l1.warnings.find(quiet) == std::string::npos);  // learning rate, paths, logging, seed: not a step's cost
+  }
+  const auto r1 = run(l1);
+  INFO(r1.out);
+  CHECK(r1.exit_code == 0);
+  CHECK(r1.out.find("\"fits_in_memory\": true") != std::string::npos);
+  CHECK(json_number(r1.out, "model_params") == 1235814400.0);  // Llama 3.2 1B
+  // examples/recipes/llama/pretrain_llama3_8b.py: llama3_8b_pretrain_config (TP1 PP1 CP2) with its override example.
+  const Imported l8 = import("megatron-bridge " + dir +
+                                 "llama3_8b_pretrain_override_example.yaml --recipe llama3_8b_pretrain_config "
+                                 "--hardware h100-sxm --gpus 8",
+                             "mb_llama3_8b.yaml");
+  check(l8, {{"model", "llama3-8b"},
+             {"parallelism.tp", "1"},
+             {"parallelism.pp", "1"},
+             {"parallelism.cp", "2"},
+             {"parallelism.zero_stage", "1"},
+             {"training.precision", "bf16"},
+             {"training.grad_reduce_dtype", "fp32"},
+             {"training.seq_len", "4096"},
+             {"training.micro_batch", "1"},
+             {"training.global_batch", "8"},
+             {"training.cross_entropy", "fused"},
+             {"training.tokens", "655360"}});
+  CHECK(l8.warnings.find("profiling") == std::string::npos);
+  const auto r8 = run(l8);
+  INFO(r8.out);
+  CHECK(r8.exit_code == 0);
+  CHECK(json_number(r8.out, "model_params") == 8030261248.0);  // Llama 3 8B
+  // A field upstream adds later is warned with its line, never dropped silently.
+  std::string yaml = slurp(dir + "llama3_8b_pretrain_override_example.yaml");
+  yaml.replace(yaml.find("model:\n"), 7, "model:\n  fancy_new_overlap: true\n");
+  const std::string tmp = (std::filesystem::temp_directory_path() / "clustersim_import_corpus").string();
+  std::filesystem::create_directories(tmp);
+  std::ofstream(tmp + "/new_field.yaml") << yaml;
+  const auto n =
+      run_command(kBin + " import megatron-bridge " + tmp +
+                  "/new_field.yaml --recipe llama3_8b_pretrain_config --gpus 8 -o " + tmp + "/nf_mb.yaml 2>&1");
+  INFO(n.out);
+  CHECK(n.exit_code == 0);
+  CHECK(
+      n.out.find(
+          "new_field.yaml:22: model.fancy_new_overlap: true: not a field the importer knows; not modelled, ignored") !=
+      std::string::npos);
+}
+
+TEST_CASE("corpus: Megatron-Bridge's DeepSeek-V3 performance overrides merged onto its recipe import and run",
+          "[import][corpus]") {
+  // scripts/performance/run_script.py builds deepseek_v3 pretrain_config(pipeline_parallelism=4,
+  // virtual_pipeline_parallelism=1), whose layout for PP 4 the importer takes from the recipe.
+  const Imported i = import("megatron-bridge " + kCorpus +
+                                "megatron-bridge/deepseek_v3_pretrain_overrides.yaml --recipe "
+                                "deepseek_v3_pretrain_config --hardware gb200 --gpus 256",
+                            "mb_dsv3.yaml");
+  check(i, {{"model", "deepseek-v3"},
+            {"parallelism.tp", "2"},
+            {"parallelism.pp", "4"},
+            {"parallelism.cp", "1"},
+            {"parallelism.ep", "64"},
+            {"parallelism.etp", "1"},
+            {"parallelism.pp_layers", "[16, 16, 16, 13]"},
+            {"parallelism.sequence_parallel", "true"},
+            {"parallelism.zero_stage", "1"},
+            {"training.precision", "bf16"},
+            {"training.grad_reduce_dtype", "bf16"},
+            {"training.seq_len", "4096"},
+            {"training.micro_batch", "1"},
+            {"training.global_batch", "2048"},
+            {"training.cuda_graphs", "true"},
+            {"training.moe_dispatcher", "alltoall"},
+            {"training.moe_router_fusion", "true"},
+            {"training.tokens", "209715200"}});
+  CHECK(i.keys.count("parallelism.vpp") == 0);  // virtual_pipeline_model_parallel_size: 1
+  CHECK(i.warnings.find("recipe deepseek_v3_pretrain_config: model.moe_shared_expert_overlap: true: not modelled") !=
+        std::string::npos);
+  for (const char* quiet :
+       {"rerun_state_machine", "profiling", "te_rng_tracker", "enable_megatron_core_experimental", "check_for_nan"}) {
+    INFO(quiet);
+    CHECK(i.warnings.find(quiet) == std::string::npos);
+  }
+  const auto r = run(i);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK(json_number(r.out, "model_params") == 671026404352.0);  // DeepSeek-V3 with its MTP module
+}
 }}  // namespace CLUSTERSIM_TEST_ID
