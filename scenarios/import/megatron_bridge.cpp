@@ -425,6 +425,9 @@ void translate_moe_mla(const Reader& r, Translator& t, FlagMap& f) {
     if (auto k = r.integer("model.moe_router_topk"))
       t.put("moe-router-topk", "model.moe_router_topk", std::to_string(*k));
     else t.put_default("moe-router-topk", "2", "Megatron-Core default: moe_router_topk 2");
+    for (const auto& [field, flag] : {std::pair{"model.moe_router_num_groups", "moe-router-num-groups"},
+                                      std::pair{"model.moe_router_group_topk", "moe-router-group-topk"}})
+      if (auto v = r.integer(field)) t.put(flag, field, std::to_string(*v));
     if (auto v = r.integer("model.moe_ffn_hidden_size"))
       t.put("moe-ffn-hidden-size", "model.moe_ffn_hidden_size", std::to_string(*v));
     if (auto v = r.integer("model.moe_shared_expert_intermediate_size"))

@@ -141,6 +141,8 @@ model:
   moe_shared_expert_intermediate_size: 2048
   moe_layer_freq: "[0]*3+[1]*58"
   moe_router_topk: 8
+  moe_router_num_groups: 8
+  moe_router_group_topk: 4
   moe_grouped_gemm: true
   moe_token_dispatcher_type: alltoall
   moe_shared_expert_overlap: true
