@@ -61,6 +61,15 @@ double deepep_node_dedup(const MoeSpec& moe, const topologies::Network& net) {
   return dedup_over(moe, ep_group_span(net));
 }
 
+TokenSpread token_spread(const MoeSpec& moe, const topologies::Network& net) {
+  const EpSpan span = ep_group_span(net);
+  TokenSpread s;
+  s.nodes = span.nodes > 1;
+  s.units = s.nodes ? span.nodes : span.ranks;
+  s.touched = expected_units_touched(moe, s.units);
+  return s;
+}
+
 namespace {
 
 CollectiveTime ep_kernel_paced(const CollectiveTime& c, const ModelSpec& m, const TrainingSpec& t, const MoeLayerOps& o,

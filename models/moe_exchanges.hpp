@@ -6,6 +6,7 @@
 #include "hardware/gpu_spec.hpp"
 #include "models/model_spec.hpp"
 #include "models/moe_ops.hpp"
+#include "models/moe_routing.hpp"
 #include "models/training_spec.hpp"
 #include "topologies/network.hpp"
 
@@ -21,6 +22,9 @@ namespace clustersim::models {
 /// node-limited routing: model.moe.router_groups / router_group_top_k) caps the units a token
 /// reaches.
 double deepep_node_dedup(const MoeSpec& moe, const topologies::Network& net);
+
+/// Where a token's routed experts land on `net`'s first EP group (TokenSpread, moe_routing.hpp).
+TokenSpread token_spread(const MoeSpec& moe, const topologies::Network& net);
 
 /// The EP (and ETP) exchanges of one MoE layer on the scenario's network.
 /// Backward, combine_grad carries the combine's gradient out (a dispatch) and dispatch_grad the

@@ -13,4 +13,12 @@ namespace clustersim::models {
 /// contiguous groups are chosen and each gives top_k / router_group_top_k of them.
 double expected_units_touched(const MoeSpec& moe, int units);
 
+/// A token's spread over an EP group: the expected units touched out of `units`, nodes when the
+/// group spans several, else its ranks (models::token_spread, moe_exchanges.hpp).
+struct TokenSpread {
+  double touched = 0;
+  int units = 0;
+  bool nodes = false;
+};
+
 }  // namespace clustersim::models

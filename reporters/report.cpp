@@ -38,6 +38,18 @@ std::string si(double v, const char* unit) {
   return fmt::format("{:.3g}{}{}", v, prefixes[i], unit);
 }
 
+// Where a token's experts land, for the dispatchers whose bytes follow it (one copy per node or rank).
+std::string token_spread_text(const scenarios::Report& r) {
+  const auto& x = r.ep_spread;
+  const auto& moe = r.scenario.model.moe;
+  if (x.units <= 1 || !models::uses_ep_kernels(r.scenario.training.moe_dispatcher)) return "";
+  return fmt::format("; a token's {} experts reach {:.1f} of {} {}{}, one copy each", moe.top_k, x.touched, x.units,
+                     x.nodes ? "nodes" : "ranks",
+                     moe.group_limited() ? fmt::format(" (routed within {} of {} expert groups)",
+                                                       moe.router_group_top_k, moe.router_groups)
+                                         : std::string());
+}
+
 // The defaults the run assumed (scenarios/assumptions.hpp), as text and as a JSON array.
 std::string assumptions_text(const scenarios::Report& r) {
   std::string o = "\n  assumed (defaults that move the answer; set the key to change)\n";
@@ -200,8 +212,9 @@ std::string format_text(const scenarios::Report& r) {
     o += fmt::format("    (TP collectives ran {:.4f} s, CP ring transfers {:.4f} s)\n", r.step.comm_busy[models::Channel::tp],
                      r.step.comm_busy[models::Channel::cp]);
   if (r.scenario.model.is_moe())
-    o += fmt::format("    (MoE: EP {} x ETP {} x EDP {}, {} dispatcher; its all-to-alls ran {:.4f} s)\n", p.ep, p.etp, p.edp(),
-                     models::name(r.scenario.training.moe_dispatcher), r.step.comm_busy[models::Channel::ep]);
+    o += fmt::format("    (MoE: EP {} x ETP {} x EDP {}, {} dispatcher; its all-to-alls ran {:.4f} s{})\n", p.ep, p.etp,
+                     p.edp(), models::name(r.scenario.training.moe_dispatcher), r.step.comm_busy[models::Channel::ep],
+                     token_spread_text(r));
   const auto& m = r.memory;
   o += fmt::format("\n  memory per GPU   {:.1f} GiB of {:.1f} GiB — {}{}\n", m.total_bytes / units::kBytesPerGiB, m.capacity_bytes / units::kBytesPerGiB,
                    m.fits() ? "fits" : "DOES NOT FIT",

@@ -1,5 +1,7 @@
 #include "scenarios/simulate.hpp"
 
+#include "models/moe_exchanges.hpp"
+
 #include <algorithm>
 #include <numeric>
 
@@ -62,6 +64,7 @@ Report report_of(const Scenario& sc, std::vector<models::TimelineEntry>* timelin
   r.costs = step_costs_of(sc);
   r.flops = models::flops_per_token(sc.model, t, r.costs.recompute_share);
   r.step = known ? *known : models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network_of(sc), timeline);
+  if (sc.model.is_moe() && sc.parallel.ep > 1) r.ep_spread = models::token_spread(sc.model.moe, network_of(sc));
 
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
   r.memory = models::largest_stage(r.memory_per_stage);

@@ -5,6 +5,7 @@
 #include "models/flops.hpp"
 #include "models/layer_ops.hpp"
 #include "models/memory.hpp"
+#include "models/moe_routing.hpp"
 #include "models/reliability.hpp"
 #include "models/step.hpp"
 #include "scenarios/scenario.hpp"
@@ -33,6 +34,7 @@ struct Report {
   std::vector<models::MemoryEstimate> memory_per_stage;
   models::StepCosts costs;
   models::StepResult step;
+  models::TokenSpread ep_spread;  ///< MoE with ep > 1: where a token's experts land (else units 0)
   struct MonteCarlo {
     int runs = 0;                  ///< 0: not run
     std::uint64_t seed = 0;
