@@ -73,7 +73,8 @@ TokenSpread token_spread(const MoeSpec& moe, const topologies::Network& net) {
 namespace {
 
 CollectiveTime ep_kernel_paced(const CollectiveTime& c, const ModelSpec& m, const TrainingSpec& t, const MoeLayerOps& o,
-                               hardware::EpKernelOp op, const hardware::GpuSpec& gpu, EpSpan span) {
+                               hardware::EpKernelOp op, const hardware::GpuSpec& gpu, EpSpan span,
+                               double ranks_touched) {
   if (!uses_ep_kernels(t.moe_dispatcher) || c.time.si() <= 0) return c;
   if (span.nodes > 1) return c;  // RDMA between the domains bounds it; no kernel rows there
   const int ranks = span.ranks;
@@ -82,8 +83,9 @@ CollectiveTime ep_kernel_paced(const CollectiveTime& c, const ModelSpec& m, cons
   const units::BytesPerSecond rate = hardware::ep_kernel_rate(gpu, impl, op, ranks, t.moe_dispatcher_sms);
   if (rate.si() <= 0) return c;
   // The rows the busiest rank receives (or sends back): one per (token, rank) pair, the ranks
-  // hosting one of the token's experts; FP8 rows carry a 4-byte scale per 128 values.
-  const double rows = o.tokens * o.load_imbalance * expected_units_touched(m.moe, ranks);
+  // hosting one of the token's experts (`ranks_touched` per token); FP8 rows carry a 4-byte scale
+  // per 128 values.
+  const double rows = o.tokens * o.load_imbalance * ranks_touched;
   const double row_bytes = m.expert_width() * (op == hardware::EpKernelOp::dispatch_fp8 ? 1.0 + 4.0 / 128 : 2.0);
   return topologies::paced(c, units::Seconds(rows * row_bytes / rate.si()));
 }
@@ -104,9 +106,13 @@ RoutedExchanges routed_exchanges(const ModelSpec& m, const TrainingSpec& t, cons
   RoutedExchanges x;
   if (p.ep > 1) {  // the group's span once: every exchange crosses the same ranks
     const EpSpan span = ep_group_span(net);
-    const double dedup = uses_ep_kernels(t.moe_dispatcher) ? dedup_over(m.moe, span) : 1.0;
+    const bool kernels = uses_ep_kernels(t.moe_dispatcher);
+    const double dedup = kernels ? dedup_over(m.moe, span) : 1.0;
+    // Paced only within one domain (ep_kernel_paced): the ranks a token reaches there, once per layer.
+    const double ranks_touched = kernels && span.nodes <= 1 ? expected_units_touched(m.moe, span.ranks) : 0.0;
     auto exchange = [&](double row_bytes, bool dispatch, Op kernel) {
-      return ep_kernel_paced(ep_exchange(t, p, o, row_bytes, dispatch, dedup, net), m, t, o, kernel, gpu, span);
+      return ep_kernel_paced(ep_exchange(t, p, o, row_bytes, dispatch, dedup, net), m, t, o, kernel, gpu, span,
+                             ranks_touched);
     };
     x.dispatch = exchange(dispatch_row * operand, true, dispatch_op);
     x.combine = exchange(dispatch_row * e, false, Op::combine);

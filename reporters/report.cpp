@@ -40,9 +40,10 @@ std::string si(double v, const char* unit) {
 
 // Where a token's experts land, for the dispatchers whose bytes follow it (one copy per node or rank).
 std::string token_spread_text(const scenarios::Report& r) {
-  const auto& x = r.ep_spread;
+  if (!models::uses_ep_kernels(r.scenario.training.moe_dispatcher)) return "";
+  const models::TokenSpread x = scenarios::ep_token_spread(r.scenario);
   const auto& moe = r.scenario.model.moe;
-  if (x.units <= 1 || !models::uses_ep_kernels(r.scenario.training.moe_dispatcher)) return "";
+  if (x.units <= 1) return "";
   return fmt::format("; a token's {} experts reach {:.1f} of {} {}{}, one copy each", moe.top_k, x.touched, x.units,
                      x.nodes ? "nodes" : "ranks",
                      moe.group_limited() ? fmt::format(" (routed within {} of {} expert groups)",

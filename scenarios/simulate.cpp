@@ -64,7 +64,6 @@ Report report_of(const Scenario& sc, std::vector<models::TimelineEntry>* timelin
   r.costs = step_costs_of(sc);
   r.flops = models::flops_per_token(sc.model, t, r.costs.recompute_share);
   r.step = known ? *known : models::simulate_step(sc.model, t, sc.parallel, sc.gpu, r.costs, network_of(sc), timeline);
-  if (sc.model.is_moe() && sc.parallel.ep > 1) r.ep_spread = models::token_spread(sc.model.moe, network_of(sc));
 
   r.memory_per_stage = models::estimate_memory_per_stage(sc.model, t, sc.parallel, sc.gpu);
   r.memory = models::largest_stage(r.memory_per_stage);
@@ -99,6 +98,11 @@ Report report_of(const Scenario& sc, std::vector<models::TimelineEntry>* timelin
 }
 
 }  // namespace
+
+models::TokenSpread ep_token_spread(const Scenario& sc) {
+  if (!sc.model.is_moe() || sc.parallel.ep <= 1) return {};
+  return models::token_spread(sc.model.moe, network_of(sc));
+}
 
 Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline) {
   return report_of(sc, timeline, nullptr);

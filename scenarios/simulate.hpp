@@ -34,7 +34,6 @@ struct Report {
   std::vector<models::MemoryEstimate> memory_per_stage;
   models::StepCosts costs;
   models::StepResult step;
-  models::TokenSpread ep_spread;  ///< MoE with ep > 1: where a token's experts land (else units 0)
   struct MonteCarlo {
     int runs = 0;                  ///< 0: not run
     std::uint64_t seed = 0;
@@ -43,6 +42,10 @@ struct Report {
 };
 
 /// `timeline`, when given, receives every simulated task (for --trace).
+/// Where a token's routed experts land on the scenario's EP group (models::token_spread); units 0
+/// for a dense model or ep 1. On demand for the reports, not part of the simulated Report (a sweep
+/// would pay for a second network it never prints).
+models::TokenSpread ep_token_spread(const Scenario& sc);
 Report simulate(const Scenario& sc, std::vector<models::TimelineEntry>* timeline = nullptr);
 /// The report of `sc` whose step `step` already is: a simulation of the same step (sweeps and
 /// plans reuse one for a configuration whose step is another's, models::step_zero_stage).

@@ -11,6 +11,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/import/importers.hpp"
 #include "scenarios/load.hpp"
+#include "support/import_fixture.hpp"
 
 namespace {
 namespace CLUSTERSIM_TEST_ID {
@@ -20,33 +21,14 @@ using clustersim::scenarios::ScenarioError;
 
 namespace {
 
-std::string bridge_input(const std::string& name) {
-  std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/scenarios/import_inputs/" + name);
-  REQUIRE(in);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
+std::string bridge_input(const std::string& name) { return clustersim::testing::import_input(name); }
 std::string key(const im::Imported& i, const std::string& path) {
-  const im::ImportedKey* k = i.find(path);
-  INFO(path);
-  REQUIRE(k != nullptr);
-  return k->value;
+  return clustersim::testing::imported_key(i, path).value;
 }
-
 std::string origin(const im::Imported& i, const std::string& path) {
-  const im::ImportedKey* k = i.find(path);
-  INFO(path);
-  REQUIRE(k != nullptr);
-  return k->origin;
+  return clustersim::testing::imported_key(i, path).origin;
 }
-
-bool warns(const im::Imported& i, const std::string& part) {
-  for (const auto& w : i.warnings)
-    if (w.find(part) != std::string::npos) return true;
-  return false;
-}
+bool warns(const im::Imported& i, const std::string& part) { return clustersim::testing::import_warned(i, part); }
 
 im::ImportOptions bridge_opts(int gpus = 8, const std::string& recipe = "") {
   im::ImportOptions o;

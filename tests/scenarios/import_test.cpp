@@ -9,9 +9,10 @@
 
 #include "models/model_spec.hpp"
 #include "scenarios/error.hpp"
-#include "scenarios/load.hpp"
 #include "scenarios/import/importers.hpp"
 #include "scenarios/import/shell_words.hpp"
+#include "scenarios/load.hpp"
+#include "support/import_fixture.hpp"
 
 namespace { namespace CLUSTERSIM_TEST_ID {
 
@@ -20,26 +21,11 @@ using clustersim::scenarios::ScenarioError;
 
 namespace {
 
-std::string input(const std::string& name) {
-  std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/scenarios/import_inputs/" + name);
-  REQUIRE(in);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
+std::string input(const std::string& name) { return clustersim::testing::import_input(name); }
 std::string value(const im::Imported& i, const std::string& path) {
-  const im::ImportedKey* k = i.find(path);
-  INFO(path);
-  REQUIRE(k != nullptr);
-  return k->value;
+  return clustersim::testing::imported_key(i, path).value;
 }
-
-bool warned(const im::Imported& i, const std::string& part) {
-  for (const auto& w : i.warnings)
-    if (w.find(part) != std::string::npos) return true;
-  return false;
-}
+bool warned(const im::Imported& i, const std::string& part) { return clustersim::testing::import_warned(i, part); }
 
 im::ImportOptions opts(int gpus = 0) {
   im::ImportOptions o;
