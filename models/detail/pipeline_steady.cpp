@@ -82,6 +82,11 @@ std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_bat
     // pp is the first count with the full warm-up on every stage, but with uneven stages the
     // step's slope still changes a few micro-batches later (pp 32: at pp + 4 to pp + 8).
     s.m0 = std::max(2 * p.pp, 4);  // pp 1: gradient accumulation, FSDP gathers in every micro-batch
+  } else if (p.schedule == PipelineSchedule::zbv || p.schedule == PipelineSchedule::dualpipev) {
+    // The V schedules' steady loops (ZB-V's F0 B0 W0 F1 B1 W1, DualPipeV's step 4 F0 B1 F1 B0)
+    // take one micro-batch per chunk per turn; DualPipeV's warm-up alone spans 2·pp.
+    s.period = 1;
+    s.m0 = 2 * p.pp;
   } else if (p.schedule == PipelineSchedule::interleaved && p.vpp > 1 && micro_batches % p.pp == 0) {
     s.period = p.pp;
     s.m0 = 2 * p.pp;  // m == pp is a special case of the schedule (all forwards first)

@@ -91,6 +91,17 @@ TEST_CASE("steady-state pipeline: interleaved, equals the full step", "[step][st
   check_extrapolation_exact(llama8b(32, 8 * 56), {"parallelism.pp=4", "parallelism.vpp=2", "parallelism.zero_stage=1"});
 }
 
+TEST_CASE("steady-state pipeline: the V schedules (ZB-V, DualPipeV) equal the full step", "[step][steady][zb]") {
+  // Two chunks per stage; their steady loops take one micro-batch per chunk per turn.
+  check_extrapolation_exact(llama8b(64, 8 * 72), {"parallelism.pp=8", "parallelism.vpp=2", "parallelism.zero_stage=1",
+                                                  "parallelism.schedule=zbv"});
+  check_extrapolation_exact(llama8b(64, 8 * 72), {"parallelism.pp=8", "parallelism.vpp=2", "parallelism.zero_stage=1",
+                                                  "parallelism.schedule=dualpipev"});
+  check_extrapolation_exact(llama8b(64, 4 * 72, "  overlap_grad_reduce: false\n"),
+                            {"parallelism.pp=8", "parallelism.vpp=2", "parallelism.tp=2", "parallelism.zero_stage=0",
+                             "parallelism.schedule=dualpipev"});
+}
+
 TEST_CASE("steady-state pipeline: uneven split (32 layers over 6 stages)", "[step][steady]") {
   check_extrapolation_exact(llama8b(48, 8 * 60), {"parallelism.pp=6", "parallelism.zero_stage=1"});
 }
