@@ -438,7 +438,7 @@ std::optional<StepResult> simulate_step_steady(const ModelSpec& m, const Trainin
   if (!steady_samples(p, mbs)) return std::nullopt;
   const BlockProgram program = block_program(m, t, p, gpu, costs, network);
   PassMerger merger(program, t, gpu);
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  for (int attempt = 0; attempt < kSteadyAttempts; ++attempt) {
     const auto samples = steady_samples(p, mbs, attempt);
     if (!samples) return std::nullopt;
     std::array<StepTally, 3> at;

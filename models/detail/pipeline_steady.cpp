@@ -1,6 +1,7 @@
 #include "models/detail/pipeline_steady.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace clustersim::models {
 
@@ -75,28 +76,30 @@ std::vector<std::vector<std::int64_t>> window(const std::vector<std::vector<std:
 }  // namespace
 
 std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_batches, int attempt) {
+  // Attempts start at 2·pp, then 3·pp: deep pipelines with uneven stages, zb-h1's deferred W
+  // passes and long CP rings can still drift at 2·pp (Llama-3 70B, pp 64, no recompute: not
+  // affine at m0 = 128, exact at 192).
+  std::vector<int> starts = {2 * p.pp, 3 * p.pp};
   SteadySamples s;
   if ((p.schedule == PipelineSchedule::one_f_one_b || p.schedule == PipelineSchedule::zb_h1) && p.vpp == 1) {
-    // zb-h1 as 1F1B: its W deferral (stage i: i micro-batches) ends within the first pp.
+    // zb-h1 as 1F1B: its W deferral (stage i: i micro-batches) ends within the first pp. pp is
+    // the first count with the full warm-up on every stage, but with uneven stages the step's
+    // slope still changes a few micro-batches later (pp 32: at pp + 4 to pp + 8; starting at
+    // pp + 8 fails for most 70B layouts at pp 32 and 64, which then cost more than the step).
+    // pp 1: gradient accumulation, FSDP gathers in every micro-batch.
     s.period = 1;
-    // pp is the first count with the full warm-up on every stage, but with uneven stages the
-    // step's slope still changes a few micro-batches later (pp 32: at pp + 4 to pp + 8).
-    s.m0 = std::max(2 * p.pp, 4);  // pp 1: gradient accumulation, FSDP gathers in every micro-batch
+    for (int& m0 : starts) m0 = std::max(m0, 4);
   } else if (p.schedule == PipelineSchedule::zbv || p.schedule == PipelineSchedule::dualpipev) {
     // The V schedules' steady loops (ZB-V's F0 B0 W0 F1 B1 W1, DualPipeV's step 4 F0 B1 F1 B0)
     // take one micro-batch per chunk per turn; DualPipeV's warm-up alone spans 2·pp.
     s.period = 1;
-    s.m0 = 2 * p.pp;
   } else if (p.schedule == PipelineSchedule::interleaved && p.vpp > 1 && micro_batches % p.pp == 0) {
-    s.period = p.pp;
-    s.m0 = 2 * p.pp;  // m == pp is a special case of the schedule (all forwards first)
+    s.period = p.pp;  // from 2·pp: m == pp is a special case of the schedule (all forwards first)
   } else {
     return std::nullopt;
   }
-  // A second attempt starts pp micro-batches later: deep pipelines with uneven stages, zb-h1's
-  // deferred W passes and long CP rings can still drift at 2·pp (Llama-3 70B, pp 64, no
-  // recompute: not affine at m0 = 128, exact at 192).
-  s.m0 += attempt * p.pp;
+  if (attempt < 0 || attempt >= int(starts.size())) return std::nullopt;
+  s.m0 = starts[std::size_t(attempt)];
   // Three samples cost about 3·(m0 + period) micro-batches; take them only when that is at most
   // 3/4 of the step (so the failure case, both attempts' samples plus the step, stays within 2.5x).
   if (micro_batches < 4 * (s.m0 + s.period)) return std::nullopt;

@@ -45,15 +45,17 @@ std::vector<std::vector<std::int64_t>> tail_signature(const sim::TaskGraph& grap
 /// The step's result from its tallies (`profiles`: the pass merger's, indexed by the tallies).
 StepResult step_result(const StepTally& t, const std::vector<PassProfile>& profiles, int micro_batches);
 
-/// Where to sample a step of `micro_batches`: m0 and the schedule's period (1F1B, zb-h1: 1, interleaved:
-/// pp, since its micro-batch count is a multiple of pp; pp 1 is 1F1B without a pipeline); attempt
-/// 1 starts pp micro-batches later than attempt 0. None when the schedule is not one of those or m
-/// is too small for three samples to be much cheaper than the step.
+/// Where to sample a step of `micro_batches`: m0 and the schedule's period (1F1B, zb-h1, zbv,
+/// dualpipev: 1; interleaved: pp, since its micro-batch count is a multiple of pp; pp 1 is 1F1B
+/// without a pipeline). Attempt 0 starts at 2·pp, attempt 1 at 3·pp. None when the schedule is
+/// not one of those, m is too small for three samples to be much cheaper than the step, or there
+/// is no such attempt.
 struct SteadySamples {
   int m0 = 0;
   int period = 0;
 };
 std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_batches, int attempt = 0);
+inline constexpr int kSteadyAttempts = 2;  ///< the most attempts steady_samples() makes
 
 /// The tallies at m0 + k·period from those at m0, m0 + period and m0 + 2·period, when each of
 /// their integers has a zero second difference and the non-additive ones are equal; else none.

@@ -137,6 +137,14 @@ TEST_CASE("steady-state samples: which schedules and micro-batch counts qualify"
   const auto i = models::steady_samples(p, 160);
   REQUIRE(i.has_value());
   CHECK(i->period == 8);
+  for (auto v : {models::PipelineSchedule::zbv, models::PipelineSchedule::dualpipev}) {
+    p.schedule = v;  // two chunks per stage, one micro-batch per turn: from 2·pp, then 3·pp
+    CHECK(models::steady_samples(p, 68, 0)->m0 == 16);
+    CHECK(models::steady_samples(p, 68, 0)->period == 1);
+    CHECK_FALSE(models::steady_samples(p, 68, 1).has_value());  // 4·(24 + 1) > 68
+    CHECK(models::steady_samples(p, 100, 1)->m0 == 24);
+    CHECK_FALSE(models::steady_samples(p, 1000, 2).has_value());
+  }
   p.schedule = models::PipelineSchedule::gpipe;
   p.vpp = 1;
   CHECK_FALSE(models::steady_samples(p, 160).has_value());
@@ -154,7 +162,9 @@ TEST_CASE("steady-state pipeline: a deep pipeline not yet steady at 2 pp is extr
   // attempt at 192 is, and its extrapolation equals the full step bit for bit.
   models::ParallelSpec p;
   p.pp = 64;
+  CHECK(models::steady_samples(p, 1024, 0)->m0 == 128);
   CHECK(models::steady_samples(p, 1024, 1)->m0 == 192);
+  CHECK_FALSE(models::steady_samples(p, 1024, 2).has_value());
   CHECK_FALSE(models::steady_samples(p, 760, 1).has_value());  // 4·(192 + 1) = 772 > 760: no second attempt
   check_extrapolation_exact(
       testing::scenario_text("llama3-70b", "h100-sxm", 1024, 8192, 1024, "  pp: 64\n  cp: 2\n  schedule: zb-h1\n",
