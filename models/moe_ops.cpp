@@ -6,6 +6,7 @@
 
 #include "models/detail/kernel_builder.hpp"
 #include "models/layer_ops_host.hpp"
+#include "models/moe_routing.hpp"
 
 namespace clustersim::models {
 
@@ -71,6 +72,26 @@ void expert_extras(const ModelSpec& m, const TrainingSpec& t, const KernelBuilde
   }
 }
 
+// The bytes one MoE layer's permute and unpermute move (backward moves the same), `tokens` a
+// rank's own and `received` the expert rows it gets, by where the dispatcher arranges the rows
+// (Megatron-Core moe/token_dispatcher.py, as NeMo AutoModel vendors it at 6255c40a7):
+// - alltoall, allgather: gather each token once per chosen expert (read T·h, write T·k·h) and,
+//   after the all-to-all, sort the received rows by local expert (read + write); unpermute
+//   mirrors both and sums the k weighted outputs;
+// - deepep, hybridep: the dispatch kernel reads the tokens themselves and sends one copy per rank
+//   a token reaches, so the permute after it spreads those T·u rows over the local experts' rows
+//   (read T·u·h, write the received rows) and the unpermute before the combine sums them back;
+//   the combine kernel sums over ranks. DeepEP: get_permuted_hidden_states_by_experts; HybridEP:
+//   dispatch_with_permute's standalone permute kernel (DeepEP hybrid-ep executor.cu
+//   dispatch_postprocess; its fused path, fuse_permute_dispatch, came in 2026-03-31 and is off by
+//   default).
+double permute_bytes(const ModelSpec& m, MoeDispatcher d, int ep, double tokens, double received, double e) {
+  const double row = m.expert_width() * e;
+  if (d == MoeDispatcher::deepep || d == MoeDispatcher::hybridep)
+    return 2 * (tokens * expected_units_touched(m.moe, ep) + received) * row;
+  return 2 * tokens * row * (1 + m.moe.top_k) + 4 * received * row;
+}
+
 }  // namespace
 
 MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p, const ExpertParallel& x,
@@ -97,10 +118,7 @@ MoeLayerOps moe_layer_ops(const ModelSpec& m, const TrainingSpec& t, const Paral
   o.router_bwd.add(k.gemm("router.dgrad", o.tokens, h, E));
   o.router_bwd.add(as_weight_grad(k.gemm("router.wgrad", h, E, o.tokens), o.tokens, E, h));
 
-  // Permute: gather each token once per chosen expert (read T·h, write T·k·h) and, after the
-  // all-to-all, sort the received rows by local expert (read + write); unpermute mirrors both
-  // and sums the k weighted outputs. Backward moves the same bytes.
-  const double permute = 2 * o.tokens * m.expert_width() * e * (1 + topk) + 4 * received * m.expert_width() * e;
+  const double permute = permute_bytes(m, t.moe_dispatcher, x.ep, o.tokens, received, e);
   o.permute_fwd.add(k.memory("moe.permute+unpermute", permute));
   o.permute_bwd.add(k.memory("moe.permute+unpermute.bwd", permute));
 

@@ -78,13 +78,15 @@ void apply(const Convention& c, const std::string& where, FamilyConventions* out
     if (c.value != "auto" && (c.value.empty() || *end != '\0' || !(v >= 1)))
       throw scenarios::ScenarioError(fmt::format("{}: moe_load_imbalance = '{}': allowed: auto, a number >= 1", where, c.value));
     out->moe_load_imbalance = c.value;
+  } else if (c.key == "moe_permute_fusion") {
+    out->moe_permute_fusion = parse_bool(c, where) ? "true" : "false";
   } else if (c.key == "placement") {
     out->placement = parse_placement(c, where);
   } else {
     throw scenarios::ScenarioError(fmt::format(
         "{}: unknown key '{}': allowed: flash_attention, attention_impl, recompute, selective_recompute, zero_stage, "
         "sequence_parallel_with_tp, tp_comm_overlap, fp8_recipe, fp8_saved_inputs, grad_reduce_dtype, optimizer_dtype, "
-        "cross_entropy, moe_dispatcher, moe_load_imbalance, placement",
+        "cross_entropy, moe_dispatcher, moe_load_imbalance, moe_permute_fusion, placement",
         where, c.key));
   }
 }

@@ -28,6 +28,7 @@ struct FamilyConventions {
   // MoE rows (published_moe.csv) where the row leaves them blank:
   std::string moe_dispatcher = "alltoall";  ///< alltoall | allgather | deepep | hybridep
   std::string moe_load_imbalance = "auto";  ///< auto | a number >= 1 (1: force-balanced routing)
+  std::string moe_permute_fusion;  ///< Transformer Engine's fused permute (true | false); "" = the loader's default
   std::string placement;                    ///< rank order innermost first, e.g. "tp,cp,dp,pp"; "" = the default
 };
 

@@ -329,6 +329,11 @@ scenarios::ScenarioPatch moe_training_patch(const Row& r, const FamilyConvention
     assume("token-dropping run with real routing: load imbalance auto, dropless (capacity factor not published)");
   }
   y.set("training.moe_load_imbalance", scenarios::value_of(imbalance));
+  if (!conv.moe_permute_fusion.empty()) {
+    const bool fused = conv.moe_permute_fusion == "true";
+    y.set("training.moe_permute_fusion", fused);
+    assume(fmt::format("{} permute (the stack's token dispatcher)", fused ? "fused (Transformer Engine)" : "PyTorch"));
+  }
   recipe_host(r, &out->assumptions, &y);
   if (const RecipeRecompute rec = recipe_recompute(r);
       !rec.mode.empty() && !row_recipe_sets(field(r, "id"), "training.recompute_modules"))

@@ -127,6 +127,34 @@ TEST_CASE("MoE all-to-all bytes: none without EP, FP8 dispatch, busiest rank by 
   REQUIRE(models::moe_layer_ops(m, t, p, {64, 1, 1}, gpu, 1.0).tokens == 1024);
 }
 
+TEST_CASE("MoE permute bytes: the flex dispatchers permute only the rows a token sends to each rank", "[models][moe]") {
+  const auto gpu = h100();
+  const auto m = scenarios::model_preset("qwen3-30b-a3b");  // 128 experts, top-8, hidden 2048
+  models::ParallelSpec p;
+  auto permute_bytes = [&](models::MoeDispatcher d) {
+    auto t = training(4096, 1);
+    t.moe_dispatcher = d;
+    const auto ops = models::moe_layer_ops(m, t, p, {8, 1, 1}, gpu, 1.0);
+    double bytes = 0;
+    for (const auto& op : ops.permute_fwd.ops)
+      if (op.name == "moe.permute+unpermute") bytes += op.bytes;
+    return bytes;
+  };
+  const double T = 4096, k = 8, row = 2048 * 2.0, received = T * k;
+  // alltoall: each token gathered once per expert before the exchange, the received rows sorted
+  // by local expert after it; the unpermute mirrors both.
+  CHECK(permute_bytes(models::MoeDispatcher::alltoall) == Approx(2 * T * row * (1 + k) + 4 * received * row));
+  // DeepEP / HybridEP: the dispatch kernel reads the tokens itself and sends one row per rank a
+  // token reaches (8 of 128 experts over 8 ranks: 8·(1 − C(112, 8)/C(128, 8)) ≈ 5.30 ranks); only
+  // those rows are spread over the local experts and summed back.
+  double miss = 1;
+  for (int i = 0; i < 8; ++i) miss *= (112.0 - i) / (128.0 - i);
+  const double flex = 2 * (T * 8 * (1 - miss) + received) * row;
+  CHECK(permute_bytes(models::MoeDispatcher::deepep) == Approx(flex));
+  CHECK(permute_bytes(models::MoeDispatcher::hybridep) == Approx(flex));
+  CHECK(flex < 0.6 * permute_bytes(models::MoeDispatcher::alltoall));
+}
+
 TEST_CASE("capacity factor caps the busiest rank's load", "[models][moe]") {
   const auto gpu = h100();
   auto m = scenarios::model_preset("mixtral-8x7b");
