@@ -84,7 +84,8 @@ void expert_extras(const ModelSpec& m, const TrainingSpec& t, const KernelBuilde
 //   the combine kernel sums over ranks. DeepEP: get_permuted_hidden_states_by_experts; HybridEP:
 //   dispatch_with_permute's standalone permute kernel (DeepEP hybrid-ep executor.cu
 //   dispatch_postprocess; its fused path, fuse_permute_dispatch, came in 2026-03-31 and is off by
-//   default).
+//   default; Megatron-Bridge issue #2886, 2026-03 to 05: its recipes run HybridEP with the local
+//   permute unfused, the fusion "no e2e improvement" and not enabled for 26.06).
 double permute_bytes(const ModelSpec& m, MoeDispatcher d, int ep, double tokens, double received, double e) {
   const double row = m.expert_width() * e;
   if (d == MoeDispatcher::deepep || d == MoeDispatcher::hybridep)
