@@ -1,6 +1,7 @@
 #include "models/detail/pipeline_steady.hpp"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 namespace clustersim::models {
@@ -79,7 +80,7 @@ std::optional<SteadySamples> steady_samples(const ParallelSpec& p, int micro_bat
   // Attempts start at 2·pp, then 3·pp: deep pipelines with uneven stages, zb-h1's deferred W
   // passes and long CP rings can still drift at 2·pp (Llama-3 70B, pp 64, no recompute: not
   // affine at m0 = 128, exact at 192).
-  std::vector<int> starts = {2 * p.pp, 3 * p.pp};
+  std::array<int, kSteadyAttempts> starts = {2 * p.pp, 3 * p.pp};  // no allocation: every step asks
   SteadySamples s;
   if ((p.schedule == PipelineSchedule::one_f_one_b || p.schedule == PipelineSchedule::zb_h1) && p.vpp == 1) {
     // zb-h1 as 1F1B: its W deferral (stage i: i micro-batches) ends within the first pp. pp is
