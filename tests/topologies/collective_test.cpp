@@ -64,6 +64,30 @@ TEST_CASE("ring all-reduce inside one node equals the closed form", "[topologies
   }
 }
 
+// make_plan routes one node per pattern of node-local groups (nodes are wired alike). PCIe nodes
+// with two GPUs per switch: node 0's pairs stay under their switch, node 2's cross the host (each
+// switch's host link then carries two rings' edges), node 1 repeats node 0, node 3 mixes both.
+// The plan of all four must be that of the busiest node; routing node 0 alone would miss it.
+TEST_CASE("a plan of node-local groups keeps every node pattern's busiest link", "[topologies]") {
+  TopologySpec spec = nvswitch_node(8);
+  spec.node_kind = NodeKind::pcie;
+  spec.gpus_per_pcie_switch = 2;
+  const Topology topo(spec, 4);
+  const std::vector<std::vector<int>> node0 = {{0, 1}, {2, 3}, {4, 5}, {6, 7}};
+  const std::vector<std::vector<int>> node2 = {{16, 18}, {17, 19}, {20, 22}, {21, 23}};
+  std::vector<std::vector<int>> groups = node0;
+  for (const auto& g : node0) groups.push_back({g[0] + 8, g[1] + 8});
+  groups.insert(groups.end(), node2.begin(), node2.end());
+  for (const auto& g : std::vector<std::vector<int>>{{24, 25}, {26, 28}, {27, 29}, {30, 31}}) groups.push_back(g);
+  const auto phase = [&](const std::vector<std::vector<int>>& gs) {
+    return make_plan(topo, gs, Collective::all_gather, Algorithm::ring).phases.at(0);
+  };
+  const Phase all = phase(groups), busiest = phase(node2), quiet = phase(node0);
+  REQUIRE(busiest.s_per_byte > 1.5 * quiet.s_per_byte);  // the patterns differ, so the test can fail
+  CHECK(all.s_per_byte == busiest.s_per_byte);
+  CHECK(all.class_share == busiest.class_share);
+}
+
 TEST_CASE("ring all-reduce across nodes is bound by the slowest link class of a rail", "[topologies]") {
   const TopologySpec spec = nvswitch_node(8);
   const Network net = whole_cluster(spec, 4, AlgorithmChoice::ring);
