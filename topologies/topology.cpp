@@ -1,7 +1,6 @@
 #include "topologies/topology.hpp"
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/property_map/property_map.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -30,30 +29,17 @@ constexpr int kUplinkCost = 20;     // a hop between a leaf and the spine: taken
 constexpr int kSpineGroup = -1;
 constexpr int kNoNode = -1;
 
-using EdgeProps = boost::property<boost::edge_index_t, int, boost::property<boost::edge_weight_t, int>>;
-using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProps>;
+struct EdgeData {
+  int link = 0;    // the link id (index into Topology::links())
+  int weight = 0;  // route cost of the hop
+};
+// Compressed sparse rows, built once from the edge list: its out-edges keep the order they were
+// listed in (a stable histogram sort by source), which the search's tie-breaks rely on.
+using BoostGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, EdgeData>;
 using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
 
 void check(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
-}
-
-void validate(const TopologySpec& s, int nodes) {
-  check(nodes >= 1, "the cluster needs at least one node");
-  check(s.gpus_per_node >= 1, "gpus_per_node must be at least 1");
-  if (has_gpu_fabric(s.node_kind))
-    check(s.nvlink_bandwidth.si() > 0, "an NVLink node needs nvlink_bandwidth above zero");
-  check(s.nvls_efficiency == 0 || has_nvswitch(s.node_kind), "nvls_efficiency needs an NVSwitch node");
-  check(s.pcie_bandwidth.si() > 0, "pcie_bandwidth must be above zero");
-  for (double e : {s.nvlink_efficiency, s.pcie_efficiency, s.nic_efficiency})
-    check(e > 0 && e <= 1.5, "efficiencies must be in (0, 1.5]");
-  check(s.nvls_efficiency >= 0 && s.nvls_efficiency <= 1.5, "nvls_efficiency must be in [0, 1.5]");
-  check(s.gpus_per_pcie_switch >= 1, "gpus_per_pcie_switch must be at least 1");
-  check(s.nics_per_node >= 1, "nics_per_node must be at least 1");
-  check(s.nics_per_node <= s.gpus_per_node, "nics_per_node cannot exceed gpus_per_node (one NIC per GPU at most)");
-  check(s.nic_bandwidth.si() > 0, "nic_bandwidth must be above zero");
-  check(s.nodes_per_leaf >= 1, "nodes_per_leaf must be at least 1");
-  check(s.oversubscription >= 1.0, "oversubscription must be at least 1 (downlink : uplink)");
 }
 
 constexpr char kWhite = 0, kGray = 1, kBlack = 2;
@@ -68,6 +54,9 @@ struct Topology::Graph {
     bool operator>(const QueueEntry& o) const { return key != o.key ? key > o.key : second > o.second; }
   };
   BoostGraph g;
+  // The edges as they are wired, in order (turned into g once the fabric is complete).
+  std::vector<std::pair<Vertex, Vertex>> edge_list;
+  std::vector<EdgeData> edge_data;
   std::vector<Vertex> gpu;           // GPU index → vertex
   std::vector<Vertex> link_source;   // link id → the vertex it leaves
   std::vector<int> group;            // vertex → leaf group (kSpineGroup for the spine)
@@ -141,7 +130,7 @@ struct Topology::Graph {
     adj.clear();
     for (std::size_t u = 0; u < nv; ++u) {
       for (auto [e, end] = boost::out_edges(u, g); e != end; ++e)
-        adj.push_back({int(boost::target(*e, g)), boost::get(boost::edge_weight, g, *e), boost::get(boost::edge_index, g, *e)});
+        adj.push_back({int(boost::target(*e, g)), g[*e].weight, g[*e].link});
       adj_start[u + 1] = adj.size();
     }
   }
@@ -236,15 +225,25 @@ struct Topology::Graph {
   Vertex vertex(int group_id, int node_id) {
     group.push_back(group_id);
     node.push_back(node_id);
-    return boost::add_vertex(g);
+    return static_cast<Vertex>(node.size() - 1);
   }
+  /// Room for `nodes` nodes like node 0, wired just before: the arrays grow once.
+  void reserve(std::vector<Link>& links, int nodes) {
+    const std::size_t per_node_links = links.size() - fabric_links, per_node_vertices = node.size() - fabric_vertices;
+    links.reserve(fabric_links + per_node_links * std::size_t(nodes));
+    edge_list.reserve(links.capacity()), edge_data.reserve(links.capacity()), link_source.reserve(links.capacity());
+    node.reserve(fabric_vertices + per_node_vertices * std::size_t(nodes));
+    group.reserve(node.capacity());
+  }
+  std::size_t fabric_links = 0, fabric_vertices = 0;  // before node 0
   /// One link each way between `lower` and `upper` (towards the spine), recorded in `links`.
   void connect(std::vector<Link>& links, Vertex lower, Vertex upper, double bps, LinkKind kind) {
     const int cost = kind == LinkKind::uplink ? kUplinkCost : kind == LinkKind::nic ? kNicCost : kIntraNodeCost;
     for (bool up : {true, false}) {
       const int id = static_cast<int>(links.size());
       links.push_back({bps, kind, up});
-      boost::add_edge(up ? lower : upper, up ? upper : lower, EdgeProps(id, cost), g);
+      edge_list.emplace_back(up ? lower : upper, up ? upper : lower);
+      edge_data.push_back({id, cost});
       link_source.push_back(up ? lower : upper);
     }
   }
@@ -284,8 +283,6 @@ struct Topology::Graph {
   }
 };
 
-void Topology::validate(const TopologySpec& spec, int nodes) { topologies::validate(spec, nodes); }
-
 Topology::~Topology() = default;
 Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
@@ -293,7 +290,6 @@ std::size_t Topology::num_vertices() const { return boost::num_vertices(g_->g); 
 
 Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
   validate(spec, nodes);
-  auto& g = g_->g;
   const int k = spec.gpus_per_node;
   const double pcie = spec.pcie_bandwidth.si() * spec.pcie_efficiency;
   const double nic = spec.nic_bandwidth.si() * spec.nic_efficiency;
@@ -312,7 +308,9 @@ Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spe
   }
   g_->gpu.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(k));
   const std::size_t first_node_link = links_.size();
+  g_->fabric_links = links_.size(), g_->fabric_vertices = g_->node.size();
   for (int n = 0; n < nodes; ++n) {
+    if (n == 1) g_->reserve(links_, nodes);  // node 0 told how much each node adds
     const std::vector<Vertex> nic_parent = g_->wire_node(spec, n, links_);
     const int group = n / spec.nodes_per_leaf;
     for (int j = 0; j < spec.nics_per_node; ++j) {
@@ -321,7 +319,10 @@ Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spe
       g_->connect(links_, v, leaf[static_cast<std::size_t>(spec.rail_optimized ? group * spec.nics_per_node + j : group)], nic, LinkKind::nic);
     }
   }
-  const std::size_t nv = boost::num_vertices(g);
+  const std::size_t nv = g_->node.size();
+  g_->g = BoostGraph(boost::edges_are_unsorted_multi_pass, g_->edge_list.begin(), g_->edge_list.end(),
+                     g_->edge_data.begin(), nv);
+  g_->edge_list = {}, g_->edge_data = {};
   if (rotate && groups > 1 && nodes % spec.nodes_per_leaf == 0) {  // every node wires the same links
     g_->group_gpus = spec.nodes_per_leaf * k, g_->group_nodes = spec.nodes_per_leaf;
     g_->group_leaves = leaves / groups, g_->leaves = leaves;
@@ -338,9 +339,11 @@ Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spe
   g_->target_node.assign(static_cast<std::size_t>(nodes), 0);
   g_->target_group.assign(static_cast<std::size_t>(groups), 0);
   // Every GPU must reach every other one (it can fail only if a generator above is wrong).
-  std::vector<int> all(static_cast<std::size_t>(gpus()));
-  for (int i = 0; i < gpus(); ++i) all[static_cast<std::size_t>(i)] = i;
-  routes_from(0, all, [](std::size_t, std::span<const int>) {});
+  // Links come in pairs, so a GPU the top reaches reaches the top, and through it every GPU.
+  for (const Vertex v : g_->gpu)
+    if (g_->from_top[v] == std::numeric_limits<int>::max())
+      check(false, "the topology is disconnected: the fabric does not reach GPU " +
+                       std::to_string(std::find(g_->gpu.begin(), g_->gpu.end(), v) - g_->gpu.begin()));
 }
 
 void Topology::routes_from(int src, std::span<const int> dsts,
