@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build libeigen3-dev libyaml-cpp-dev libboost-graph-dev
           libcli11-dev catch2 libfmt-dev librsvg2-bin
-          libtomlplusplus-dev nlohmann-json3-dev pybind11-dev python3-dev)  # rsvg-convert: tests render the SVG charts
+          libtomlplusplus-dev nlohmann-json3-dev pybind11-dev python3-dev  # rsvg-convert: tests render the SVG charts
+          libjemalloc-dev)  # the executables' allocator (tools/CMakeLists.txt says why)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
