@@ -88,6 +88,38 @@ TEST_CASE("a plan of node-local groups keeps every node pattern's busiest link",
   CHECK(all.class_share == busiest.class_share);
 }
 
+// The same for groups spanning nodes: components of groups sharing nodes, each inside one leaf
+// group, load only their own nodes' links. Eight nodes, four under each leaf, 8-GPU all-to-all
+// groups of two shapes: four GPUs in each of two nodes (two groups on nodes 0-1, two on 4-5: NIC
+// traffic) or all in one node (nodes 2, 3, 6, 7: NVLink only). Per link class, the plan of all
+// must be the busier of the two shapes routed alone.
+TEST_CASE("a plan of multi-node groups keeps every component shape's busiest link", "[topologies]") {
+  TopologySpec spec = nvswitch_node(8);
+  spec.nodes_per_leaf = 4;
+  const Topology topo(spec, 8);
+  auto split = [](int a, int b) {  // four GPUs from a, four from b
+    return std::vector<int>{a, a + 1, a + 2, a + 3, b, b + 1, b + 2, b + 3};
+  };
+  auto local = [](int a) { return std::vector<int>{a, a + 1, a + 2, a + 3, a + 4, a + 5, a + 6, a + 7}; };
+  const std::vector<std::vector<int>> spread = {split(0, 8), split(4, 12)};
+  const std::vector<std::vector<int>> inside = {local(16)};
+  const std::vector<std::vector<int>> all = {split(0, 8),   split(4, 12),  local(16), local(24),
+                                             split(32, 40), split(36, 44), local(48), local(56)};
+  const auto phase = [&](const std::vector<std::vector<int>>& gs) {
+    return make_plan(topo, gs, Collective::all_to_all, Algorithm::direct).phases.at(0);
+  };
+  const Phase whole = phase(all), a = phase(spread), b = phase(inside);
+  REQUIRE(a.class_share[std::size_t(2 * int(LinkKind::nic))] > 0);  // the shapes load different links
+  REQUIRE(b.class_share[std::size_t(2 * int(LinkKind::nic))] == 0);
+  CHECK(whole.s_per_byte == std::max(a.s_per_byte, b.s_per_byte));
+  for (std::size_t c = 0; c < whole.class_share.size(); ++c)
+    CHECK(whole.class_share[c] * whole.s_per_byte ==
+          Approx(std::max(a.class_share[c] * a.s_per_byte, b.class_share[c] * b.s_per_byte)).epsilon(1e-12));
+  // A pair of nodes across the two leaves shares the uplinks: routed whole, as before.
+  const Phase across = phase({split(24, 32), split(28, 36)});
+  CHECK(across.class_share[std::size_t(2 * int(LinkKind::uplink))] > 0);
+}
+
 TEST_CASE("ring all-reduce across nodes is bound by the slowest link class of a rail", "[topologies]") {
   const TopologySpec spec = nvswitch_node(8);
   const Network net = whole_cluster(spec, 4, AlgorithmChoice::ring);
