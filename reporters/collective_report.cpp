@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "studies/counted.hpp"
-#include "studies/json_text.hpp"
+#include "studies/json_value.hpp"
 #include "topologies/placement.hpp"
 
 namespace clustersim::reporters {
@@ -11,27 +11,37 @@ namespace clustersim::reporters {
 using topologies::GroupDim;
 
 std::string collective_json(const studies::CollectiveRequest& q, const studies::CollectiveResult& res) {
-  std::string out = "[\n";
-  for (std::size_t i = 0; i < res.rows.size(); ++i) {
-    const auto& r = res.rows[i];
-    out += fmt::format(
-        "  {{\"op\": \"{}\", \"topology\": {}, \"nodes\": {}, \"ranks\": {}, \"size_bytes\": {}, "
-        "\"time_s\": {}, \"algbw_bytes_per_s\": {}, \"busbw_bytes_per_s\": {}, "
-        "\"algorithm\": \"{}\", \"protocol\": \"{}\"",
-        name(q.op), studies::json_quote(res.spec.name), res.nodes, res.group_ranks, studies::json_bytes(r.size_bytes), studies::json_number(r.time_s),
-        studies::json_number(r.algbw), studies::json_number(r.busbw), name(r.t.algorithm),
-        name(r.t.protocol));
+  using studies::Json;
+  Json rows = Json::array();
+  for (const auto& r : res.rows) {
+    Json row = {{"op", name(q.op)},
+                {"topology", res.spec.name},
+                {"nodes", res.nodes},
+                {"ranks", res.group_ranks},
+                {"size_bytes", studies::json_bytes_value(r.size_bytes)},
+                {"time_s", studies::json_number_value(r.time_s)},
+                {"algbw_bytes_per_s", studies::json_number_value(r.algbw)},
+                {"busbw_bytes_per_s", studies::json_number_value(r.busbw)},
+                {"algorithm", name(r.t.algorithm)},
+                {"protocol", name(r.t.protocol)}};
     // The expert layout's keys only when one was given (a dense request's rows are as before).
-    if (res.experts)
-      out += fmt::format(", \"group\": \"{}\", \"gpus\": {}, \"ep\": {}, \"etp\": {}, \"edp\": {}, \"group_nodes\": {}",
-                         topologies::name(q.group), res.gpus, res.layout.size(GroupDim::ep), res.layout.size(GroupDim::etp),
-                         res.layout.size(GroupDim::edp), res.group_nodes);
-    if (models::uses_ep_kernels(q.dispatcher))  // the bytes sent are size_bytes x dedup
-      out += fmt::format(", \"dispatcher\": \"{}\", \"experts\": {}, \"top_k\": {}, \"dedup\": {}",
-                         models::name(q.dispatcher), q.experts, q.top_k, studies::json_number(res.dedup));
-    out += fmt::format("}}{}\n", i + 1 < res.rows.size() ? "," : "");
+    if (res.experts) {
+      row["group"] = topologies::name(q.group);
+      row["gpus"] = res.gpus;
+      row["ep"] = res.layout.size(GroupDim::ep);
+      row["etp"] = res.layout.size(GroupDim::etp);
+      row["edp"] = res.layout.size(GroupDim::edp);
+      row["group_nodes"] = res.group_nodes;
+    }
+    if (models::uses_ep_kernels(q.dispatcher)) {  // the bytes sent are size_bytes x dedup
+      row["dispatcher"] = models::name(q.dispatcher);
+      row["experts"] = q.experts;
+      row["top_k"] = q.top_k;
+      row["dedup"] = studies::json_number_value(res.dedup);
+    }
+    rows.push_back(std::move(row));
   }
-  return out + "]\n";
+  return studies::json_dump(rows) + "\n";
 }
 
 std::string collective_text(const studies::CollectiveRequest& q, const studies::CollectiveResult& res) {

@@ -1,7 +1,7 @@
 #include "reporters/explain_report.hpp"
 
-#include "studies/json_text.hpp"
 #include "reporters/svg.hpp"
+#include "studies/json_value.hpp"
 #include "units/units.hpp"
 
 #include <fmt/format.h>
@@ -54,41 +54,41 @@ std::string format_explain_text(const scenarios::Explanation& ex, const scenario
   return o;
 }
 
-std::string format_explain_json(const scenarios::Explanation& ex, const scenarios::Report&) {
-  std::string o = "{\n    \"method\": " + json_quote(ex.method) + ",\n    \"waterfall\": [";
-  for (std::size_t i = 0; i < ex.waterfall.size(); ++i) {
-    const auto& w = ex.waterfall[i];
-    o += fmt::format("{}\n      {{\"cause\": {}, \"mfu_points\": {}, \"seconds\": {}}}", i ? "," : "",
-                     json_quote(w.cause), json_number(w.mfu_points), json_number(w.seconds));
-  }
-  o += fmt::format("\n    ],\n    \"ridge_flop_per_byte\": {},\n    \"ops\": [", json_number(ex.ridge_flop_per_byte));
-  for (std::size_t i = 0; i < ex.ops.size(); ++i) {
-    const auto& op = ex.ops[i];
-    o += fmt::format(
-        "{}\n      {{\"name\": {}, \"kind\": {}, \"bound\": {}, \"seconds_per_step\": {}, "
-        "\"calls_per_step\": {}, \"flop\": {}, \"bytes\": {}, \"flop_per_byte\": {}, "
-        "\"achieved_flops\": {}}}",
-        i ? "," : "", json_quote(op.name), json_quote(op.kind), json_quote(op.bound), json_number(op.seconds_per_step),
-        json_number(op.calls_per_step), json_number(op.flop), json_bytes(op.bytes), json_number(op.intensity),
-        json_number(op.achieved_flops));
-  }
-  o += "\n    ],\n    \"by_part\": [";
-  for (std::size_t i = 0; i < ex.by_part.size(); ++i)
-    o += fmt::format("{}\n      {{\"part\": {}, \"seconds_per_step\": {}}}", i ? "," : "",
-                     json_quote(ex.by_part[i].first), json_number(ex.by_part[i].second));
-  o += "\n    ],\n    \"advice\": [";
-  for (std::size_t i = 0; i < ex.advice.size(); ++i) {
-    const auto& a = ex.advice[i];
-    o += fmt::format(
-        "{}\n      {{\"symptom\": {}, \"change\": {}, \"mfu_before\": {}, "
-        "\"mfu_after\": {}, \"step_time_s_before\": {}, \"step_time_s_after\": {}, "
-        "\"fits_in_memory_before\": {}, \"fits_in_memory\": {}, \"peak_memory_bytes_before\": {}, "
-        "\"peak_memory_bytes_after\": {}}}",
-        i ? "," : "", json_quote(a.symptom), json_quote(a.change), json_number(a.mfu_before), json_number(a.mfu_after),
-        json_number(a.step_before_s), json_number(a.step_after_s), a.fits_before ? "true" : "false",
-        a.fits ? "true" : "false", json_bytes(a.memory_before_bytes), json_bytes(a.memory_after_bytes));
-  }
-  return o + "\n    ]\n  }";
+Json format_explain_json(const scenarios::Explanation& ex, const scenarios::Report&) {
+  Json waterfall = Json::array(), ops = Json::array(), by_part = Json::array(), advice = Json::array();
+  for (const auto& w : ex.waterfall)
+    waterfall.push_back({{"cause", w.cause},
+                         {"mfu_points", json_number_value(w.mfu_points)},
+                         {"seconds", json_number_value(w.seconds)}});
+  for (const auto& op : ex.ops)
+    ops.push_back({{"name", op.name},
+                   {"kind", op.kind},
+                   {"bound", op.bound},
+                   {"seconds_per_step", json_number_value(op.seconds_per_step)},
+                   {"calls_per_step", json_number_value(op.calls_per_step)},
+                   {"flop", json_number_value(op.flop)},
+                   {"bytes", json_bytes_value(op.bytes)},
+                   {"flop_per_byte", json_number_value(op.intensity)},
+                   {"achieved_flops", json_number_value(op.achieved_flops)}});
+  for (const auto& [part, s] : ex.by_part)
+    by_part.push_back({{"part", part}, {"seconds_per_step", json_number_value(s)}});
+  for (const auto& a : ex.advice)
+    advice.push_back({{"symptom", a.symptom},
+                      {"change", a.change},
+                      {"mfu_before", json_number_value(a.mfu_before)},
+                      {"mfu_after", json_number_value(a.mfu_after)},
+                      {"step_time_s_before", json_number_value(a.step_before_s)},
+                      {"step_time_s_after", json_number_value(a.step_after_s)},
+                      {"fits_in_memory_before", a.fits_before},
+                      {"fits_in_memory", a.fits},
+                      {"peak_memory_bytes_before", json_bytes_value(a.memory_before_bytes)},
+                      {"peak_memory_bytes_after", json_bytes_value(a.memory_after_bytes)}});
+  return {{"method", ex.method},
+          {"waterfall", waterfall},
+          {"ridge_flop_per_byte", json_number_value(ex.ridge_flop_per_byte)},
+          {"ops", ops},
+          {"by_part", by_part},
+          {"advice", advice}};
 }
 
 namespace {

@@ -12,7 +12,6 @@
 #include "models/pipeline.hpp"
 #include "scenarios/assumptions.hpp"
 #include "studies/error_band.hpp"
-#include "studies/json_text.hpp"
 #include "studies/metrics.hpp"
 #include "units/units.hpp"
 
@@ -27,9 +26,6 @@ std::string bf16_layers_text(const models::TrainingSpec& t) {
   return fmt::format(" ({} {} block{} in BF16)", b.first > 0 ? "first" : "last", b.first + b.last,
                      b.first + b.last == 1 ? "" : "s");
 }
-
-using studies::json_quote;
-
 
 std::string si(double v, const char* unit) {
   const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
@@ -58,13 +54,10 @@ std::string assumptions_text(const scenarios::Report& r) {
   return o;
 }
 
-std::string assumptions_json(const scenarios::Report& r) {
-  std::string o = "[";
-  const auto all = scenarios::assumptions(r);
-  for (std::size_t i = 0; i < all.size(); ++i)
-    o += fmt::format("{}{{\"key\": {}, \"value\": {}, \"why\": {}}}", i ? ", " : "", json_quote(all[i].key),
-                     json_quote(all[i].value), json_quote(all[i].why));
-  return o + "]";
+studies::Json assumptions_json(const scenarios::Report& r) {
+  studies::Json o = studies::Json::array();
+  for (const auto& a : scenarios::assumptions(r)) o.push_back({{"key", a.key}, {"value", a.value}, {"why", a.why}});
+  return o;
 }
 
 // A layer split with runs written once: [7, 8 x 14, 7].
@@ -90,18 +83,16 @@ std::string error_band_text(const scenarios::Report& r) {
                      pct, 100 * b.confidence, b.low * r.step_time_s, b.high * r.step_time_s, b.rows, b.basis);
 }
 
-std::string error_band_json(const scenarios::Report& r) {
+// The band's bounds at full precision (the band is a ratio; these are its products).
+std::vector<std::pair<std::string, studies::Json>> error_band_members(const scenarios::Report& r) {
   const auto b = studies::error_band(r.scenario, studies::kDefaultBandConfidence);
-  return fmt::format("{{\"confidence\": {}, \"rows\": {}, \"basis\": {}}}", b.confidence, b.rows, json_quote(b.basis));
-}
-
-std::vector<std::pair<std::string, std::string>> error_band_members(const scenarios::Report& r) {
-  const auto b = studies::error_band(r.scenario, studies::kDefaultBandConfidence);
-  auto num = [](double v) { return fmt::format("{}", v); };
-  return {{"step_time_s_low", num(r.step_time_s * b.low)}, {"step_time_s_high", num(r.step_time_s * b.high)},
-          {"mfu_low", num(r.mfu / b.high)},                {"mfu_high", num(r.mfu / b.low)},
-          {"days_low", num(r.days_to_train * b.low)},      {"days_high", num(r.days_to_train * b.high)},
-          {"error_band", error_band_json(r)}};
+  return {{"step_time_s_low", r.step_time_s * b.low},
+          {"step_time_s_high", r.step_time_s * b.high},
+          {"mfu_low", r.mfu / b.high},
+          {"mfu_high", r.mfu / b.low},
+          {"days_low", r.days_to_train * b.low},
+          {"days_high", r.days_to_train * b.high},
+          {"error_band", {{"confidence", b.confidence}, {"rows", b.rows}, {"basis", b.basis}}}};
 }
 
 // "8 nodes x 72" only when the nodes are full: a rack-scale domain may be partly used.
@@ -233,9 +224,8 @@ std::string format_text(const scenarios::Report& r) {
   return o;
 }
 
-std::string format_json(const scenarios::Report& r,
-                        const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<std::pair<std::string, std::string>> all = {{"assumptions", assumptions_json(r)}};
+std::string format_json(const scenarios::Report& r, const std::vector<std::pair<std::string, studies::Json>>& extra) {
+  std::vector<std::pair<std::string, studies::Json>> all = {{"assumptions", assumptions_json(r)}};
   const auto band = error_band_members(r);
   all.insert(all.end(), band.begin(), band.end());
   all.insert(all.end(), extra.begin(), extra.end());

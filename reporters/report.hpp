@@ -5,12 +5,13 @@
 #include <vector>
 
 #include "scenarios/simulate.hpp"
+#include "studies/json_value.hpp"
 
 namespace clustersim::reporters {
 
 std::string format_text(const scenarios::Report& r);
-/// `extra` members (key, raw JSON value) are appended to the object, e.g. "explain".
+/// `extra` members (key, JSON value) are appended to the object, e.g. "explain".
 std::string format_json(const scenarios::Report& r,
-                        const std::vector<std::pair<std::string, std::string>>& extra = {});
+                        const std::vector<std::pair<std::string, studies::Json>>& extra = {});
 
 }  // namespace clustersim::reporters

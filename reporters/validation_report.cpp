@@ -1,7 +1,7 @@
 #include "reporters/validation_report.hpp"
 
-#include "studies/json_text.hpp"
 #include "reporters/svg.hpp"
+#include "studies/json_value.hpp"
 
 #include <fmt/format.h>
 
@@ -27,43 +27,45 @@ std::string stats_line(const ErrorStats& e) {
                      100 * e.median_abs, pct(e.worst), e.worst_id);
 }
 
-std::string json_list(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_quote(v[i]);
-  return out + "]";
-}
+// Statistics at six significant digits (what the validation's tables quote).
+Json six(double v) { return json_number_value(v, 6); }
 
-std::string json_stats(const ErrorStats& e) {
-  return fmt::format("{{\"count\": {}, \"mape\": {:.6g}, \"median_abs_error\": {:.6g}, \"worst_error\": {:.6g}, "
-                     "\"worst_id\": {}}}",
-                     e.count, e.mape, e.median_abs, e.worst, json_quote(e.worst_id));
+Json json_stats(const ErrorStats& e) {
+  return {{"count", e.count},
+          {"mape", six(e.mape)},
+          {"median_abs_error", six(e.median_abs)},
+          {"worst_error", six(e.worst)},
+          {"worst_id", e.worst_id}};
 }
 
 // The headline statistics with the out-of-sample figures: lofo_mape is the MAPE of the same
 // rows predicted with constants refitted without the family (null when not computed).
-std::string json_headline(const FamilySummary& f) {
-  std::string o = json_stats(f.headline);
-  o.pop_back();
-  return o + fmt::format(", \"lofo_mape\": {}, \"lofo_count\": {}}}",
-                         f.held_out ? fmt::format("{:.6g}", f.held_out->mape) : "null",
-                         f.held_out ? f.held_out->count : 0);
+Json json_headline(const FamilySummary& f) {
+  Json o = json_stats(f.headline);
+  o["lofo_mape"] = f.held_out ? six(f.held_out->mape) : Json(nullptr);
+  o["lofo_count"] = f.held_out ? f.held_out->count : 0;
+  return o;
 }
 
-std::string json_family(const FamilySummary& f) {
-  return fmt::format("{{\"family\": {}, \"rows\": {}, \"simulated\": {}, \"headline\": {}, \"flagged\": {}}}",
-                     json_quote(f.family), f.rows, f.simulated, json_headline(f), json_stats(f.flagged));
+Json json_family(const FamilySummary& f) {
+  return {{"family", f.family},
+          {"rows", f.rows},
+          {"simulated", f.simulated},
+          {"headline", json_headline(f)},
+          {"flagged", json_stats(f.flagged)}};
 }
 
 // A group's statistics carry their bias; the family objects keep their existing fields.
-std::string json_group_stats(const ErrorStats& e) {
-  std::string o = json_stats(e);
-  o.pop_back();
-  return o + fmt::format(", \"bias\": {:.6g}}}", e.bias);
+Json json_group_stats(const ErrorStats& e) {
+  Json o = json_stats(e);
+  o["bias"] = six(e.bias);
+  return o;
 }
 
-std::string json_group(const GroupSummary& g) {
-  return fmt::format("{{\"value\": {}, \"in_sample\": {}, \"held_out\": {}}}", json_quote(g.value),
-                     json_group_stats(g.in_sample), g.held_out ? json_group_stats(*g.held_out) : "null");
+Json json_group(const GroupSummary& g) {
+  return {{"value", g.value},
+          {"in_sample", json_group_stats(g.in_sample)},
+          {"held_out", g.held_out ? json_group_stats(*g.held_out) : Json(nullptr)}};
 }
 
 // The first out-of-sample figure: the held-out split by source and date, never fitted on.
@@ -88,14 +90,17 @@ std::string release_spread_text(const ValidationSummary& s) {
       r.widest_configuration, 100 * r.release_blind_mape, 100 * r.simulator_mape);
 }
 
-std::string release_spread_json(const ValidationSummary& s) {
-  if (!s.release_spread) return "null";
+Json release_spread_json(const ValidationSummary& s) {
+  if (!s.release_spread) return nullptr;
   const ReleaseSpread& r = *s.release_spread;
-  return fmt::format("{{\"configurations\": {}, \"rows\": {}, \"median_ratio\": {:.6g}, \"over_20_percent\": {}, "
-                     "\"widest_ratio\": {:.6g}, \"widest_configuration\": {}, \"release_blind_mape\": {:.6g}, "
-                     "\"simulator_mape\": {:.6g}}}",
-                     r.configurations, r.rows, r.median_ratio, r.over_20_percent, r.widest_ratio,
-                     json_quote(r.widest_configuration), r.release_blind_mape, r.simulator_mape);
+  return {{"configurations", r.configurations},
+          {"rows", r.rows},
+          {"median_ratio", six(r.median_ratio)},
+          {"over_20_percent", r.over_20_percent},
+          {"widest_ratio", six(r.widest_ratio)},
+          {"widest_configuration", r.widest_configuration},
+          {"release_blind_mape", six(r.release_blind_mape)},
+          {"simulator_mape", six(r.simulator_mape)}};
 }
 
 }  // namespace
@@ -149,36 +154,38 @@ std::string format_validation_text(const ValidationSummary& s) {
 }
 
 std::string format_validation_json(const ValidationSummary& s, const ResidualGroups* groups) {
-  std::string o = "{\n  \"holdout_split\": ";
-  o += s.holdout_split ? fmt::format("{{\"rule\": {}, \"headline\": {}}}", json_quote(s.holdout_rule),
-                                     json_group_stats(*s.holdout_split))
-                       : "null";
-  o += ",\n  \"rows\": [\n";
-  for (std::size_t i = 0; i < s.rows.size(); ++i) {
-    const auto& r = s.rows[i];
-    o += fmt::format("    {{\"id\": {}, \"family\": {}, \"measured_tps_gpu\": {:.6g}, \"simulated\": {}, ", json_quote(r.id),
-                     json_quote(r.family), r.measured_tps_gpu, r.simulated ? "true" : "false");
-    if (r.simulated)
-      o += fmt::format("\"predicted_tps_gpu\": {:.6g}, \"error\": {:.6g}, \"predicted_mfu\": {:.6g}, \"fits_memory\": {}, ",
-                       r.predicted_tps_gpu, r.error, r.predicted_mfu, r.fits_memory ? "true" : "false");
-    else
-      o += fmt::format("\"reason\": {}, ", json_quote(r.reason));
-    o += fmt::format("\"headline\": {}, \"holdout\": {}, \"flags\": {}, \"assumptions\": {}}}{}\n",
-                     r.headline() ? "true" : "false", r.holdout ? "true" : "false",
-                     json_list(r.flags), json_list(r.assumptions), i + 1 < s.rows.size() ? "," : "");
+  Json rows = Json::array(), families = Json::array();
+  for (const auto& r : s.rows) {
+    Json row = {
+        {"id", r.id}, {"family", r.family}, {"measured_tps_gpu", six(r.measured_tps_gpu)}, {"simulated", r.simulated}};
+    if (r.simulated) {
+      row["predicted_tps_gpu"] = six(r.predicted_tps_gpu);
+      row["error"] = six(r.error);
+      row["predicted_mfu"] = six(r.predicted_mfu);
+      row["fits_memory"] = r.fits_memory;
+    } else {
+      row["reason"] = r.reason;
+    }
+    row["headline"] = r.headline();
+    row["holdout"] = r.holdout;
+    row["flags"] = r.flags;
+    row["assumptions"] = r.assumptions;
+    rows.push_back(std::move(row));
   }
-  o += "  ],\n  \"families\": [\n";
-  for (std::size_t i = 0; i < s.families.size(); ++i)
-    o += "    " + json_family(s.families[i]) + (i + 1 < s.families.size() ? ",\n" : "\n");
-  o += "  ],\n  \"overall\": " + json_family(s.overall);
-  o += ",\n  \"release_spread\": " + release_spread_json(s);
+  for (const auto& f : s.families) families.push_back(json_family(f));
+  Json o = {{"holdout_split", s.holdout_split
+                                  ? Json{{"rule", s.holdout_rule}, {"headline", json_group_stats(*s.holdout_split)}}
+                                  : Json(nullptr)},
+            {"rows", rows},
+            {"families", families},
+            {"overall", json_family(s.overall)},
+            {"release_spread", release_spread_json(s)}};
   if (groups) {
-    o += fmt::format(",\n  \"groups\": {{\"column\": {}, \"values\": [\n", json_quote(groups->column));
-    for (std::size_t i = 0; i < groups->groups.size(); ++i)
-      o += "    " + json_group(groups->groups[i]) + (i + 1 < groups->groups.size() ? ",\n" : "\n");
-    o += "  ]}";
+    Json values = Json::array();
+    for (const auto& g : groups->groups) values.push_back(json_group(g));
+    o["groups"] = {{"column", groups->column}, {"values", values}};
   }
-  return o + "\n}\n";
+  return json_dump(o) + "\n";
 }
 
 std::string format_groups_text(const ResidualGroups& g) {

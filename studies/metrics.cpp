@@ -1,11 +1,9 @@
 #include "studies/metrics.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "models/pipeline.hpp"
-#include "studies/json_text.hpp"
-#include "studies/sweep_table.hpp"
+#include "studies/cell_text.hpp"
 
 namespace clustersim::studies {
 namespace {
@@ -27,7 +25,7 @@ void add_step(std::vector<Metric>& m, const scenarios::Report& r) {
   m.emplace_back("cp", Unit::none, sc.parallel.cp);
   m.emplace_back("dp", Unit::none, sc.parallel.dp);
   if (!sc.parallel.pp_layers.empty()) {  // an uneven split, given or chosen by the loader
-    m.emplace_back("pp_layers", JsonText{fmt::format("[{}]", fmt::join(sc.parallel.pp_layers, ", "))});
+    m.emplace_back("pp_layers", Json(sc.parallel.pp_layers));
     m.emplace_back("pp_split", models::describe_split(sc.model.layers, sc.parallel, models::mtp_layer_equivalents(sc.model.mtp_layers)));
   }
   m.emplace_back("micro_batches", Unit::none, r.step.micro_batches);
@@ -109,7 +107,7 @@ void add_run(std::vector<Metric>& m, const scenarios::Report& r) {
   if (r.monte_carlo.runs > 0) {
     const auto& mc = r.monte_carlo;
     m.emplace_back("reliability.monte_carlo.runs", Unit::none, mc.runs);
-    m.emplace_back("reliability.monte_carlo.seed", JsonText{std::to_string(mc.seed)});
+    m.emplace_back("reliability.monte_carlo.seed", Json(mc.seed));
     m.emplace_back("reliability.monte_carlo.days_mean", Unit::days, mc.days_mean);
     m.emplace_back("reliability.monte_carlo.days_p10", Unit::days, mc.days_p10);
     m.emplace_back("reliability.monte_carlo.days_p50", Unit::days, mc.days_p50);
@@ -117,63 +115,31 @@ void add_run(std::vector<Metric>& m, const scenarios::Report& r) {
   }
 }
 
-JsonText stages_json(const scenarios::Report& r) {
-  std::string stages = "[";
-  for (std::size_t i = 0; i < r.memory_per_stage.size(); ++i) {
-    const auto& st = r.memory_per_stage[i];
-    stages += fmt::format("{}{{\"stage\": {}, \"total_bytes\": {}, \"activations_bytes\": {}, \"layers_in_flight\": {}}}",
-                          i ? ", " : "", st.stage, json_bytes(st.total_bytes), json_bytes(st.activations_bytes),
-                          st.layers_in_flight);
-  }
-  return {stages + "]"};
-}
-
-// The dotted key's segment `depth` (0-based) and whether it is the last one.
-std::string_view segment(const std::string& key, std::size_t depth, bool* last) {
-  std::size_t start = 0;
-  for (std::size_t d = 0; d < depth; ++d) start = key.find('.', start) + 1;
-  const std::size_t dot = key.find('.', start);
-  *last = dot == std::string::npos;
-  return std::string_view(key).substr(start, *last ? std::string::npos : dot - start);
-}
-
-// Writes metrics [begin, end), which share their first `depth` segments, as one JSON object.
-std::string object(const std::vector<Metric>& m, std::size_t begin, std::size_t end, std::size_t depth, bool pretty) {
-  const std::string pad = pretty ? std::string(2 * (depth + 1), ' ') : "";
-  std::string out = pretty ? "{\n" : "{";
-  for (std::size_t i = begin; i < end;) {
-    bool last = false;
-    const std::string_view name = segment(m[i].key, depth, &last);
-    std::size_t j = i + 1;
-    std::string value;
-    if (last) {
-      value = m[i].json();
-      if (!pretty && std::holds_alternative<JsonText>(m[i].value)) value = compact_json(value);
-    } else {
-      bool l2 = false;
-      while (j < end && segment(m[j].key, depth, &l2) == name && !l2) ++j;
-      value = object(m, i, j, depth + 1, pretty);
-    }
-    out += fmt::format("{}{}{}{}", pad, json_quote(std::string(name)), pretty ? ": " : ":", value);
-    i = j;
-    out += i < end ? (pretty ? ",\n" : ",") : (pretty ? "\n" : "");
-  }
-  return out + (pretty ? std::string(2 * depth, ' ') : "") + "}";
+Json stages_json(const scenarios::Report& r) {
+  Json stages = Json::array();
+  for (const auto& st : r.memory_per_stage)
+    stages.push_back({{"stage", st.stage},
+                      {"total_bytes", json_bytes_value(st.total_bytes)},
+                      {"activations_bytes", json_bytes_value(st.activations_bytes)},
+                      {"layers_in_flight", st.layers_in_flight}});
+  return stages;
 }
 
 }  // namespace
 
 std::string Metric::cell() const {
-  if (const auto* d = std::get_if<double>(&value)) return unit == units::Unit::bytes ? json_bytes(*d) : json_number(*d);
+  if (const auto* d = std::get_if<double>(&value)) return unit == units::Unit::bytes ? bytes_cell(*d) : number_cell(*d);
   if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
   if (const auto* s = std::get_if<std::string>(&value)) return *s;
-  return compact_json(std::get<JsonText>(value).text);
+  return json_dump(std::get<Json>(value), false);
 }
 
-std::string Metric::json() const {
-  if (const auto* s = std::get_if<std::string>(&value)) return json_quote(*s);
-  if (const auto* j = std::get_if<JsonText>(&value)) return j->text;
-  return cell();
+Json Metric::json() const {
+  if (const auto* d = std::get_if<double>(&value))
+    return unit == units::Unit::bytes ? json_bytes_value(*d) : json_number_value(*d);
+  if (const auto* b = std::get_if<bool>(&value)) return *b;
+  if (const auto* s = std::get_if<std::string>(&value)) return *s;
+  return std::get<Json>(value);
 }
 
 std::vector<Metric> report_metrics(const scenarios::Report& r) {
@@ -204,13 +170,26 @@ const std::vector<std::string>& metric_columns() {
   return columns;
 }
 
-std::string metrics_json(const std::vector<Metric>& metrics, const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<Metric> all = metrics;
-  for (const auto& [k, v] : extra) all.emplace_back(k, JsonText{v});
-  return object(all, 0, all.size(), 0, true) + "\n";
+Json metrics_object(const std::vector<Metric>& metrics, const std::vector<std::pair<std::string, Json>>& extra) {
+  Json out = Json::object();
+  for (const Metric& m : metrics) {
+    Json* at = &out;  // the object the dotted key's last segment belongs to
+    std::size_t from = 0;
+    for (std::size_t dot; (dot = m.key.find('.', from)) != std::string::npos; from = dot + 1)
+      at = &(*at)[m.key.substr(from, dot - from)];
+    (*at)[m.key.substr(from)] = m.json();
+  }
+  for (const auto& [k, v] : extra) out[k] = v;
+  return out;
 }
 
-std::string metrics_json_compact(const std::vector<Metric>& metrics) { return object(metrics, 0, metrics.size(), 0, false); }
+std::string metrics_json(const std::vector<Metric>& metrics, const std::vector<std::pair<std::string, Json>>& extra) {
+  return json_dump(metrics_object(metrics, extra)) + "\n";
+}
+
+std::string metrics_json_compact(const std::vector<Metric>& metrics) {
+  return json_dump(metrics_object(metrics), false);
+}
 
 std::vector<std::string> metric_cells(const std::vector<Metric>& metrics) {
   const auto& columns = metric_columns();

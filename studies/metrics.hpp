@@ -8,19 +8,15 @@
 #include <vector>
 
 #include "scenarios/simulate.hpp"
+#include "studies/json_value.hpp"
 #include "units/units.hpp"
 
 namespace clustersim::studies {
 
-/// Already-encoded JSON (an array), written as is.
-struct JsonText {
-  std::string text;
-};
-
 struct Metric {
   std::string key;  ///< dotted path: "breakdown.forward_s" is member forward_s of object breakdown
   units::Unit unit = units::Unit::none;
-  std::variant<double, bool, std::string, JsonText> value;
+  std::variant<double, bool, std::string, Json> value;  ///< Json: an array or object
 
   Metric(std::string k, units::Unit u, double v) : key(std::move(k)), unit(u), value(v) {}
   template <int B, int S, int F>
@@ -28,12 +24,12 @@ struct Metric {
   Metric(std::string k, bool v) : key(std::move(k)), value(v) {}
   Metric(std::string k, std::string v) : key(std::move(k)), value(std::move(v)) {}
   Metric(std::string k, const char* v) : key(std::move(k)), value(std::string(v)) {}
-  Metric(std::string k, JsonText v) : key(std::move(k)), value(std::move(v)) {}
+  Metric(std::string k, Json v) : key(std::move(k)), value(std::move(v)) {}
 
   /// The value as a CSV cell: numbers as in JSON, strings unquoted, booleans true/false.
   std::string cell() const;
-  /// The value as JSON text.
-  std::string json() const;
+  /// The value as a JSON value.
+  Json json() const;
 };
 
 /// Every metric of a report, in output order. Optional groups (the Monte Carlo summary) appear
@@ -43,10 +39,12 @@ std::vector<Metric> report_metrics(const scenarios::Report& r);
 /// The metric keys that every report has (the CSV metric columns), in output order.
 const std::vector<std::string>& metric_columns();
 
-/// Pretty JSON object (two-space indent, one member per line), nested by the dotted keys;
-/// `extra` members (key, raw JSON) are appended at the top level.
+/// The metrics as one JSON object, nested by the dotted keys; `extra` members are appended at the
+/// top level.
+Json metrics_object(const std::vector<Metric>& metrics, const std::vector<std::pair<std::string, Json>>& extra = {});
+/// metrics_object as pretty text (two-space indent, one member per line, a final newline).
 std::string metrics_json(const std::vector<Metric>& metrics,
-                         const std::vector<std::pair<std::string, std::string>>& extra = {});
+                         const std::vector<std::pair<std::string, Json>>& extra = {});
 /// The same object on one line without insignificant whitespace.
 std::string metrics_json_compact(const std::vector<Metric>& metrics);
 /// One cell per metric_columns() entry ("" where the report lacks it).

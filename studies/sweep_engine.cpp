@@ -126,13 +126,17 @@ Row make_row(const SweepSpace& space, const Config& config, const SweepOptions& 
   row.cells.push_back(hours);
   row.cells.push_back(cost);
   if (options.jsonl) {
-    std::string j = fmt::format("{{\"index\":{},\"config\":{{", config.index);
+    Json values = Json::object();
     for (std::size_t i = 0; i < config.values.size(); ++i)
-      j += fmt::format("{}{}:{}", i ? "," : "", json_quote(space.columns()[i]), json_scalar(config.values[i]));
-    j += fmt::format("}},\"status\":\"{}\",\"reason\":{},\"gpu_hours\":{},\"cost_usd\":{},\"result\":{}}}",
-                     name(row.status), reason.empty() ? "null" : json_quote(reason), json_scalar(hours),
-                     json_scalar(cost), report ? metrics_json_compact(metrics) : std::string("null"));
-    row.json = std::move(j);
+      values[space.columns()[i]] = json_cell_value(config.values[i]);
+    const Json j = {{"index", config.index},
+                    {"config", values},
+                    {"status", name(row.status)},
+                    {"reason", reason.empty() ? Json(nullptr) : Json(reason)},
+                    {"gpu_hours", json_cell_value(hours)},
+                    {"cost_usd", json_cell_value(cost)},
+                    {"result", report ? metrics_object(metrics) : Json(nullptr)}};
+    row.json = json_dump(j, false);
   }
   return row;
 }

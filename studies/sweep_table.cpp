@@ -1,7 +1,5 @@
 #include "studies/sweep_table.hpp"
 
-#include "studies/json_text.hpp"
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -121,51 +119,6 @@ std::vector<std::pair<std::string, std::string>> flatten_json(const std::string&
   JsonFlattener f;
   nlohmann::json::sax_parse(json, &f);
   return std::move(f.out);
-}
-
-std::string compact_json(const std::string& json) {
-  std::string out;
-  out.reserve(json.size());
-  bool in_string = false;
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < json.size()) out += json[++i];
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-      out += c;
-    } else if (!std::isspace(static_cast<unsigned char>(c))) {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-bool is_json_number(const std::string& s) {
-  std::size_t i = 0;
-  auto digits = [&] {
-    const std::size_t start = i;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-    return i > start;
-  };
-  if (i < s.size() && s[i] == '-') ++i;
-  if (i < s.size() && s[i] == '0') ++i;
-  else if (!digits()) return false;
-  if (i < s.size() && s[i] == '.' && (++i, !digits())) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    if (!digits()) return false;
-  }
-  return i == s.size();
-}
-
-std::string json_scalar(const std::string& cell) {
-  if (cell.empty()) return "null";
-  return is_json_number(cell) ? cell : json_quote(cell);
 }
 
 std::string csv_line(const std::vector<std::string>& cells) {

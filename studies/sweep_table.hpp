@@ -7,8 +7,6 @@
 #include <optional>
 #include <set>
 #include <string>
-
-#include "studies/json_text.hpp"
 #include <utility>
 #include <vector>
 
@@ -17,12 +15,6 @@ namespace clustersim::studies {
 /// Flattens a JSON object as written by metrics_json (the rows of a JSON-lines file being merged) into (dotted key, value) pairs; strings
 /// are unquoted, numbers/booleans/null kept as written, arrays kept as compact JSON text. Throws std::runtime_error if malformed.
 std::vector<std::pair<std::string, std::string>> flatten_json(const std::string& json);
-/// The same JSON without insignificant whitespace (one line).
-std::string compact_json(const std::string& json);
-
-/// A cell as a JSON value: null when empty, a number when it reads as one, else a string.
-std::string json_scalar(const std::string& cell);
-
 std::string csv_line(const std::vector<std::string>& cells);
 /// Splits one CSV line (RFC 4180 quoting, the one reader of hardware/csv.hpp; no line breaks inside
 /// fields). Throws hardware::CsvError when a quote is left open.

@@ -10,7 +10,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "studies/counted.hpp"
-#include "studies/json_text.hpp"
+#include "studies/json_value.hpp"
 
 namespace clustersim::tools {
 
@@ -110,23 +110,23 @@ int run_mfu_command(const MfuOptions& o) {
                                    bf16, 100 * defs.front().flops_per_token * per_gpu / bf16));
 
   if (o.json) {
-    std::string defs_json;
-    for (std::size_t i = 0; i < defs.size(); ++i)
-      defs_json +=
-          fmt::format("{}\n    {{\"formula\": {}, \"flops_per_token\": {}, \"mfu\": {}{}}}", i ? "," : "",
-                      studies::json_quote(defs[i].name), studies::json_number(defs[i].flops_per_token),
-                      studies::json_number(defs[i].flops_per_token * per_gpu / peak),
-                      o.recompute.empty()
-                          ? ""
-                          : ", \"hfu\": " + studies::json_number(defs[i].hardware_flops_per_token * per_gpu / peak));
-    std::string warn_json;
-    for (std::size_t i = 0; i < warnings.size(); ++i) warn_json += fmt::format("{}{}", i ? ", " : "", studies::json_quote(warnings[i]));  // escaped: a warning may quote
-    fmt::print(
-        "{{\n  \"tokens_per_s\": {},\n  \"tokens_per_s_per_gpu\": {},\n  \"peak_flops_per_gpu\": {},\n"
-        "  \"tflops_per_gpu\": {},\n  \"mfu\": {},\n  \"definitions\": [{}\n  ],\n  \"warnings\": [{}]\n}}\n",
-        studies::json_number(tokens_per_s), studies::json_number(per_gpu), studies::json_number(peak),
-        studies::json_number(defs.back().flops_per_token * per_gpu / 1e12),
-        studies::json_number(defs.back().flops_per_token * per_gpu / peak), defs_json, warn_json);
+    studies::Json definitions = studies::Json::array();
+    for (const auto& d : defs) {
+      studies::Json one = {{"formula", d.name},
+                           {"flops_per_token", studies::json_number_value(d.flops_per_token)},
+                           {"mfu", studies::json_number_value(d.flops_per_token * per_gpu / peak)}};
+      if (!o.recompute.empty()) one["hfu"] = studies::json_number_value(d.hardware_flops_per_token * per_gpu / peak);
+      definitions.push_back(std::move(one));
+    }
+    const studies::Json out = {
+        {"tokens_per_s", studies::json_number_value(tokens_per_s)},
+        {"tokens_per_s_per_gpu", studies::json_number_value(per_gpu)},
+        {"peak_flops_per_gpu", studies::json_number_value(peak)},
+        {"tflops_per_gpu", studies::json_number_value(defs.back().flops_per_token * per_gpu / 1e12)},
+        {"mfu", studies::json_number_value(defs.back().flops_per_token * per_gpu / peak)},
+        {"definitions", definitions},
+        {"warnings", warnings}};
+    fmt::print("{}\n", studies::json_dump(out));
   } else {
     fmt::print("throughput      {:.6g} tokens/s total, {:.6g} per GPU on {}\n", tokens_per_s, per_gpu,
                studies::counted(o.gpus, "GPU"));

@@ -81,12 +81,12 @@ TEST_CASE("run --trace-micro-batches keeps N micro-batches in full and folds the
 
 TEST_CASE("run --trace warns before writing over 100 MB and folds to a small file", "[tools][trace]") {
   const std::string big = "/tmp/clustersim_trace_big.json", small = "/tmp/clustersim_trace_small.json";
-  auto r = run_command(kBin + " run " + k70b + " --set training.global_batch=1536 --trace " + big + " 2>&1 >/dev/null");
+  auto r = run_command(kBin + " run " + k70b + " --set training.global_batch=2048 --trace " + big + " 2>&1 >/dev/null");
   INFO(r.out);
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("warning: --trace " + big + ": writing about") != std::string::npos);
   CHECK(r.out.find("--trace-micro-batches 1") != std::string::npos);
-  r = run_command(kBin + " run " + k70b + " --set training.global_batch=1536 --trace " + small +
+  r = run_command(kBin + " run " + k70b + " --set training.global_batch=2048 --trace " + small +
                   " --trace-micro-batches 1 2>&1 >/dev/null");
   CHECK(r.exit_code == 0);
   CHECK(r.out.empty());

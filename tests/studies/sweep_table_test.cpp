@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "scenarios/error.hpp"
+#include "studies/json_value.hpp"
 #include "studies/metrics.hpp"
 #include "studies/sweep_table.hpp"
 
@@ -18,7 +19,6 @@ TEST_CASE("metric columns are the keys of run --json, flattened", "[tools][sweep
   REQUIRE(flat.size() == 4);
   CHECK(flat[1] == std::make_pair(std::string("b.c"), std::string("x, \"y\"")));
   CHECK(flat[2].second == "null");
-  CHECK(compact_json("{ \"a b\": 1,\n \"c\": { } }") == "{\"a b\":1,\"c\":{}}");
   CHECK_THROWS(flatten_json("{\"a\": 1"));
   const auto with_array = flatten_json("{\"s\": [{\"x\": 1, \"y\": \"]\"}, {\"x\": 2}],\n \"t\": 3}");
   REQUIRE(with_array.size() == 2);
@@ -27,15 +27,16 @@ TEST_CASE("metric columns are the keys of run --json, flattened", "[tools][sweep
 }
 
 TEST_CASE("cells become JSON numbers only when they are numbers", "[tools][sweep]") {
-  CHECK(json_scalar("8") == "8");
-  CHECK(json_scalar("1e12") == "1e12");
-  CHECK(json_scalar("") == "null");
-  CHECK(json_scalar("full") == "\"full\"");
-  CHECK(json_scalar("nan") == "\"nan\"");
-  CHECK(json_scalar("0x10") == "\"0x10\"");
-  CHECK(json_scalar("-0.5e-3") == "-0.5e-3");
-  for (const std::string not_json : {"08", "+5", ".5", "5.", "1e", "--1", "inf"})
-    CHECK(json_scalar(not_json) == json_quote(not_json));
+  CHECK(json_cell_value("8") == Json(8));
+  CHECK(json_dump(json_cell_value("1e12")) == "1000000000000");  // the value, in the library's spelling
+  CHECK(json_cell_value("").is_null());
+  CHECK(json_cell_value("full") == Json("full"));
+  CHECK(json_cell_value("nan") == Json("nan"));
+  CHECK(json_cell_value("0x10") == Json("0x10"));
+  CHECK(json_cell_value("-0.5e-3") == Json(-0.0005));
+  CHECK(json_cell_value("true") == Json("true"));  // a cell is a number or text, never a boolean
+  for (const std::string not_json : {"08", "+5", ".5", "5.", "1e", "--1", "inf", " 8", "8 "})
+    CHECK(json_cell_value(not_json) == Json(not_json));
 }
 
 TEST_CASE("CSV cells round-trip through quoting", "[tools][sweep]") {

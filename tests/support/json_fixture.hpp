@@ -1,11 +1,32 @@
 #pragma once
-// Reading one value out of the CLI's --json output in tests (the first `"key": value` match).
+// Reading the CLI's --json output in tests: the whole document (parse_json_output), or one value
+// (the first `"key": value` match, for pretty-printed members).
 #include <catch2/catch.hpp>
 
 #include <regex>
 #include <string>
 
+#include "studies/json_value.hpp"
+
 namespace clustersim::testing {
+
+/// The JSON document in a command's output: from its first '{' or '[' (a summary line may come
+/// first) to the end.
+inline studies::Json parse_json_output(const std::string& out) {
+  const std::size_t at = out.find_first_of("{[");
+  REQUIRE(at != std::string::npos);
+  return studies::Json::parse(out.substr(at));
+}
+
+/// Whether `rows` (a JSON array of plan rows) has one whose members include every (key, value).
+inline bool has_row(const studies::Json& rows, const studies::Json& members) {
+  for (const auto& row : rows) {
+    bool all = true;
+    for (const auto& [k, v] : members.items()) all = all && row.contains(k) && row[k] == v;
+    if (all) return true;
+  }
+  return false;
+}
 
 inline double json_number(const std::string& json, const std::string& key) {
   std::smatch m;

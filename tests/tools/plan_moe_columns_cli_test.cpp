@@ -2,6 +2,8 @@
 // dense model's tables keep their columns.
 #include <catch2/catch.hpp>
 
+#include "support/json_fixture.hpp"
+
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -48,8 +50,18 @@ TEST_CASE("plan tables print ep and etp for an MoE model, a dense model's column
   CHECK(plan_header("--model gpt-oss-20b" + small) == moe);
   const auto json = run_command(kBin + " plan --model gpt-oss-20b" + small + " --top 3 --threads 1 --json 2>/dev/null");
   REQUIRE(json.exit_code == 0);
-  CHECK(json.out.find("\"dp\": 16, \"parallelism.ep\": ") != std::string::npos);
-  CHECK(json.out.find("\"parallelism.etp\": 1, \"parallelism.vpp\"") != std::string::npos);
+  // ep and etp come after dp, before vpp, in every row (the members in the order written).
+  const auto plan = clustersim::testing::parse_json_output(json.out);
+  REQUIRE(!plan["cheapest"].empty());
+  for (const auto& row : plan["cheapest"]) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : row.items()) keys.push_back(k);
+    const auto at = std::find(keys.begin(), keys.end(), "dp");
+    REQUIRE(keys.end() - at >= 4);
+    CHECK(std::vector<std::string>(at, at + 4) ==
+          std::vector<std::string>{"dp", "parallelism.ep", "parallelism.etp", "parallelism.vpp"});
+  }
+  CHECK(clustersim::testing::has_row(plan["cheapest"], {{"dp", 16}, {"parallelism.etp", 1}}));
   const auto dense_json = run_command(kBin + " plan --model gpt3-1.3b" + small + " --top 3 --threads 1 --json 2>/dev/null");
   REQUIRE(dense_json.exit_code == 0);
   CHECK(dense_json.out.find("parallelism.ep") == std::string::npos);

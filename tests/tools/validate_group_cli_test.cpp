@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <regex>
 #include <string>
 
 #include "support/json_fixture.hpp"
@@ -14,29 +13,26 @@ using namespace clustersim;
 
 namespace {
 const std::string kBin = CLUSTERSIM_BINARY;
-
-// Sum of every group's `"count": N` inside the object that follows `"<part>": {`.
-int summed_counts(const std::string& groups_json, const std::string& part) {
-  const std::regex re("\"" + part + "\": \\{\"count\": ([0-9]+)");
-  int n = 0;
-  for (auto it = std::sregex_iterator(groups_json.begin(), groups_json.end(), re); it != std::sregex_iterator(); ++it)
-    n += std::stoi((*it)[1]);
-  return n;
-}
 }  // namespace
 
 TEST_CASE("validate --group-by splits every headline row, in and out of sample, into one group", "[tools][validation][cli]") {
   const auto r = testing::run_command(kBin + " validate --source DGXC --group-by gpu_type --json 2>&1");
   REQUIRE(r.exit_code == 0);
-  const auto at = r.out.find("\"groups\": {\"column\": \"gpu_type\"");
-  REQUIRE(at != std::string::npos);
-  const std::string groups = r.out.substr(at);
-  CHECK(groups.find("\"value\": \"GB200\"") != std::string::npos);
-  CHECK(groups.find("\"value\": \"H100-SXM\"") != std::string::npos);
-  const double headline = testing::json_number(r.out.substr(r.out.find("\"overall\"")), "count");
-  const double held_out = testing::json_number(r.out.substr(r.out.find("\"overall\"")), "lofo_count");
-  CHECK(summed_counts(groups, "in_sample") == int(headline));
-  CHECK(summed_counts(groups, "held_out") == int(held_out));
+  const auto v = testing::parse_json_output(r.out);
+  REQUIRE(v.contains("groups"));
+  CHECK(v["groups"]["column"] == "gpu_type");
+  int in_sample = 0, held_out = 0;
+  bool gb200 = false, h100 = false;
+  for (const auto& g : v["groups"]["values"]) {
+    gb200 = gb200 || g["value"] == "GB200";
+    h100 = h100 || g["value"] == "H100-SXM";
+    in_sample += g["in_sample"]["count"].get<int>();
+    if (!g["held_out"].is_null()) held_out += g["held_out"]["count"].get<int>();
+  }
+  CHECK(gb200);
+  CHECK(h100);
+  CHECK(in_sample == v["overall"]["headline"]["count"].get<int>());
+  CHECK(held_out == v["overall"]["headline"]["lofo_count"].get<int>());
 }
 
 TEST_CASE("validate --group-by prints its table after the family table", "[tools][validation][cli]") {
