@@ -21,6 +21,20 @@ const char* link_class_name(int c) {
   return c >= 0 && c < kLinkClasses ? names[c] : "?";
 }
 
+namespace topology_detail {  // named: Topology::Graph's members use them (-Wsubobject-linkage)
+struct EdgeData {
+  int link = 0;    // the link id (index into Topology::links())
+  int weight = 0;  // route cost of the hop
+};
+// Compressed sparse rows built from the edge list: out-edges keep the listed order (a stable
+// sort by source), which the search's tie-breaks rely on.
+using BoostGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, EdgeData>;
+using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
+}  // namespace topology_detail
+using topology_detail::BoostGraph;
+using topology_detail::EdgeData;
+using topology_detail::Vertex;
+
 namespace {
 
 constexpr int kIntraNodeCost = 1;   // route cost of a hop inside a node
@@ -28,15 +42,6 @@ constexpr int kNicCost = 10;        // a hop between a NIC and its leaf
 constexpr int kUplinkCost = 20;     // a hop between a leaf and the spine: taken only when needed
 constexpr int kSpineGroup = -1;
 constexpr int kNoNode = -1;
-
-struct EdgeData {
-  int link = 0;    // the link id (index into Topology::links())
-  int weight = 0;  // route cost of the hop
-};
-// Compressed sparse rows, built once from the edge list: its out-edges keep the order they were
-// listed in (a stable histogram sort by source), which the search's tie-breaks rely on.
-using BoostGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, EdgeData>;
-using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
 
 void check(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
@@ -54,7 +59,7 @@ struct Topology::Graph {
     bool operator>(const QueueEntry& o) const { return key != o.key ? key > o.key : second > o.second; }
   };
   BoostGraph g;
-  // The edges as they are wired, in order (turned into g once the fabric is complete).
+  // The wired edges, in order (g is built from them).
   std::vector<std::pair<Vertex, Vertex>> edge_list;
   std::vector<EdgeData> edge_data;
   std::vector<Vertex> gpu;           // GPU index → vertex
@@ -88,7 +93,7 @@ struct Topology::Graph {
       return h;
     }
   };
-  static constexpr std::size_t kMaxCachedLinks = std::size_t(1) << 24;  // bounded: ~100 MB at most
+  static constexpr std::size_t kMaxCachedLinks = std::size_t(1) << 24;  // bounded: ~100 MB
   mutable std::unordered_map<std::vector<int>, Routes, KeyHash> routes_cache;
   mutable std::size_t cached_links = 0;
   mutable std::vector<int> key_scratch;
@@ -118,7 +123,7 @@ struct Topology::Graph {
     return id + ((v >= n ? v - n : v) - u) * (up ? 2 : node_links);
   }
 
-  /// Out-edges in Boost's adjacency order, as one flat array (what the search walks).
+  /// Out-edges in the graph's order, as one flat array (what the search walks).
   struct Adj {
     int to, weight, link;
   };
@@ -227,7 +232,7 @@ struct Topology::Graph {
     node.push_back(node_id);
     return static_cast<Vertex>(node.size() - 1);
   }
-  /// Room for `nodes` nodes like node 0, wired just before: the arrays grow once.
+  /// Room for `nodes` nodes like node 0 (wired just before).
   void reserve(std::vector<Link>& links, int nodes) {
     const std::size_t per_node_links = links.size() - fabric_links, per_node_vertices = node.size() - fabric_vertices;
     links.reserve(fabric_links + per_node_links * std::size_t(nodes));
@@ -338,12 +343,11 @@ Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spe
   g_->is_target.assign(nv, 0);
   g_->target_node.assign(static_cast<std::size_t>(nodes), 0);
   g_->target_group.assign(static_cast<std::size_t>(groups), 0);
-  // Every GPU must reach every other one (it can fail only if a generator above is wrong).
-  // Links come in pairs, so a GPU the top reaches reaches the top, and through it every GPU.
-  for (const Vertex v : g_->gpu)
-    if (g_->from_top[v] == std::numeric_limits<int>::max())
-      check(false, "the topology is disconnected: the fabric does not reach GPU " +
-                       std::to_string(std::find(g_->gpu.begin(), g_->gpu.end(), v) - g_->gpu.begin()));
+  // Every GPU must reach every other (only a wrong generator above fails): links come in pairs,
+  // so a GPU the top reaches reaches the top, and through it every GPU.
+  for (std::size_t i = 0; i < g_->gpu.size(); ++i)
+    check(g_->from_top[g_->gpu[i]] < std::numeric_limits<int>::max(),
+          "the topology is disconnected at GPU " + std::to_string(i));
 }
 
 void Topology::routes_from(int src, std::span<const int> dsts,
