@@ -4,12 +4,12 @@
 #include <cmath>
 #include <deque>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "topologies/component_shapes.hpp"
 #include "topologies/placement.hpp"
 
 namespace clustersim::topologies {
@@ -288,52 +288,6 @@ Phase nvls_phase(const Topology& topo, const std::vector<std::vector<int>>& grou
   latency[static_cast<std::size_t>(Protocol::simple)] = kNvlsLatency.base_s[2] + kNvlsLatency.hop_s[0][2];
   fraction.fill(spec.nvls_efficiency / spec.nvlink_efficiency);
   return f.load(latency, fraction);
-}
-
-// The groups as components: groups that share a node are in one component. A component inside
-// one leaf group loads only its own nodes' links (NVLink, PCIe, their NICs): its inter-node
-// traffic turns at the leaf, and the uplinks stay idle. Nodes are wired alike and any
-// permutation of the nodes inside a leaf group maps the fabric onto itself (route_symmetry.hpp),
-// so two such components of the same shape (each group's GPUs as positions in the component's
-// nodes, in order) load their links identically. Routing one component per shape finds the same
-// busiest link per class as routing them all: a TP plan of 16k GPUs routes one node, not 2,048;
-// DeepSeek-V3's 32 EP groups of 8 nodes route one. Where a component spans leaf groups (they
-// then share uplinks) the groups are returned whole.
-struct NodeSets {
-  std::vector<int> parent;
-  int find(int n) {
-    while (parent[std::size_t(n)] != n) n = parent[std::size_t(n)] = parent[std::size_t(parent[std::size_t(n)])];
-    return n;
-  }
-};
-
-std::vector<std::vector<int>> one_component_per_shape(const Topology& t, const std::vector<std::vector<int>>& groups) {
-  NodeSets sets{std::vector<int>(std::size_t(t.nodes()))};
-  for (int n = 0; n < t.nodes(); ++n) sets.parent[std::size_t(n)] = n;
-  for (const auto& g : groups)
-    for (int gpu : g) sets.parent[std::size_t(sets.find(t.node_of(gpu)))] = sets.find(t.node_of(g.front()));
-  const int per_leaf = std::max(1, t.spec().nodes_per_leaf), k = t.gpus_per_node();
-  std::vector<int> index_in_component(std::size_t(t.nodes()), -1), component_size(std::size_t(t.nodes()), 0);
-  for (int n = 0; n < t.nodes(); ++n) {  // nodes in id order: their index inside their component
-    const int c = sets.find(n);
-    if (c / per_leaf != n / per_leaf) return groups;  // spans leaf groups: shares uplinks
-    index_in_component[std::size_t(n)] = component_size[std::size_t(c)]++;
-  }
-  std::vector<std::vector<int>> shape(std::size_t(t.nodes()));
-  for (const auto& g : groups) {
-    auto& sh = shape[std::size_t(sets.find(t.node_of(g.front())))];
-    for (int gpu : g) sh.push_back(index_in_component[std::size_t(t.node_of(gpu))] * k + gpu % k);
-    sh.push_back(-1);  // group boundary
-  }
-  std::map<std::vector<int>, int> first;  // shape → the component that stands for it
-  for (int c = 0; c < t.nodes(); ++c)
-    if (!shape[std::size_t(c)].empty()) first.emplace(shape[std::size_t(c)], c);
-  std::vector<char> routed(std::size_t(t.nodes()), 0);
-  for (const auto& [sh, c] : first) routed[std::size_t(c)] = 1;
-  std::vector<std::vector<int>> out;
-  for (const auto& g : groups)
-    if (routed[std::size_t(sets.find(t.node_of(g.front())))]) out.push_back(g);
-  return out;
 }
 
 }  // namespace

@@ -120,6 +120,33 @@ TEST_CASE("a plan of multi-node groups keeps every component shape's busiest lin
   CHECK(across.class_share[std::size_t(2 * int(LinkKind::uplink))] > 0);
 }
 
+// Components spanning leaf groups: eight nodes, two under each leaf, the uplinks oversubscribed
+// so that they bind. Rings over nodes 0 and 2 (leaf groups 0 and 1) and over nodes 4 and 6
+// (groups 2 and 3) own their uplinks: the plan of both is the plan of one. Rings over nodes 0 and
+// 2 and over nodes 1 and 3 share the uplinks of groups 0 and 1: the plan of both must load them
+// twice (routing one of them, as for the first pair, would not).
+TEST_CASE("a plan of components spanning leaf groups shares uplinks only where they do", "[topologies]") {
+  TopologySpec spec = nvswitch_node(8);
+  spec.nodes_per_leaf = 2;
+  spec.oversubscription = 4;
+  const Topology topo(spec, 8);
+  auto ring = [](int node_a, int node_b) {  // four GPUs of each node
+    return std::vector<int>{8 * node_a, 8 * node_a + 1, 8 * node_a + 2, 8 * node_a + 3,
+                            8 * node_b, 8 * node_b + 1, 8 * node_b + 2, 8 * node_b + 3};
+  };
+  const auto phase = [&](const std::vector<std::vector<int>>& gs) {
+    return make_plan(topo, gs, Collective::all_gather, Algorithm::ring).phases.at(0);
+  };
+  const Phase one = phase({ring(0, 2)});
+  const std::size_t uplink = std::size_t(2 * int(LinkKind::uplink));
+  REQUIRE(one.class_share[uplink] == 1.0);  // the uplinks bind
+  const Phase apart = phase({ring(0, 2), ring(4, 6)});
+  CHECK(apart.s_per_byte == one.s_per_byte);
+  CHECK(apart.class_share == one.class_share);
+  const Phase shared = phase({ring(0, 2), ring(1, 3)});
+  CHECK(shared.s_per_byte == Approx(2 * one.s_per_byte).epsilon(1e-9));
+}
+
 TEST_CASE("ring all-reduce across nodes is bound by the slowest link class of a rail", "[topologies]") {
   const TopologySpec spec = nvswitch_node(8);
   const Network net = whole_cluster(spec, 4, AlgorithmChoice::ring);
