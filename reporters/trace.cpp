@@ -198,15 +198,14 @@ void emit_kernels(const TimelineEntry& e, int tid, const std::vector<const model
   // Times on the printed grid (picoseconds, 6 decimals of a microsecond), so that each printed
   // kernel lies inside its printed task: rounding ts and dur apart could put a kernel's end a
   // digit past its task's.
-  const auto us = on_grid;
-  const double t0 = us(e.start_s), t1 = us(e.end_s);
+  const double t0 = on_grid(e.start_s), t1 = on_grid(e.end_s);
   double total = 0;
   for (const auto* k : kernels) total += k->time_s;
   double done = 0;
   for (const auto* k : kernels) {
-    const double a = std::clamp(us(e.start_s + (e.end_s - e.start_s) * done / total), t0, t1);
+    const double a = std::clamp(on_grid(e.start_s + (e.end_s - e.start_s) * done / total), t0, t1);
     done += k->time_s;
-    const double b = std::clamp(us(e.start_s + (e.end_s - e.start_s) * done / total), a, t1);
+    const double b = std::clamp(on_grid(e.start_s + (e.end_s - e.start_s) * done / total), a, t1);
     emit(fmt::format(
         "{{\"ph\":\"X\",\"name\":{},\"cat\":\"kernel\",\"pid\":{},\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f}}}",
         json_string(k->name), e.stage, tid, a, b - a));
@@ -317,13 +316,12 @@ void write_chrome_trace(std::ostream& out, const std::vector<TimelineEntry>& tim
     emit(json_dump(
         {{"ph", "M"}, {"name", "thread_name"}, {"pid", key.first}, {"tid", id}, {"args", {{"name", key.second}}}},
         false));
-  const auto us = on_grid;
   const BlockKernels block_kernels(report);
   const bool split = report.scenario.parallel.splits_backward();
   for (const auto& e : timeline) {
     if (!detailed(e, options)) continue;  // in a folded span below
     const int tid = tids.at({e.stage, std::string(e.stream)});
-    const double t0 = us(e.start_s), t1 = us(e.end_s);
+    const double t0 = on_grid(e.start_s), t1 = on_grid(e.end_s);
     emit(fmt::format(
         "{{\"ph\":\"X\",\"name\":{},\"cat\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f},"
         "\"args\":{{\"micro_batch\":{},\"layer\":{}}}}}",
@@ -333,7 +331,7 @@ void write_chrome_trace(std::ostream& out, const std::vector<TimelineEntry>& tim
   if (options.micro_batches >= 0)
     for (const FoldedSpan& f : folded_spans(timeline, options)) {
       const TimelineEntry& e = *f.first;
-      const double t0 = us(e.start_s), t1 = us(f.end_s);
+      const double t0 = on_grid(e.start_s), t1 = on_grid(f.end_s);
       emit(
           fmt::format("{{\"ph\":\"X\",\"name\":\"{} mb{} (folded: {} task{})\",\"cat\":\"folded\",\"pid\":{},"
                       "\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f},\"args\":{{\"micro_batch\":{},\"tasks\":{}}}}}",

@@ -11,9 +11,12 @@
 
 namespace clustersim::studies {
 
+/// A finite whole number a double holds exactly (below 2^53): written as an integer.
+inline bool exact_integer(double v) { return v == std::floor(v) && std::fabs(v) < 9007199254740992.0; }
+
 inline std::string number_cell(double v) {
   if (!std::isfinite(v)) return "null";
-  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) return fmt::format("{:.0f}", v + 0.0);  // + 0.0: no "-0"
+  if (exact_integer(v)) return fmt::format("{:.0f}", v + 0.0);  // + 0.0: no "-0"
   return fmt::format("{:.10g}", v);
 }
 /// A count of bytes: a whole number (a model's fractional bytes rounded to the nearest byte).

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "studies/cell_text.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -11,10 +13,9 @@ namespace clustersim::studies {
 
 Json json_number_value(double v, int significant_digits) {
   if (!std::isfinite(v)) return nullptr;
-  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) return static_cast<std::int64_t>(v);
+  if (exact_integer(v)) return static_cast<std::int64_t>(v);
   const double rounded = std::strtod(fmt::format("{:.{}g}", v, significant_digits).c_str(), nullptr);
-  if (rounded == std::floor(rounded) && std::fabs(rounded) < 9007199254740992.0)
-    return static_cast<std::int64_t>(rounded);
+  if (exact_integer(rounded)) return static_cast<std::int64_t>(rounded);
   return rounded;
 }
 

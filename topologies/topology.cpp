@@ -1,6 +1,7 @@
 #include "topologies/topology.hpp"
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/iterator/counting_iterator.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -21,27 +22,23 @@ const char* link_class_name(int c) {
   return c >= 0 && c < kLinkClasses ? names[c] : "?";
 }
 
-namespace topology_detail {  // named: Topology::Graph's members use them (-Wsubobject-linkage)
-struct EdgeData {
-  int link = 0;    // the link id (index into Topology::links())
-  int weight = 0;  // route cost of the hop
-};
-// Compressed sparse rows built from the edge list: out-edges keep the listed order (a stable
-// sort by source), which the search's tie-breaks rely on.
-using BoostGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, EdgeData>;
-using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
-}  // namespace topology_detail
-using topology_detail::BoostGraph;
-using topology_detail::EdgeData;
-using topology_detail::Vertex;
-
 namespace {
+
+// Compressed sparse rows built once from the wired links, each edge holding its link id: the
+// out-edges keep the order the links were wired in (a stable sort by source), which the search's
+// tie-breaks rely on.
+using BoostGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, int>;
+using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
 
 constexpr int kIntraNodeCost = 1;   // route cost of a hop inside a node
 constexpr int kNicCost = 10;        // a hop between a NIC and its leaf
 constexpr int kUplinkCost = 20;     // a hop between a leaf and the spine: taken only when needed
 constexpr int kSpineGroup = -1;
 constexpr int kNoNode = -1;
+
+int route_cost(LinkKind kind) {
+  return kind == LinkKind::uplink ? kUplinkCost : kind == LinkKind::nic ? kNicCost : kIntraNodeCost;
+}
 
 void check(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
@@ -58,12 +55,9 @@ struct Topology::Graph {
     int dist;       // its distance when pushed: stale once the distance improved
     bool operator>(const QueueEntry& o) const { return key != o.key ? key > o.key : second > o.second; }
   };
-  BoostGraph g;
-  // The wired edges, in order (g is built from them).
-  std::vector<std::pair<Vertex, Vertex>> edge_list;
-  std::vector<EdgeData> edge_data;
   std::vector<Vertex> gpu;           // GPU index → vertex
   std::vector<Vertex> link_source;   // link id → the vertex it leaves
+  std::vector<Vertex> link_target;   // link id → the vertex it enters (until adj is built)
   std::vector<int> group;            // vertex → leaf group (kSpineGroup for the spine)
   std::vector<int> node;             // vertex → node (kNoNode for leaf and spine switches)
   // Scratch for routes_from, reset only where a search touched it.
@@ -129,13 +123,17 @@ struct Topology::Graph {
   };
   std::vector<std::size_t> adj_start;  // vertex → first out-edge in adj
   std::vector<Adj> adj;
-  void build_adjacency() {
-    const std::size_t nv = boost::num_vertices(g);
-    adj_start.assign(nv + 1, 0);
+  void build_adjacency(const std::vector<Link>& links) {
+    std::vector<std::pair<Vertex, Vertex>> edges(links.size());
+    for (std::size_t id = 0; id < links.size(); ++id) edges[id] = {link_source[id], link_target[id]};
+    const BoostGraph g(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(),
+                       boost::counting_iterator<int>(0), node.size());
+    link_target = {};
+    adj_start.assign(node.size() + 1, 0);
     adj.clear();
-    for (std::size_t u = 0; u < nv; ++u) {
+    for (std::size_t u = 0; u < node.size(); ++u) {
       for (auto [e, end] = boost::out_edges(u, g); e != end; ++e)
-        adj.push_back({int(boost::target(*e, g)), g[*e].weight, g[*e].link});
+        adj.push_back({int(boost::target(*e, g)), route_cost(links[std::size_t(g[*e])].kind), g[*e]});
       adj_start[u + 1] = adj.size();
     }
   }
@@ -236,20 +234,17 @@ struct Topology::Graph {
   void reserve(std::vector<Link>& links, int nodes) {
     const std::size_t per_node_links = links.size() - fabric_links, per_node_vertices = node.size() - fabric_vertices;
     links.reserve(fabric_links + per_node_links * std::size_t(nodes));
-    edge_list.reserve(links.capacity()), edge_data.reserve(links.capacity()), link_source.reserve(links.capacity());
+    link_source.reserve(links.capacity()), link_target.reserve(links.capacity());
     node.reserve(fabric_vertices + per_node_vertices * std::size_t(nodes));
     group.reserve(node.capacity());
   }
   std::size_t fabric_links = 0, fabric_vertices = 0;  // before node 0
   /// One link each way between `lower` and `upper` (towards the spine), recorded in `links`.
   void connect(std::vector<Link>& links, Vertex lower, Vertex upper, double bps, LinkKind kind) {
-    const int cost = kind == LinkKind::uplink ? kUplinkCost : kind == LinkKind::nic ? kNicCost : kIntraNodeCost;
     for (bool up : {true, false}) {
-      const int id = static_cast<int>(links.size());
       links.push_back({bps, kind, up});
-      edge_list.emplace_back(up ? lower : upper, up ? upper : lower);
-      edge_data.push_back({id, cost});
       link_source.push_back(up ? lower : upper);
+      link_target.push_back(up ? upper : lower);
     }
   }
   /// Node n's GPUs and scale-up fabric; returns what each NIC hangs off: the GPU next to it
@@ -291,7 +286,7 @@ struct Topology::Graph {
 Topology::~Topology() = default;
 Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
-std::size_t Topology::num_vertices() const { return boost::num_vertices(g_->g); }
+std::size_t Topology::num_vertices() const { return g_->node.size(); }
 
 Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spec), nodes_(nodes), g_(std::make_unique<Graph>()) {
   validate(spec, nodes);
@@ -325,9 +320,6 @@ Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spe
     }
   }
   const std::size_t nv = g_->node.size();
-  g_->g = BoostGraph(boost::edges_are_unsorted_multi_pass, g_->edge_list.begin(), g_->edge_list.end(),
-                     g_->edge_data.begin(), nv);
-  g_->edge_list = {}, g_->edge_data = {};
   if (rotate && groups > 1 && nodes % spec.nodes_per_leaf == 0) {  // every node wires the same links
     g_->group_gpus = spec.nodes_per_leaf * k, g_->group_nodes = spec.nodes_per_leaf;
     g_->group_leaves = leaves / groups, g_->leaves = leaves;
@@ -338,7 +330,7 @@ Topology::Topology(const TopologySpec& spec, int nodes, bool rotate) : spec_(spe
   g_->pred.assign(nv, -1);
   g_->dist.assign(nv, std::numeric_limits<int>::max());
   g_->color.assign(nv, 0);
-  g_->build_adjacency();
+  g_->build_adjacency(links_);
   g_->distances_from(top);
   g_->is_target.assign(nv, 0);
   g_->target_node.assign(static_cast<std::size_t>(nodes), 0);
