@@ -103,6 +103,40 @@ Json release_spread_json(const ValidationSummary& s) {
           {"simulator_mape", six(r.simulator_mape)}};
 }
 
+// The same job on two GPU types: the simulator's ratio against the measured one (hardware_pairs.hpp).
+std::string hardware_pairs_text(const ValidationSummary& s) {
+  if (!s.hardware_pairs) return "";
+  const HardwarePairs& h = *s.hardware_pairs;
+  std::string o = fmt::format(
+      "\nSame job on two GPU types (one release, model, GPU count, precision, sequence, batch and layout; only the GPU "
+      "differs): {} pairs, ratio MAPE {:.1f}%\n  ratio error = predicted ratio / measured ratio - 1 (+: the simulator "
+      "favours the first GPU more than measured); no constant is fitted on these ratios\n",
+      h.pairs.size(), 100 * h.mape);
+  for (const HardwarePairClass& c : h.classes)
+    o += fmt::format("  {:<14} {:>3} pairs  mean {:>7}  MAPE {:5.1f}%\n", c.gpus, c.count, pct(c.mean_error),
+                     100 * c.mape);
+  for (const HardwarePair& p : h.pairs)
+    o += fmt::format("    {:<16} {:<16} {:<13} measured {:.3f}  predicted {:.3f}  {:>7}  {}\n", p.a_id, p.b_id,
+                     p.a_gpu + "/" + p.b_gpu, p.measured_ratio, p.predicted_ratio, pct(p.error()), p.job);
+  return o;
+}
+
+Json hardware_pairs_json(const ValidationSummary& s) {
+  if (!s.hardware_pairs) return nullptr;
+  const HardwarePairs& h = *s.hardware_pairs;
+  Json classes = Json::array(), pairs = Json::array();
+  for (const HardwarePairClass& c : h.classes)
+    classes.push_back({{"gpus", c.gpus}, {"count", c.count}, {"mean_error", six(c.mean_error)}, {"mape", six(c.mape)}});
+  for (const HardwarePair& p : h.pairs)
+    pairs.push_back({{"a_id", p.a_id},
+                     {"b_id", p.b_id},
+                     {"gpus", p.a_gpu + "/" + p.b_gpu},
+                     {"job", p.job},
+                     {"measured_ratio", six(p.measured_ratio)},
+                     {"predicted_ratio", six(p.predicted_ratio)},
+                     {"error", six(p.error())}});
+  return {{"mape", six(h.mape)}, {"classes", classes}, {"pairs", pairs}};
+}
 }  // namespace
 
 std::string format_validation_text(const ValidationSummary& s) {
@@ -140,6 +174,7 @@ std::string format_validation_text(const ValidationSummary& s) {
                      s.held_out_mode, 100 * s.overall.held_out->mape, s.overall.held_out->count,
                      100 * s.overall.headline.mape);
   o += release_spread_text(s);
+  o += hardware_pairs_text(s);
   std::map<std::string, int> reasons;
   for (const auto& r : s.rows)
     if (!r.simulated) ++reasons[r.reason];
@@ -179,7 +214,8 @@ std::string format_validation_json(const ValidationSummary& s, const ResidualGro
             {"rows", rows},
             {"families", families},
             {"overall", json_family(s.overall)},
-            {"release_spread", release_spread_json(s)}};
+            {"release_spread", release_spread_json(s)},
+            {"hardware_pairs", hardware_pairs_json(s)}};
   if (groups) {
     Json values = Json::array();
     for (const auto& g : groups->groups) values.push_back(json_group(g));

@@ -16,15 +16,16 @@
 #include "scenarios/error.hpp"
 #include "scenarios/load.hpp"
 #include "scenarios/simulate.hpp"
+#include "units/units.hpp"
 #include "validation/conventions.hpp"
+#include "validation/hardware_pairs.hpp"
 #include "validation/holdout_split.hpp"
-#include "validation/row_recipes.hpp"
 #include "validation/release_spread.hpp"
+#include "validation/row_recipes.hpp"
 #include "validation/validation_amd.hpp"
 #include "validation/validation_moe.hpp"
 #include "validation/validation_precision.hpp"
 #include "validation/validation_row.hpp"
-#include "units/units.hpp"
 
 namespace clustersim::studies {
 namespace {
@@ -504,6 +505,7 @@ ValidationSummary validate_table(const CsvTable& table, const std::string& id_pr
     s.holdout_rule = holdout_description(split.front()->id);
   }
   s.release_spread = release_spread(released, s.rows);
+  s.hardware_pairs = hardware_pairs(table, s.rows);
   return s;
 }
 

@@ -80,6 +80,30 @@ struct ReleaseSpread {
   double simulator_mape = 0;  ///< the simulator's MAPE on the same rows
 };
 
+/// The same published job run on two GPU types (hardware_pairs.hpp): one source, one release,
+/// one model, GPU count, precision, sequence, batch and layout; only the GPU differs.
+struct HardwarePair {
+  std::string a_id, b_id;  ///< rows; a's GPU type sorts after b's (the ratio is a over b)
+  std::string a_gpu, b_gpu;
+  std::string job;             ///< "model, N GPUs, precision, seq, batch, layout, release"
+  double measured_ratio = 0;   ///< a's measured tokens/s per GPU over b's
+  double predicted_ratio = 0;  ///< the same from the simulator
+  double error() const { return predicted_ratio / measured_ratio - 1; }
+};
+
+struct HardwarePairClass {
+  std::string gpus;  ///< "A/B"
+  int count = 0;
+  double mean_error = 0;  ///< mean signed ratio error: + = the simulator favours A more than measured
+  double mape = 0;
+};
+
+struct HardwarePairs {
+  std::vector<HardwarePair> pairs;         ///< ordered by class, then job
+  std::vector<HardwarePairClass> classes;  ///< ordered by GPU pair
+  double mape = 0;                         ///< over every pair
+};
+
 struct ValidationSummary {
   std::vector<RowOutcome> rows;
   std::vector<FamilySummary> families;  ///< sorted by family name
@@ -92,6 +116,7 @@ struct ValidationSummary {
   std::optional<ErrorStats> holdout_split;
   std::string holdout_rule;  ///< what the split holds (holdout_description of its first row)
   std::optional<ReleaseSpread> release_spread;  ///< configurations republished by later releases
+  std::optional<HardwarePairs> hardware_pairs;  ///< jobs published on two GPU types
 };
 
 /// The id prefix (everything before the last '-').

@@ -1,0 +1,86 @@
+#include "validation/hardware_pairs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+#include <tuple>
+
+#include "validation/validation_row.hpp"
+
+namespace clustersim::studies {
+namespace {
+
+using row_cells::field;
+
+// The software release a row was measured with: the container version "YY.MM[.PP]" its source
+// or framework column names, else its source URL (one publication, one software stack).
+std::string release_of(const row_cells::Row& row) {
+  static const std::regex container(R"((\d\d\.\d\d(?:\.\d\d)?) (?:NeMo )?[Cc]ontainer)");
+  std::smatch m;
+  for (const char* column : {"source", "framework"}) {
+    const std::string text = field(row, column);
+    if (std::regex_search(text, m, container)) return m[1].str() + " container";
+  }
+  return field(row, "source_url");
+}
+
+// Everything of a row's job but its GPU type; "" for a row that names no release or URL.
+std::string job_of(const row_cells::Row& row) {
+  const std::string release = release_of(row);
+  if (release.empty()) return "";
+  return fmt::format("{}, {} GPUs, {}, seq {}, batch {}, tp{} pp{} cp{} ep{} etp{} vpp{} mb{}, {}",
+                     field(row, "model_name"), field(row, "num_gpus"), field(row, "precision"), field(row, "seq_len"),
+                     field(row, "global_batch"), field(row, "tp"), field(row, "pp"), field(row, "cp"), field(row, "ep"),
+                     field(row, "etp"), field(row, "vpp"), field(row, "micro_batch"), release);
+}
+
+struct Member {
+  const RowOutcome* outcome;
+  std::string gpu;
+};
+
+}  // namespace
+
+std::optional<HardwarePairs> hardware_pairs(const CsvTable& table, const std::vector<RowOutcome>& rows) {
+  std::map<std::string, const RowOutcome*> outcome;
+  for (const RowOutcome& r : rows)
+    if (r.simulated && r.measured_tps_gpu > 0 && r.predicted_tps_gpu > 0) outcome[r.id] = &r;
+  std::map<std::string, std::vector<Member>> by_job;
+  for (const auto& row : table.rows) {
+    const auto it = outcome.find(field(row, "id"));
+    if (it == outcome.end()) continue;
+    if (const std::string job = job_of(row); !job.empty()) by_job[job].push_back({it->second, field(row, "gpu_type")});
+  }
+  HardwarePairs out;
+  for (const auto& [job, members] : by_job)
+    for (std::size_t i = 0; i < members.size(); ++i)
+      for (std::size_t j = i + 1; j < members.size(); ++j) {
+        const Member *a = &members[i], *b = &members[j];
+        if (a->gpu == b->gpu) continue;
+        if (a->gpu < b->gpu) std::swap(a, b);
+        out.pairs.push_back({a->outcome->id, b->outcome->id, a->gpu, b->gpu, job,
+                             a->outcome->measured_tps_gpu / b->outcome->measured_tps_gpu,
+                             a->outcome->predicted_tps_gpu / b->outcome->predicted_tps_gpu});
+      }
+  if (out.pairs.empty()) return std::nullopt;
+  std::sort(out.pairs.begin(), out.pairs.end(), [](const HardwarePair& x, const HardwarePair& y) {
+    return std::tie(x.a_gpu, x.b_gpu, x.job, x.a_id) < std::tie(y.a_gpu, y.b_gpu, y.job, y.a_id);
+  });
+  double abs_sum = 0;
+  for (const HardwarePair& p : out.pairs) {
+    const std::string gpus = p.a_gpu + "/" + p.b_gpu;
+    if (out.classes.empty() || out.classes.back().gpus != gpus) out.classes.push_back({gpus});
+    HardwarePairClass& c = out.classes.back();
+    ++c.count;
+    c.mean_error += p.error();
+    c.mape += std::abs(p.error());
+    abs_sum += std::abs(p.error());
+  }
+  for (HardwarePairClass& c : out.classes) c.mean_error /= c.count, c.mape /= c.count;
+  out.mape = abs_sum / double(out.pairs.size());
+  return out;
+}
+
+}  // namespace clustersim::studies
