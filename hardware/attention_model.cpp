@@ -2,6 +2,7 @@
 #include "hardware/csv.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -36,7 +37,8 @@ std::vector<AttentionRow> parse_rows() {
 }
 
 // A curve: the rows of one (gpu, impl, dtype, pass, causal, head dim), geometric mean per
-// sequence length (several models or batch sizes at one length), sorted by length.
+// sequence length of its newest release's rows (several models or batch sizes at one length),
+// sorted by length.
 struct Curve {
   std::vector<std::pair<double, double>> pts;  // (seq, FLOP/s)
   double at(double seq) const {
@@ -54,17 +56,42 @@ struct Curve {
 };
 using Key = std::tuple<std::string, std::string, std::string, std::string, bool, double>;
 
+// The release date a row's source names (its first YYYY-MM-DD), "" when it names none.
+std::string release_date(const std::string& source) {
+  for (std::size_t i = 0; i + 10 <= source.size(); ++i) {
+    const std::string d = source.substr(i, 10);
+    const bool iso =
+        d[0] == '2' && d[1] == '0' && d[4] == '-' && d[7] == '-' &&
+        std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; });
+    if (iso) return d;
+  }
+  return "";
+}
+
+// One point of a curve: the rows of its newest release. A later run of the same benchmark on the
+// same GPU supersedes an earlier one (a newer library, not a second sample of the same kernel):
+// cudnn-frontend's 2026-04 GB300 rows run 1.15-1.33x its 2025-11 artifacts at the same causal
+// shapes, so averaging the two would put GB300 below GB200's 2026-04 rows.
+struct Point {
+  std::string release;
+  double log_sum = 0;
+  int count = 0;
+  void add(const std::string& date, double log_rate) {
+    if (count > 0 && date < release) return;
+    if (count == 0 || date > release) release = date, log_sum = 0, count = 0;
+    log_sum += log_rate, ++count;
+  }
+};
+
 const std::map<Key, Curve>& curves() {
   static const std::map<Key, Curve> table = [] {
-    std::map<Key, std::map<double, std::pair<double, int>>> acc;
-    for (const auto& r : attention_rows()) {
-      auto& cell = acc[{r.gpu, r.impl, r.dtype, r.pass, r.causal, r.head_dim_qk}][r.seq];
-      cell.first += std::log(r.tflops * 1e12);
-      cell.second += 1;
-    }
+    std::map<Key, std::map<double, Point>> acc;
+    for (const auto& r : attention_rows())
+      acc[{r.gpu, r.impl, r.dtype, r.pass, r.causal, r.head_dim_qk}][r.seq].add(release_date(r.source),
+                                                                                std::log(r.tflops * 1e12));
     std::map<Key, Curve> out;
     for (auto& [k, by_seq] : acc)
-      for (auto& [s, v] : by_seq) out[k].pts.emplace_back(s, std::exp(v.first / v.second));
+      for (auto& [s, v] : by_seq) out[k].pts.emplace_back(s, std::exp(v.log_sum / v.count));
     return out;
   }();
   return table;
