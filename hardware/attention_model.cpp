@@ -57,7 +57,7 @@ struct Curve {
 using Key = std::tuple<std::string, std::string, std::string, std::string, bool, double>;
 
 // The release date a row's source names (its first YYYY-MM-DD), "" when it names none.
-std::string release_date(const std::string& source) {
+std::string row_release_date(const std::string& source) {
   for (std::size_t i = 0; i + 10 <= source.size(); ++i) {
     const std::string d = source.substr(i, 10);
     const bool iso =
@@ -72,7 +72,7 @@ std::string release_date(const std::string& source) {
 // same GPU supersedes an earlier one (a newer library, not a second sample of the same kernel):
 // cudnn-frontend's 2026-04 GB300 rows run 1.15-1.33x its 2025-11 artifacts at the same causal
 // shapes, so averaging the two would put GB300 below GB200's 2026-04 rows.
-struct Point {
+struct CurvePoint {
   std::string release;
   double log_sum = 0;
   int count = 0;
@@ -85,9 +85,9 @@ struct Point {
 
 const std::map<Key, Curve>& curves() {
   static const std::map<Key, Curve> table = [] {
-    std::map<Key, std::map<double, Point>> acc;
+    std::map<Key, std::map<double, CurvePoint>> acc;
     for (const auto& r : attention_rows())
-      acc[{r.gpu, r.impl, r.dtype, r.pass, r.causal, r.head_dim_qk}][r.seq].add(release_date(r.source),
+      acc[{r.gpu, r.impl, r.dtype, r.pass, r.causal, r.head_dim_qk}][r.seq].add(row_release_date(r.source),
                                                                                 std::log(r.tflops * 1e12));
     std::map<Key, Curve> out;
     for (auto& [k, by_seq] : acc)

@@ -16,7 +16,7 @@ using row_cells::field;
 
 // The software release a row was measured with: the container version "YY.MM[.PP]" its source
 // or framework column names, else its source URL (one publication, one software stack).
-std::string release_of(const row_cells::Row& row) {
+std::string pair_release(const row_cells::Row& row) {
   static const std::regex container(R"((\d\d\.\d\d(?:\.\d\d)?) (?:NeMo )?[Cc]ontainer)");
   std::smatch m;
   for (const char* column : {"source", "framework"}) {
@@ -27,8 +27,8 @@ std::string release_of(const row_cells::Row& row) {
 }
 
 // Everything of a row's job but its GPU type; "" for a row that names no release or URL.
-std::string job_of(const row_cells::Row& row) {
-  const std::string release = release_of(row);
+std::string pair_job(const row_cells::Row& row) {
+  const std::string release = pair_release(row);
   if (release.empty()) return "";
   return fmt::format("{}, {} GPUs, {}, seq {}, batch {}, tp{} pp{} cp{} ep{} etp{} vpp{} mb{}, {}",
                      field(row, "model_name"), field(row, "num_gpus"), field(row, "precision"), field(row, "seq_len"),
@@ -36,7 +36,7 @@ std::string job_of(const row_cells::Row& row) {
                      field(row, "etp"), field(row, "vpp"), field(row, "micro_batch"), release);
 }
 
-struct Member {
+struct PairMember {
   const RowOutcome* outcome;
   std::string gpu;
 };
@@ -47,17 +47,18 @@ std::optional<HardwarePairs> hardware_pairs(const CsvTable& table, const std::ve
   std::map<std::string, const RowOutcome*> outcome;
   for (const RowOutcome& r : rows)
     if (r.simulated && r.measured_tps_gpu > 0 && r.predicted_tps_gpu > 0) outcome[r.id] = &r;
-  std::map<std::string, std::vector<Member>> by_job;
+  std::map<std::string, std::vector<PairMember>> by_job;
   for (const auto& row : table.rows) {
     const auto it = outcome.find(field(row, "id"));
     if (it == outcome.end()) continue;
-    if (const std::string job = job_of(row); !job.empty()) by_job[job].push_back({it->second, field(row, "gpu_type")});
+    if (const std::string job = pair_job(row); !job.empty())
+      by_job[job].push_back({it->second, field(row, "gpu_type")});
   }
   HardwarePairs out;
   for (const auto& [job, members] : by_job)
     for (std::size_t i = 0; i < members.size(); ++i)
       for (std::size_t j = i + 1; j < members.size(); ++j) {
-        const Member *a = &members[i], *b = &members[j];
+        const PairMember *a = &members[i], *b = &members[j];
         if (a->gpu == b->gpu) continue;
         if (a->gpu < b->gpu) std::swap(a, b);
         out.pairs.push_back({a->outcome->id, b->outcome->id, a->gpu, b->gpu, job,
