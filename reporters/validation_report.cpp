@@ -1,6 +1,7 @@
 #include "reporters/validation_report.hpp"
 
 #include "reporters/svg.hpp"
+#include "studies/counted.hpp"
 #include "studies/json_value.hpp"
 
 #include <fmt/format.h>
@@ -109,11 +110,11 @@ std::string hardware_pairs_text(const ValidationSummary& s) {
   const HardwarePairs& h = *s.hardware_pairs;
   std::string o = fmt::format(
       "\nSame job on two GPU types (one release, model, GPU count, precision, sequence, batch and layout; only the GPU "
-      "differs): {} pairs, ratio MAPE {:.1f}%\n  ratio error = predicted ratio / measured ratio - 1 (+: the simulator "
+      "differs): {}, ratio MAPE {:.1f}%\n  ratio error = predicted ratio / measured ratio - 1 (+: the simulator "
       "favours the first GPU more than measured); no constant is fitted on these ratios\n",
-      h.pairs.size(), 100 * h.mape);
+      counted(static_cast<long long>(h.pairs.size()), "pair"), 100 * h.mape);
   for (const HardwarePairClass& c : h.classes)
-    o += fmt::format("  {:<14} {:>3} pairs  mean {:>7}  MAPE {:5.1f}%\n", c.gpus, c.count, pct(c.mean_error),
+    o += fmt::format("  {:<14} {:>9}  mean {:>7}  MAPE {:5.1f}%\n", c.gpus, counted(c.count, "pair"), pct(c.mean_error),
                      100 * c.mape);
   for (const HardwarePair& p : h.pairs)
     o += fmt::format("    {:<16} {:<16} {:<13} measured {:.3f}  predicted {:.3f}  {:>7}  {}\n", p.a_id, p.b_id,

@@ -26,14 +26,20 @@ std::string pair_release(const row_cells::Row& row) {
   return field(row, "source_url");
 }
 
-// Everything of a row's job but its GPU type; "" for a row that names no release or URL.
+// Everything of a row's job but its GPU type; "" for a row that names no release or URL. A
+// layout column the row leaves blank is left out (blank in both rows of a pair).
 std::string pair_job(const row_cells::Row& row) {
   const std::string release = pair_release(row);
   if (release.empty()) return "";
-  return fmt::format("{}, {} GPUs, {}, seq {}, batch {}, tp{} pp{} cp{} ep{} etp{} vpp{} mb{}, {}",
-                     field(row, "model_name"), field(row, "num_gpus"), field(row, "precision"), field(row, "seq_len"),
-                     field(row, "global_batch"), field(row, "tp"), field(row, "pp"), field(row, "cp"), field(row, "ep"),
-                     field(row, "etp"), field(row, "vpp"), field(row, "micro_batch"), release);
+  std::string layout;
+  for (const char* column : {"tp", "pp", "cp", "ep", "etp", "vpp", "micro_batch"}) {
+    const std::string value = field(row, column);
+    if (value.empty()) continue;
+    layout +=
+        fmt::format("{}{}{}", layout.empty() ? "" : " ", std::string(column) == "micro_batch" ? "mb" : column, value);
+  }
+  return fmt::format("{}, {} GPUs, {}, seq {}, batch {}, {}, {}", field(row, "model_name"), field(row, "num_gpus"),
+                     field(row, "precision"), field(row, "seq_len"), field(row, "global_batch"), layout, release);
 }
 
 struct PairMember {
