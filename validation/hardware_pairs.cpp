@@ -26,8 +26,9 @@ std::string pair_release(const row_cells::Row& row) {
   return field(row, "source_url");
 }
 
-// Everything of a row's job but its GPU type; "" for a row that names no release or URL. A
-// layout column the row leaves blank is left out (blank in both rows of a pair).
+// Everything of a row's job but its GPU type: model, GPU count, precision class, sequence, batch,
+// layout, sharding and recompute as published, and release; "" for a row that names no release or
+// URL. A column the row leaves blank is left out (blank in both rows of a pair).
 std::string pair_job(const row_cells::Row& row) {
   const std::string release = pair_release(row);
   if (release.empty()) return "";
@@ -38,8 +39,13 @@ std::string pair_job(const row_cells::Row& row) {
     layout +=
         fmt::format("{}{}{}", layout.empty() ? "" : " ", std::string(column) == "micro_batch" ? "mb" : column, value);
   }
-  return fmt::format("{}, {} GPUs, {}, seq {}, batch {}, {}, {}", field(row, "model_name"), field(row, "num_gpus"),
-                     field(row, "precision"), field(row, "seq_len"), field(row, "global_batch"), layout, release);
+  // The sharding and recompute as published (dense and MoE tables name the sharding column apart).
+  const std::string sharding = field(row, "zero_stage_fsdp") + field(row, "zero_or_dist_opt");
+  const std::string recompute = field(row, "recompute");
+  return fmt::format("{}, {} GPUs, {}, seq {}, batch {}, {}{}{}, {}", field(row, "model_name"), field(row, "num_gpus"),
+                     row_cells::precision_class(field(row, "precision")), field(row, "seq_len"),
+                     field(row, "global_batch"), layout, sharding.empty() ? "" : ", " + sharding,
+                     recompute.empty() ? "" : ", recompute " + recompute, release);
 }
 
 struct PairMember {

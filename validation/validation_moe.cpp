@@ -398,12 +398,6 @@ std::vector<std::string> moe_recompute_modules(const Row& r) {
 
 std::vector<ReleasedRow> released_rows(const CsvTable& table) {
   static const std::regex release(R"((\d\d)\.(\d\d)(?:\.(\d\d))? container)");
-  auto precision_class = [](const std::string& p) {
-    if (contains(p, "nvfp4")) return "nvfp4";
-    if (contains(p, "mxfp8")) return "mxfp8";
-    if (contains(p, "fp8")) return contains(p, "blockwise") ? "fp8-blockwise" : "fp8";
-    return "bf16";
-  };
   std::vector<ReleasedRow> out;
   for (const auto& row : table.rows) {
     std::smatch m;

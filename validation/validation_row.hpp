@@ -36,6 +36,14 @@ inline double number(const Row& r, const std::string& k) {
   const double v = std::strtod(s.c_str(), &end);
   return (end && *end == '\0') ? v : 0;
 }
+// A published precision cell as its class: nvfp4, mxfp8, fp8-blockwise, fp8 or bf16 (the notes a
+// row adds in parentheses, "fp8 (FP8 per 26.02 table)", do not make another precision).
+inline std::string precision_class(const std::string& p) {
+  if (contains(p, "nvfp4")) return "nvfp4";
+  if (contains(p, "mxfp8")) return "mxfp8";
+  if (contains(p, "fp8")) return contains(p, "blockwise") ? "fp8-blockwise" : "fp8";
+  return "bf16";
+}
 inline std::string yaml_quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {

@@ -46,8 +46,9 @@ TEST_CASE("hardware pairs: one job and release on two GPU types is a pair, anoth
                                "toy");
   RowOutcome unsimulated = outcome("MOE-X-005", 100, 100);
   unsimulated.simulated = false;
-  const auto h = hardware_pairs(t, {outcome("MOE-X-001", 100, 100), outcome("MOE-X-002", 150, 120),
-                                    outcome("MOE-X-003", 110, 130), outcome("MOE-X-004", 90, 80), unsimulated});
+  const auto h =
+      hardware_pairs(t, {outcome("MOE-X-001", 100, 100), outcome("MOE-X-002", 150, 120), outcome("MOE-X-003", 110, 130),
+                         outcome("MOE-X-004", 90, 80), unsimulated, outcome("MOE-X-006", 40, 50)});
   REQUIRE(h);
   REQUIRE(h->pairs.size() == 1);
   const HardwarePair& p = h->pairs.front();
@@ -68,9 +69,10 @@ TEST_CASE("hardware pairs: a table without a job on two GPU types gives none", "
   CHECK_FALSE(hardware_pairs(t, {outcome("MOE-X-001", 100, 100), outcome("MOE-X-002", 120, 110)}));
 }
 
-// The published MoE jobs Megatron-Bridge ran on several GPU types with one release and layout. The
-// B200, B300 and GB300 profiles agree with each other on these: every pair among them is checked
-// within 10 % of its measured ratio. The GB200 pairs are a listed gap (VALIDATION.md "Stop 54"):
+// The published MoE jobs Megatron-Bridge ran on several GPU types with one release, layout,
+// sharding and recompute recipe. The
+// B200, B300 and GB300 profiles agree with each other on these: every pair among them (14) is
+// checked within 10 % of its measured ratio. The GB200 pairs are a listed gap (VALIDATION.md "Stop 54"):
 // on the small-expert jobs at micro-batch 2-4 (Nemotron 3 Nano, Qwen3-30B-A3B) GB200 measured 0.96-1.00x
 // B200 and is predicted 0.76-0.83x, its Grace host's per-op cost (37.1 us, TE #2053) exposed
 // between the per-layer syncs; the same job at micro-batch 8 on GB300, the same Grace host, matches
@@ -94,7 +96,7 @@ TEST_CASE("hardware pairs: the published MoE jobs on two GPU types", "[validatio
       ++grace_gap;
     }
   }
-  CHECK(consistent >= 20);
+  CHECK(consistent >= 12);
   CHECK(grace_gap >= 4);
 }
 
