@@ -2,9 +2,9 @@
 #include "hardware/csv.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -58,14 +58,9 @@ using Key = std::tuple<std::string, std::string, std::string, std::string, bool,
 
 // The release date a row's source names (its first YYYY-MM-DD), "" when it names none.
 std::string row_release_date(const std::string& source) {
-  for (std::size_t i = 0; i + 10 <= source.size(); ++i) {
-    const std::string d = source.substr(i, 10);
-    const bool iso =
-        d[0] == '2' && d[1] == '0' && d[4] == '-' && d[7] == '-' &&
-        std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; });
-    if (iso) return d;
-  }
-  return "";
+  static const std::regex date(R"(20\d\d-\d\d-\d\d)");
+  std::smatch m;
+  return std::regex_search(source, m, date) ? m.str() : "";
 }
 
 // One point of a curve: the rows of its newest release. A later run of the same benchmark on the

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 #include <tuple>
 
 #include "validation/validation_row.hpp"
@@ -14,15 +13,13 @@ namespace {
 
 using row_cells::field;
 
-// The software release a row was measured with: the container version "YY.MM[.PP]" its source
-// or framework column names, else its source URL (one publication, one software stack).
+// The software release a row was measured with: the container its source or framework column
+// names, else its source URL (one publication, one software stack).
 std::string pair_release(const row_cells::Row& row) {
-  static const std::regex container(R"((\d\d\.\d\d(?:\.\d\d)?) (?:NeMo )?[Cc]ontainer)");
-  std::smatch m;
-  for (const char* column : {"source", "framework"}) {
-    const std::string text = field(row, column);
-    if (std::regex_search(text, m, container)) return m[1].str() + " container";
-  }
+  for (const char* column : {"source", "framework"})
+    if (const auto r = row_cells::container_release(field(row, column)); r[0] != 0)
+      return r[2] ? fmt::format("{}.{:02}.{:02} container", r[0], r[1], r[2])
+                  : fmt::format("{}.{:02} container", r[0], r[1]);
   return field(row, "source_url");
 }
 

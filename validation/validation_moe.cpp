@@ -202,10 +202,8 @@ namespace {
 
 // The container release "YY.MM" of a Megatron-Bridge row as YY·100 + MM; 0 when not stated.
 int release_of(const Row& r) {
-  static const std::regex release(R"((\d\d)\.(\d\d)(?:\.\d\d)? container)");
-  std::smatch m;
-  const std::string framework = field(r, "framework");
-  return std::regex_search(framework, m, release) ? std::stoi(m[1].str()) * 100 + std::stoi(m[2].str()) : 0;
+  const std::array<int, 3> release = container_release(field(r, "framework"));
+  return release[0] * 100 + release[1];
 }
 
 // The dispatcher of the release's recipe for a row that leaves it blank, where every recipe of that
@@ -397,12 +395,10 @@ std::vector<std::string> moe_recompute_modules(const Row& r) {
 }
 
 std::vector<ReleasedRow> released_rows(const CsvTable& table) {
-  static const std::regex release(R"((\d\d)\.(\d\d)(?:\.(\d\d))? container)");
   std::vector<ReleasedRow> out;
   for (const auto& row : table.rows) {
-    std::smatch m;
-    const std::string framework = field(row, "framework");
-    if (!is_moe_row(row) || !std::regex_search(framework, m, release)) continue;
+    const std::array<int, 3> release = container_release(field(row, "framework"));
+    if (!is_moe_row(row) || release[0] == 0) continue;
     const std::string id = field(row, "id");
     const std::string model = field(row, "model_name"), gpu = field(row, "gpu_type"), gpus = field(row, "num_gpus");
     const std::string precision = precision_class(field(row, "precision")), seq = field(row, "seq_len");
@@ -411,7 +407,7 @@ std::vector<ReleasedRow> released_rows(const CsvTable& table) {
                    fmt::format("{}, {} x {}, {}, seq {}, batch {}", model, gpus, gpu, precision, seq, batch),
                    fmt::format("tp{} pp{} ep{} cp{} vpp{} mb{}", field(row, "tp"), field(row, "pp"), field(row, "ep"),
                                field(row, "cp"), field(row, "vpp"), field(row, "micro_batch")),
-                   {std::stoi(m[1].str()), std::stoi(m[2].str()), m[3].matched ? std::stoi(m[3].str()) : 0}});
+                   release});
   }
   return out;
 }

@@ -1,9 +1,11 @@
 #pragma once
 // Reading one published row (column name → cell): the helpers the dense and the MoE row
 // converters share (validation/validation.cpp, validation/validation_moe.cpp).
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <map>
+#include <regex>
 #include <string>
 
 namespace clustersim::studies::row_cells {
@@ -36,6 +38,15 @@ inline double number(const Row& r, const std::string& k) {
   const double v = std::strtod(s.c_str(), &end);
   return (end && *end == '\0') ? v : 0;
 }
+// The container release a cell names, {YY, MM, PP}: "Megatron-Bridge / NeMo 26.04.01 container"
+// gives {26, 4, 1}, "26.02 NeMo Container pre-training table" {26, 2, 0}; all zero when it names none.
+inline std::array<int, 3> container_release(const std::string& text) {
+  static const std::regex release(R"((\d\d)\.(\d\d)(?:\.(\d\d))? (?:NeMo )?[Cc]ontainer)");
+  std::smatch m;
+  if (!std::regex_search(text, m, release)) return {0, 0, 0};
+  return {std::stoi(m[1].str()), std::stoi(m[2].str()), m[3].matched ? std::stoi(m[3].str()) : 0};
+}
+
 // A published precision cell as its class: nvfp4, mxfp8, fp8-blockwise, fp8 or bf16 (the notes a
 // row adds in parentheses, "fp8 (FP8 per 26.02 table)", do not make another precision).
 inline std::string precision_class(const std::string& p) {
