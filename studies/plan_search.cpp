@@ -15,6 +15,7 @@
 #include "scenarios/load.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/topology_load.hpp"
+#include "studies/bound_share.hpp"
 #include "studies/error_band.hpp"
 #include "studies/memory_advice.hpp"
 #include "studies/plan_batch.hpp"
@@ -173,8 +174,10 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
   const SweepSpace& space = *h->space;
   h->screened.assign(std::size_t(space.size()), {});
   constexpr std::uint64_t kScreenChunk = 4096;
+  BoundShare twins;  // a plan's ZeRO twins lie within a few indices of it (sweep_space.cpp)
   for (std::uint64_t from = 0; from < space.size(); from += kScreenChunk) {
     const std::uint64_t n = std::min(kScreenChunk, space.size() - from);
+    twins.clear();
     parallel_for(n, threads, [&](int w, std::uint64_t j) {
       Screened& s = h->screened[std::size_t(from + j)];
       try {
@@ -188,7 +191,13 @@ void screen(const Layout& layout, double confidence, HwSearch* h, int threads,
         if (auto reason = memory_prescreen(sc)) {
           s = {Status::out_of_memory, std::move(*reason), 0};
         } else {
-          s.bound_s = plan_step_screen_bound_s(sc, &s.network_bound);
+          const std::string key = BoundShare::key(cfg);
+          if (const auto twin = key.empty() ? std::nullopt : twins.find(key)) {
+            s.bound_s = twin->bound_s, s.network_bound = twin->network_bound;
+          } else {
+            s.bound_s = plan_step_screen_bound_s(sc, &s.network_bound);
+            if (!key.empty()) twins.put(key, {s.bound_s, s.network_bound});
+          }
           s.band_high = error_band(sc, confidence).high;
         }
       } catch (const ScenarioError& e) {

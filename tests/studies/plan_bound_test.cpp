@@ -11,6 +11,7 @@
 #include "scenarios/error.hpp"
 #include "scenarios/scenario_template.hpp"
 #include "scenarios/simulate.hpp"
+#include "studies/bound_share.hpp"
 #include "studies/plan_bound.hpp"
 #include "studies/plan_costs.hpp"
 #include "studies/plan_search.hpp"
@@ -163,4 +164,76 @@ TEST_CASE("skipping plans by the bound returns the tables of the search that sim
   same(skipping.fastest_per_gpu_count, every.fastest_per_gpu_count);
 }
 
+TEST_CASE("plans that differ only in a ZeRO stage of 1, 2 or 3 have one screen bound", "[studies][plan]") {
+  // The plan search computes the bound once for such twins (studies/bound_share.hpp). It holds
+  // while the models read the stage only as "at least 1" inside the bound; a model change that
+  // puts ZeRO-2's or ZeRO-3's DP traffic into the bound fails here.
+  struct Case {
+    const char* model;
+    int gpus;
+    std::vector<std::string> plan;
+  };
+  const std::vector<Case> cases{
+      {"llama2-7b", 16, {}},
+      {"llama2-7b", 16, {"parallelism.pp=4", "parallelism.vpp=2", "parallelism.schedule=interleaved"}},
+      {"llama2-7b", 16, {"parallelism.pp=4", "parallelism.schedule=zb-h1", "training.recompute=none"}},
+      {"llama2-7b", 16, {"parallelism.pp=2", "parallelism.vpp=2", "parallelism.schedule=dualpipev"}},
+      {"llama2-7b", 32, {"parallelism.tp=2", "parallelism.cp=2", "parallelism.pp=2", "training.recompute=selective"}},
+      {"qwen3-30b-a3b", 16, {"parallelism.ep=8", "training.recompute=selective"}},
+      {"qwen3-30b-a3b", 32, {"parallelism.pp=2", "parallelism.ep=8", "parallelism.tp=2", "parallelism.etp=1"}},
+      {"deepseek-v2", 64, {"parallelism.pp=4", "parallelism.ep=16", "training.recompute=full"}},
+      {"nemotron3-nano-30b-a3b", 16, {"parallelism.ep=8"}},
+  };
+  int differs_at_zero0 = 0;
+  for (const Case& c : cases) {
+    const scenarios::ScenarioTemplate base(std::string("name: twins\nmodel: ") + c.model +
+                                               "\nhardware: h100-sxm\ncluster: {gpus: " + std::to_string(c.gpus) +
+                                               "}\ntraining: {seq_len: 4096, global_batch: 256, tokens: 1e11}\n",
+                                           "twins.yaml");
+    std::string label = c.model;
+    for (const auto& kv : c.plan) label += " " + kv;
+    INFO(label);
+    std::vector<double> bounds;
+    std::vector<bool> passes;
+    for (int zero : {0, 1, 2, 3}) {
+      auto plan = c.plan;
+      plan.push_back("parallelism.zero_stage=" + std::to_string(zero));
+      bool network = false;
+      bounds.push_back(plan_step_screen_bound_s(base.instantiate(plan), &network));
+      passes.push_back(network);
+    }
+    CHECK(bounds[0] > 0);
+    CHECK(bounds[2] == bounds[1]);
+    CHECK(bounds[3] == bounds[1]);
+    CHECK(passes[2] == passes[1]);
+    CHECK(passes[3] == passes[1]);
+    if (bounds[0] != bounds[1]) ++differs_at_zero0;  // the optimizer's shard: ZeRO-0 is no twin
+  }
+  CHECK(differs_at_zero0 >= 5);
+}
+
+TEST_CASE("the bound share's key joins ZeRO-1, -2 and -3 twins and nothing else", "[studies][plan]") {
+  auto config = [](std::vector<std::string> sets) {
+    Config c;
+    c.overrides = scenarios::ScenarioPatch::parse(sets, "plan");
+    return c;
+  };
+  const std::string k1 =
+      BoundShare::key(config({"parallelism.tp=2", "parallelism.zero_stage=1", "training.recompute=full"}));
+  CHECK(!k1.empty());
+  CHECK(BoundShare::key(config({"parallelism.tp=2", "parallelism.zero_stage=2", "training.recompute=full"})) == k1);
+  CHECK(BoundShare::key(config({"parallelism.tp=2", "parallelism.zero_stage=3", "training.recompute=full"})) == k1);
+  CHECK(BoundShare::key(config({"parallelism.tp=2", "parallelism.zero_stage=1", "training.recompute=none"})) != k1);
+  CHECK(BoundShare::key(config({"parallelism.tp=4", "parallelism.zero_stage=1", "training.recompute=full"})) != k1);
+  CHECK(BoundShare::key(config({"parallelism.tp=2", "parallelism.zero_stage=0", "training.recompute=full"})).empty());
+  CHECK(BoundShare::key(config({"parallelism.tp=2", "training.recompute=full"})).empty());
+  BoundShare share;
+  CHECK(!share.find(k1));
+  share.put(k1, {1.5, true});
+  REQUIRE(share.find(k1));
+  CHECK(share.find(k1)->bound_s == 1.5);
+  CHECK(share.find(k1)->network_bound);
+  share.clear();
+  CHECK(!share.find(k1));
+}
 }}  // namespace CLUSTERSIM_TEST_ID
