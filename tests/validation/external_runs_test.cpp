@@ -2,7 +2,7 @@
 // (tests/external/runs.csv: Llama 3 paper Table 4, MT-NLG 530B, Megatron-Core MoE model-zoo Qwen3-235B,
 // NVIDIA dgxc-benchmarking v25.05.05 Nemotron-4 / DeepSeek-V3 / Grok-1 / Llama 4 Maverick on H100 and GB200,
 // Megatron-LM's DeepSeek-V3 GB200 optimization guide, Megatron-Bridge's verification cards: DeepSeek-V4-Flash on GB200,
-// Nemotron 3 Super and DeepSeek-V3 on H100; the model zoo's Qwen3-235B long-context runs),
+// Nemotron 3 Super and DeepSeek-V3 on H100; the model zoo's Qwen3-235B long-context, GB200 and PP32 rows),
 // written as the scenario YAMLs a user would write and run through the normal loader and simulator.
 // None of these runs was used to fit or tune any constant. The guards below are regression guards
 // set at the MAPE measured when the set was added (rounded up to the next whole percent), not
@@ -116,10 +116,12 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   std::printf("external MoE runs (never fitted):\n");
   const double mape = mape_of(read_runs(), "moe", &n);
   std::printf("  MoE MAPE %.1f %% over %d runs (issue #15 target: <= 15 %%)\n", 100 * mape, n);
-  CHECK(n == 22);
-  // measured 20.5 % over 22 on 2026-12-08 with two tuned Megatron-Bridge verification-card runs on H100 (Nemotron 3
-  // Super +6.3 %, DeepSeek-V3 on 1,024 GPUs with the alltoall dispatcher -24.1 %) and the model zoo's four Qwen3-235B
-  // long-context runs (16k-128k, CP 1-8: +0.9 to -4.2 %); 25.6 % over 16 before (stop 54); 26.4 % over 16 on 2026-12-07 (each block kind reruns its own attention core) and 26.7 % with
+  CHECK(n == 25);
+  // measured 21.8 % over 25 on 2026-12-08 with two tuned Megatron-Bridge verification-card runs on H100 (Nemotron 3
+  // Super +6.3 %, DeepSeek-V3 on 1,024 GPUs with the alltoall dispatcher -24.1 %), the model zoo's four Qwen3-235B
+  // long-context runs (16k-128k, CP 1-8: +0.9 to -4.2 %), its two GB200 runs (BF16 at MBS 1 -37.6 %: host-bound in
+  // the model, not in the run; 128k MXFP8 -24.0 %) and its alltoall PP32 row (+32.4 %); 25.6 % over 16 before
+  // (stop 54); 26.4 % over 16 on 2026-12-07 (each block kind reruns its own attention core) and 26.7 % with
   // DeepSeek-V4-Flash's BF16 card run on 64 GB200 (+34 %, the V4 kernels' gap, docs/reference/deepseek_v4.md); 26.2 %
   // over 15 on 2026-12-06 with the recipe's quantize kernels around the expert linears; 27.2 % before (31.9 % before
   // the dispatch call's measured host time and DeepEP's own SMs); 41.8 % over 15 on 2026-12-03 with the DeepSeek-V3
@@ -127,7 +129,7 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   // steps faster: the Qwen3 TP4 EP8 run +25 -> +59
   // %); three host-bound DeepSeek-V3 runs on GB200 at +123 / +154 / +154 % carry most of it, see VALIDATION.md; above
   // the #15 target; a regression guard, not a fit
-  CHECK(mape <= 0.21);
+  CHECK(mape <= 0.22);
 }
 
 }}  // namespace CLUSTERSIM_TEST_ID
