@@ -86,11 +86,13 @@ void add_moe_routing(const Report& r, std::vector<Assumption>* out) {
   if (t.assumed.moe_load_imbalance && p.ep > 1) {
     const double busiest =
         models::moe_layer_ops(sc.model, t, p, models::expert_parallel(p), sc.gpu, t.moe_load_imbalance).load_imbalance;
-    out->push_back({"training.moe_load_imbalance", "auto",
-                    fmt::format("the sampling floor of balanced routing (docs/moe.md): the busiest EP rank gets {:.3f}x the "
-                                "mean tokens; Megatron's forced-balance benchmarks route so (random router logits), trained "
-                                "routers add skew (give the measured share), 1.0 is an exactly even gate",
-                                busiest)});
+    out->push_back(
+        {"training.moe_load_imbalance", "auto",
+         fmt::format("the sampling floor of balanced routing (docs/moe.md): the busiest EP rank gets {:.3f}x the "
+                     "mean tokens; Megatron's forced-balance benchmarks route so (random router logits), trained "
+                     "routers add skew (give the measured share; routers trained with an auxiliary loss "
+                     "measured 1.5-1.6, docs/moe.md), 1.0 is an exactly even gate",
+                     busiest)});
   }
   if (t.assumed.moe_a2a_overlap && p.ep > 1 && p.v_shape())
     out->push_back({"training.moe_a2a_overlap", "true",

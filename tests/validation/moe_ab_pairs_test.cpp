@@ -6,10 +6,12 @@
 // one; one pair is a listed gap (GPT-OSS MXFP8 / BF16, the last test case). Not a pair here:
 // natural routing on real data against forced balance (30.290 / 24.714 s = 1.226 on the card),
 // which no scenario key expresses; auto is the sampling floor of balanced routing, and a trained
-// router's persistent skew is given as moe_load_imbalance measured from router logs.
+// router's persistent skew is given as moe_load_imbalance measured from router logs. What the
+// model does with such a skew is checked by the routing test case below.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <functional>
 
 #include <string>
 #include <vector>
@@ -257,5 +259,57 @@ TEST_CASE("MoE A/B pairs: the GPT-OSS MXFP8 / BF16 pair stays a listed gap", "[v
   report(p);
   INFO(p.what << ": measured " << p.measured << ", predicted " << p.predicted);
   CHECK(p.predicted / p.measured > 1.10);
+}
+// Natural (trained-router) routing against forced balance, Megatron-Core's MoE model zoo: one
+// Qwen3-235B job at four sequence lengths (data/validation/moe_host_overhead.csv). Tokens per rank
+// and micro-batch stay 4,096, so the busiest rank's skew is the same at every length; only the MoE
+// share of the step shrinks. The skew is read from the 16k pair (the moe_load_imbalance that
+// reproduces it), then the other three lengths are predicted with it, and so is the Megatron-Bridge
+// card's Qwen3-30B-A3B pair (another model, EP16, early training). It fails if the imbalance
+// touched the wrong part of the step (the attention, the whole step) or scaled with the length.
+namespace {
+double zoo_step_s(int k, const std::vector<std::string>& sets) {
+  const int cp = k / 16;
+  return scenarios::simulate(
+             scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/external/qwen3_235b_256xh100_" +
+                                               std::to_string(k) + "k_cp" + std::to_string(cp) + ".yaml",
+                                           sets))
+      .step_time_s;
+}
+double skew_ratio(const std::function<double(const std::vector<std::string>&)>& step, double skew) {
+  return step({"training.moe_load_imbalance=" + std::to_string(skew)}) / step({});
+}
+}  // namespace
+
+TEST_CASE("MoE A/B pairs: a trained router's skew read at one length predicts the others", "[validation][moe][ab]") {
+  const std::vector<std::pair<int, double>> measured = {
+      {16, 295.0 / 237}, {32, 335.0 / 277}, {64, 368.0 / 320}, {128, 389.0 / 357}};
+  auto at = [](int k) { return [k](const std::vector<std::string>& sets) { return zoo_step_s(k, sets); }; };
+  // The skew that reproduces the 16k pair: the ratio grows with it, so bisect.
+  double lo = 1.0, hi = 3.0;
+  for (int i = 0; i < 20; ++i) {
+    const double mid = (lo + hi) / 2;
+    (skew_ratio(at(16), mid) < measured[0].second ? lo : hi) = mid;
+  }
+  const double skew = (lo + hi) / 2;
+  std::printf(
+      "MoE A/B pairs, natural routing / forced balance (model zoo Qwen3-235B, 256 H100; skew read at 16k: %.3f):\n",
+      skew);
+  CHECK(skew > 1.2);  // a trained router is well off the sampling floor
+  for (std::size_t i = 1; i < measured.size(); ++i) {
+    const auto& [k, ratio] = measured[i];
+    const Pair p{"", ratio, skew_ratio(at(k), skew)};
+    std::printf("  %3dk tokens, CP %-3d%52s measured %.3f  predicted %.3f  (%+.1f %%)\n", k, k / 16, "", p.measured,
+                p.predicted, 100 * (p.predicted / p.measured - 1));
+    INFO(k << "k: measured " << p.measured << ", predicted " << p.predicted);
+    CHECK(p.predicted / p.measured == Approx(1.0).epsilon(0.05));
+  }
+  // The card's pair (overlap off, as its natural-routing run): Qwen3-30B-A3B on 16 H100.
+  std::string card = kQwen30bH100;
+  card.replace(card.find("moe_a2a_overlap: true"), 21, "moe_a2a_overlap: false");
+  const Pair p{"Qwen3-30B-A3B, 16 H100 (Megatron-Bridge card), natural / forced, the zoo's skew", 30.290 / 24.714,
+               step_s(card, {"training.moe_load_imbalance=" + std::to_string(skew)}) / step_s(card)};
+  report(p);
+  CHECK(p.predicted / p.measured == Approx(1.0).epsilon(0.10));
 }
 }}  // namespace CLUSTERSIM_TEST_ID
