@@ -116,8 +116,9 @@ TEST_CASE("external: MoE runs outside the tables, MAPE guard", "[validation][ext
   std::printf("external MoE runs (never fitted):\n");
   const double mape = mape_of(read_runs(), "moe", &n);
   std::printf("  MoE MAPE %.1f %% over %d runs (issue #15 target: <= 15 %%)\n", 100 * mape, n);
-  CHECK(n == 25);
-  // measured 21.8 % over 25 on 2026-12-08 with two tuned Megatron-Bridge verification-card runs on H100 (Nemotron 3
+  CHECK(n == 26);
+  // measured 21.1 % over 26 on 2026-12-08 with the zoo's 2026 H100 Qwen3-235B configuration (DeepEP, A2A overlap,
+  // partial graphs: +5.9 %); 21.8 % over 25 the same day with two tuned Megatron-Bridge verification-card runs on H100 (Nemotron 3
   // Super +6.3 %, DeepSeek-V3 on 1,024 GPUs with the alltoall dispatcher -24.1 %), the model zoo's four Qwen3-235B
   // long-context runs (16k-128k, CP 1-8: +0.9 to -4.2 %), its two GB200 runs (BF16 at MBS 1 -37.6 %: host-bound in
   // the model, not in the run; 128k MXFP8 -24.0 %) and its alltoall PP32 row (+32.4 %); 25.6 % over 16 before
