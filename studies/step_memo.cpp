@@ -10,19 +10,7 @@ std::string StepMemo::key(const SweepSpace& space, const Config& config, const s
   const int stage = sc.parallel.zero_stage;
   if ((stage != 1 && stage != 2) || models::step_zero_stage(sc.training, sc.parallel) != 1) return "";
   // Every override the configuration applies, its ZeRO stage read as 1: a pair differs only there.
-  const std::string zero = "parallelism.zero_stage=";
-  std::string k;
-  bool varied = false;
-  for (const std::string& a : config.overrides.assignments()) {
-    if (a.rfind(zero, 0) == 0) {
-      varied = true;
-      k += zero + "1";
-    } else {
-      k += a;
-    }
-    k += '\x1f';
-  }
-  return varied ? k : "";
+  return zero_twin_key(config, {"1", "2"}, "1");
 }
 
 std::optional<models::StepResult> StepMemo::take_or_hold(const std::string& key) {

@@ -403,6 +403,24 @@ Config SweepSpace::at(std::uint64_t index) const {
   return c;
 }
 
+std::string zero_twin_key(const Config& config, std::initializer_list<const char*> twins, const std::string& stage_as) {
+  const std::string zero = "parallelism.zero_stage=";
+  std::string k;
+  bool set = false;
+  for (const std::string& a : config.overrides.assignments()) {
+    if (a.rfind(zero, 0) == 0) {
+      const std::string stage = a.substr(zero.size());
+      if (std::none_of(twins.begin(), twins.end(), [&](const char* t) { return stage == t; })) return "";
+      set = true;
+      k += zero + stage_as;
+    } else {
+      k += a;
+    }
+    k += '\x1f';
+  }
+  return set ? k : "";
+}
+
 Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   auto bad = [&] {

@@ -3,6 +3,7 @@
 // optionally times every parallelism plan for the GPU count (--auto-parallel), addressed by
 // index so that 10⁸-point sweeps never materialize and shards are plain index sets.
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -129,6 +130,11 @@ struct Config {
 /// overrides. Throws std::logic_error when it sets none or another type: callers ask only for keys
 /// their space always sets as numbers.
 long long config_integer(const Config& config, const std::string& path);
+
+/// `config`'s overrides joined as one key, its ZeRO stage (parallelism.zero_stage) written as
+/// `stage_as`, so that configurations differing only in that stage share the key (StepMemo's steps,
+/// BoundShare's bounds). Empty when it sets no stage, or a stage outside `twins`.
+std::string zero_twin_key(const Config& config, std::initializer_list<const char*> twins, const std::string& stage_as);
 
 class SweepSpace {
  public:
